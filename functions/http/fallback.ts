@@ -1,0 +1,19 @@
+// Any request no route matches: 405 when the path exists with another method, else 404.
+import middy from '@middy/core';
+import { routes } from '../routes.ts';
+import { AppError, notFound } from '../../shared/errors.ts';
+import { requestLog } from '../../shared/http/middleware/request-log.ts';
+import { problemDetails } from '../../shared/http/middleware/problem.ts';
+import { matchPath } from '../../shared/http/match.ts';
+import type { HttpEvent, HttpResult } from '../../shared/http/context.ts';
+import type { Context } from 'aws-lambda';
+
+export const handler = middy<HttpEvent, HttpResult, Error, Context>()
+  .use([requestLog(), problemDetails()])
+  .handler(async (event) => {
+    const allowed = routes.filter((r) => matchPath(r.path, event.rawPath)).map((r) => r.method);
+    if (allowed.length === 0) throw notFound('NOT_FOUND', 'No such endpoint.');
+    throw new AppError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `Use ${allowed.join(', ')}.`, {
+      headers: { allow: allowed.join(', ') },
+    });
+  });

@@ -1,0 +1,28 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { S3Client } from '@aws-sdk/client-s3';
+import { config } from './config.ts';
+
+/**
+ * AWS SDK clients, built once per process (outside handlers). Endpoints come from the SDK's own
+ * configuration (`AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_S3`), which is
+ * how local mode points the production clients at the emulators.
+ */
+let ddb: DynamoDBDocumentClient | undefined;
+let sqs: SQSClient | undefined;
+let s3: S3Client | undefined;
+
+export const db = () =>
+  (ddb ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  }));
+export const queue = () => (sqs ??= new SQSClient({}));
+export const storage = () => (s3 ??= new S3Client({ forcePathStyle: config().S3_FORCE_PATH_STYLE }));
+
+/** The table's name; only functions granted the table have it, so its absence is a wiring bug. */
+export function tableName(): string {
+  const name = config().TABLE_NAME;
+  if (!name) throw new Error('TABLE_NAME is not set');
+  return name;
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** Per-minute request budgets per plan (API.md "Rate limits"); `RATE_LIMITS` overrides entries. */
+export const PLAN_RATE_LIMITS = { free: 60, pro: 600, team: 3000, enterprise: 20000 } as const;
+
+export const Plan = z.enum(['free', 'pro', 'team', 'enterprise']);
+export type Plan = z.infer<typeof Plan>;
+
+const csv = z
+  .string()
+  .default('')
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
+
+const RateLimits = z
+  .string()
+  .default('{}')
+  .transform((s, ctx) => {
+    try {
+      return z.partialRecord(Plan, z.number().int().positive()).parse(JSON.parse(s));
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'RATE_LIMITS must be JSON like {"pro": 20}' });
+      return z.NEVER;
+    }
+  });
+
+const Env = z.object({
+  TABLE_NAME: z.string().min(1).optional(),
+  RUNS_QUEUE_URL: z.string().optional(),
+  ARTIFACTS_BUCKET: z.string().optional(),
+  PUBLIC_BASE_URL: z.string().optional(),
+  TRUSTED_PROXIES: csv,
+  RATE_LIMITS: RateLimits,
+  HTTP_STEP_ALLOWLIST: csv,
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  /** s3rver (local mode) only understands path-style addressing. */
+  S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+});
+export type Config = z.infer<typeof Env> & { rateLimits: Record<Plan, number> };
+
+let cached: Config | undefined;
+
+/**
+ * The environment, parsed once. Read lazily so the local server can set the environment before the
+ * first handler runs; on Lambda the first call happens during the first request of a cold start
+ * and a missing variable fails it loudly.
+ */
+export function config(): Config {
+  if (!cached) {
+    const env = Env.parse(process.env);
+    cached = { ...env, rateLimits: { ...PLAN_RATE_LIMITS, ...env.RATE_LIMITS } };
+  }
+  return cached;
+}
+
+/** Forget the parsed environment (tests that change it). */
+export function resetConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,120 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { db, tableName } from '../../clients.ts';
+import { isConditionFailure } from '../../errors.ts';
+
+// Access patterns: get by id (global; the id is inside the token) · list by account, or by account
+// and owner (GSI1: GSI1PK = ACC#<account>, GSI1SK = KEY#<owner>#<keyId>).
+export const Scope = z.enum(['WORKFLOW_READ', 'WORKFLOW_EXECUTE', 'WEBHOOK_TRIGGER', 'APPROVAL_RESPOND']);
+export type Scope = z.infer<typeof Scope>;
+export const ALL_SCOPES = Scope.options;
+
+export const ApiKey = z.object({
+  keyId: z.string(),
+  accountId: z.string(),
+  ownerId: z.string(),
+  name: z.string(),
+  scopes: z.array(Scope),
+  tokenHash: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+  revokedAt: z.number().optional(),
+  usageTotal: z.number().default(0),
+  usageDay: z.string().optional(),
+  usageToday: z.number().default(0),
+  lastUsedAt: z.number().optional(),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+
+const keyKey = (keyId: string) => ({ PK: `KEY#${keyId}`, SK: 'KEY' });
+const gsi = (k: Pick<ApiKey, 'accountId' | 'ownerId' | 'keyId'>) => ({
+  GSI1PK: `ACC#${k.accountId}`,
+  GSI1SK: `KEY#${k.ownerId}#${k.keyId}`,
+});
+
+export async function putApiKey(k: ApiKey): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keyKey(k.keyId), ...gsi(k), type: 'apiKey', ...k },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+export async function getApiKey(keyId: string): Promise<ApiKey | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keyKey(keyId) }));
+  return Item ? ApiKey.parse(Item) : undefined;
+}
+
+/** Keys of an account, or of one owner in it, newest first. */
+export async function listApiKeys(accountId: string, ownerId?: string): Promise<ApiKey[]> {
+  const out: ApiKey[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+        ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': ownerId ? `KEY#${ownerId}#` : 'KEY#' },
+        ExclusiveStartKey,
+      }),
+    );
+    out.push(...(page.Items ?? []).map((i) => ApiKey.parse(i)));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out.sort((a, b) => b.createdAt - a.createdAt);
+}
+
+/** Mark revoked; false when the key does not exist or was revoked already. */
+export async function revokeApiKey(keyId: string, now: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyKey(keyId),
+        UpdateExpression: 'SET revokedAt = :now',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/**
+ * Count one use: total, today's count and last use, on the key item itself (constant size). One write
+ * on the usual path; the first use of a UTC day resets today's count with a second conditional write.
+ */
+export async function recordKeyUsage(keyId: string, now: number): Promise<void> {
+  const day = new Date(now).toISOString().slice(0, 10);
+  const update = (expr: string, cond: string) =>
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyKey(keyId),
+        UpdateExpression: expr,
+        ConditionExpression: `attribute_exists(PK) AND ${cond}`,
+        ExpressionAttributeValues: { ':one': 1, ':now': now, ':day': day },
+      }),
+    );
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return void (await update('ADD usageTotal :one, usageToday :one SET lastUsedAt = :now', 'usageDay = :day'));
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+    try {
+      return void (await update(
+        'ADD usageTotal :one SET usageToday = :one, usageDay = :day, lastUsedAt = :now',
+        '(attribute_not_exists(usageDay) OR usageDay <> :day)',
+      ));
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+  }
+}

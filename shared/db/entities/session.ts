@@ -1,0 +1,36 @@
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { db, tableName } from '../../clients.ts';
+
+// Access patterns: get by id (global; the id is inside the token). Expired sessions are refused on
+// read and removed by TTL.
+export const Session = z.object({
+  sessionId: z.string(),
+  tokenHash: z.string(),
+  accountId: z.string(),
+  userId: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+export type Session = z.infer<typeof Session>;
+
+const sessionKey = (sessionId: string) => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' });
+
+export async function putSession(s: Session): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...sessionKey(s.sessionId), type: 'session', ...s, ttl: Math.ceil(s.expiresAt / 1000) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+}
+
+export async function getSession(sessionId: string): Promise<Session | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: sessionKey(sessionId) }));
+  return Item ? Session.parse(Item) : undefined;
+}
+
+export async function deleteSession(sessionId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: sessionKey(sessionId) }));
+}

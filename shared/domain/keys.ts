@@ -1,0 +1,86 @@
+import { ALL_SCOPES, getApiKey, listApiKeys, putApiKey, revokeApiKey, type ApiKey, type Scope } from '../db/entities/api-key.ts';
+import { forbidden, notFound, unauthorized } from '../errors.ts';
+import { newTokenId } from '../ids.ts';
+import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
+import type { Principal } from './principal.ts';
+
+export { ALL_SCOPES };
+const DAY = 86_400_000;
+
+type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+
+export function keyStatus(k: ApiKey, now = Date.now()): 'active' | 'expired' | 'revoked' {
+  if (k.revokedAt !== undefined) return 'revoked';
+  return k.expiresAt <= now ? 'expired' : 'active';
+}
+
+/** The console view of a key: usage, never the hash. */
+export function keyView(k: ApiKey, now = Date.now()) {
+  const today = new Date(now).toISOString().slice(0, 10);
+  return {
+    id: k.keyId,
+    name: k.name,
+    ownerId: k.ownerId,
+    scopes: k.scopes,
+    createdAt: k.createdAt,
+    expiresAt: k.expiresAt,
+    revokedAt: k.revokedAt ?? null,
+    status: keyStatus(k, now),
+    usage: { total: k.usageTotal, today: k.usageDay === today ? k.usageToday : 0, lastUsedAt: k.lastUsedAt ?? null },
+  };
+}
+
+/** Create a key for the caller; the token is in the result this once and never stored. */
+export async function createKey(
+  owner: Pick<SessionPrincipal, 'accountId' | 'userId'>,
+  input: { name: string; scopes: readonly Scope[]; validityDays: number },
+  now = Date.now(),
+) {
+  const keyId = newTokenId();
+  const token = mintToken('dyk', keyId);
+  const key: ApiKey = {
+    keyId,
+    accountId: owner.accountId,
+    ownerId: owner.userId,
+    name: input.name,
+    scopes: [...new Set(input.scopes)],
+    tokenHash: hashToken(token),
+    createdAt: now,
+    expiresAt: now + input.validityDays * DAY,
+    usageTotal: 0,
+    usageToday: 0,
+  };
+  await putApiKey(key);
+  return { ...keyView(key, now), token };
+}
+
+/** Own keys; an admin may ask for the whole account's. */
+export async function listKeys(p: SessionPrincipal, all: boolean) {
+  if (all && p.role !== 'admin') throw forbidden('ADMIN_ONLY', 'Only admins may list every key of the account.');
+  const keys = await listApiKeys(p.accountId, all ? undefined : p.userId);
+  const now = Date.now();
+  return { items: keys.map((k) => keyView(k, now)), nextCursor: null };
+}
+
+/** Revoke (owner or admin of the same account); another account's key is not found. */
+export async function revokeKey(p: SessionPrincipal, keyId: string, now = Date.now()): Promise<void> {
+  const key = await getApiKey(keyId);
+  if (!key || key.accountId !== p.accountId) throw notFound('KEY_NOT_FOUND', 'No such API key.');
+  if (key.ownerId !== p.userId && p.role !== 'admin') throw forbidden('NOT_KEY_OWNER', 'Only the owner or an admin may revoke this key.');
+  await revokeApiKey(keyId, now);
+}
+
+const invalidKey = () => unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
+
+/**
+ * Resolve a presented token to its key: format and checksum first (no read for garbage), then the
+ * record, a constant-time hash comparison, revocation and expiry. Scope is checked by the caller,
+ * whose endpoint decides the status for a missing scope.
+ */
+export async function authenticateKey(token: string, now = Date.now()): Promise<ApiKey> {
+  const parsed = parseToken(token, 'dyk');
+  if (!parsed) throw invalidKey();
+  const key = await getApiKey(parsed.id);
+  if (!key || !safeEqual(hashToken(token), key.tokenHash) || keyStatus(key, now) !== 'active') throw invalidKey();
+  return key;
+}

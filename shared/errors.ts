@@ -1,0 +1,54 @@
+/**
+ * The one error type of the service. Domain code throws these with a stable `code`; the HTTP layer
+ * maps them to problem+json (or an HTML page) in one place. Anything else is a 500 `INTERNAL`.
+ */
+export class AppError extends Error {
+  readonly expose = true;
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    readonly title: string,
+    detail?: string,
+    /** Extra members of the problem document (e.g. `errors` for validation) and response headers. */
+    readonly extra: { body?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(detail ?? title);
+    this.name = 'AppError';
+  }
+}
+
+export type FieldError = { path: string; message: string };
+
+export const badRequest = (code: string, detail: string, errors?: FieldError[]) =>
+  new AppError(400, code, 'Bad request', detail, errors ? { body: { errors } } : {});
+
+export const validationFailed = (errors: FieldError[]) =>
+  new AppError(400, 'VALIDATION_FAILED', 'Validation failed', 'The request is not valid.', { body: { errors } });
+
+export const unauthorized = (code = 'UNAUTHORIZED', detail = 'Missing or invalid credentials.') =>
+  new AppError(401, code, 'Unauthorized', detail, { headers: { 'www-authenticate': 'Bearer' } });
+
+export const forbidden = (code = 'FORBIDDEN', detail = 'You may not do this.') =>
+  new AppError(403, code, 'Forbidden', detail);
+
+export const notFound = (code = 'NOT_FOUND', detail = 'Not found.') => new AppError(404, code, 'Not found', detail);
+
+export const conflict = (code = 'CONFLICT', detail = 'The resource is not in a state that allows this.') =>
+  new AppError(409, code, 'Conflict', detail);
+
+export const payloadTooLarge = (limit: number) =>
+  new AppError(413, 'PAYLOAD_TOO_LARGE', 'Payload too large', `The body is larger than ${limit} bytes.`);
+
+export const unsupportedMediaType = () =>
+  new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'Send Content-Type: application/json.');
+
+export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>) =>
+  new AppError(429, 'RATE_LIMITED', 'Too many requests', `Retry in ${retryAfterSeconds} s.`, {
+    headers: { ...headers, 'retry-after': String(retryAfterSeconds) },
+  });
+
+/** A DynamoDB conditional check failed (used to turn lost races into 409s). */
+export const isConditionFailure = (e: unknown): boolean =>
+  e instanceof Error &&
+  (e.name === 'ConditionalCheckFailedException' ||
+    (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));

@@ -1,0 +1,61 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Principal } from '../domain/principal.ts';
+import type { AppContext, HttpEvent, HttpResult, Middleware, RequestState } from './context.ts';
+import type { Route } from './route.ts';
+import { apiKeyAuth } from './middleware/api-key-auth.ts';
+import { bodyLimit } from './middleware/body-limit.ts';
+import { parseRequest } from './middleware/parse-request.ts';
+import { problemDetails } from './middleware/problem.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { sessionAuth } from './middleware/session-auth.ts';
+
+export const DEFAULT_MAX_BODY = 64 * 1024;
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+type PrincipalOf<R extends Route> = R['auth']['kind'] extends 'session'
+  ? Extract<Principal, { kind: 'session' }>
+  : R['auth']['kind'] extends 'apiKey'
+    ? Extract<Principal, { kind: 'apiKey' }>
+    : undefined;
+
+export type Input<R extends Route> = {
+  event: HttpEvent;
+  params: Infer<R['params']>;
+  query: Infer<R['query']>;
+  body: Infer<R['body']>;
+  principal: PrincipalOf<R>;
+  request: RequestState;
+};
+
+/** The house stack, outermost first: request id + access log, problem rendering, body limit,
+ * credentials (session or API key + metering), then params/query/body validation. */
+export function stackFor(route: Route): Middleware[] {
+  const stack: Middleware[] = [requestLog(), problemDetails(), bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY)];
+  if (route.auth.kind === 'session') stack.push(sessionAuth({ admin: route.auth.admin }));
+  if (route.auth.kind === 'apiKey') stack.push(apiKeyAuth({ scope: route.auth.scope }));
+  stack.push(parseRequest(route));
+  return stack;
+}
+
+/**
+ * A Lambda handler for one route of the route table: the stack that route's settings call for, then
+ * `fn` with typed, validated input. Handlers return a result or throw `AppError`s; they never build
+ * error responses.
+ */
+export function http<R extends Route>(route: R, fn: (input: Input<R>) => Promise<HttpResult>) {
+  return middy<HttpEvent, HttpResult, Error, Context>()
+    .use(stackFor(route))
+    .handler(async (event, context) => {
+      const app = (context as AppContext).app;
+      return fn({
+        event,
+        params: app.params,
+        query: app.query,
+        body: app.body,
+        principal: app.principal,
+        request: app,
+      } as Input<R>);
+    });
+}

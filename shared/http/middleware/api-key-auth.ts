@@ -1,0 +1,45 @@
+import type { Scope } from '../../db/entities/api-key.ts';
+import { recordKeyUsage } from '../../db/entities/api-key.ts';
+import { accountPlan } from '../../domain/accounts.ts';
+import { authenticateKey } from '../../domain/keys.ts';
+import { takeAccountBudget } from '../../domain/rate-limit.ts';
+import { AppError, unauthorized } from '../../errors.ts';
+import { logger } from '../../logger.ts';
+import type { AppContext, Middleware } from '../context.ts';
+import { presentedKey } from '../credentials.ts';
+
+export type KeyAuthOptions = {
+  scope: Scope;
+  /** Accept the `api_key` query parameter (trigger and one-click link only). */
+  allowQuery?: boolean;
+  /** Status for a key without the scope: 401 on the spec's trigger/approval endpoints, 403 on v1. */
+  missingScopeStatus?: 401 | 403;
+};
+
+/**
+ * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
+ * and the account's rate limit are written in parallel (one round trip). The rate-limit headers go
+ * on every later response of the request, error or not.
+ */
+export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
+  before: async ({ event, context }) => {
+    const app = (context as AppContext).app;
+    const token = presentedKey(event, opts.allowQuery ?? false);
+    if (!token) throw unauthorized('UNAUTHORIZED', 'Send an API key as a Bearer credential.');
+    const key = await authenticateKey(token);
+    if (!key.scopes.includes(opts.scope)) {
+      const status = opts.missingScopeStatus ?? 403;
+      const detail = `The API key lacks the ${opts.scope} scope.`;
+      throw status === 401
+        ? unauthorized('MISSING_SCOPE', detail)
+        : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
+    }
+    const plan = await accountPlan(key.accountId);
+    const now = Date.now();
+    app.principal = { kind: 'apiKey', accountId: key.accountId, userId: key.ownerId, keyId: key.keyId, scopes: key.scopes, plan };
+    const [budget, usage] = await Promise.allSettled([takeAccountBudget(key.accountId, plan, now), recordKeyUsage(key.keyId, now)]);
+    if (usage.status === 'rejected') logger.warn('key usage not recorded', { keyId: key.keyId, error: usage.reason as Error });
+    if (budget.status === 'rejected') throw budget.reason;
+    Object.assign(app.responseHeaders, budget.value);
+  },
+});

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import { logger, redactQuery } from '../../logger.ts';
+import { clientIp } from '../client-ip.ts';
+import type { AppContext, Middleware, MiddlewareRequest } from '../context.ts';
+
+/**
+ * Outermost middleware: gives the request its id and client address, and on the way out adds
+ * `X-Request-Id` and the request's shared headers to whatever response was produced, and writes one
+ * access log line (query string redacted, no headers, no body).
+ */
+export const requestLog = (): Middleware => {
+  const finish = async (request: MiddlewareRequest) => {
+    const { app } = request.context as AppContext;
+    const response = request.response;
+    if (!response) return;
+    response.headers = { ...response.headers, ...app.responseHeaders, 'x-request-id': app.requestId };
+    logger.info('request', {
+      method: request.event.requestContext.http.method,
+      path: request.event.rawPath,
+      query: redactQuery(request.event.rawQueryString ?? ''),
+      status: response.statusCode,
+      ms: Date.now() - app.startedAt,
+      sourceIp: app.sourceIp,
+      principal: app.principal && { kind: app.principal.kind, accountId: app.principal.accountId, userId: app.principal.userId },
+    });
+  };
+  return {
+    before: async (request) => {
+      const context = request.context as AppContext;
+      const requestId = request.event.requestContext?.requestId || randomUUID();
+      context.app = { requestId, startedAt: Date.now(), sourceIp: request.event.requestContext.http.sourceIp, responseHeaders: {} };
+      logger.appendKeys({ requestId });
+      context.app.sourceIp = clientIp(request.event);
+    },
+    after: finish,
+    onError: finish,
+  };
+};

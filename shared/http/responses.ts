@@ -1,0 +1,11 @@
+import type { HttpResult } from './context.ts';
+
+export const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+export const ok = (body: unknown) => json(200, body);
+export const created = (body: unknown, location?: string) => json(201, body, location ? { location } : {});
+export const noContent = (): HttpResult => ({ statusCode: 204 });

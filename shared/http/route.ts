@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import type { Scope } from '../db/entities/api-key.ts';
+
+/** What a route's function may touch; the CDK stack turns each into a least-privilege grant. */
+export type Grant = 'table:read' | 'table:write' | 'queue:send' | 'bucket:read' | 'bucket:write';
+
+export type Auth =
+  | { kind: 'none' }
+  /** Console session (`dys_` Bearer token); `admin` restricts the route to account admins. */
+  | { kind: 'session'; admin?: boolean }
+  /** Open-platform API key with a scope; metered (usage + account rate limit). */
+  | { kind: 'apiKey'; scope: Scope };
+
+/** One HTTP route: read by the CDK stack, the local server, the OpenAPI generator and the handler. */
+export type Route = {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** API Gateway syntax: `/api/keys/{id}`. */
+  path: string;
+  /** Module under `functions/` exporting `handler`. */
+  handler: string;
+  summary: string;
+  tag: string;
+  auth: Auth;
+  grants: readonly Grant[];
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Success status and body schema, for the OpenAPI document. */
+  status?: number;
+  response?: z.ZodType;
+  /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */
+  maxBodyBytes?: number;
+  memoryMb?: number;
+  timeoutSeconds?: number;
+};
+
+export const routeKey = (r: Pick<Route, 'method' | 'path'>) => `${r.method} ${r.path}`;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { Plan } from '../config.ts';
+import { Role } from '../db/entities/user.ts';
+import { Scope } from '../db/entities/api-key.ts';
+
+export const Email = z.email().max(254);
+export const Password = z.string().min(10, 'at least 10 characters').max(256);
+
+export const LoginBody = z.object({ email: z.string().max(254), password: z.string().max(256) });
+
+export const UserView = z.object({ id: z.string(), email: z.string(), role: Role, createdAt: z.number() });
+
+export const Me = z.object({
+  user: UserView.pick({ id: true, email: true, role: true }),
+  account: z.object({ id: z.string(), name: z.string(), plan: Plan }),
+});
+
+export const LoginResult = z.object({ token: z.string(), expiresAt: z.number(), user: Me.shape.user });
+
+export const CreateMemberBody = z.object({ email: Email, password: Password, role: Role.default('member') });
+export const MemberList = z.object({ items: z.array(UserView), nextCursor: z.null() });
+
+export const CreateKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    scopes: z.array(Scope).min(1).max(Scope.options.length),
+    validityDays: z.number().int().min(1).max(365),
+  })
+  ;
+
+export const KeyView = z.object({
+  id: z.string(),
+  name: z.string(),
+  ownerId: z.string(),
+  scopes: z.array(Scope),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+  revokedAt: z.number().nullable(),
+  status: z.enum(['active', 'expired', 'revoked']),
+  usage: z.object({ total: z.number(), today: z.number(), lastUsedAt: z.number().nullable() }),
+});
+export const KeyCreated = KeyView.extend({ token: z.string().describe('Shown this once.') });
+export const KeyList = z.object({ items: z.array(KeyView), nextCursor: z.null() });
+export const KeyListQuery = z.object({ all: z.stringbool().optional() });
+export const KeyParams = z.object({ id: z.string().regex(/^[0-9a-z]{26}$/) });
+
+export const V1Me = z.object({
+  accountId: z.string(),
+  userId: z.string(),
+  keyId: z.string(),
+  scopes: z.array(Scope),
+  plan: Plan,
+});
