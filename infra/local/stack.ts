@@ -1,0 +1,52 @@
+import type { Server } from 'node:http';
+import { resetConfig, config } from '../../shared/config.ts';
+import { startEmulators } from './emulators.ts';
+import { startPoller } from './poller.ts';
+import { startServer } from './server.ts';
+import { seedDemo, type Demo } from './seed.ts';
+
+export type LocalStackOptions = {
+  host: string;
+  port: number;
+  /** Where DynamoDB Local and s3rver keep their data; omit for in-memory (tests). */
+  dataDir?: string;
+  /** Reuse emulators that are already running (tests); their environment must be set. */
+  emulators?: 'start' | 'reuse';
+  seed?: boolean;
+};
+
+/**
+ * The whole local stack: emulators, the HTTP server over the route table, the queue poller feeding
+ * the worker, and the demo seed. Everything it started stops with `stop()`.
+ */
+export async function startLocalStack(opts: LocalStackOptions) {
+  const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
+  if (emulators) Object.assign(process.env, emulators.env);
+  resetConfig();
+  const { handler: worker } = await import('../../functions/worker/execute.ts');
+  const queueUrl = config().RUNS_QUEUE_URL;
+  if (!queueUrl) throw new Error('RUNS_QUEUE_URL is not set');
+  const poller = startPoller(queueUrl, worker);
+  let server: Server | undefined;
+  try {
+    const started = await startServer({ host: opts.host, port: opts.port });
+    server = started.server;
+    process.env.PUBLIC_BASE_URL ??= started.url;
+    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url) : undefined;
+    return {
+      url: started.url,
+      demo,
+      stop: async () => {
+        server?.closeAllConnections();
+        await new Promise((r) => server?.close(r));
+        await poller.stop();
+        await emulators?.stop();
+      },
+    };
+  } catch (e) {
+    server?.close();
+    await poller.stop();
+    await emulators?.stop();
+    throw e;
+  }
+}
