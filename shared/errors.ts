@@ -28,8 +28,7 @@ export const validationFailed = (errors: FieldError[]) =>
 export const unauthorized = (code = 'UNAUTHORIZED', detail = 'Missing or invalid credentials.') =>
   new AppError(401, code, 'Unauthorized', detail, { headers: { 'www-authenticate': 'Bearer' } });
 
-export const forbidden = (code = 'FORBIDDEN', detail = 'You may not do this.') =>
-  new AppError(403, code, 'Forbidden', detail);
+export const forbidden = (code = 'FORBIDDEN', detail = 'You may not do this.') => new AppError(403, code, 'Forbidden', detail);
 
 export const notFound = (code = 'NOT_FOUND', detail = 'Not found.') => new AppError(404, code, 'Not found', detail);
 
@@ -50,5 +49,4 @@ export const rateLimited = (retryAfterSeconds: number, headers: Record<string, s
 /** A DynamoDB conditional check failed (used to turn lost races into 409s). */
 export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
-  (e.name === 'ConditionalCheckFailedException' ||
-    (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
+  (e.name === 'ConditionalCheckFailedException' || (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));

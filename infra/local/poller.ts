@@ -15,7 +15,10 @@ const toRecord = (m: Message, queueArn: string): SQSRecord => ({
     ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
   },
   messageAttributes: Object.fromEntries(
-    Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [k, { stringValue: v.StringValue, dataType: v.DataType ?? 'String' } as never]),
+    Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [
+      k,
+      { stringValue: v.StringValue, dataType: v.DataType ?? 'String' } as never,
+    ]),
   ),
   md5OfBody: m.MD5OfBody ?? '',
   eventSource: 'aws:sqs',

@@ -53,7 +53,12 @@ function encodeBody(bytes: Buffer, contentType: string | undefined) {
 }
 
 /** Turn a Node request into an API Gateway HTTP API payload 2.0 event. */
-export function toEvent(req: IncomingMessage, bytes: Buffer, route: Route | undefined, params: Record<string, string>): APIGatewayProxyEventV2 {
+export function toEvent(
+  req: IncomingMessage,
+  bytes: Buffer,
+  route: Route | undefined,
+  params: Record<string, string>,
+): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://local');
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
@@ -146,7 +151,8 @@ export async function startServer(opts: { host: string; port: number }): Promise
   const server = createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       console.error('local server: handler crashed', e);
-      if (!res.headersSent) send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
+      if (!res.headersSent)
+        send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
     });
   });
   server.keepAliveTimeout = 5_000;

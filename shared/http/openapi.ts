@@ -15,7 +15,12 @@ const problem = (description: string) => ({
 
 function operation(r: Route) {
   const parameters = [
-    ...Object.entries(r.params?.shape ?? {}).map(([name, s]) => ({ name, in: 'path', required: true, schema: schema(s as z.ZodType, 'input') })),
+    ...Object.entries(r.params?.shape ?? {}).map(([name, s]) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: schema(s as z.ZodType, 'input'),
+    })),
     ...Object.entries(r.query?.shape ?? {}).map(([name, s]) => ({
       name,
       in: 'query',
@@ -42,9 +47,7 @@ function operation(r: Route) {
     summary: r.summary,
     tags: [r.tag],
     ...(parameters.length ? { parameters } : {}),
-    ...(r.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } } }
-      : {}),
+    ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } } } : {}),
     ...(r.auth.kind === 'session' ? { security: [{ session: [] }] } : {}),
     ...(r.auth.kind === 'apiKey' ? { security: [{ apiKey: [] }], 'x-required-scope': r.auth.scope } : {}),
     responses,
@@ -54,7 +57,9 @@ function operation(r: Route) {
 /** The OpenAPI 3.1 document of every route, generated from the route table's zod schemas. */
 export function openApiDocument(routes: readonly Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const r of routes) (paths[r.path] ??= {})[r.method.toLowerCase()] = operation(r);
+  for (const r of routes) {
+    paths[r.path] = { ...paths[r.path], [r.method.toLowerCase()]: operation(r) };
+  }
   return {
     openapi: '3.1.0',
     info: { title: 'Flowgate API', version: '1.0.0', description: 'Workflow automation open platform.' },

@@ -20,13 +20,11 @@ export const LoginResult = z.object({ token: z.string(), expiresAt: z.number(), 
 export const CreateMemberBody = z.object({ email: Email, password: Password, role: Role.default('member') });
 export const MemberList = z.object({ items: z.array(UserView), nextCursor: z.null() });
 
-export const CreateKeyBody = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    scopes: z.array(Scope).min(1).max(Scope.options.length),
-    validityDays: z.number().int().min(1).max(365),
-  })
-  ;
+export const CreateKeyBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  scopes: z.array(Scope).min(1).max(Scope.options.length),
+  validityDays: z.number().int().min(1).max(365),
+});
 
 export const KeyView = z.object({
   id: z.string(),

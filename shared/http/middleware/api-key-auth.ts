@@ -30,9 +30,7 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
     if (!key.scopes.includes(opts.scope)) {
       const status = opts.missingScopeStatus ?? 403;
       const detail = `The API key lacks the ${opts.scope} scope.`;
-      throw status === 401
-        ? unauthorized('MISSING_SCOPE', detail)
-        : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
+      throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
     }
     const plan = await accountPlan(key.accountId);
     const now = Date.now();

@@ -4,8 +4,7 @@ import type { AppContext, HttpResult, Middleware } from '../context.ts';
 
 /** Render an error as RFC 9457 problem+json. Unknown errors become a 500 `INTERNAL` and are logged. */
 export function problemResult(error: unknown, requestId: string): HttpResult {
-  const e =
-    error instanceof AppError ? error : new AppError(500, 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
+  const e = error instanceof AppError ? error : new AppError(500, 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
   if (!(error instanceof AppError)) logger.error('unhandled error', { error: error as Error });
   return {
     statusCode: e.statusCode,

@@ -1,0 +1,68 @@
+// Operator CLI (API.md "Local mode and operator CLI"):
+//   npm run admin -- create-account --name <name> --plan <plan> --email <email> --password <password>
+//   npm run admin -- set-plan --account <id> --plan <plan>
+// Against AWS: TABLE_NAME and the usual AWS credentials in the environment. Otherwise it finds the
+// emulators of a running `npm start` through DATA_DIR (default .data/).
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { runningEmulatorsEnv } from '../local/emulators.ts';
+
+const USAGE = `usage:
+  npm run admin -- create-account --name <name> --plan <free|pro|team|enterprise> --email <email> --password <password>
+  npm run admin -- set-plan --account <accountId> --plan <free|pro|team|enterprise>`;
+
+const fail = (message: string): never => {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
+};
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  strict: false,
+  options: {
+    name: { type: 'string' },
+    plan: { type: 'string' },
+    email: { type: 'string' },
+    password: { type: 'string' },
+    account: { type: 'string' },
+  },
+});
+
+if (!process.env.TABLE_NAME) {
+  const env = runningEmulatorsEnv(resolve(process.env.DATA_DIR ?? '.data'));
+  if (!env)
+    fail('No TABLE_NAME in the environment and no local stack found under DATA_DIR: run `npm start` first, or set TABLE_NAME for AWS.');
+  Object.assign(process.env, env);
+}
+// Imported after the environment is settled: the SDK clients read it when first used.
+const { Plan } = await import('../../shared/config.ts');
+const { createAccount, setPlan } = await import('../../shared/domain/accounts.ts');
+const { Email, Password } = await import('../../shared/schemas/identity.ts');
+
+const parse = <T>(schema: z.ZodType<T>, input: unknown): T => {
+  const r = schema.safeParse(input);
+  return r.success ? r.data : fail(r.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
+};
+
+try {
+  switch (positionals[0]) {
+    case 'create-account': {
+      const input = parse(z.object({ name: z.string().min(1).max(100), plan: Plan, email: Email, password: Password }), values);
+      const { account, admin } = await createAccount(input);
+      console.log(JSON.stringify({ accountId: account.accountId, userId: admin.userId }));
+      break;
+    }
+    case 'set-plan': {
+      const input = parse(z.object({ account: z.string().min(1), plan: Plan }), values);
+      const account = await setPlan(input.account, input.plan);
+      console.log(JSON.stringify({ accountId: account.accountId, plan: account.plan }));
+      break;
+    }
+    default:
+      fail(positionals[0] ? `unknown command ${positionals[0]}` : 'no command');
+  }
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(1);
+}

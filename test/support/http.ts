@@ -1,0 +1,56 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+/** An API Gateway HTTP API (payload 2.0) event, for calling handlers in-process. */
+export function apiEvent(opts: {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  params?: Record<string, string>;
+  body?: string | object;
+  isBase64Encoded?: boolean;
+  sourceIp?: string;
+}): APIGatewayProxyEventV2 {
+  const body = typeof opts.body === 'object' ? JSON.stringify(opts.body) : opts.body;
+  const headers = { ...(typeof opts.body === 'object' ? { 'content-type': 'application/json' } : {}), ...opts.headers };
+  const method = opts.method ?? 'GET';
+  const path = opts.path ?? '/';
+  const qs = new URLSearchParams(opts.query ?? {}).toString();
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: qs,
+    headers,
+    queryStringParameters: opts.query,
+    pathParameters: opts.params,
+    requestContext: {
+      accountId: 'test',
+      apiId: 'test',
+      domainName: 'test.local',
+      domainPrefix: 'test',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: opts.sourceIp ?? '203.0.113.7', userAgent: 'vitest' },
+      requestId: `req-${Math.random().toString(36).slice(2)}`,
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    body,
+    isBase64Encoded: opts.isBase64Encoded ?? false,
+  };
+}
+
+export const lambdaContext = () => ({ awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 10_000 }) as never;
+
+/** Call a handler in-process and parse its JSON body. */
+export async function invoke(handler: (e: APIGatewayProxyEventV2, c: never) => Promise<unknown>, event: APIGatewayProxyEventV2) {
+  const res = (await handler(event, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string };
+  let json: any;
+  try {
+    json = res.body ? JSON.parse(res.body) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers ?? {}, body: res.body, json };
+}
