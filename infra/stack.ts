@@ -111,9 +111,7 @@ export class FlowgateStack extends Stack {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       versioned: false,
-      lifecycleRules: [
-        { abortIncompleteMultipartUploadAfter: Duration.days(1), noncurrentVersionExpiration: Duration.days(7) },
-      ],
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1), noncurrentVersionExpiration: Duration.days(7) }],
       // Emptying the bucket on delete would need a custom-resource Lambda; a non-empty bucket is kept.
       removalPolicy: RemovalPolicy.RETAIN,
     });
