@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../infra/local/emulators.ts';
+
+// `npm start` as a person runs it: its own emulators on disk, the seed, Ctrl-C, and a restart.
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function start(dataDir: string, port: number) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k)));
+  const child = spawn('node_modules/.bin/tsx', ['infra/local/main.ts'], {
+    env: { ...env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  const deadline = Date.now() + 90_000;
+  while (!out.includes('ready at')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => out };
+}
+
+const stop = (child: ChildProcess, signal: NodeJS.Signals) =>
+  new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill(signal);
+  });
+
+describe('npm start', () => {
+  it('seeds once, prints the demo credentials, survives a restart and stops every child on Ctrl-C', { timeout: 240_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-start-'));
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+
+    const first = await start(dataDir, port);
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
+    expect(first.output()).toContain(demo.apiKey);
+    expect(first.output()).toContain(demo.adminPassword);
+    expect((await fetch(`${base}/api/health`)).status).toBe(200);
+    const { javaPid } = JSON.parse(readFileSync(join(dataDir, 'emulators.json'), 'utf8'));
+    expect(isAlive(javaPid)).toBe(true);
+    expect(await stop(first.child, 'SIGINT')).toBe(0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(isAlive(javaPid)).toBe(false);
+
+    const second = await start(dataDir, port);
+    try {
+      expect(JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).accountId).toBe(demo.accountId);
+      const login = await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }),
+      });
+      expect(login.status).toBe(200);
+      const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
+      expect(me.status).toBe(200);
+      expect((await me.json()).accountId).toBe(demo.accountId);
+      expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
+    } finally {
+      expect(await stop(second.child, 'SIGTERM')).toBe(0);
+    }
+  });
+});
