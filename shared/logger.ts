@@ -7,11 +7,20 @@ const SENSITIVE = /^(authorization|x-api-key|api_key|apikey|password|token|secre
 
 /** Replace the values of sensitive query parameters in a raw query string. */
 export const redactQuery = (query: string) =>
-  query.replace(/(^|&)(api_key|token|password|secret)=[^&]*/gi, (_m, amp: string, k: string) => `${amp}${k}=[redacted]`);
+  query.replace(/(^|&)([^&=]*)=[^&]*/g, (m, amp: string, k: string) => {
+    let name = k;
+    try {
+      name = decodeURIComponent(k.replace(/\+/g, ' '));
+    } catch {
+      // keep the raw name
+    }
+    return /^(api_key|token|password|secret)$/i.test(name) ? `${amp}${k}=[redacted]` : m;
+  });
 
 /** Deep copy with the values of sensitive fields replaced, for anything that is logged. */
 export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8) return '[truncated]';
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SENSITIVE.test(k) ? '[redacted]' : redact(v, depth + 1)]));
 }

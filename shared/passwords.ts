@@ -16,14 +16,22 @@ export async function hashPassword(password: string): Promise<string> {
 const DUMMY = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const [alg, n, r, p, salt, hash] = (stored ?? DUMMY).split('$');
-  if (alg !== 'scrypt' || !salt || !hash) return false;
+  const parts = (stored ?? DUMMY).split('$');
+  const [alg, n, r, p, salt = '', hash = ''] = parts;
+  const N = Number(n);
+  const R = Number(r);
+  const P = Number(p);
+  const B64URL = /^[A-Za-z0-9_-]+$/;
+  if (parts.length !== 6 || alg !== 'scrypt' || !B64URL.test(salt) || !B64URL.test(hash)) return false;
+  if (!Number.isInteger(N) || N < 2 || N > 2 ** 20 || (N & (N - 1)) !== 0) return false;
+  if (!Number.isInteger(R) || R < 1 || R > 32 || !Number.isInteger(P) || P < 1 || P > 16) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: PARAMS.maxmem,
-  });
+  if (expected.length !== KEYLEN) return false;
+  let actual: Buffer;
+  try {
+    actual = await scrypt(password, Buffer.from(salt, 'base64url'), KEYLEN, { N, r: R, p: P, maxmem: PARAMS.maxmem });
+  } catch {
+    return false;
+  }
   return timingSafeEqual(actual, expected) && stored !== undefined;
 }

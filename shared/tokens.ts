@@ -53,7 +53,7 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
 
 /** Constant-time string comparison that cannot throw on a length mismatch. */
 export function safeEqual(a: string, b: string): boolean {
-  const ha = createHash('sha256').update(a).digest();
-  const hb = createHash('sha256').update(b).digest();
+  const ha = createHash('sha256').update(a, 'utf16le').digest();
+  const hb = createHash('sha256').update(b, 'utf16le').digest();
   return timingSafeEqual(ha, hb) && a.length === b.length;
 }

@@ -37,7 +37,7 @@ export function findRoute(method: string, path: string): { route?: Route; params
 }
 
 const TEXT = /^(text\/|application\/([\w.-]+\+)?(json|xml)|application\/(x-www-form-urlencoded|javascript))/i;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Text bodies are passed as strings, anything else (or invalid UTF-8) base64, as API Gateway does. */
 function encodeBody(bytes: Buffer, contentType: string | undefined) {
@@ -52,6 +52,12 @@ function encodeBody(bytes: Buffer, contentType: string | undefined) {
   return { body: bytes.toString('base64'), isBase64Encoded: true };
 }
 
+/** The request target as a URL; `//x/y` is a path here, not a host (origin-form, RFC 9112). */
+const requestUrl = (req: IncomingMessage) => {
+  const target = req.url ?? '/';
+  return target.startsWith('/') ? new URL(`http://local${target}`) : new URL(target, 'http://local');
+};
+
 /** Turn a Node request into an API Gateway HTTP API payload 2.0 event. */
 export function toEvent(
   req: IncomingMessage,
@@ -59,11 +65,12 @@ export function toEvent(
   route: Route | undefined,
   params: Record<string, string>,
 ): APIGatewayProxyEventV2 {
-  const url = new URL(req.url ?? '/', 'http://local');
+  const url = requestUrl(req);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined && k !== 'cookie') headers[k] = Array.isArray(v) ? v.join(',') : v;
-  const query: Record<string, string> = {};
-  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const joined = new Map<string, string>();
+  for (const [k, v] of url.searchParams) joined.set(k, joined.has(k) ? `${joined.get(k)},${v}` : v);
+  const query: Record<string, string> = Object.fromEntries(joined);
   const now = new Date();
   const routeKey = route ? `${route.method} ${route.path}` : '$default';
   return {
@@ -138,7 +145,7 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     req.destroy();
     return;
   }
-  const path = new URL(req.url ?? '/', 'http://local').pathname;
+  const path = requestUrl(req).pathname;
   const { route, params } = findRoute(req.method ?? 'GET', path);
   const event = toEvent(req, bytes, route, params);
   const module = route?.handler ?? 'http/fallback';

@@ -55,7 +55,7 @@ export function clientIp(event: APIGatewayProxyEventV2): string {
     .filter(Boolean);
   for (let i = chain.length - 1; i >= 0; i--) {
     const hop = chain[i] as string;
-    if (!inRanges(hop, ranges)) return hop;
+    if (!inRanges(hop, ranges)) return parseIp(hop)?.toString() ?? hop.slice(0, 64);
   }
-  return chain[0] ?? peer;
+  return chain[0]?.slice(0, 64) ?? peer;
 }

@@ -4,7 +4,14 @@ import type { Route } from './route.ts';
 import { DEFAULT_MAX_BODY } from './handler.ts';
 
 const schema = (s: z.ZodType, io: 'input' | 'output') => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(s, {
+    io,
+    unrepresentable: 'any',
+    // v1 may add response fields: clients must tolerate unknown ones, so responses are never closed.
+    override: (ctx) => {
+      if (io === 'output') delete (ctx.jsonSchema as Record<string, unknown>).additionalProperties;
+    },
+  }) as Record<string, unknown>;
   return rest;
 };
 
@@ -65,7 +72,7 @@ export function openApiDocument(routes: readonly Route[]) {
     info: { title: 'Flowgate API', version: '1.0.0', description: 'Workflow automation open platform.' },
     paths,
     components: {
-      schemas: { Problem: schema(Problem, 'output') },
+      schemas: (schema(Problem, 'output').$defs ?? {}) as Record<string, unknown>,
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key `dyk_<id>_<secret>`' },
         session: { type: 'http', scheme: 'bearer', description: 'Console session `dys_<id>_<secret>`' },

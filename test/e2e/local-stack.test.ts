@@ -25,7 +25,7 @@ describe('local stack over HTTP', () => {
   it('is healthy, seeded, and writes demo.json', async () => {
     const health = await call('/api/health');
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok' });
+    expect((await health.json()) as any).toMatchObject({ status: 'ok' });
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     expect(demo).toMatchObject({ baseUrl: stack.url, accountId: expect.stringMatching(/^acc_/), adminEmail: expect.any(String) });
     expect(demo.apiKey).toMatch(/^dyk_/);
@@ -36,12 +36,16 @@ describe('local stack over HTTP', () => {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     const login = await call('/api/auth/login', { method: 'POST', json: { email: demo.adminEmail, password: demo.adminPassword } });
     expect(login.status).toBe(200);
-    const { token: session } = await login.json();
+    const { token: session } = (await login.json()) as any;
     const auth = { authorization: `Bearer ${session}` };
 
-    const created = await call('/api/keys', { method: 'POST', headers: auth, json: { name: 'e2e', scopes: ['WORKFLOW_READ'], validityDays: 3 } });
+    const created = await call('/api/keys', {
+      method: 'POST',
+      headers: auth,
+      json: { name: 'e2e', scopes: ['WORKFLOW_READ'], validityDays: 3 },
+    });
     expect(created.status).toBe(201);
-    const key = await created.json();
+    const key = (await created.json()) as any;
 
     const v1 = await call('/api/v1/me', { headers: { authorization: `Bearer ${key.token}` } });
     expect(v1.status).toBe(200);
@@ -52,7 +56,7 @@ describe('local stack over HTTP', () => {
     const after = await call('/api/v1/me', { headers: { authorization: `Bearer ${key.token}` } });
     expect(after.status).toBe(401);
     expect(after.headers.get('content-type')).toBe('application/problem+json');
-    expect((await after.json()).code).toBe('INVALID_API_KEY');
+    expect(((await after.json()) as any).code).toBe('INVALID_API_KEY');
   });
 
   it('mounts every route of the route table, each with X-Request-Id', async () => {
@@ -74,14 +78,14 @@ describe('local stack over HTTP', () => {
     const wrong = await call('/api/health', { method: 'DELETE' });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
-    expect((await wrong.json()).code).toBe('METHOD_NOT_ALLOWED');
+    expect(((await wrong.json()) as any).code).toBe('METHOD_NOT_ALLOWED');
   });
 
   it('measures body limits in bytes and keeps raw bytes of non-text bodies', async () => {
     // 4,096-byte limit on login: 1,400 three-byte characters are 4,200 bytes but only 1,400 characters.
     const big = await call('/api/auth/login', { method: 'POST', json: { email: '€'.repeat(1400), password: 'x' } });
     expect(big.status).toBe(413);
-    expect((await big.json()).code).toBe('PAYLOAD_TOO_LARGE');
+    expect(((await big.json()) as any).code).toBe('PAYLOAD_TOO_LARGE');
     const binary = await call('/api/auth/login', {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
@@ -90,11 +94,11 @@ describe('local stack over HTTP', () => {
     expect(binary.status).toBe(415);
     const notJson = await call('/api/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email":' });
     expect(notJson.status).toBe(400);
-    expect((await notJson.json()).code).toBe('INVALID_JSON');
+    expect(((await notJson.json()) as any).code).toBe('INVALID_JSON');
   });
 
   it('serves an OpenAPI 3.1 document listing every route', async () => {
-    const doc = await (await call('/api/v1/openapi.json')).json();
+    const doc = (await (await call('/api/v1/openapi.json')).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
     for (const r of routes) expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
   });

@@ -16,7 +16,9 @@ const isAlive = (pid: number) => {
 };
 
 async function start(dataDir: string, port: number) {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k)),
+  );
   const child = spawn('node_modules/.bin/tsx', ['infra/local/main.ts'], {
     env: { ...env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,7 +72,7 @@ describe('npm start', () => {
       expect(login.status).toBe(200);
       const me = await fetch(`${base}/api/v1/me`, { headers: { authorization: `Bearer ${demo.apiKey}` } });
       expect(me.status).toBe(200);
-      expect((await me.json()).accountId).toBe(demo.accountId);
+      expect(((await me.json()) as any).accountId).toBe(demo.accountId);
       expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
     } finally {
       expect(await stop(second.child, 'SIGTERM')).toBe(0);

@@ -15,11 +15,12 @@ import { apiEvent, invoke } from '../support/http.ts';
 const DAY = 86_400_000;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const sessionOf = async (email: string) =>
-  (await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: '198.18.0.1' }))).json
-    .token as string;
+  (await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: '198.18.0.1' })))
+    .json.token as string;
 const list = async (session: string, all = false) =>
   (await invoke(listKeysHandler, apiEvent({ path: '/api/keys', headers: bearer(session), query: all ? { all: 'true' } : undefined }))).json;
-const create = (session: string, body: unknown) => invoke(createKeyHandler, apiEvent({ method: 'POST', path: '/api/keys', headers: bearer(session), body: body as object }));
+const create = (session: string, body: unknown) =>
+  invoke(createKeyHandler, apiEvent({ method: 'POST', path: '/api/keys', headers: bearer(session), body: body as object }));
 const revoke = (session: string, id: string) =>
   invoke(revokeHandler, apiEvent({ method: 'DELETE', path: `/api/keys/${id}`, headers: bearer(session), params: { id } }));
 const callV1 = (token: string) => invoke(v1Me, apiEvent({ path: '/api/v1/me', headers: bearer(token) }));
@@ -126,7 +127,10 @@ describe('API keys', () => {
 
   it('expired keys are refused', async () => {
     const { member } = await givenAccount();
-    const key = await createKey({ accountId: member.accountId, userId: member.userId }, { name: 'short', scopes: ['WORKFLOW_READ'], validityDays: 1 });
+    const key = await createKey(
+      { accountId: member.accountId, userId: member.userId },
+      { name: 'short', scopes: ['WORKFLOW_READ'], validityDays: 1 },
+    );
     await expect(authenticateKey(key.token, Date.now() + 2 * DAY)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
     await expect(authenticateKey(key.token)).resolves.toMatchObject({ keyId: key.id });
   });

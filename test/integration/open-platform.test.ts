@@ -66,7 +66,10 @@ describe('open-platform credentials', () => {
 
   it('answers 403 INSUFFICIENT_SCOPE on v1 for a key without the scope', async () => {
     const { member } = await givenAccount();
-    const key = await createKey({ accountId: member.accountId, userId: member.userId }, { name: 'trigger only', scopes: ['WEBHOOK_TRIGGER'], validityDays: 1 });
+    const key = await createKey(
+      { accountId: member.accountId, userId: member.userId },
+      { name: 'trigger only', scopes: ['WEBHOOK_TRIGGER'], validityDays: 1 },
+    );
     const res = await callV1({ authorization: `Bearer ${key.token}` });
     expect(res.status).toBe(403);
     expect(res.json.code).toBe('INSUFFICIENT_SCOPE');
@@ -119,14 +122,18 @@ describe('logs', () => {
     });
     logger.setLogLevel('DEBUG');
     try {
-      const session = await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: admin.email, password: PASSWORD } }));
+      const session = await invoke(
+        login,
+        apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: admin.email, password: PASSWORD } }),
+      );
       await callV1({ authorization: `Bearer ${adminKey.token}` });
       await callV1({ 'x-api-key': adminKey.token }, { api_key: adminKey.token });
       await callV1({ authorization: `Bearer ${session.json.token}` });
       const out = lines.join('');
       expect(out).toContain('"message":"request"');
       expect(out).toContain('api_key=[redacted]');
-      for (const secret of [adminKey.token, adminKey.token.split('_')[2] as string, PASSWORD, session.json.token]) expect(out).not.toContain(secret);
+      for (const secret of [adminKey.token, adminKey.token.split('_')[2] as string, PASSWORD, session.json.token])
+        expect(out).not.toContain(secret);
     } finally {
       logger.setLogLevel('SILENT');
       spy.mockRestore();
