@@ -5,10 +5,11 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { routes } from '../functions/routes.ts';
-import { ARTIFACTS_BUCKET, RUNS_QUEUE, TABLE } from '../shared/db/table.ts';
+import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../shared/db/table.ts';
 import type { Grant, Route } from '../shared/http/route.ts';
 import { type Bindable, RouteFunction } from './constructs/route-function.ts';
 
@@ -21,7 +22,7 @@ export type FlowgateStackProps = StackProps & {
   /** Comma-separated CIDRs whose X-Forwarded-For is trusted (TRUSTED_PROXIES). */
   trustedProxies?: string;
   publicBaseUrl?: string;
-  /** Comma-separated hosts http_request steps may call (HTTP_STEP_ALLOWLIST). */
+  /** Comma-separated hosts or CIDRs http_request steps may call despite the private-address rule (HTTP_STEP_ALLOWLIST). */
   httpStepAllowlist?: string;
   /** Per-function reserved concurrency; default none (the account pool). */
   reservedConcurrency?: number;
@@ -29,7 +30,6 @@ export type FlowgateStackProps = StackProps & {
   throttle?: { rateLimit?: number; burstLimit?: number };
 };
 
-const WORKER_TIMEOUT_SECONDS = 30;
 const WORKER_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send', 'bucket:read', 'bucket:write'];
 
 /** `http/keys/revoke` → `HttpKeysRevoke`: a stable construct id per handler module. */
@@ -64,6 +64,7 @@ export class FlowgateStack extends Stack {
   readonly api: HttpApi;
   readonly table: dynamodb.Table;
   readonly queue: sqs.Queue;
+  readonly notifyQueue: sqs.Queue;
   readonly bucket: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: FlowgateStackProps) {
@@ -90,21 +91,24 @@ export class FlowgateStack extends Stack {
       });
     }
 
-    const queueName = (name: string) => `${this.stackName}-${name}`;
-    const dlq = new sqs.Queue(this, idOf(RUNS_QUEUE.dlqName), {
-      queueName: queueName(RUNS_QUEUE.dlqName),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new sqs.Queue(this, idOf(RUNS_QUEUE.name), {
-      queueName: queueName(RUNS_QUEUE.name),
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // AWS's advice for Lambda consumers: at least six times the function timeout.
-      visibilityTimeout: Duration.seconds(Math.max(RUNS_QUEUE.visibilityTimeoutSeconds, 6 * WORKER_TIMEOUT_SECONDS)),
-      deadLetterQueue: { queue: dlq, maxReceiveCount: RUNS_QUEUE.maxReceiveCount },
-    });
+    const queueWithDlq = (q: typeof RUNS_QUEUE | typeof NOTIFY_QUEUE) => {
+      const dlq = new sqs.Queue(this, idOf(q.dlqName), {
+        queueName: `${this.stackName}-${q.dlqName}`,
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: Duration.days(14),
+      });
+      return new sqs.Queue(this, idOf(q.name), {
+        queueName: `${this.stackName}-${q.name}`,
+        encryption: sqs.QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        // AWS's advice for Lambda consumers: at least six times the function timeout.
+        visibilityTimeout: Duration.seconds(Math.max(q.visibilityTimeoutSeconds, 6 * WORKER_TIMEOUT_SECONDS)),
+        deadLetterQueue: { queue: dlq, maxReceiveCount: q.maxReceiveCount },
+      });
+    };
+    this.queue = queueWithDlq(RUNS_QUEUE);
+    this.notifyQueue = queueWithDlq(NOTIFY_QUEUE);
 
     this.bucket = new s3.Bucket(this, idOf(ARTIFACTS_BUCKET.name), {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
@@ -116,8 +120,15 @@ export class FlowgateStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const resources: Bindable = { table: this.table, queue: this.queue, bucket: this.bucket };
+    const resources: Bindable = { table: this.table, queue: this.queue, notifyQueue: this.notifyQueue, bucket: this.bucket };
+    // Signs list cursors; the same value must reach every function. Resolved by CloudFormation at
+    // deploy time (a dynamic reference), so the template never holds it.
+    const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'Signs the opaque list cursors of the v1 API',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
     const environment: Record<string, string> = {
+      CURSOR_SECRET: cursorSecret.secretValue.unsafeUnwrap(),
       POWERTOOLS_SERVICE_NAME: 'flowgate',
       TRUSTED_PROXIES: props.trustedProxies ?? '',
       ...(props.rateLimits && { RATE_LIMITS: props.rateLimits }),
@@ -149,14 +160,16 @@ export class FlowgateStack extends Stack {
     }
     this.configureDefaultStage(props, removalPolicy);
 
-    const worker = fn('worker/execute', { timeoutSeconds: WORKER_TIMEOUT_SECONDS }).bind(resources, WORKER_GRANTS);
-    worker.addEventSource(
-      new SqsEventSource(this.queue, {
-        batchSize: 10,
-        maxBatchingWindow: Duration.seconds(1),
-        reportBatchItemFailures: true,
-      }),
-    );
+    const consume = (handler: string, source: sqs.Queue) => {
+      const worker = fn(handler, { timeoutSeconds: WORKER_TIMEOUT_SECONDS }).bind(resources, WORKER_GRANTS);
+      worker.addEventSource(
+        new SqsEventSource(source, { batchSize: 10, maxBatchingWindow: Duration.seconds(1), reportBatchItemFailures: true }),
+      );
+      return worker;
+    };
+    consume('worker/execute', this.queue);
+    // The notifications worker pushes back a failed delivery's visibility (its backoff).
+    this.notifyQueue.grant(consume('worker/notify', this.notifyQueue), 'sqs:ChangeMessageVisibility');
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

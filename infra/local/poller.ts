@@ -1,8 +1,9 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { queue } from '../../shared/clients.ts';
 
-type Worker = (event: SQSEvent) => Promise<SQSBatchResponse>;
+type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 const toRecord = (m: Message, queueArn: string): SQSRecord => ({
   messageId: m.MessageId as string,
@@ -32,10 +33,12 @@ const toRecord = (m: Message, queueArn: string): SQSRecord => ({
  * after the visibility timeout.
  */
 export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?: number } = {}) {
-  const abort = new AbortController();
+  // Stopping lets the current long poll (at most 1 s) finish and its batch be processed: an aborted
+  // receive would still take messages on the server side and hide them for the visibility timeout.
+  let stopping = false;
   const queueArn = `arn:aws:sqs:local:000000000000:${queueUrl.split('/').pop()}`;
   const loop = async () => {
-    while (!abort.signal.aborted) {
+    while (!stopping) {
       try {
         const { Messages = [] } = await queue().send(
           new ReceiveMessageCommand({
@@ -45,13 +48,13 @@ export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?
             MessageSystemAttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
-          { abortSignal: abort.signal },
         );
         if (Messages.length === 0) continue;
         const event: SQSEvent = { Records: Messages.map((m) => toRecord(m, queueArn)) };
         let failed: Set<string>;
         try {
-          const result = await worker(event);
+          const deadline = Date.now() + WORKER_TIMEOUT_SECONDS * 1000;
+          const result = await worker(event, { getRemainingTimeInMillis: () => deadline - Date.now() } as Context);
           failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         } catch (e) {
           console.error('local poller: worker threw; the batch will be redelivered', e);
@@ -67,7 +70,7 @@ export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?
           );
         }
       } catch (e) {
-        if (abort.signal.aborted) break;
+        if (stopping) break;
         console.error('local poller: receive failed', e);
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -76,7 +79,7 @@ export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?
   const running = loop();
   return {
     stop: async () => {
-      abort.abort();
+      stopping = true;
       await running;
     },
   };

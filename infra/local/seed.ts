@@ -3,6 +3,31 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAccount } from '../../shared/domain/accounts.ts';
 import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+
+/** The demo workflow: set → manual_approval → artifact, with an output. */
+export const DEMO_DEFINITION = WorkflowDefinition.parse({
+  variables: { env: { type: 'string', default: 'staging' }, amount: { type: 'number', default: 100 } },
+  steps: [
+    { id: 'prepare', type: 'set', values: { summary: "{% 'Deploy to ' & $vars.env %}" } },
+    {
+      id: 'approve',
+      type: 'manual_approval',
+      title: '{% $vars.summary %}',
+      reviewers: ['role:admin'],
+      timeoutSeconds: 86400,
+      form: [{ name: 'ticket', type: 'string', required: true }],
+    },
+    {
+      id: 'report',
+      type: 'artifact',
+      name: 'report.json',
+      content: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket, 'approvedBy': $steps.approve.decidedBy } %}",
+    },
+  ],
+  output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
+});
 
 /** What `npm start` writes to `DATA_DIR/demo.json` (API.md "Local mode"). */
 export type Demo = {
@@ -16,23 +41,32 @@ export type Demo = {
 };
 
 /**
- * On a fresh data folder, create the demo: an account on the Team plan, its admin, and an API key with
- * every scope. Later parts of the product add a workflow and a webhook here. Returns the existing
+ * On a fresh data folder, create the demo: an account on the Team plan, its admin, an API key with
+ * every scope and a workflow with an approval step. The webhooks part adds a webhook here. Returns the existing
  * demo when the folder was seeded before (data survives restarts).
  */
-export async function seedDemo(dataDir: string, baseUrl: string): Promise<Demo> {
+export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'admin@demo.local'): Promise<Demo> {
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) {
     const demo = { ...(JSON.parse(readFileSync(file, 'utf8')) as Demo), baseUrl };
     writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`);
     return demo;
   }
-  const adminEmail = 'admin@demo.local';
   const adminPassword = randomBytes(12).toString('base64url');
   const { account, admin } = await createAccount({ name: 'Demo', plan: 'team', email: adminEmail, password: adminPassword });
   const key = await createKey(
     { accountId: account.accountId, userId: admin.userId },
     { name: 'demo key (all scopes)', scopes: ALL_SCOPES, validityDays: 365 },
+  );
+  const workflow = await createWorkflow(
+    { accountId: account.accountId, userId: admin.userId, role: 'admin' },
+    {
+      name: 'Deploy with approval',
+      description: 'Demo: set → manual_approval → artifact',
+      definition: DEMO_DEFINITION,
+      recovery: false,
+      editors: [],
+    },
   );
   const demo: Demo = {
     baseUrl,
@@ -40,7 +74,7 @@ export async function seedDemo(dataDir: string, baseUrl: string): Promise<Demo> 
     adminEmail,
     adminPassword,
     apiKey: key.token,
-    workflowId: null,
+    workflowId: workflow.workflowId,
     webhookId: null,
   };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
@@ -58,6 +92,12 @@ export function demoBanner(demo: Demo): string {
     'Try it:',
     `  curl -s ${u}/api/v1/me -H 'Authorization: Bearer ${demo.apiKey}'`,
     `  curl -s ${u}/api/auth/login -H 'content-type: application/json' -d '{"email":"${demo.adminEmail}","password":"${demo.adminPassword}"}'`,
+    ...(demo.workflowId
+      ? [
+          `  curl -s -X POST ${u}/api/v1/workflows/${demo.workflowId}/runs -H 'Authorization: Bearer ${demo.apiKey}' -H 'content-type: application/json' -d '{"variables":{"env":"production"}}'`,
+          `  curl -s ${u}/api/v1/executions -H 'Authorization: Bearer ${demo.apiKey}'`,
+        ]
+      : []),
     `  OpenAPI: ${u}/api/v1/openapi.json`,
     '',
   ].join('\n');

@@ -13,6 +13,8 @@ export type LocalStackOptions = {
   /** Reuse emulators that are already running (tests); their environment must be set. */
   emulators?: 'start' | 'reuse';
   seed?: boolean;
+  /** The demo admin's email (tests seed several demos into one database). */
+  seedEmail?: string;
 };
 
 /**
@@ -23,16 +25,19 @@ export async function startLocalStack(opts: LocalStackOptions) {
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();
-  const { handler: worker } = await import('../../functions/worker/execute.ts');
-  const queueUrl = config().RUNS_QUEUE_URL;
-  if (!queueUrl) throw new Error('RUNS_QUEUE_URL is not set');
-  const poller = startPoller(queueUrl, worker);
+  const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
+  if (!RUNS_QUEUE_URL || !NOTIFY_QUEUE_URL) throw new Error('RUNS_QUEUE_URL and NOTIFY_QUEUE_URL must be set');
+  const workers = [
+    startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler),
+    startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler),
+  ];
+  const poller = { stop: () => Promise.all(workers.map((w) => w.stop())) };
   let server: Server | undefined;
   try {
     const started = await startServer({ host: opts.host, port: opts.port });
     server = started.server;
     process.env.PUBLIC_BASE_URL ??= started.url;
-    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url) : undefined;
+    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail) : undefined;
     return {
       url: started.url,
       demo,

@@ -10,7 +10,21 @@ export const TABLE = {
   indexes: [{ name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
 } as const;
 
-export const RUNS_QUEUE = { name: 'runs', dlqName: 'runs-dlq', maxReceiveCount: 5, visibilityTimeoutSeconds: 180 } as const;
+/** The worker's time limit (Lambda timeout); the queue's visibility timeout is six times it. */
+export const WORKER_TIMEOUT_SECONDS = 30;
+export const RUNS_QUEUE = {
+  name: 'runs',
+  dlqName: 'runs-dlq',
+  maxReceiveCount: 5,
+  visibilityTimeoutSeconds: 6 * WORKER_TIMEOUT_SECONDS,
+} as const;
+/** Event notifications: retried with exponential visibility backoff, dead-lettered after 8 tries. */
+export const NOTIFY_QUEUE = {
+  name: 'notifications',
+  dlqName: 'notifications-dlq',
+  maxReceiveCount: 8,
+  visibilityTimeoutSeconds: 60,
+} as const;
 export const ARTIFACTS_BUCKET = { name: 'artifacts' } as const;
 
 /** DynamoDB CreateTable input for the local emulator, derived from TABLE. */

@@ -4,13 +4,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { startLocalStack } from '../../infra/local/stack.ts';
+import { useOwnQueues } from '../support/engine.ts';
+import { uniqueEmail } from '../support/fixtures.ts';
 
 // The local server over HTTP, in this process, against the run's emulators.
 let stack: Awaited<ReturnType<typeof startLocalStack>>;
 let dataDir: string;
 beforeAll(async () => {
+  await useOwnQueues();
   dataDir = mkdtempSync(join(tmpdir(), 'flowgate-e2e-'));
-  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: true });
+  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: true, seedEmail: uniqueEmail('demo') });
 });
 afterAll(() => stack?.stop());
 
@@ -30,6 +33,7 @@ describe('local stack over HTTP', () => {
     expect(demo).toMatchObject({ baseUrl: stack.url, accountId: expect.stringMatching(/^acc_/), adminEmail: expect.any(String) });
     expect(demo.apiKey).toMatch(/^dyk_/);
     expect(Object.keys(demo).sort()).toEqual(['accountId', 'adminEmail', 'adminPassword', 'apiKey', 'baseUrl', 'webhookId', 'workflowId']);
+    expect(demo.workflowId).toMatch(/^wf_/);
   });
 
   it('login → create key → authenticated v1 call → revoke → 401', async () => {

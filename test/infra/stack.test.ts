@@ -43,8 +43,8 @@ function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
 
 describe('FlowgateStack', () => {
   describe('functions', () => {
-    it('has one function per route, plus the fallback and the worker', () => {
-      template.resourceCountIs('AWS::Lambda::Function', routes.length + 2);
+    it('has one function per route, plus the fallback and the two queue workers', () => {
+      template.resourceCountIs('AWS::Lambda::Function', routes.length + 3);
     });
 
     it('mounts every route of the table, and the fallback on $default', () => {
@@ -138,9 +138,9 @@ describe('FlowgateStack', () => {
       });
     });
 
-    it('makes both queues TLS-only', () => {
+    it('makes every queue (runs, notifications and their DLQs) TLS-only', () => {
       const policies = all('AWS::SQS::QueuePolicy');
-      expect(policies).toHaveLength(2);
+      expect(policies).toHaveLength(4);
       for (const [, p] of policies) {
         expect(p.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: denyWithoutTls.Condition })]),
@@ -188,7 +188,8 @@ describe('FlowgateStack', () => {
 
     it('gives every log group a retention', () => {
       const groups = all('AWS::Logs::LogGroup');
-      expect(groups.length).toBe(routes.length + 3);
+      // One per function (routes, fallback, two workers) and the API's access logs.
+      expect(groups.length).toBe(routes.length + 4);
       for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
     });
   });

@@ -1,7 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
+import { queryAll } from '../query.ts';
 
 // Access patterns: get by id (global; the id is inside the token) · list by account, or by account
 // and owner (GSI1: GSI1PK = ACC#<account>, GSI1SK = KEY#<owner>#<keyId>).
@@ -49,22 +50,15 @@ export async function getApiKey(keyId: string): Promise<ApiKey | undefined> {
 
 /** Keys of an account, or of one owner in it, newest first. */
 export async function listApiKeys(accountId: string, ownerId?: string): Promise<ApiKey[]> {
-  const out: ApiKey[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-        ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': ownerId ? `KEY#${ownerId}#` : 'KEY#' },
-        ExclusiveStartKey,
-      }),
-    );
-    out.push(...(page.Items ?? []).map((i) => ApiKey.parse(i)));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out.sort((a, b) => b.createdAt - a.createdAt);
+  const keys = await queryAll(
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': ownerId ? `KEY#${ownerId}#` : 'KEY#' },
+    },
+    (i) => ApiKey.parse(i),
+  );
+  return keys.sort((a, b) => b.createdAt - a.createdAt);
 }
 
 /** Mark revoked; false when the key does not exist or was revoked already. */

@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { queryAll } from '../query.ts';
 
 // Access patterns: get by account + id · list by account (PK, SK begins_with USER#) ·
 // get by email (global lookup item EMAIL#<email>, also what keeps emails unique).
@@ -53,20 +54,11 @@ export async function getUserByEmail(email: string): Promise<User | undefined> {
   return Item ? getUser(Item.accountId, Item.userId) : undefined;
 }
 
-export async function listUsers(accountId: string): Promise<User[]> {
-  const users: User[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-        ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': 'USER#' },
-        ExclusiveStartKey,
-      }),
-    );
-    users.push(...(page.Items ?? []).map((i) => User.parse(i)));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return users;
-}
+export const listUsers = (accountId: string): Promise<User[]> =>
+  queryAll(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': 'USER#' },
+    },
+    (i) => User.parse(i),
+  );

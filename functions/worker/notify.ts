@@ -1,0 +1,43 @@
+// SQS consumer of the notifications queue. A failed delivery is reported as a batch item failure and
+// its visibility is pushed back exponentially (SQS's own retry, with backoff); after the queue's
+// maxReceiveCount it lands in the notifications DLQ. A run never waits for its notifications.
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { queue } from '../../shared/clients.ts';
+import { config } from '../../shared/config.ts';
+import { deliverNotification, retryDelaySeconds } from '../../shared/engine/deliver.ts';
+import { NotifyMessage } from '../../shared/engine/notify.ts';
+import { logger } from '../../shared/logger.ts';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+async function deliver(record: SQSRecord) {
+  const parsed = NotifyMessage.safeParse(JSON.parse(record.body));
+  if (!parsed.success) return void logger.error('malformed notification dropped', { messageId: record.messageId });
+  try {
+    await deliverNotification(parsed.data);
+  } catch (error) {
+    const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
+    logger.warn('notification delivery failed; will retry', {
+      eventId: parsed.data.event.eventId,
+      receiveCount,
+      error: (error as Error).message,
+    });
+    const url = config().NOTIFY_QUEUE_URL;
+    if (url) {
+      await queue()
+        .send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: url,
+            ReceiptHandle: record.receiptHandle,
+            VisibilityTimeout: retryDelaySeconds(receiveCount),
+          }),
+        )
+        .catch(() => undefined);
+    }
+    throw error;
+  }
+}
+
+export const handler = async (event: SQSEvent) => processPartialResponse(event, deliver, processor);

@@ -1,0 +1,61 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { db, tableName } from '../../clients.ts';
+
+// Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
+// by status, oldest first (GSI1: ACC#<account>#AP#<status> / AP#<id>).
+export const ApprovalStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
+export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
+
+export const FormField = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'number', 'boolean']),
+  label: z.string().optional(),
+  required: z.boolean(),
+  default: z.unknown().optional(),
+  enum: z.array(z.unknown()).optional(),
+});
+
+export const Approval = z.object({
+  approvalId: z.string(),
+  accountId: z.string(),
+  executionId: z.string(),
+  workflowId: z.string(),
+  stepId: z.string(),
+  status: ApprovalStatus,
+  title: z.string(),
+  description: z.string().optional(),
+  reviewers: z.array(z.string()),
+  /** The form with its defaults evaluated when the approval was created. */
+  form: z.array(FormField).optional(),
+  onTimeout: z.enum(['fail', 'approve', 'reject']),
+  onReject: z.enum(['fail', 'continue']),
+  expiresAt: z.number().optional(),
+  createdAt: z.number(),
+  decision: z.enum(['approve', 'reject']).optional(),
+  comment: z.string().optional(),
+  decidedBy: z.string().optional(),
+  decidedAt: z.number().optional(),
+});
+export type Approval = z.infer<typeof Approval>;
+
+export const approvalKey = (accountId: string, approvalId: string) => ({ PK: `ACC#${accountId}`, SK: `AP#${approvalId}` });
+export const approvalIndex = (accountId: string, status: ApprovalStatus, approvalId: string) => ({
+  GSI1PK: `ACC#${accountId}#AP#${status}`,
+  GSI1SK: `AP#${approvalId}`,
+});
+
+export const approvalPut = (a: Approval) => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...approvalKey(a.accountId, a.approvalId), ...approvalIndex(a.accountId, a.status, a.approvalId), type: 'approval', ...a },
+    ConditionExpression: 'attribute_not_exists(PK)',
+  },
+});
+
+export async function getApproval(accountId: string, approvalId: string): Promise<Approval | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: approvalKey(accountId, approvalId), ConsistentRead: true }),
+  );
+  return Item ? Approval.parse(Item) : undefined;
+}

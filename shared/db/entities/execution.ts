@@ -1,0 +1,145 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { monotonicFactory } from 'ulid';
+import { z } from 'zod';
+import { db, tableName } from '../../clients.ts';
+import { WorkflowDefinition } from '../../engine/definition.ts';
+import { queryPage } from '../query.ts';
+
+// Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
+// list by workflow newest first (GSI1: ACC#<account>#WF#<workflow> / EX#<id>) · event log of a run,
+// oldest first (PK ACC#<account>#EX#<id>, SK EV#<ulid>).
+export const ExecutionStatus = z.enum(['PENDING', 'RUNNING', 'WAITING_APPROVAL', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED']);
+export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
+export const TERMINAL: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+export const Trigger = z.enum(['webhook', 'api', 'rerun']);
+
+export const RunError = z.object({ code: z.string(), message: z.string() });
+export type RunError = z.infer<typeof RunError>;
+
+export const StepState = z.object({
+  stepId: z.string(),
+  type: z.string(),
+  status: z.enum(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'SKIPPED', 'WAITING', 'CANCELLED']),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  error: RunError.optional(),
+});
+export type StepState = z.infer<typeof StepState>;
+
+export const Execution = z.object({
+  executionId: z.string(),
+  accountId: z.string(),
+  workflowId: z.string(),
+  webhookId: z.string().optional(),
+  trigger: Trigger,
+  status: ExecutionStatus,
+  /** The definition as it was when the run started: later edits do not change a run. */
+  definition: WorkflowDefinition,
+  recovery: z.boolean(),
+  variables: z.record(z.string(), z.unknown()),
+  /** The variables the run was started with (before defaults), for reruns. */
+  input: z.record(z.string(), z.unknown()),
+  outputs: z.record(z.string(), z.unknown()),
+  steps: z.array(StepState),
+  /** Index of the next step to run. */
+  nextStep: z.number(),
+  startedAt: z.number(),
+  updatedAt: z.number(),
+  finishedAt: z.number().optional(),
+  startedBy: z.string().optional(),
+  error: RunError.optional(),
+  output: z.unknown().optional(),
+  /** Id of the queue message that may claim the run next; claiming removes it (exactly-once claim). */
+  dispatch: z.string().optional(),
+  lease: z.object({ owner: z.string(), expiresAt: z.number() }).optional(),
+  cancelRequested: z.boolean().optional(),
+  cancelReason: z.string().optional(),
+  approvalId: z.string().optional(),
+  wakeAt: z.number().optional(),
+  rerunOf: z.string().optional(),
+  interruptedAt: z.number().optional(),
+  interruptReason: z.enum(['restart', 'crash']).optional(),
+  idempotencyKey: z.string().optional(),
+});
+export type Execution = z.infer<typeof Execution>;
+
+export const executionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
+const runPartition = (accountId: string, executionId: string) => `ACC#${accountId}#EX#${executionId}`;
+
+export const executionItem = (e: Execution) => ({
+  ...executionKey(e.accountId, e.executionId),
+  GSI1PK: `ACC#${e.accountId}#WF#${e.workflowId}`,
+  GSI1SK: `EX#${e.executionId}`,
+  type: 'execution',
+  ...e,
+});
+
+export async function getExecution(accountId: string, executionId: string): Promise<Execution | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: executionKey(accountId, executionId), ConsistentRead: true }),
+  );
+  return Item ? Execution.parse(Item) : undefined;
+}
+
+export type ExecutionFilters = { workflowId?: string; status?: ExecutionStatus; trigger?: z.infer<typeof Trigger> };
+
+export function listExecutions(accountId: string, f: ExecutionFilters, limit: number, startKey?: Record<string, unknown>) {
+  const filters = [f.status && '#status = :status', f.trigger && '#trigger = :trigger'].filter(Boolean).join(' AND ');
+  const byWorkflow = f.workflowId !== undefined;
+  return queryPage(
+    {
+      ...(byWorkflow ? { IndexName: 'GSI1' } : {}),
+      KeyConditionExpression: byWorkflow ? 'GSI1PK = :pk' : 'PK = :pk AND begins_with(SK, :sk)',
+      ...(filters ? { FilterExpression: filters } : {}),
+      ...(filters
+        ? { ExpressionAttributeNames: { ...(f.status && { '#status': 'status' }), ...(f.trigger && { '#trigger': 'trigger' }) } }
+        : {}),
+      ExpressionAttributeValues: {
+        ':pk': byWorkflow ? `ACC#${accountId}#WF#${f.workflowId}` : `ACC#${accountId}`,
+        ...(byWorkflow ? {} : { ':sk': 'EX#' }),
+        ...(f.status && { ':status': f.status }),
+        ...(f.trigger && { ':trigger': f.trigger }),
+      },
+      ScanIndexForward: false,
+    },
+    (i) => Execution.parse(i),
+    limit,
+    startKey,
+  );
+}
+
+export const RunEvent = z.object({
+  eventId: z.string(),
+  type: z.string(),
+  at: z.number(),
+  executionId: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type RunEvent = z.infer<typeof RunEvent>;
+
+const eventUlid = monotonicFactory();
+
+export function newEvent(executionId: string, type: string, data: Record<string, unknown> = {}, at = Date.now()): RunEvent {
+  return { eventId: `ev_${eventUlid(at).toLowerCase()}`, type, at, executionId, data };
+}
+
+/** A transaction item appending one event to a run's log. */
+export const eventPut = (accountId: string, e: RunEvent) => ({
+  Put: {
+    TableName: tableName(),
+    Item: { PK: runPartition(accountId, e.executionId), SK: `EV#${e.eventId}`, type: 'event', accountId, event: e },
+  },
+});
+
+export const listEvents = (accountId: string, executionId: string, limit: number, startKey?: Record<string, unknown>) =>
+  queryPage(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': runPartition(accountId, executionId), ':sk': 'EV#' },
+    },
+    (i) => RunEvent.parse(i.event),
+    limit,
+    startKey,
+  );
+
+export { runPartition };

@@ -1,0 +1,28 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { db, tableName } from '../../clients.ts';
+
+// Access pattern: get by account + scope + key (PK ACC#<account>, SK IDEM#<scope>#<key>); TTL 24 h.
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+
+export const IdempotencyRecord = z.object({ executionId: z.string(), requestHash: z.string(), createdAt: z.number() });
+export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
+
+const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `ACC#${accountId}`, SK: `IDEM#${scope}#${idemKey}` });
+
+/** Claims the key for a new execution, in the same transaction that creates it. */
+export const idempotencyPut = (accountId: string, scope: string, idemKey: string, r: IdempotencyRecord) => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...key(accountId, scope, idemKey), type: 'idempotency', ...r, ttl: Math.floor(r.createdAt / 1000) + IDEMPOTENCY_TTL_SECONDS },
+    // An expired record that TTL has not removed yet may be taken over.
+    ConditionExpression: 'attribute_not_exists(PK) OR #ttl < :now',
+    ExpressionAttributeNames: { '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':now': Math.floor(r.createdAt / 1000) },
+  },
+});
+
+export async function getIdempotencyRecord(accountId: string, scope: string, idemKey: string): Promise<IdempotencyRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key(accountId, scope, idemKey), ConsistentRead: true }));
+  return Item ? IdempotencyRecord.parse(Item) : undefined;
+}

@@ -1,0 +1,64 @@
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { db, tableName } from '../../clients.ts';
+import { isConditionFailure, conflict } from '../../errors.ts';
+import { WorkflowDefinition } from '../../engine/definition.ts';
+import { queryPage } from '../query.ts';
+
+// Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#).
+export const Workflow = z.object({
+  workflowId: z.string(),
+  accountId: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  definition: WorkflowDefinition,
+  recovery: z.boolean(),
+  ownerId: z.string(),
+  editors: z.array(z.string()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  /** Incremented by every update; updates are conditional on the version read. */
+  version: z.number(),
+});
+export type Workflow = z.infer<typeof Workflow>;
+
+const workflowKey = (accountId: string, workflowId: string) => ({ PK: `ACC#${accountId}`, SK: `WF#${workflowId}` });
+const parse = (i: Record<string, unknown>) => Workflow.parse(i);
+
+export async function getWorkflow(accountId: string, workflowId: string): Promise<Workflow | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: workflowKey(accountId, workflowId) }));
+  return Item ? parse(Item) : undefined;
+}
+
+/** Create (`expectedVersion` undefined) or replace the version that was read (optimistic concurrency). */
+export async function putWorkflow(w: Workflow, expectedVersion?: number): Promise<void> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...workflowKey(w.accountId, w.workflowId), type: 'workflow', ...w },
+        ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :v',
+        ExpressionAttributeValues: expectedVersion === undefined ? undefined : { ':v': expectedVersion },
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) throw conflict('WORKFLOW_CHANGED', 'The workflow was changed or deleted meanwhile; read it again.');
+    throw e;
+  }
+}
+
+export async function deleteWorkflow(accountId: string, workflowId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: workflowKey(accountId, workflowId) }));
+}
+
+export const listWorkflows = (accountId: string, limit: number, startKey?: Record<string, unknown>) =>
+  queryPage(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': 'WF#' },
+      ScanIndexForward: false,
+    },
+    parse,
+    limit,
+    startKey,
+  );

@@ -1,0 +1,97 @@
+import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
+import { getUser } from '../db/entities/user.ts';
+import type { WorkflowDefinition } from '../engine/definition.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
+import { encodeCursor, decodeCursor } from '../http/cursor.ts';
+import { newId } from '../ids.ts';
+import type { Principal } from './principal.ts';
+
+type Actor = Pick<Principal, 'accountId' | 'userId'> & { role?: 'admin' | 'member' };
+
+/** Owner, listed editors and account admins may change a workflow (and bind webhooks to it). */
+export const canEditWorkflow = (p: Actor, w: Workflow) => p.role === 'admin' || w.ownerId === p.userId || w.editors.includes(p.userId);
+
+export const workflowView = (w: Workflow) => ({
+  id: w.workflowId,
+  name: w.name,
+  description: w.description ?? null,
+  definition: w.definition,
+  recovery: w.recovery,
+  ownerId: w.ownerId,
+  editors: w.editors,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+  version: w.version,
+});
+
+/** The v1 summary: variables with defaults and the steps' id, type and title; never notification secrets. */
+export const workflowSummary = (w: Workflow) => ({
+  workflowId: w.workflowId,
+  name: w.name,
+  description: w.description ?? null,
+  variables: Object.fromEntries(
+    Object.entries(w.definition.variables ?? {}).map(([k, v]) => [k, { type: v.type, default: v.default ?? null }]),
+  ),
+  steps: w.definition.steps.map((s) => ({ id: s.id, type: s.type, title: s.title ?? null })),
+  recovery: w.recovery,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+/** A workflow of the caller's account, or 404 (another account's id is indistinguishable from none). */
+export async function requireWorkflow(accountId: string, workflowId: string): Promise<Workflow> {
+  const w = await getWorkflow(accountId, workflowId);
+  if (!w) throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);
+  return w;
+}
+
+async function checkEditors(accountId: string, editors: readonly string[]) {
+  const users = await Promise.all(editors.map((id) => getUser(accountId, id)));
+  const missing = editors.filter((_, i) => !users[i]);
+  if (missing.length)
+    throw badRequest(
+      'INVALID_EDITORS',
+      'Editors must be users of this account.',
+      missing.map((id) => ({ path: 'editors', message: `${id} is not a user of this account` })),
+    );
+}
+
+type WorkflowInput = { name: string; description?: string; definition: WorkflowDefinition; recovery: boolean; editors: string[] };
+
+export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now()): Promise<Workflow> {
+  await checkEditors(p.accountId, input.editors);
+  const w: Workflow = {
+    workflowId: newId('wf'),
+    accountId: p.accountId,
+    ...input,
+    editors: [...new Set(input.editors)],
+    ownerId: p.userId,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  await putWorkflow(w);
+  return w;
+}
+
+export async function updateWorkflow(p: Actor, workflowId: string, patch: Partial<WorkflowInput>, now = Date.now()): Promise<Workflow> {
+  const w = await requireWorkflow(p.accountId, workflowId);
+  if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
+  if (patch.editors) await checkEditors(p.accountId, patch.editors);
+  const next: Workflow = { ...w, ...patch, updatedAt: now, version: w.version + 1 };
+  await putWorkflow(next, w.version);
+  return next;
+}
+
+export async function removeWorkflow(p: Actor, workflowId: string): Promise<void> {
+  const w = await requireWorkflow(p.accountId, workflowId);
+  if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may delete this workflow.');
+  await deleteWorkflow(p.accountId, workflowId);
+}
+
+/** A page of the account's workflows, newest first; every account member may view them. */
+export async function pageWorkflows(accountId: string, limit: number, cursor: string | undefined) {
+  const binding = `workflows:${accountId}`;
+  const page = await listWorkflows(accountId, limit, decodeCursor(cursor, binding));
+  return { items: page.items, nextCursor: encodeCursor(page.lastKey, binding) };
+}

@@ -1,0 +1,302 @@
+import { z } from 'zod';
+import type { FieldError } from '../errors.ts';
+import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
+
+/** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
+
+export const VarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a variable name (letters, digits, _; ≤ 64)');
+export const StepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
+/** A user id: `usr_` and a lower-case ULID (Crockford base32). */
+export const UserId = z.string().regex(/^usr_[0-9a-hjkmnp-tv-z]{26}$/, 'must be a user id');
+export const Reviewer = z
+  .string()
+  .regex(/^user:usr_[0-9a-hjkmnp-tv-z]{26}$|^role:(admin|member)$/, 'must be user:<user id>, role:admin or role:member');
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+/** Literal JSON inside a definition may nest this deep (keeps every walk over it shallow). */
+export const MAX_JSON_DEPTH = 64;
+
+function jsonIssue(v: unknown, path: (string | number)[], depth: number): { path: (string | number)[]; message: string } | undefined {
+  if (depth > MAX_JSON_DEPTH) return { path, message: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels` };
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return undefined;
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : { path, message: 'must be a finite number' };
+  if (Array.isArray(v)) {
+    for (const [i, item] of v.entries()) {
+      const issue = jsonIssue(item, [...path, i], depth + 1);
+      if (issue) return issue;
+    }
+    return undefined;
+  }
+  if (typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+    for (const [k, item] of Object.entries(v)) {
+      const issue = jsonIssue(item, [...path, k], depth + 1);
+      if (issue) return issue;
+    }
+    return undefined;
+  }
+  return { path, message: 'must be a JSON value' };
+}
+
+/** Any JSON value (required: `undefined` is not JSON). */
+export const JsonValue = z.custom<Json>().superRefine((v, ctx) => {
+  const issue = jsonIssue(v, [], 0);
+  if (issue) ctx.addIssue({ code: 'custom', ...issue });
+});
+
+export const VariableType = z.enum(['string', 'number', 'boolean', 'object', 'array']);
+export type VariableType = z.infer<typeof VariableType>;
+
+/** Whether a value has a declared variable (or form field) type. */
+export const hasType = (v: unknown, type: VariableType): boolean =>
+  type === 'array'
+    ? Array.isArray(v)
+    : type === 'object'
+      ? typeof v === 'object' && v !== null && !Array.isArray(v)
+      : type === 'number'
+        ? typeof v === 'number' && Number.isFinite(v)
+        : typeof v === type;
+
+export const VariableDecl = z
+  .strictObject({ type: VariableType, default: JsonValue.optional(), description: z.string().optional() })
+  .superRefine((d, ctx) => {
+    if (d.default !== undefined && !hasType(d.default, d.type))
+      ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${d.type}` });
+  });
+
+const isHttpUrl = (s: string, localHttpOnly = false) => {
+  if (!/^https?:\/\//i.test(s) || !URL.canParse(s)) return false;
+  const url = new URL(s);
+  if (url.protocol === 'https:') return true;
+  return !localHttpOnly || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
+};
+
+const When = z.custom<boolean | string>((v) => typeof v === 'boolean' || (typeof v === 'string' && isExpression(v)), {
+  message: 'must be a boolean or an expression "{% ... %}"',
+});
+const base = { id: StepId, title: z.string().optional(), when: When.optional() };
+
+export const SetStep = z.strictObject({ ...base, type: z.literal('set'), values: z.record(VarName, JsonValue) });
+
+const HeaderName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/, 'must be an HTTP header name');
+export const HttpRequestStep = z
+  .strictObject({
+    ...base,
+    type: z.literal('http_request'),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('GET'),
+    url: z.string().refine((s) => isExpression(s) || isHttpUrl(s), 'must be an absolute http(s) URL or an expression'),
+    headers: z.record(HeaderName, z.string()).optional(),
+    body: JsonValue.optional(),
+    timeoutMs: z.number().int().min(1).max(30_000).default(10_000),
+    saveAs: VarName.optional(),
+    allowFailure: z.boolean().default(false),
+  })
+  .superRefine((s, ctx) => {
+    // fetch() refuses a body on these methods: say so now rather than at run time.
+    if (s.body !== undefined && (s.method === 'GET' || s.method === 'HEAD'))
+      ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${s.method} request has no body` });
+  });
+
+const FieldType = z.enum(['string', 'number', 'boolean']);
+const Scalar = z.union([z.string(), z.number(), z.boolean()]);
+export const FormField = z
+  .strictObject({
+    name: VarName,
+    type: FieldType,
+    label: z.string().optional(),
+    required: z.boolean().default(false),
+    default: Scalar.optional(),
+    enum: z.array(Scalar).min(1).max(100).optional(),
+  })
+  .superRefine((f, ctx) => {
+    const literal = f.default !== undefined && !(typeof f.default === 'string' && isExpression(f.default));
+    if (literal && !hasType(f.default, f.type))
+      ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${f.type} or an expression` });
+    else if (literal && f.enum && !f.enum.includes(f.default!))
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'must be one of enum' });
+    f.enum?.forEach((v, i) => {
+      if (!hasType(v, f.type)) ctx.addIssue({ code: 'custom', path: ['enum', i], message: `must be a ${f.type}` });
+    });
+  });
+
+export const ManualApprovalStep = z.strictObject({
+  ...base,
+  type: z.literal('manual_approval'),
+  title: z.string().min(1),
+  description: z.string().optional(),
+  reviewers: z.array(Reviewer).min(1).max(50),
+  timeoutSeconds: z.number().int().min(60).max(2_592_000).optional(),
+  onTimeout: z.enum(['fail', 'approve', 'reject']).default('fail'),
+  onReject: z.enum(['fail', 'continue']).default('fail'),
+  form: z
+    .array(FormField)
+    .max(50)
+    .superRefine((fields, ctx) => {
+      const seen = new Set<string>();
+      fields.forEach((f, i) => {
+        if (seen.has(f.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate field name "${f.name}"` });
+        seen.add(f.name);
+      });
+    })
+    .optional(),
+});
+
+export const ArtifactStep = z.strictObject({
+  ...base,
+  type: z.literal('artifact'),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^/\\]*$/, 'must not contain / or \\'),
+  /** Absent: decided at run time from the content. */
+  contentType: z.string().min(1).max(255).optional(),
+  content: JsonValue,
+});
+
+export const DelayStep = z.strictObject({ ...base, type: z.literal('delay'), seconds: z.number().int().min(1).max(86_400) });
+
+export const FailStep = z.strictObject({
+  ...base,
+  type: z.literal('fail'),
+  message: z.string().min(1),
+  code: z
+    .string()
+    .max(64)
+    .regex(/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/, 'must be UPPER_SNAKE')
+    .optional(),
+});
+
+export const Step = z.discriminatedUnion('type', [SetStep, HttpRequestStep, ManualApprovalStep, ArtifactStep, DelayStep, FailStep]);
+
+/** The event types of API.md "Events". */
+export const EventType = z.enum([
+  'execution.started',
+  'step.started',
+  'step.succeeded',
+  'step.failed',
+  'approval.requested',
+  'approval.decided',
+  'approval.expired',
+  'execution.succeeded',
+  'execution.failed',
+  'execution.cancelled',
+  'execution.interrupted',
+]);
+export type EventType = z.infer<typeof EventType>;
+
+export const Notification = z.strictObject({
+  // https only; plain http is accepted for localhost and 127.0.0.1 (local mode and tests).
+  url: z
+    .string()
+    .max(2048)
+    .refine((s) => isHttpUrl(s, true), 'must be an https URL (http only for localhost or 127.0.0.1)'),
+  events: z.array(EventType).min(1).max(EventType.options.length),
+  secret: z
+    .string()
+    .max(512)
+    .regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must be a whsec_ secret'),
+});
+
+export const MAX_STEPS = 100;
+
+/** Unique step ids, and every expression anywhere compiles. Runs even when other fields failed, on the raw value. */
+function crossCheck(def: unknown, ctx: z.RefinementCtx) {
+  const steps = (def as { steps?: unknown } | null)?.steps;
+  if (Array.isArray(steps)) {
+    const firstIndex = new Map<unknown, number>();
+    steps.forEach((s: unknown, i) => {
+      const id = (s as { id?: unknown } | null)?.id;
+      if (typeof id !== 'string') return;
+      const first = firstIndex.get(id);
+      if (first === undefined) firstIndex.set(id, i);
+      else ctx.addIssue({ code: 'custom', path: ['steps', i, 'id'], message: `duplicate step id "${id}" (also steps.${first}.id)` });
+    });
+  }
+  // Deeper literal JSON is refused by JsonValue anyway.
+  for (const { path, source } of findExpressions(def, [], MAX_JSON_DEPTH + 8)) {
+    try {
+      compileExpression(source);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', path, message: e instanceof ExpressionError ? e.message : 'invalid expression' });
+    }
+  }
+}
+
+export const WorkflowDefinition = z
+  .strictObject({
+    variables: z.record(VarName, VariableDecl).optional(),
+    steps: z.array(Step).min(1).max(MAX_STEPS),
+    output: JsonValue.optional(),
+    notifications: z.array(Notification).max(10).optional(),
+  })
+  .superRefine(crossCheck, { when: () => true });
+
+export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
+export type Step = z.infer<typeof Step>;
+export type SetStep = z.infer<typeof SetStep>;
+export type HttpRequestStep = z.infer<typeof HttpRequestStep>;
+export type ManualApprovalStep = z.infer<typeof ManualApprovalStep>;
+export type ArtifactStep = z.infer<typeof ArtifactStep>;
+export type DelayStep = z.infer<typeof DelayStep>;
+export type FailStep = z.infer<typeof FailStep>;
+export type FormField = z.infer<typeof FormField>;
+export type Notification = z.infer<typeof Notification>;
+
+export const MAX_VARIABLES_BYTES = 256 * 1024;
+
+/**
+ * Run variables from a start request: inputs of declared variables must have the declared type,
+ * undeclared inputs pass through unchanged, absent declared variables get their default (copied).
+ * The result's JSON must fit in 256 KiB. Error paths are `variables.<name>` or `variables`.
+ */
+export function applyVariableDefaults(
+  definition: Pick<WorkflowDefinition, 'variables'>,
+  input: Record<string, unknown>,
+): { ok: true; variables: Record<string, unknown> } | { ok: false; errors: FieldError[] } {
+  const declared = definition.variables ?? {};
+  const errors: FieldError[] = [];
+  const entries: [string, unknown][] = [];
+  for (const [name, decl] of Object.entries(declared)) {
+    const given = Object.hasOwn(input, name) ? input[name] : undefined;
+    if (given === undefined) {
+      if (decl.default !== undefined) entries.push([name, structuredClone(decl.default)]);
+    } else if (hasType(given, decl.type)) entries.push([name, given]);
+    else errors.push({ path: `variables.${name}`, message: `must be a ${decl.type}` });
+  }
+  for (const [name, value] of Object.entries(input)) if (!Object.hasOwn(declared, name)) entries.push([name, value]);
+  if (errors.length) return { ok: false, errors };
+  const variables = Object.fromEntries(entries);
+  let size: number;
+  try {
+    size = Buffer.byteLength(JSON.stringify(variables));
+  } catch {
+    return { ok: false, errors: [{ path: 'variables', message: 'must be JSON' }] };
+  }
+  if (size > MAX_VARIABLES_BYTES)
+    return { ok: false, errors: [{ path: 'variables', message: `must be at most ${MAX_VARIABLES_BYTES} bytes as JSON` }] };
+  return { ok: true, variables };
+}
+
+const Editors = z.array(UserId).max(100);
+
+/** Console create (`POST /api/workflows`). */
+export const WorkflowBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  definition: WorkflowDefinition,
+  recovery: z.boolean().default(false),
+  editors: Editors.default([]),
+});
+export type WorkflowBody = z.infer<typeof WorkflowBody>;
+
+/** Console update (`PUT /api/workflows/{id}`): any of the fields, at least one; absent fields are unchanged. */
+export const WorkflowPatch = z
+  .object({
+    name: WorkflowBody.shape.name.optional(),
+    description: z.string().max(2000).optional(),
+    definition: WorkflowDefinition.optional(),
+    recovery: z.boolean().optional(),
+    editors: Editors.optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'at least one field is required');
+export type WorkflowPatch = z.infer<typeof WorkflowPatch>;

@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { queue } from '../clients.ts';
+import { config } from '../config.ts';
+
+/** The body of a runs-queue message: "run this execution, if `dispatch` is still the one it waits for". */
+export const RunMessage = z.object({ accountId: z.string(), executionId: z.string(), dispatch: z.string() });
+export type RunMessage = z.infer<typeof RunMessage>;
+
+export const newDispatch = () => randomUUID();
+
+/** SQS delays are at most 15 minutes; longer waits are made of several hops. */
+export const MAX_DELAY_SECONDS = 900;
+
+export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<void> {
+  const url = config().RUNS_QUEUE_URL;
+  if (!url) throw new Error('RUNS_QUEUE_URL is not set');
+  await queue().send(
+    new SendMessageCommand({
+      QueueUrl: url,
+      MessageBody: JSON.stringify(m),
+      DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
+    }),
+  );
+}

@@ -1,0 +1,40 @@
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { queue } from '../clients.ts';
+import { config } from '../config.ts';
+import { type Execution, RunEvent } from '../db/entities/execution.ts';
+import { logger } from '../logger.ts';
+
+/** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
+export const NotifyMessage = z.object({ accountId: z.string(), executionId: z.string(), target: z.number().int().min(0), event: RunEvent });
+export type NotifyMessage = z.infer<typeof NotifyMessage>;
+
+/**
+ * Queue the events that the run's notification targets subscribed to. Delivery happens in the
+ * notifications worker, with retries; queuing never fails the run (errors are logged).
+ */
+export async function notifyEvents(
+  e: Pick<Execution, 'accountId' | 'executionId' | 'definition'>,
+  events: readonly RunEvent[],
+): Promise<void> {
+  const targets = e.definition.notifications ?? [];
+  const url = config().NOTIFY_QUEUE_URL;
+  if (!url || targets.length === 0) return;
+  const messages: NotifyMessage[] = targets.flatMap((t, target) =>
+    events
+      .filter((ev) => (t.events as readonly string[]).includes(ev.type))
+      .map((event) => ({ accountId: e.accountId, executionId: e.executionId, target, event })),
+  );
+  try {
+    for (let i = 0; i < messages.length; i += 10) {
+      await queue().send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
+        }),
+      );
+    }
+  } catch (error) {
+    logger.error('notifications not queued', { executionId: e.executionId, error: error as Error });
+  }
+}

@@ -1,0 +1,287 @@
+import { createHash } from 'node:crypto';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../clients.ts';
+import { approvalIndex, approvalKey } from '../db/entities/approval.ts';
+import {
+  type Execution,
+  type ExecutionStatus,
+  eventPut,
+  executionItem,
+  executionKey,
+  getExecution,
+  newEvent,
+  type RunEvent,
+} from '../db/entities/execution.ts';
+import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
+import type { Workflow } from '../db/entities/workflow.ts';
+import { buildUpdate } from '../db/update.ts';
+import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { applyVariableDefaults } from './definition.ts';
+import { newDispatch, sendRunMessage } from './dispatch.ts';
+import { notifyEvents } from './notify.ts';
+
+export type StartRun = {
+  workflow: Workflow;
+  trigger: Execution['trigger'];
+  variables: Record<string, unknown>;
+  startedBy?: string;
+  webhookId?: string;
+  rerunOf?: string;
+  /** Opt-in deduplication: the same key and request within 24 h return the first execution. */
+  idempotency?: { scope: string; key: string; request: unknown };
+  /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
+  extra?: Record<string, unknown>;
+};
+
+const hashRequest = (request: unknown) =>
+  createHash('sha256')
+    .update(JSON.stringify(request ?? null))
+    .digest('hex');
+
+/**
+ * Start a run: the one entry point for v1, webhooks and reruns. Writes the execution (PENDING, input
+ * variables with the template's defaults) and its first event in one transaction, then sends the one
+ * queue message that may claim it.
+ */
+export async function startRun(input: StartRun, now = Date.now()): Promise<{ execution: Execution; replayed: boolean }> {
+  const { workflow } = input;
+  const vars = applyVariableDefaults(workflow.definition, input.variables);
+  if (!vars.ok) throw validationFailed(vars.errors);
+  const execution: Execution = {
+    executionId: newId('ex'),
+    accountId: workflow.accountId,
+    workflowId: workflow.workflowId,
+    webhookId: input.webhookId,
+    trigger: input.trigger,
+    status: 'PENDING',
+    definition: workflow.definition,
+    recovery: workflow.recovery,
+    variables: vars.variables,
+    input: input.variables,
+    outputs: {},
+    steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' })),
+    nextStep: 0,
+    startedAt: now,
+    updatedAt: now,
+    startedBy: input.startedBy,
+    rerunOf: input.rerunOf,
+    dispatch: newDispatch(),
+    idempotencyKey: input.idempotency?.key,
+    ...input.extra,
+  };
+  const started = newEvent(
+    execution.executionId,
+    'execution.started',
+    { trigger: execution.trigger, workflowId: workflow.workflowId },
+    now,
+  );
+  const idem = input.idempotency;
+  const requestHash = idem && hashRequest(idem.request);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...(idem && requestHash
+            ? [
+                idempotencyPut(workflow.accountId, idem.scope, idem.key, {
+                  executionId: execution.executionId,
+                  requestHash,
+                  createdAt: now,
+                }),
+              ]
+            : []),
+          { Put: { TableName: tableName(), Item: executionItem(execution), ConditionExpression: 'attribute_not_exists(PK)' } },
+          eventPut(execution.accountId, started),
+        ],
+      }),
+    );
+  } catch (e) {
+    if (!idem || !isConditionFailure(e)) throw e;
+    const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
+    if (!earlier || earlier.requestHash !== requestHash) {
+      throw conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+    }
+    const first = await getExecution(workflow.accountId, earlier.executionId);
+    if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
+    return { execution: first, replayed: true };
+  }
+  await sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
+  await notifyEvents(execution, [started]);
+  return { execution, replayed: false };
+}
+
+const finished = (e: Execution) => e.status === 'SUCCEEDED' || e.status === 'FAILED' || e.status === 'CANCELLED';
+
+/**
+ * Cancel: PENDING, INTERRUPTED, WAITING_APPROVAL (with its pending approval) and RUNNING runs that no
+ * worker holds (waiting in a delay, or whose worker died) end at once; a RUNNING run held by a worker
+ * is asked to stop, and the worker ends it before its next step (aborting an in-flight request).
+ * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
+ */
+export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const e = await getExecution(accountId, executionId);
+    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+    if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
+    const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
+    try {
+      if (held) {
+        await db().send(
+          new UpdateCommand(
+            buildUpdate(executionKey(accountId, executionId), { cancelRequested: true, cancelReason: reason, updatedAt: now }, [], {
+              expression: '#status = :running AND #lease.#owner = :owner',
+              names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
+              values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
+            }),
+          ),
+        );
+        return { ...e, cancelRequested: true, cancelReason: reason, updatedAt: now };
+      }
+      const event = newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now);
+      const items = [
+        { Update: cancelledUpdate(e, reason, now) },
+        eventPut(accountId, event),
+        ...(e.status === 'WAITING_APPROVAL' && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
+      ];
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
+      delete cancelled.dispatch;
+      delete cancelled.lease;
+      delete cancelled.approvalId;
+      await notifyEvents(cancelled, [event]);
+      return cancelled;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+  throw conflict('CONFLICT', 'The execution kept changing; try again.');
+}
+
+const cancelledFields = (e: Execution, reason: string | undefined, now: number) => ({
+  status: 'CANCELLED' as const,
+  finishedAt: now,
+  updatedAt: now,
+  cancelReason: reason,
+  error: { code: 'CANCELLED', message: reason ? `Cancelled: ${reason}` : 'Cancelled.' },
+  steps: e.steps.map((s) =>
+    s.status === 'PENDING' || s.status === 'RUNNING' || s.status === 'WAITING' ? { ...s, status: 'CANCELLED' as const } : s,
+  ),
+});
+
+/** The execution update that ends a run CANCELLED, conditional on the state (and lease) read. */
+export function cancelledUpdate(e: Execution, reason: string | undefined, now: number) {
+  const values: Record<string, unknown> = { ':seen': e.status, ':updated': e.updatedAt };
+  return buildUpdate(
+    executionKey(e.accountId, e.executionId),
+    cancelledFields(e, reason, now),
+    ['dispatch', 'lease', 'approvalId', 'wakeAt'],
+    {
+      expression: '#status = :seen AND updatedAt = :updated',
+      names: { '#status': 'status' },
+      values,
+    },
+  );
+}
+
+/** The approval update that cancels a pending approval with its run. */
+export function cancelApprovalUpdate(accountId: string, approvalId: string, now: number) {
+  return buildUpdate(
+    approvalKey(accountId, approvalId),
+    { status: 'CANCELLED', decidedAt: now, ...approvalIndex(accountId, 'CANCELLED', approvalId) },
+    [],
+    { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
+  );
+}
+
+export type Decision = { decision: 'approve' | 'reject'; comment?: string; decidedBy: string; formData?: Record<string, unknown> };
+
+/**
+ * The run's side of an approval decision, as transaction items the approvals module writes together
+ * with the approval's own state change and audit record. `undefined` when the run is no longer
+ * waiting for this approval (cancelled, interrupted): the decision is then recorded but moves nothing.
+ */
+export function decisionTransition(e: Execution, approvalId: string, d: Decision, now = Date.now()) {
+  if (e.status !== 'WAITING_APPROVAL' || e.approvalId !== approvalId) return undefined;
+  const index = e.nextStep;
+  const step = e.definition.steps[index];
+  if (step?.type !== 'manual_approval') return undefined;
+  const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
+  const decided = newEvent(e.executionId, 'approval.decided', { approvalId, stepId: step.id, ...output }, now);
+  const condition = {
+    expression: '#status = :waiting AND approvalId = :ap',
+    names: { '#status': 'status' },
+    values: { ':waiting': 'WAITING_APPROVAL', ':ap': approvalId },
+  };
+  const steps = [...e.steps];
+  const rejected = d.decision === 'reject' && step.onReject !== 'continue';
+  steps[index] = {
+    ...(steps[index] as Execution['steps'][number]),
+    status: rejected ? 'FAILED' : 'SUCCEEDED',
+    finishedAt: now,
+    ...(rejected ? { error: { code: 'APPROVAL_REJECTED', message: `Rejected by ${d.decidedBy}.` } } : {}),
+  };
+  const outputs = { ...e.outputs, [step.id]: output };
+  if (rejected) {
+    const error = { code: 'APPROVAL_REJECTED', message: `Step ${step.id} was rejected${d.comment ? `: ${d.comment}` : '.'}` };
+    const failed = newEvent(e.executionId, 'execution.failed', { error }, now);
+    return {
+      items: [
+        {
+          Update: buildUpdate(
+            executionKey(e.accountId, e.executionId),
+            { status: 'FAILED', steps, outputs, error, finishedAt: now, updatedAt: now },
+            ['approvalId'],
+            condition,
+          ),
+        },
+        eventPut(e.accountId, decided),
+        eventPut(e.accountId, failed),
+      ],
+      events: [decided, failed] as RunEvent[],
+      dispatch: undefined,
+    };
+  }
+  const dispatch = newDispatch();
+  const variables = d.decision === 'approve' ? { ...e.variables, ...d.formData } : e.variables;
+  return {
+    items: [
+      {
+        Update: buildUpdate(
+          executionKey(e.accountId, e.executionId),
+          { status: 'RUNNING', steps, outputs, variables, nextStep: index + 1, dispatch, updatedAt: now },
+          ['approvalId'],
+          condition,
+        ),
+      },
+      eventPut(e.accountId, decided),
+    ],
+    events: [decided] as RunEvent[],
+    dispatch,
+  };
+}
+
+/** After the decision's transaction: queue the resumed run and deliver its events. */
+export async function afterDecision(e: Execution, t: NonNullable<ReturnType<typeof decisionTransition>>): Promise<void> {
+  if (t.dispatch) await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch: t.dispatch });
+  await notifyEvents(e, t.events);
+}
+
+/**
+ * Apply a decision to the run waiting for it (the approvals endpoints record the decision itself).
+ * Returns the status the run moved to, or `undefined` when it was not waiting for this approval.
+ */
+export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
+  const e = await getExecution(accountId, executionId);
+  if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+  const t = decisionTransition(e, approvalId, d, now);
+  if (!t) return undefined;
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: t.items }));
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined;
+    throw err;
+  }
+  await afterDecision(e, t);
+  return (t.dispatch ? 'RUNNING' : 'FAILED') as ExecutionStatus;
+}

@@ -1,0 +1,137 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { storage } from '../clients.ts';
+import { config } from '../config.ts';
+import { approvalPut, type Approval } from '../db/entities/approval.ts';
+import { type Artifact, artifactObjectKey, artifactPut } from '../db/entities/artifact.ts';
+import type { Execution, RunError } from '../db/entities/execution.ts';
+import { newId } from '../ids.ts';
+import type { ArtifactStep, HttpRequestStep, ManualApprovalStep, Step } from './definition.ts';
+import { evaluateTemplate } from './expressions.ts';
+import { performHttpRequest } from './http-request.ts';
+import { StepError } from './step-error.ts';
+
+export const MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
+
+export type Scope = Parameters<typeof evaluateTemplate>[1];
+export type StepContext = { execution: Execution; scope: Scope; signal: AbortSignal; now: number };
+
+/** What a step did; the worker turns it into one checkpoint. */
+export type Outcome =
+  | { kind: 'done'; output?: unknown; variables?: Record<string, unknown>; items?: object[] }
+  | { kind: 'skipped' }
+  | { kind: 'failed'; error: RunError; output?: unknown; continueRun: boolean; variables?: Record<string, unknown> }
+  | { kind: 'fail-run'; error: RunError }
+  | { kind: 'wait-approval'; approval: Approval; items: object[] }
+  | { kind: 'sleep'; until: number };
+
+export function scopeOf(e: Execution): Scope {
+  return {
+    vars: e.variables,
+    steps: e.outputs,
+    execution: { id: e.executionId, workflowId: e.workflowId, trigger: e.trigger, startedAt: e.startedAt },
+  };
+}
+
+const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Run one step. Throws StepError for failures the run reports; anything else is a worker fault. */
+export async function runStep(step: Step, ctx: StepContext): Promise<Outcome> {
+  if (step.when !== undefined && !(await evaluateTemplate(step.when, ctx.scope))) return { kind: 'skipped' };
+  switch (step.type) {
+    case 'set': {
+      const values = (await evaluateTemplate(step.values, ctx.scope)) as Record<string, unknown>;
+      return { kind: 'done', output: values, variables: values };
+    }
+    case 'fail':
+      return {
+        kind: 'fail-run',
+        error: { code: step.code ?? 'STEP_FAILED', message: asText(await evaluateTemplate(step.message, ctx.scope)) },
+      };
+    case 'delay':
+      return { kind: 'sleep', until: ctx.now + step.seconds * 1000 };
+    case 'http_request':
+      return httpRequest(step, ctx);
+    case 'artifact':
+      return artifact(step, ctx);
+    case 'manual_approval':
+      return manualApproval(step, ctx);
+  }
+}
+
+async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Outcome> {
+  const url = asText(await evaluateTemplate(step.url, ctx.scope));
+  const headers = (await evaluateTemplate(step.headers ?? {}, ctx.scope)) as Record<string, unknown>;
+  const body = step.body === undefined ? undefined : await evaluateTemplate(step.body, ctx.scope);
+  const result = await performHttpRequest(
+    {
+      method: step.method,
+      url,
+      headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, asText(v)])),
+      body: body === undefined ? undefined : asText(body),
+      timeoutMs: step.timeoutMs,
+    },
+    { allowlist: config().HTTP_STEP_ALLOWLIST, signal: ctx.signal },
+  );
+  const variables = step.saveAs ? { [step.saveAs]: result } : undefined;
+  if (result.status >= 200 && result.status < 300) return { kind: 'done', output: result, variables };
+  // The host only: paths and queries may carry secrets and this message is stored on the run.
+  const error = { code: 'HTTP_STATUS', message: `${step.method} ${new URL(url).host} answered ${result.status}.` };
+  return { kind: 'failed', error, output: result, continueRun: step.allowFailure, variables };
+}
+
+async function artifact(step: ArtifactStep, ctx: StepContext): Promise<Outcome> {
+  const content = await evaluateTemplate(step.content, ctx.scope);
+  const isText = typeof content === 'string';
+  const bytes = Buffer.from(isText ? content : JSON.stringify(content ?? null), 'utf8');
+  if (bytes.length > MAX_ARTIFACT_BYTES)
+    throw new StepError('ARTIFACT_TOO_LARGE', `Artifact ${step.name} is ${bytes.length} bytes; the limit is ${MAX_ARTIFACT_BYTES}.`);
+  const bucket = config().ARTIFACTS_BUCKET;
+  if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
+  const { accountId, executionId } = ctx.execution;
+  const artifactId = newId('ar');
+  const a: Artifact = {
+    artifactId,
+    accountId,
+    executionId,
+    stepId: step.id,
+    name: step.name,
+    contentType: step.contentType ?? (isText ? 'text/plain; charset=utf-8' : 'application/json'),
+    size: bytes.length,
+    createdAt: ctx.now,
+    objectKey: artifactObjectKey(accountId, executionId, artifactId),
+  };
+  await storage().send(new PutObjectCommand({ Bucket: bucket, Key: a.objectKey, Body: bytes, ContentType: a.contentType }), {
+    abortSignal: ctx.signal,
+  });
+  return { kind: 'done', output: { artifactId, name: a.name, size: a.size }, items: [artifactPut(a)] };
+}
+
+async function manualApproval(step: ManualApprovalStep, ctx: StepContext): Promise<Outcome> {
+  const { execution: e, now } = ctx;
+  const form = step.form
+    ? await Promise.all(
+        step.form.map(async (f) => ({
+          ...f,
+          ...(f.default !== undefined ? { default: await evaluateTemplate(f.default, ctx.scope) } : {}),
+        })),
+      )
+    : undefined;
+  const description = step.description === undefined ? undefined : asText(await evaluateTemplate(step.description, ctx.scope));
+  const approval: Approval = {
+    approvalId: newId('ap'),
+    accountId: e.accountId,
+    executionId: e.executionId,
+    workflowId: e.workflowId,
+    stepId: step.id,
+    status: 'PENDING',
+    title: asText(await evaluateTemplate(step.title, ctx.scope)),
+    description,
+    reviewers: step.reviewers,
+    form,
+    onTimeout: step.onTimeout,
+    onReject: step.onReject,
+    expiresAt: step.timeoutSeconds ? now + step.timeoutSeconds * 1000 : undefined,
+    createdAt: now,
+  };
+  return { kind: 'wait-approval', approval, items: [approvalPut(approval)] };
+}

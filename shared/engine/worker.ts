@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.ts';
+import { db } from '../clients.ts';
+import { Execution, eventPut, executionKey, getExecution, newEvent, type RunEvent, type StepState } from '../db/entities/execution.ts';
+import { buildUpdate } from '../db/update.ts';
+import { isConditionFailure } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { evaluateTemplate } from './expressions.ts';
+import { MAX_DELAY_SECONDS, newDispatch, type RunMessage, sendRunMessage } from './dispatch.ts';
+import { notifyEvents } from './notify.ts';
+import { cancelledUpdate } from './runs.ts';
+import { type Outcome, runStep, scopeOf } from './steps.ts';
+import { StepError } from './step-error.ts';
+
+/** How long a claim holds a run without a checkpoint; every checkpoint extends it. */
+export const LEASE_MS = 90_000;
+/** Hand the run to a fresh invocation when less than this is left of the current one. */
+const HANDOFF_MARGIN_MS = 15_000;
+/** Variables and step outputs of a run, as JSON. */
+export const MAX_STATE_BYTES = 256 * 1024;
+const CANCEL_POLL_MS = 1_000;
+
+export type WorkerOptions = { remainingMs: () => number };
+
+/**
+ * Handle one runs-queue message. The run's record, not the message, decides: the message may claim
+ * the run only while the record still waits for exactly this dispatch id, so duplicates, redeliveries
+ * and messages for cancelled or interrupted runs are acknowledged and dropped.
+ */
+export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Promise<void> {
+  const owner = randomUUID();
+  let e = await claim(m, owner);
+  if (!e) return;
+  if (e.wakeAt !== undefined && e.wakeAt > Date.now() + 500) return void (await sleepAgain(e, owner, e.wakeAt));
+  while (e) {
+    if (e.nextStep >= e.definition.steps.length) return void (await finish(e, owner));
+    if (opts.remainingMs() < HANDOFF_MARGIN_MS) return void (await handOff(e, owner));
+    e = await runNextStep(e, owner);
+  }
+}
+
+async function claim(m: RunMessage, owner: string): Promise<Execution | undefined> {
+  const now = Date.now();
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        ...buildUpdate(
+          executionKey(m.accountId, m.executionId),
+          { status: 'RUNNING', lease: { owner, expiresAt: now + LEASE_MS }, updatedAt: now },
+          ['dispatch'],
+          {
+            expression: 'dispatch = :d AND #status IN (:pending, :running)',
+            names: { '#status': 'status' },
+            values: { ':d': m.dispatch, ':pending': 'PENDING', ':running': 'RUNNING' },
+          },
+        ),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Execution.parse(Attributes);
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+    logger.info('run message dropped: not the dispatch the run waits for', { executionId: m.executionId });
+    return undefined;
+  }
+}
+
+/** Conditions of every write a worker makes while it holds the run. */
+const held = (owner: string) => ({
+  expression: '#status = :running AND #lease.#owner = :owner AND attribute_not_exists(cancelRequested)',
+  names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
+  values: { ':running': 'RUNNING', ':owner': owner },
+});
+
+/**
+ * Write a checkpoint (execution fields + extra items + events) in one transaction. When the condition
+ * fails the run was cancelled or taken away: cancel it if asked, else stop without touching it.
+ */
+async function checkpoint(
+  e: Execution,
+  owner: string,
+  set: Partial<Execution>,
+  remove: string[],
+  items: object[],
+  events: RunEvent[],
+): Promise<Execution | undefined> {
+  const now = Date.now();
+  const fields = { ...set, updatedAt: now };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, remove, held(owner)) },
+          ...(items as never[]),
+          ...events.map((ev) => eventPut(e.accountId, ev)),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailure(err)) throw err;
+    await stopAfterLostCheckpoint(e.accountId, e.executionId, owner);
+    return undefined;
+  }
+  await notifyEvents(e, events);
+  const next: Execution = { ...e, ...fields } as Execution;
+  for (const k of remove) delete (next as Record<string, unknown>)[k];
+  return next;
+}
+
+async function stopAfterLostCheckpoint(accountId: string, executionId: string, owner: string) {
+  const current = await getExecution(accountId, executionId);
+  if (current?.status === 'RUNNING' && current.cancelRequested && current.lease?.owner === owner) {
+    const now = Date.now();
+    const event = newEvent(executionId, 'execution.cancelled', { reason: current.cancelReason ?? null, from: 'RUNNING' }, now);
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: cancelledUpdate(current, current.cancelReason, now) }, eventPut(accountId, event)],
+        }),
+      );
+      await notifyEvents(current, [event]);
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    return;
+  }
+  logger.warn('checkpoint lost: the run changed under this worker; stopping', { executionId, status: current?.status });
+}
+
+const stateBytes = (variables: unknown, outputs: unknown) => Buffer.byteLength(JSON.stringify({ variables, outputs }));
+
+async function runNextStep(e: Execution, owner: string): Promise<Execution | undefined> {
+  const index = e.nextStep;
+  const step = e.definition.steps[index];
+  if (!step) return e;
+  const startedAt = Date.now();
+  const abort = new AbortController();
+  const watch = step.type === 'http_request' ? watchForCancel(e, abort) : undefined;
+  let outcome: Outcome;
+  try {
+    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt });
+  } catch (err) {
+    if (!(err instanceof StepError)) throw err;
+    outcome = { kind: 'failed', error: { code: err.code, message: err.message }, continueRun: false };
+  } finally {
+    if (watch) clearInterval(watch);
+  }
+  if (abort.signal.aborted) return void (await stopAfterLostCheckpoint(e.accountId, e.executionId, owner));
+
+  const now = Date.now();
+  const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now };
+  const started = newEvent(e.executionId, 'step.started', { stepId: step.id, type: step.type }, startedAt);
+  const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
+  const lease = { owner, expiresAt: now + LEASE_MS };
+
+  if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
+    const variables = { ...e.variables, ...outcome.variables };
+    const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
+    if (stateBytes(variables, outputs) > MAX_STATE_BYTES) {
+      outcome = {
+        kind: 'failed',
+        error: { code: 'STATE_TOO_LARGE', message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.` },
+        continueRun: false,
+      };
+    } else {
+      const state = outcome.kind === 'failed' ? { ...base, status: 'FAILED' as const, error: outcome.error } : base;
+      const done = newEvent(
+        e.executionId,
+        outcome.kind === 'failed' ? 'step.failed' : 'step.succeeded',
+        { stepId: step.id, ...(outcome.kind === 'failed' ? { error: outcome.error } : {}) },
+        now,
+      );
+      return checkpoint(
+        e,
+        owner,
+        { steps: steps(state), variables, outputs, nextStep: index + 1, lease, currentStepId: undefined } as Partial<Execution>,
+        [],
+        outcome.kind === 'done' ? (outcome.items ?? []) : [],
+        [started, done],
+      );
+    }
+  }
+  switch (outcome.kind) {
+    case 'skipped':
+      return checkpoint(e, owner, { steps: steps({ ...base, status: 'SKIPPED' }), nextStep: index + 1, lease }, [], [], []);
+    case 'failed':
+    case 'fail-run': {
+      const error = outcome.error;
+      const failedStep = newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now);
+      const failedRun = newEvent(e.executionId, 'execution.failed', { error }, now);
+      await checkpoint(
+        e,
+        owner,
+        { status: 'FAILED', steps: steps({ ...base, status: 'FAILED', error }), error, finishedAt: now },
+        ['lease'],
+        [],
+        [started, failedStep, failedRun],
+      );
+      return undefined;
+    }
+    case 'wait-approval': {
+      const a = outcome.approval;
+      const base = config().PUBLIC_BASE_URL ?? '';
+      const links = {
+        approve: `${base}/api/webhook-trigger/approval/${a.approvalId}/approve?api_key={API_KEY}`,
+        reject: `${base}/api/webhook-trigger/approval/${a.approvalId}/reject?api_key={API_KEY}`,
+      };
+      const requested = newEvent(
+        e.executionId,
+        'approval.requested',
+        {
+          approvalId: a.approvalId,
+          stepId: step.id,
+          title: a.title,
+          reviewers: a.reviewers,
+          form: a.form ?? null,
+          expiresAt: a.expiresAt ?? null,
+          links,
+        },
+        now,
+      );
+      await checkpoint(
+        e,
+        owner,
+        {
+          status: 'WAITING_APPROVAL',
+          steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt }),
+          approvalId: a.approvalId,
+        },
+        ['lease'],
+        outcome.items,
+        [started, requested],
+      );
+      return undefined;
+    }
+    case 'sleep': {
+      const next = await checkpoint(
+        e,
+        owner,
+        { steps: steps({ stepId: step.id, type: step.type, status: 'RUNNING', startedAt }), nextStep: index + 1, wakeAt: outcome.until },
+        [],
+        [],
+        [started],
+      );
+      if (next) await sleepAgain(next, owner, outcome.until);
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Poll for a cancel request while a long step runs, and abort it when one arrives. */
+function watchForCancel(e: Execution, abort: AbortController) {
+  return setInterval(() => {
+    getExecution(e.accountId, e.executionId)
+      .then((current) => {
+        if (current?.cancelRequested) abort.abort();
+      })
+      .catch(() => undefined);
+  }, CANCEL_POLL_MS);
+}
+
+/** Release the run until `until` (a delay step): a queue message with a delay of at most 15 minutes. */
+async function sleepAgain(e: Execution, owner: string, until: number) {
+  const dispatch = newDispatch();
+  const released = await checkpoint(e, owner, { dispatch }, ['lease'], [], []);
+  if (released)
+    await sendRunMessage(
+      { accountId: e.accountId, executionId: e.executionId, dispatch },
+      Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000),
+    );
+}
+
+/** Out of time in this invocation: release the run to a new message. */
+async function handOff(e: Execution, owner: string) {
+  const dispatch = newDispatch();
+  const released = await checkpoint(e, owner, { dispatch }, ['lease'], [], []);
+  if (released) await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch });
+}
+
+async function finish(e: Execution, owner: string) {
+  const now = Date.now();
+  // A delay that was the last step completes here.
+  const steps = e.steps.map((s) => (s.status === 'RUNNING' ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s));
+  let output: unknown = null;
+  try {
+    output = e.definition.output === undefined ? null : ((await evaluateTemplate(e.definition.output, scopeOf(e))) ?? null);
+  } catch (err) {
+    if (!(err instanceof StepError)) throw err;
+    const error = { code: 'OUTPUT_FAILED', message: err.message };
+    await checkpoint(
+      e,
+      owner,
+      { status: 'FAILED', steps, error, finishedAt: now },
+      ['lease', 'wakeAt'],
+      [],
+      [newEvent(e.executionId, 'execution.failed', { error }, now)],
+    );
+    return;
+  }
+  await checkpoint(
+    e,
+    owner,
+    { status: 'SUCCEEDED', steps, output, finishedAt: now },
+    ['lease', 'wakeAt'],
+    [],
+    [newEvent(e.executionId, 'execution.succeeded', { output }, now)],
+  );
+}

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { ExecutionStatus, RunError, StepState, Trigger } from '../db/entities/execution.ts';
+import { Id } from './common.ts';
+
+const cursor = z.string().max(4096).optional();
+const limit = z.coerce.number().int().min(1).max(100).default(25);
+const list = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+
+export const PageQuery = z.object({ limit, cursor });
+export const WorkflowParams = z.object({ id: Id });
+export const V1WorkflowParams = z.object({ workflowId: Id });
+export const ExecutionParams = z.object({ executionId: Id });
+export const ArtifactParams = z.object({ executionId: Id, artifactId: Id });
+export const ExecutionsQuery = z.object({
+  limit,
+  cursor,
+  workflowId: Id.optional(),
+  status: ExecutionStatus.optional(),
+  trigger: Trigger.optional(),
+});
+export const DownloadQuery = z.object({ redirect: z.enum(['0', '1']).optional() });
+
+export const StartRunBody = z.object({ variables: z.record(z.string(), z.unknown()).default({}) });
+export const CancelBody = z.object({ reason: z.string().max(500).optional() });
+
+export const WorkflowSummary = z.object({
+  workflowId: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  variables: z.record(z.string(), z.object({ type: z.string(), default: z.unknown() })),
+  steps: z.array(z.object({ id: z.string(), type: z.string(), title: z.string().nullable() })),
+  recovery: z.boolean(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export const WorkflowSummaryList = list(WorkflowSummary);
+
+export const WorkflowView = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  definition: z.unknown(),
+  recovery: z.boolean(),
+  ownerId: z.string(),
+  editors: z.array(z.string()),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  version: z.number(),
+});
+export const WorkflowViewList = list(WorkflowView);
+
+export const ExecutionView = z.object({
+  executionId: z.string(),
+  workflowId: z.string(),
+  webhookId: z.string().optional(),
+  trigger: Trigger,
+  status: ExecutionStatus,
+  variables: z.record(z.string(), z.unknown()),
+  startedAt: z.number(),
+  updatedAt: z.number(),
+  finishedAt: z.number().optional(),
+  currentStepId: z.string().nullable().optional(),
+  steps: z.array(StepState),
+  error: RunError.optional(),
+  approvalId: z.string().optional(),
+  cancelRequested: z.boolean().optional(),
+  interruptedAt: z.number().optional(),
+  interruptReason: z.enum(['restart', 'crash']).optional(),
+  rerunOf: z.string().optional(),
+});
+export const ExecutionList = list(ExecutionView);
+export const ExecutionResult = z.object({
+  executionId: z.string(),
+  status: ExecutionStatus,
+  output: z.unknown(),
+  variables: z.record(z.string(), z.unknown()),
+  error: RunError.nullable(),
+});
+export const EventList = list(
+  z.object({ eventId: z.string(), type: z.string(), at: z.number(), executionId: z.string(), data: z.record(z.string(), z.unknown()) }),
+);
+export const ArtifactList = list(
+  z.object({
+    artifactId: z.string(),
+    name: z.string(),
+    contentType: z.string(),
+    size: z.number(),
+    createdAt: z.number(),
+    stepId: z.string(),
+  }),
+);
+export const DownloadLink = z.object({ url: z.string(), expiresAt: z.number() });

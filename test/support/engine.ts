@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { queue } from '../../shared/clients.ts';
+import { config, resetConfig } from '../../shared/config.ts';
+import { startPoller } from '../../infra/local/poller.ts';
+import { handler as runWorker } from '../../functions/worker/execute.ts';
+import { handler as notifyWorker } from '../../functions/worker/notify.ts';
+import { RunMessage } from '../../shared/engine/dispatch.ts';
+
+/**
+ * Give this test file its own runs and notifications queues (test files run in parallel and would
+ * otherwise take each other's messages). Call in beforeAll, before anything sends.
+ */
+export async function useOwnQueues(env: Record<string, string> = {}) {
+  const tag = randomBytes(4).toString('hex');
+  const make = async (name: string) => {
+    const { QueueUrl } = await queue().send(
+      new CreateQueueCommand({ QueueName: `${name}-${tag}`, Attributes: { VisibilityTimeout: '30' } }),
+    );
+    return QueueUrl as string;
+  };
+  Object.assign(process.env, { RUNS_QUEUE_URL: await make('runs'), NOTIFY_QUEUE_URL: await make('notify'), ...env });
+  resetConfig();
+}
+
+/** The real workers on this file's queues, as the local stack runs them. */
+export function startWorkers() {
+  const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
+  const pollers = [startPoller(RUNS_QUEUE_URL as string, runWorker), startPoller(NOTIFY_QUEUE_URL as string, notifyWorker)];
+  return () => Promise.all(pollers.map((p) => p.stop()));
+}
+
+/** Take the pending run messages off this file's runs queue without processing them. */
+export async function takeRunMessages(max = 10): Promise<RunMessage[]> {
+  const { Messages = [] } = await queue().send(
+    new ReceiveMessageCommand({ QueueUrl: config().RUNS_QUEUE_URL, MaxNumberOfMessages: max, WaitTimeSeconds: 1, VisibilityTimeout: 300 }),
+  );
+  return Messages.map((m) => RunMessage.parse(JSON.parse(m.Body ?? '')));
+}
+
+/** Poll `read` until `done` holds (or fail after `timeoutMs`). */
+export async function eventually<T>(read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline)
+      throw new Error(`condition not reached in ${timeoutMs} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
