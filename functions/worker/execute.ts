@@ -1,10 +1,12 @@
 // SQS consumer of the runs queue, with partial batch failures: a message whose processing threw is
-// reported and comes back after the visibility timeout; everything else is acknowledged.
+// reported (even when the whole batch failed) and comes back after the visibility timeout, ending in
+// the DLQ after maxReceiveCount; everything else is acknowledged.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { RunMessage } from '../../shared/engine/dispatch.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { logger } from '../../shared/logger.ts';
+import { parseMessage } from './message.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -12,9 +14,10 @@ export const handler = async (event: SQSEvent, context?: Context) =>
   processPartialResponse(
     event,
     async (record: SQSRecord) => {
-      const parsed = RunMessage.safeParse(JSON.parse(record.body));
-      if (!parsed.success) return void logger.error('malformed run message dropped', { messageId: record.messageId });
-      await processRunMessage(parsed.data, { remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 });
+      const message = parseMessage(RunMessage, record);
+      if (!message) return void logger.error('malformed run message dropped', { messageId: record.messageId });
+      await processRunMessage(message, { remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 });
     },
     processor,
+    { throwOnFullBatchFailure: false },
   );

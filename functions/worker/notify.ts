@@ -9,18 +9,19 @@ import { config } from '../../shared/config.ts';
 import { deliverNotification, retryDelaySeconds } from '../../shared/engine/deliver.ts';
 import { NotifyMessage } from '../../shared/engine/notify.ts';
 import { logger } from '../../shared/logger.ts';
+import { parseMessage } from './message.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
 
 async function deliver(record: SQSRecord) {
-  const parsed = NotifyMessage.safeParse(JSON.parse(record.body));
-  if (!parsed.success) return void logger.error('malformed notification dropped', { messageId: record.messageId });
+  const message = parseMessage(NotifyMessage, record);
+  if (!message) return void logger.error('malformed notification dropped', { messageId: record.messageId });
   try {
-    await deliverNotification(parsed.data);
+    await deliverNotification(message);
   } catch (error) {
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
     logger.warn('notification delivery failed; will retry', {
-      eventId: parsed.data.event.eventId,
+      eventId: message.event.eventId,
       receiveCount,
       error: (error as Error).message,
     });
@@ -40,4 +41,5 @@ async function deliver(record: SQSRecord) {
   }
 }
 
-export const handler = async (event: SQSEvent) => processPartialResponse(event, deliver, processor);
+// A batch that failed whole is reported like a partial one: the failed messages alone come back.
+export const handler = async (event: SQSEvent) => processPartialResponse(event, deliver, processor, { throwOnFullBatchFailure: false });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { storage } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
@@ -361,6 +362,32 @@ describe('delivery semantics (no poller: messages are handed to the worker by th
     expect(hits.get(path)).toBe(1);
     expect(await listArtifacts(done.accountId, done.executionId)).toHaveLength(1);
     expect((await eventTypes(done)).filter((t) => t === 'step.succeeded')).toHaveLength(2);
+  });
+
+  it('a worker fault mid-step reports the message as failed and leaves the lease; a redelivery never reruns a finished step', async () => {
+    const path = `/before-crash/${Math.random()}`;
+    const { execution } = await givenRun({
+      steps: [
+        { id: 'call', type: 'http_request', url: `${base}${path}` },
+        { id: 'report', type: 'artifact', name: 'a.txt', content: 'x' },
+      ],
+    });
+    const [message] = await takeRunMessages();
+    // S3 failing in a way the engine does not expect stands for a crash in the middle of the step.
+    const fault = vi.spyOn(storage(), 'send').mockRejectedValueOnce(new Error('simulated crash') as never);
+    const record = { messageId: 'm-1', receiptHandle: 'r', body: JSON.stringify(message), attributes: { ApproximateReceiveCount: '1' } };
+    const response = await runWorker({ Records: [record] } as never, { getRemainingTimeInMillis: () => 30_000 } as never);
+    fault.mockRestore();
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-1' }] });
+    const crashed = await read(execution);
+    expect(crashed).toMatchObject({ status: 'RUNNING', nextStep: 1 });
+    expect(crashed.lease?.expiresAt).toBeGreaterThan(Date.now());
+    expect(crashed.steps.map((s) => s.status)).toEqual(['SUCCEEDED', 'PENDING']);
+
+    // The redelivered message finds no dispatch to claim: nothing runs again (the sweep handles the lease).
+    await runWorker({ Records: [{ ...record, attributes: { ApproximateReceiveCount: '2' } }] } as never, { getRemainingTimeInMillis: () => 30_000 } as never);
+    expect(hits.get(path)).toBe(1);
+    expect(await read(execution)).toMatchObject({ status: 'RUNNING', nextStep: 1, lease: crashed.lease });
   });
 
   it('hands a long run over to a new message when the invocation runs out of time', async () => {
