@@ -35,7 +35,7 @@ import {
   WorkflowView,
   WorkflowViewList,
 } from '../shared/schemas/engine.ts';
-import { WorkflowBody, WorkflowPatch } from '../shared/engine/definition.ts';
+import { WorkflowBody, WorkflowPatch } from '../shared/schemas/workflows.ts';
 
 const session = { kind: 'session' } as const;
 const admin = { kind: 'session', admin: true } as const;

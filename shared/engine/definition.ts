@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { FieldError } from '../errors.ts';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
@@ -242,61 +241,11 @@ export type FailStep = z.infer<typeof FailStep>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;
 
-export const MAX_VARIABLES_BYTES = 256 * 1024;
-
 /**
- * Run variables from a start request: inputs of declared variables must have the declared type,
- * undeclared inputs pass through unchanged, absent declared variables get their default (copied).
- * The result's JSON must fit in 256 KiB. Error paths are `variables.<name>` or `variables`.
+ * A definition read back from storage. It was validated (defaults applied, expressions compiled) when
+ * saved, so reads neither repeat that work nor break if the rules tighten later.
  */
-export function applyVariableDefaults(
-  definition: Pick<WorkflowDefinition, 'variables'>,
-  input: Record<string, unknown>,
-): { ok: true; variables: Record<string, unknown> } | { ok: false; errors: FieldError[] } {
-  const declared = definition.variables ?? {};
-  const errors: FieldError[] = [];
-  const entries: [string, unknown][] = [];
-  for (const [name, decl] of Object.entries(declared)) {
-    const given = Object.hasOwn(input, name) ? input[name] : undefined;
-    if (given === undefined) {
-      if (decl.default !== undefined) entries.push([name, structuredClone(decl.default)]);
-    } else if (hasType(given, decl.type)) entries.push([name, given]);
-    else errors.push({ path: `variables.${name}`, message: `must be a ${decl.type}` });
-  }
-  for (const [name, value] of Object.entries(input)) if (!Object.hasOwn(declared, name)) entries.push([name, value]);
-  if (errors.length) return { ok: false, errors };
-  const variables = Object.fromEntries(entries);
-  let size: number;
-  try {
-    size = Buffer.byteLength(JSON.stringify(variables));
-  } catch {
-    return { ok: false, errors: [{ path: 'variables', message: 'must be JSON' }] };
-  }
-  if (size > MAX_VARIABLES_BYTES)
-    return { ok: false, errors: [{ path: 'variables', message: `must be at most ${MAX_VARIABLES_BYTES} bytes as JSON` }] };
-  return { ok: true, variables };
-}
-
-const Editors = z.array(UserId).max(100);
-
-/** Console create (`POST /api/workflows`). */
-export const WorkflowBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).optional(),
-  definition: WorkflowDefinition,
-  recovery: z.boolean().default(false),
-  editors: Editors.default([]),
-});
-export type WorkflowBody = z.infer<typeof WorkflowBody>;
-
-/** Console update (`PUT /api/workflows/{id}`): any of the fields, at least one; absent fields are unchanged. */
-export const WorkflowPatch = z
-  .object({
-    name: WorkflowBody.shape.name.optional(),
-    description: z.string().max(2000).optional(),
-    definition: WorkflowDefinition.optional(),
-    recovery: z.boolean().optional(),
-    editors: Editors.optional(),
-  })
-  .refine((p) => Object.values(p).some((v) => v !== undefined), 'at least one field is required');
-export type WorkflowPatch = z.infer<typeof WorkflowPatch>;
+export const StoredDefinition = z.custom<WorkflowDefinition>(
+  (v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps),
+  'not a stored workflow definition',
+);

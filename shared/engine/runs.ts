@@ -17,7 +17,7 @@ import type { Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { applyVariableDefaults } from './definition.ts';
+import { applyVariableDefaults } from './variables.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 

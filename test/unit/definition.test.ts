@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyVariableDefaults,
-  EventType,
-  WorkflowBody,
-  WorkflowDefinition,
-  WorkflowPatch,
-  type WorkflowDefinition as Definition,
-} from '../../shared/engine/definition.ts';
+import { EventType, WorkflowDefinition, type WorkflowDefinition as Definition } from '../../shared/engine/definition.ts';
+import { applyVariableDefaults } from '../../shared/engine/variables.ts';
+import { WorkflowBody, WorkflowPatch } from '../../shared/schemas/workflows.ts';
 import { fieldErrors } from '../../shared/http/middleware/parse-request.ts';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

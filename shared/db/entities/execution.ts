@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
-import { WorkflowDefinition } from '../../engine/definition.ts';
+import { StoredDefinition } from '../../engine/definition.ts';
 import { queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
@@ -34,7 +34,7 @@ export const Execution = z.object({
   trigger: Trigger,
   status: ExecutionStatus,
   /** The definition as it was when the run started: later edits do not change a run. */
-  definition: WorkflowDefinition,
+  definition: StoredDefinition,
   recovery: z.boolean(),
   variables: z.record(z.string(), z.unknown()),
   /** The variables the run was started with (before defaults), for reruns. */

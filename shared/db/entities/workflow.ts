@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict } from '../../errors.ts';
-import { WorkflowDefinition } from '../../engine/definition.ts';
+import { StoredDefinition } from '../../engine/definition.ts';
 import { queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#).
@@ -11,7 +11,7 @@ export const Workflow = z.object({
   accountId: z.string(),
   name: z.string(),
   description: z.string().optional(),
-  definition: WorkflowDefinition,
+  definition: StoredDefinition,
   recovery: z.boolean(),
   ownerId: z.string(),
   editors: z.array(z.string()),

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { UserId, WorkflowDefinition } from '../engine/definition.ts';
+
+const Editors = z.array(UserId).max(100);
+
+/** Console create (`POST /api/workflows`). */
+export const WorkflowBody = z.object({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).optional(),
+  definition: WorkflowDefinition,
+  recovery: z.boolean().default(false),
+  editors: Editors.default([]),
+});
+export type WorkflowBody = z.infer<typeof WorkflowBody>;
+
+/** Console update (`PUT /api/workflows/{id}`): any of the fields, at least one; absent fields are unchanged. */
+export const WorkflowPatch = z
+  .object({
+    name: WorkflowBody.shape.name.optional(),
+    description: z.string().max(2000).optional(),
+    definition: WorkflowDefinition.optional(),
+    recovery: z.boolean().optional(),
+    editors: Editors.optional(),
+  })
+  .refine((p) => Object.values(p).some((v) => v !== undefined), 'at least one field is required');
+export type WorkflowPatch = z.infer<typeof WorkflowPatch>;
