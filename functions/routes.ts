@@ -36,6 +36,16 @@ import {
   WorkflowViewList,
 } from '../shared/schemas/engine.ts';
 import { WorkflowBody, WorkflowPatch } from '../shared/schemas/workflows.ts';
+import {
+  CreateWebhookBody,
+  TriggerParams,
+  TriggerResult,
+  UpdateWebhookBody,
+  WebhookList,
+  WebhookParams,
+  WebhookStats,
+  WebhookView,
+} from '../shared/schemas/webhooks.ts';
 
 const session = { kind: 'session' } as const;
 const admin = { kind: 'session', admin: true } as const;
@@ -45,6 +55,9 @@ const readWrite = ['table:read', 'table:write'] as const;
 const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
 const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
 const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
+const webhook = { kind: 'webhook' } as const;
+/** The spec's trigger body limit: 1 MiB. */
+const TRIGGER_BYTES = 1024 * 1024;
 /** Definitions can be large; 256 KiB leaves room for 100 steps with forms and templates. */
 const DEFINITION_BYTES = 256 * 1024;
 
@@ -342,6 +355,100 @@ export const routes = [
     params: ArtifactParams,
     query: DownloadQuery,
     response: DownloadLink,
+  },
+
+  {
+    method: 'POST',
+    path: '/api/webhooks',
+    handler: 'http/webhooks/create',
+    summary: 'Create a webhook',
+    tag: 'Webhooks',
+    auth: session,
+    grants: readWrite,
+    body: CreateWebhookBody,
+    status: 201,
+    response: WebhookView,
+    maxBodyBytes: 32 * 1024,
+  },
+  {
+    method: 'GET',
+    path: '/api/webhooks',
+    handler: 'http/webhooks/list',
+    summary: 'List webhooks (own; admins: the account)',
+    tag: 'Webhooks',
+    auth: session,
+    grants: read,
+    response: WebhookList,
+  },
+  {
+    method: 'GET',
+    path: '/api/webhooks/{id}',
+    handler: 'http/webhooks/get',
+    summary: 'Read a webhook',
+    tag: 'Webhooks',
+    auth: session,
+    grants: read,
+    params: WebhookParams,
+    response: WebhookView,
+  },
+  {
+    method: 'PUT',
+    path: '/api/webhooks/{id}',
+    handler: 'http/webhooks/update',
+    summary: 'Update a webhook (partial; clearApiKeyId + secretKey switches to HMAC)',
+    tag: 'Webhooks',
+    auth: session,
+    grants: readWrite,
+    params: WebhookParams,
+    body: UpdateWebhookBody,
+    response: WebhookView,
+    maxBodyBytes: 32 * 1024,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/webhooks/{id}',
+    handler: 'http/webhooks/delete',
+    summary: 'Delete a webhook',
+    tag: 'Webhooks',
+    auth: session,
+    grants: readWrite,
+    params: WebhookParams,
+    status: 204,
+  },
+  {
+    method: 'GET',
+    path: '/api/webhooks/{id}/stats',
+    handler: 'http/webhooks/stats',
+    summary: 'Trigger statistics (30 daily buckets)',
+    tag: 'Webhooks',
+    auth: session,
+    grants: read,
+    params: WebhookParams,
+    response: WebhookStats,
+  },
+  {
+    method: 'POST',
+    path: '/api/webhooks/{webhookId}/trigger',
+    handler: 'http/webhooks/trigger',
+    summary: 'Trigger the bound workflow',
+    tag: 'Webhook Trigger',
+    auth: webhook,
+    grants: startsRuns,
+    params: TriggerParams,
+    response: TriggerResult,
+    maxBodyBytes: TRIGGER_BYTES,
+  },
+  {
+    method: 'POST',
+    path: '/api/webhook-trigger/{webhookId}',
+    handler: 'http/webhooks/trigger-legacy',
+    summary: 'Trigger (legacy path, identical behaviour)',
+    tag: 'Webhook Trigger',
+    auth: webhook,
+    grants: startsRuns,
+    params: TriggerParams,
+    response: TriggerResult,
+    maxBodyBytes: TRIGGER_BYTES,
   },
 
   {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createAccount } from '../../shared/domain/accounts.ts';
 import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 
 /** The demo workflow: set → manual_approval → artifact, with an output. */
@@ -42,7 +43,7 @@ export type Demo = {
 
 /**
  * On a fresh data folder, create the demo: an account on the Team plan, its admin, an API key with
- * every scope and a workflow with an approval step. The webhooks part adds a webhook here. Returns the existing
+ * every scope, a workflow with an approval step, and a webhook bound to the key that starts it. Returns the existing
  * demo when the folder was seeded before (data survives restarts).
  */
 export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'admin@demo.local'): Promise<Demo> {
@@ -68,6 +69,10 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
       editors: [],
     },
   );
+  const webhook = await createWebhook(
+    { kind: 'session', accountId: account.accountId, userId: admin.userId, role: 'admin', sessionId: 'seed' },
+    { workflowId: workflow.workflowId, name: 'Demo deploy hook', apiKeyId: key.id, allowedSourceIps: [], enabled: true },
+  );
   const demo: Demo = {
     baseUrl,
     accountId: account.accountId,
@@ -75,7 +80,7 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
     adminPassword,
     apiKey: key.token,
     workflowId: workflow.workflowId,
-    webhookId: null,
+    webhookId: webhook.webhookId,
   };
   writeFileSync(file, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return demo;
@@ -92,6 +97,11 @@ export function demoBanner(demo: Demo): string {
     'Try it:',
     `  curl -s ${u}/api/v1/me -H 'Authorization: Bearer ${demo.apiKey}'`,
     `  curl -s ${u}/api/auth/login -H 'content-type: application/json' -d '{"email":"${demo.adminEmail}","password":"${demo.adminPassword}"}'`,
+    ...(demo.webhookId
+      ? [
+          `  curl -s -X POST ${u}/api/webhooks/${demo.webhookId}/trigger -H 'Authorization: Bearer ${demo.apiKey}' -H 'content-type: application/json' -d '{"env":"production"}'`,
+        ]
+      : []),
     ...(demo.workflowId
       ? [
           `  curl -s -X POST ${u}/api/v1/workflows/${demo.workflowId}/runs -H 'Authorization: Bearer ${demo.apiKey}' -H 'content-type: application/json' -d '{"variables":{"env":"production"}}'`,

@@ -32,6 +32,8 @@ export type StartRun = {
   idempotency?: { scope: string; key: string; request: unknown };
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
+  /** Further writes that belong to the start (webhook stats), in the same transaction. */
+  items?: object[];
 };
 
 const hashRequest = (request: unknown) =>
@@ -93,6 +95,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
             : []),
           { Put: { TableName: tableName(), Item: executionItem(execution), ConditionExpression: 'attribute_not_exists(PK)' } },
           eventPut(execution.accountId, started),
+          ...((input.items ?? []) as never[]),
         ],
       }),
     );

@@ -48,6 +48,16 @@ function operation(r: Route) {
     responses['429'] = problem('Account rate limit reached (`Retry-After`)');
   }
   if (r.auth.kind === 'session' && r.auth.admin) responses['403'] = problem('Admins only');
+  if (r.auth.kind === 'webhook') {
+    responses['401'] = problem('Not the bound key, key invalid or without WEBHOOK_TRIGGER, or HMAC signature mismatch');
+    responses['403'] = problem('Source IP not in the allowlist');
+    responses['404'] = problem('No such webhook');
+    responses['409'] = problem('Webhook disabled');
+    responses['415'] = problem('Content-Type is not JSON');
+    responses['429'] = problem('Account rate limit reached (`Retry-After`)');
+    responses['400'] = problem('Body is not JSON (`INVALID_JSON`) or not an object (`BODY_NOT_OBJECT`)');
+    responses['413'] = problem('Body over 1 MiB');
+  }
   if (r.body) responses['413'] = problem(`Body over ${r.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes`);
   return {
     operationId: r.handler.replace(/^http\//, '').replace(/\//g, '.'),
@@ -57,6 +67,9 @@ function operation(r: Route) {
     ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } } } : {}),
     ...(r.auth.kind === 'session' ? { security: [{ session: [] }] } : {}),
     ...(r.auth.kind === 'apiKey' ? { security: [{ apiKey: [] }], 'x-required-scope': r.auth.scope } : {}),
+    ...(r.auth.kind === 'webhook'
+      ? { security: [{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}], 'x-required-scope': 'WEBHOOK_TRIGGER' }
+      : {}),
     responses,
   };
 }
@@ -76,6 +89,8 @@ export function openApiDocument(routes: readonly Route[]) {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key `dyk_<id>_<secret>`' },
         session: { type: 'http', scheme: 'bearer', description: 'Console session `dys_<id>_<secret>`' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
       },
     },
   };

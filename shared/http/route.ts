@@ -9,7 +9,9 @@ export type Auth =
   /** Console session (`dys_` Bearer token); `admin` restricts the route to account admins. */
   | { kind: 'session'; admin?: boolean }
   /** Open-platform API key with a scope; metered (usage + account rate limit). */
-  | { kind: 'apiKey'; scope: Scope };
+  | { kind: 'apiKey'; scope: Scope }
+  /** Webhook trigger: the webhook's own mode (bound key, HMAC or open), checked by the trigger itself. */
+  | { kind: 'webhook' };
 
 /** One HTTP route: read by the CDK stack, the local server, the OpenAPI generator and the handler. */
 export type Route = {

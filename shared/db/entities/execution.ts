@@ -60,6 +60,11 @@ export const Execution = z.object({
   interruptedAt: z.number().optional(),
   interruptReason: z.enum(['restart', 'crash']).optional(),
   idempotencyKey: z.string().optional(),
+  /** Webhook runs: the request as received (for audit and manual rerun; never replayed). */
+  payload: z.unknown().optional(),
+  authMode: z.enum(['api_key', 'hmac', 'open']).optional(),
+  keyId: z.string().optional(),
+  sourceIp: z.string().optional(),
 });
 export type Execution = z.infer<typeof Execution>;
 

@@ -1,0 +1,154 @@
+import { createHmac } from 'node:crypto';
+import { ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
+import { acceptedStatsItems, getWebhookAndKey, recordRejected, type Webhook } from '../db/entities/webhook.ts';
+import { logger } from '../logger.ts';
+import { getWorkflow } from '../db/entities/workflow.ts';
+import { startRun } from '../engine/runs.ts';
+import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unsupportedMediaType } from '../errors.ts';
+import { inRanges, parseRange } from '../http/client-ip.ts';
+import type { HttpEvent } from '../http/context.ts';
+import { idempotencyKey } from '../http/idempotency.ts';
+import { presentedKey } from '../http/credentials.ts';
+import { isJsonContentType, parseJsonBody } from '../http/middleware/parse-request.ts';
+import { hashToken, parseToken, safeEqual } from '../tokens.ts';
+import { accountPlan } from './accounts.ts';
+import { keyStatus } from './keys.ts';
+import { takeAccountBudget } from './rate-limit.ts';
+import { authMode } from './webhooks.ts';
+
+export type TriggerRequest = { event: HttpEvent; webhookId: string; sourceIp: string };
+/** Filled as the checks pass, so the caller can count a refusal against the webhook and add headers. */
+export type TriggerState = { webhook?: Webhook; rateLimitHeaders?: Record<string, string> };
+
+const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
+
+/** Key-bound mode: exactly the bound key, of the webhook's account, valid, with WEBHOOK_TRIGGER. */
+function checkKey(w: Webhook, token: string | undefined, keyItem: Record<string, unknown> | undefined, now: number) {
+  if (!token) throw unauthorized('UNAUTHORIZED', 'This webhook needs its bound API key (Bearer, X-API-Key or api_key).');
+  const parsed = parseToken(token, 'dyk');
+  const key = keyItem ? ApiKey.parse(keyItem) : undefined;
+  if (!parsed || !key || !safeEqual(hashToken(token), key.tokenHash) || keyStatus(key, now) !== 'active') {
+    throw unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
+  }
+  if (key.keyId !== w.apiKeyId || key.accountId !== w.accountId)
+    throw unauthorized('KEY_NOT_BOUND', 'This API key is not the one bound to the webhook.');
+  if (!key.scopes.includes('WEBHOOK_TRIGGER')) throw unauthorized('MISSING_SCOPE', 'The API key lacks the WEBHOOK_TRIGGER scope.');
+  return key;
+}
+
+/** HMAC mode: `X-Webhook-Signature: sha256=<hex>` or `<hex>` of HMAC-SHA256(secret, raw body bytes). */
+function checkSignature(w: Webhook, event: HttpEvent) {
+  const header = event.headers['x-webhook-signature'];
+  if (!header) throw unauthorized('INVALID_SIGNATURE', 'Send X-Webhook-Signature: sha256=<hex HMAC of the raw body>.');
+  const given = header
+    .trim()
+    .replace(/^sha256=/i, '')
+    .toLowerCase();
+  const expected = createHmac('sha256', w.secretKey as string)
+    .update(rawBody(event))
+    .digest('hex');
+  if (!safeEqual(given, expected)) throw unauthorized('INVALID_SIGNATURE', 'The signature does not match the body.');
+}
+
+/**
+ * The spec's variable mapping: without a mapping, top-level string/number/boolean fields become
+ * variables; with one, each variable takes the named top-level field as is; an absent field leaves
+ * the template default.
+ */
+export function mapVariables(payload: Record<string, unknown>, mapping: Record<string, string> | undefined): Record<string, unknown> {
+  if (!mapping) {
+    return Object.fromEntries(Object.entries(payload).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)));
+  }
+  return Object.fromEntries(
+    Object.entries(mapping)
+      .filter(([, field]) => Object.hasOwn(payload, field))
+      .map(([name, field]) => [name, payload[field]]),
+  );
+}
+
+/**
+ * A webhook trigger, checked in API.md's order: 404, 401, 403, 409, 429, 415, 400, then one new
+ * execution. The webhook and the presented key are read together; the rate limit, the key's usage and
+ * the workflow read go in parallel; the execution, its first event and the webhook's stats are one
+ * transaction; then one queue message.
+ */
+export async function triggerWebhook(req: TriggerRequest, state: TriggerState, now = Date.now()) {
+  try {
+    return await checkAndStart(req, state, now);
+  } catch (e) {
+    // A refusal of an existing webhook counts in its stats (by status); a 404 has no webhook to count.
+    if (state.webhook && e instanceof AppError && e.statusCode < 500) {
+      await recordRejected(state.webhook.webhookId, e.statusCode, now).catch((err: unknown) =>
+        logger.warn('webhook rejection not counted', { webhookId: state.webhook?.webhookId, error: err as Error }),
+      );
+    }
+    throw e;
+  }
+}
+
+async function checkAndStart(req: TriggerRequest, state: TriggerState, now: number) {
+  const { event, webhookId } = req;
+  const token = presentedKey(event, true);
+  const keyId = token ? parseToken(token, 'dyk')?.id : undefined;
+  const { webhook: w, keyItem } = await getWebhookAndKey(webhookId, keyId);
+  if (!w) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
+  state.webhook = w;
+
+  const mode = authMode(w);
+  const key = mode === 'api_key' ? checkKey(w, token, keyItem, now) : undefined;
+  if (mode === 'hmac') checkSignature(w, event);
+
+  if (
+    w.allowedSourceIps.length &&
+    !inRanges(
+      req.sourceIp,
+      w.allowedSourceIps.map(parseRange).filter((r) => r !== undefined),
+    )
+  ) {
+    throw forbidden('IP_NOT_ALLOWED', `Requests from ${req.sourceIp} may not trigger this webhook.`);
+  }
+  if (!w.enabled) throw conflict('WEBHOOK_DISABLED', `Webhook ${webhookId} is disabled.`);
+
+  const plan = await accountPlan(w.accountId);
+  const [, workflow] = await Promise.all([
+    takeAccountBudget(w.accountId, plan, now).then(
+      (headers) => (state.rateLimitHeaders = headers),
+      (e: unknown) => {
+        if (e instanceof AppError) state.rateLimitHeaders = e.extra.headers;
+        throw e;
+      },
+    ),
+    getWorkflow(w.accountId, w.workflowId),
+    key ? recordKeyUsage(key.keyId, now).catch(() => undefined) : undefined,
+  ]);
+
+  if (!isJsonContentType(event.headers['content-type'])) throw unsupportedMediaType();
+  const payload = parseJsonBody(event.body, event.isBase64Encoded);
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    throw badRequest('BODY_NOT_OBJECT', 'The body must be a JSON object.');
+  const idemKey = idempotencyKey(event);
+  if (!workflow) throw notFound('WORKFLOW_NOT_FOUND', `The webhook's workflow ${w.workflowId} no longer exists.`);
+
+  const { execution, replayed } = await startRun(
+    {
+      workflow,
+      trigger: 'webhook',
+      webhookId,
+      variables: mapVariables(payload as Record<string, unknown>, w.variableMapping),
+      idempotency: idemKey ? { scope: `WH#${webhookId}`, key: idemKey, request: payload } : undefined,
+      extra: { payload, authMode: mode, keyId: key?.keyId, sourceIp: req.sourceIp },
+      items: acceptedStatsItems(webhookId, now),
+    },
+    now,
+  );
+  return {
+    replayed,
+    result: {
+      executionId: execution.executionId,
+      webhookId,
+      workflowId: workflow.workflowId,
+      status: execution.status,
+      startedAt: execution.startedAt,
+    },
+  };
+}

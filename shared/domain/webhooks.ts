@@ -1,0 +1,179 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { db, tableName } from '../clients.ts';
+import type { Plan } from '../config.ts';
+import { getApiKey } from '../db/entities/api-key.ts';
+import { getAccount } from '../db/entities/account.ts';
+import { getWebhook, listWebhooks, readStats, type Webhook, webhookCountKey, webhookItem, webhookKey } from '../db/entities/webhook.ts';
+import { badRequest, forbidden, isConditionFailure, notFound } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
+import { keyStatus } from './keys.ts';
+import type { Principal } from './principal.ts';
+import { canEditWorkflow, requireWorkflow } from './workflows.ts';
+
+type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+
+/** Webhooks per plan (the spec's limits); undefined = unlimited. */
+export const WEBHOOK_LIMITS: Record<Plan, number | undefined> = { free: 0, pro: 3, team: 10, enterprise: undefined };
+
+export const authMode = (w: Pick<Webhook, 'apiKeyId' | 'secretKey'>) => (w.apiKeyId ? 'api_key' : w.secretKey ? 'hmac' : 'open');
+
+/** What the console sees: the mode, never the secret. */
+export const webhookView = (w: Webhook) => ({
+  id: w.webhookId,
+  workflowId: w.workflowId,
+  name: w.name,
+  apiKeyId: w.apiKeyId ?? null,
+  hasSecretKey: w.secretKey !== undefined,
+  authMode: authMode(w),
+  variableMapping: w.variableMapping ?? null,
+  allowedSourceIps: w.allowedSourceIps,
+  enabled: w.enabled,
+  createdBy: w.createdBy,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+/** A webhook the caller may see: admins see the account's, members their own; else 404. */
+async function visibleWebhook(p: SessionPrincipal, webhookId: string): Promise<Webhook> {
+  const w = await getWebhook(webhookId);
+  if (!w || w.accountId !== p.accountId || (p.role !== 'admin' && w.createdBy !== p.userId)) {
+    throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
+  }
+  return w;
+}
+
+async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string) {
+  const workflow = await requireWorkflow(p.accountId, workflowId);
+  if (!canEditWorkflow(p, workflow))
+    throw forbidden('NOT_WORKFLOW_EDITOR', 'You need edit permission on the workflow to bind a webhook to it.');
+}
+
+/**
+ * The bound key must exist in the account, be active, carry WEBHOOK_TRIGGER, and belong to the
+ * webhook's creator, or to the admin who manages a member's webhook (the spec's ownership rule).
+ */
+async function checkBinding(p: SessionPrincipal, creatorId: string, keyId: string) {
+  const key = await getApiKey(keyId);
+  const owners = new Set([creatorId, ...(p.role === 'admin' ? [p.userId] : [])]);
+  const problem =
+    !key || key.accountId !== p.accountId
+      ? 'no such key in this account'
+      : keyStatus(key) !== 'active'
+        ? `the key is ${keyStatus(key)}`
+        : !key.scopes.includes('WEBHOOK_TRIGGER')
+          ? 'the key lacks the WEBHOOK_TRIGGER scope'
+          : !owners.has(key.ownerId)
+            ? 'the key must belong to the webhook creator (or to the admin managing it)'
+            : undefined;
+  if (problem) throw badRequest('INVALID_API_KEY_BINDING', `apiKeyId: ${problem}.`, [{ path: 'apiKeyId', message: problem }]);
+}
+
+export async function createWebhook(p: SessionPrincipal, input: z.output<typeof CreateWebhookBody>, now = Date.now()): Promise<Webhook> {
+  await requireEditableWorkflow(p, input.workflowId);
+  if (input.apiKeyId) await checkBinding(p, p.userId, input.apiKeyId);
+  const account = await getAccount(p.accountId);
+  const limit = account ? WEBHOOK_LIMITS[account.plan] : 0;
+  const w: Webhook = { webhookId: newId('wh'), accountId: p.accountId, ...input, createdBy: p.userId, createdAt: now, updatedAt: now };
+  const planLimit = () => forbidden('PLAN_LIMIT_REACHED', `The ${account?.plan ?? 'current'} plan allows ${limit} webhooks.`);
+  if (limit === 0) throw planLimit();
+  try {
+    // The count and the webhook in one transaction: parallel creates can never exceed the limit.
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: webhookCountKey(p.accountId),
+              UpdateExpression: 'ADD #n :one SET #type = :type',
+              ...(limit !== undefined ? { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit' } : {}),
+              ExpressionAttributeNames: { '#n': 'count', '#type': 'type' },
+              ExpressionAttributeValues: { ':one': 1, ':type': 'webhookCount', ...(limit !== undefined ? { ':limit': limit } : {}) },
+            },
+          },
+          { Put: { TableName: tableName(), Item: webhookItem(w), ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) throw planLimit();
+    throw e;
+  }
+  return w;
+}
+
+export async function updateWebhook(
+  p: SessionPrincipal,
+  webhookId: string,
+  patch: z.output<typeof UpdateWebhookBody>,
+  now = Date.now(),
+): Promise<Webhook> {
+  const w = await visibleWebhook(p, webhookId);
+  await requireEditableWorkflow(p, w.workflowId);
+  if (patch.apiKeyId) await checkBinding(p, w.createdBy, patch.apiKeyId);
+  const { clearApiKeyId, variableMapping, ...rest } = patch;
+  const next: Webhook = { ...w, ...rest, updatedAt: now };
+  if (variableMapping !== undefined) next.variableMapping = variableMapping ?? undefined;
+  if (clearApiKeyId) delete next.apiKeyId;
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: webhookItem(next),
+              ConditionExpression: 'updatedAt = :seen',
+              ExpressionAttributeValues: { ':seen': w.updatedAt },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) throw notFound('WEBHOOK_NOT_FOUND', 'The webhook was changed or deleted meanwhile; read it again.');
+    throw e;
+  }
+  return next;
+}
+
+export async function deleteWebhook(p: SessionPrincipal, webhookId: string): Promise<void> {
+  const w = await visibleWebhook(p, webhookId);
+  await requireEditableWorkflow(p, w.workflowId);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: webhookKey(webhookId), ConditionExpression: 'attribute_exists(PK)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: webhookCountKey(p.accountId),
+              UpdateExpression: 'ADD #n :minus',
+              ConditionExpression: '#n > :zero',
+              ExpressionAttributeNames: { '#n': 'count' },
+              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
+    throw e;
+  }
+}
+
+export async function listVisibleWebhooks(p: SessionPrincipal) {
+  const items = await listWebhooks(p.accountId, p.role === 'admin' ? undefined : p.userId);
+  return { items: items.sort((a, b) => b.createdAt - a.createdAt).map(webhookView), nextCursor: null };
+}
+
+export const webhookDetail = async (p: SessionPrincipal, webhookId: string) => webhookView(await visibleWebhook(p, webhookId));
+
+export async function webhookStats(p: SessionPrincipal, webhookId: string, now = Date.now()) {
+  await visibleWebhook(p, webhookId);
+  return readStats(webhookId, now);
+}

@@ -1,0 +1,94 @@
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+import { VarName } from '../engine/definition.ts';
+import { Id } from './common.ts';
+
+/**
+ * One allowlist entry: an IPv4 address in dotted four-part decimal, an IPv6 address, or a CIDR of
+ * either. Shorthand and octal/hex IPv4 forms (`127.1`, `017700000001`, `0x7f.1`) are refused: they
+ * are legal for some parsers and mean something else to a reader.
+ */
+export const SourceIpEntry = z
+  .string()
+  .max(64)
+  .refine((s) => {
+    const [addr, bits, extra] = s.split('/');
+    if (!addr || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return false;
+    const v4 = bits === undefined ? ipaddr.IPv4.isValidFourPartDecimal(addr) : ipaddr.IPv4.isValidCIDRFourPartDecimal(s);
+    const v6 = bits === undefined ? ipaddr.IPv6.isValid(addr) : ipaddr.IPv6.isValidCIDR(s);
+    return v4 || (v6 && addr.includes(':'));
+  }, 'must be an IPv4 address, an IPv6 address or a CIDR range');
+
+export const AllowedSourceIps = z.array(SourceIpEntry).max(100, 'at most 100 entries');
+export const VariableMapping = z
+  .record(VarName, z.string().min(1).max(256))
+  .refine((m) => Object.keys(m).length <= 100, 'at most 100 entries');
+const SecretKey = z.string().min(16, 'at least 16 characters').max(256);
+const KeyId = z.string().regex(/^[0-9a-z]{26}$/, 'must be an API key id');
+
+export const CreateWebhookBody = z.object({
+  workflowId: Id,
+  name: z.string().trim().min(1).max(200),
+  apiKeyId: KeyId.optional(),
+  secretKey: SecretKey.optional(),
+  variableMapping: VariableMapping.optional(),
+  allowedSourceIps: AllowedSourceIps.default([]),
+  enabled: z.boolean().default(true),
+});
+
+export const UpdateWebhookBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    apiKeyId: KeyId.optional(),
+    clearApiKeyId: z.boolean().optional(),
+    secretKey: SecretKey.optional(),
+    variableMapping: VariableMapping.nullable().optional(),
+    allowedSourceIps: AllowedSourceIps.optional(),
+    enabled: z.boolean().optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.clearApiKeyId && b.secretKey === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['secretKey'],
+        message: 'clearApiKeyId requires the shared secret (secretKey) in the same update',
+      });
+    if (b.clearApiKeyId && b.apiKeyId !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['apiKeyId'], message: 'cannot bind a key and clear the binding at once' });
+    if (Object.values(b).every((v) => v === undefined))
+      ctx.addIssue({ code: 'custom', path: [], message: 'at least one field is required' });
+  });
+
+export const WebhookParams = z.object({ id: Id });
+export const TriggerParams = z.object({ webhookId: Id });
+
+export const WebhookView = z.object({
+  id: z.string(),
+  workflowId: z.string(),
+  name: z.string(),
+  apiKeyId: z.string().nullable(),
+  hasSecretKey: z.boolean(),
+  authMode: z.enum(['api_key', 'hmac', 'open']),
+  variableMapping: z.record(z.string(), z.string()).nullable(),
+  allowedSourceIps: z.array(z.string()),
+  enabled: z.boolean(),
+  createdBy: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export const WebhookList = z.object({ items: z.array(WebhookView), nextCursor: z.null() });
+export const WebhookStats = z.object({
+  total: z.number(),
+  accepted: z.number(),
+  rejected: z.record(z.string(), z.number()),
+  lastTriggeredAt: z.number().nullable(),
+  daily: z.array(z.object({ date: z.string(), accepted: z.number(), rejected: z.number() })),
+});
+export const TriggerResult = z.object({
+  executionId: z.string(),
+  webhookId: z.string(),
+  workflowId: z.string(),
+  /** `PENDING` for a new execution; a replayed Idempotency-Key returns the earlier one's status. */
+  status: z.string(),
+  startedAt: z.number(),
+});
