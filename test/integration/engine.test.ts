@@ -385,7 +385,10 @@ describe('delivery semantics (no poller: messages are handed to the worker by th
     expect(crashed.steps.map((s) => s.status)).toEqual(['SUCCEEDED', 'PENDING']);
 
     // The redelivered message finds no dispatch to claim: nothing runs again (the sweep handles the lease).
-    await runWorker({ Records: [{ ...record, attributes: { ApproximateReceiveCount: '2' } }] } as never, { getRemainingTimeInMillis: () => 30_000 } as never);
+    await runWorker(
+      { Records: [{ ...record, attributes: { ApproximateReceiveCount: '2' } }] } as never,
+      { getRemainingTimeInMillis: () => 30_000 } as never,
+    );
     expect(hits.get(path)).toBe(1);
     expect(await read(execution)).toMatchObject({ status: 'RUNNING', nextStep: 1, lease: crashed.lease });
   });
