@@ -1,9 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators.ts';
+import { eventually } from '../support/engine.ts';
 
 // `npm start` as a person runs it: its own emulators on disk, the seed, Ctrl-C, and a restart.
 const isAlive = (pid: number) => {
@@ -55,6 +56,22 @@ describe('npm start', () => {
     expect(first.output()).toContain(demo.apiKey);
     expect(first.output()).toContain(demo.adminPassword);
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
+
+    // The printed curl, run as printed, starts a run that reaches the demo's approval step.
+    const curl = first
+      .output()
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith('curl') && l.includes('/trigger'));
+    expect(curl).toBeDefined();
+    const triggered = JSON.parse(execSync(curl as string, { encoding: 'utf8' }));
+    expect(triggered).toMatchObject({ status: 'PENDING', webhookId: demo.webhookId, workflowId: demo.workflowId });
+    const waiting = await eventually(
+      async () => (await (await fetch(`${base}/api/v1/executions/${triggered.executionId}`, { headers: { authorization: `Bearer ${demo.apiKey}` } })).json()) as any,
+      (e) => e.status === 'WAITING_APPROVAL',
+    );
+    expect(waiting.currentStepId).toBe('approve');
+
     const { javaPid } = JSON.parse(readFileSync(join(dataDir, 'emulators.json'), 'utf8'));
     expect(isAlive(javaPid)).toBe(true);
     expect(await stop(first.child, 'SIGINT')).toBe(0);
