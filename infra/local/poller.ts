@@ -46,6 +46,8 @@ export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?
             MaxNumberOfMessages: opts.batchSize ?? 10,
             WaitTimeSeconds: 1,
             MessageSystemAttributeNames: ['All'],
+            // local-aws-sqs reads only the older parameter; without it every receive count is 1.
+            AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
         );

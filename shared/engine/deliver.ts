@@ -40,7 +40,8 @@ export async function deliverNotification(m: NotifyMessage, now = new Date()): P
       body: payload,
       timeoutMs: DELIVERY_TIMEOUT_MS,
     },
-    { allowlist: config().HTTP_STEP_ALLOWLIST, maxResponseBytes: 64 * 1024 },
+    // No redirects: a 301/302/303 would turn the POST into a GET without the event, and count it delivered.
+    { allowlist: config().HTTP_STEP_ALLOWLIST, maxResponseBytes: 64 * 1024, maxRedirects: 0 },
   );
   if (res.status < 200 || res.status >= 300) throw new StepError('DELIVERY_FAILED', `${new URL(target.url).host} answered ${res.status}`);
   return 'delivered';

@@ -27,12 +27,13 @@ export async function notifyEvents(
   );
   try {
     for (let i = 0; i < messages.length; i += 10) {
-      await queue().send(
+      const { Failed = [] } = await queue().send(
         new SendMessageBatchCommand({
           QueueUrl: url,
           Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
         }),
       );
+      if (Failed.length) logger.error('notifications not queued', { executionId: e.executionId, failed: Failed.map((f) => f.Code) });
     }
   } catch (error) {
     logger.error('notifications not queued', { executionId: e.executionId, error: error as Error });
