@@ -37,6 +37,18 @@ import {
 } from '../shared/schemas/engine.ts';
 import { WorkflowBody, WorkflowPatch } from '../shared/schemas/workflows.ts';
 import {
+  ApprovalList,
+  ApprovalParams,
+  ApprovalsQuery,
+  ApprovalView,
+  ApproveBody,
+  DecisionBody,
+  DecisionResult,
+  LinkParams,
+  LinkQuery,
+  RejectBody,
+} from '../shared/schemas/approvals.ts';
+import {
   CreateWebhookBody,
   TriggerParams,
   TriggerResult,
@@ -56,6 +68,11 @@ const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
 const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
 const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
 const webhook = { kind: 'webhook' } as const;
+const approvalPost = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401 } as const;
+const approvalLink = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401, allowQuery: true } as const;
+const approvalV1 = { kind: 'apiKey', scope: 'APPROVAL_RESPOND' } as const;
+const decides = startsRuns;
+const LINK = '/api/webhook-trigger/approval/{approvalId}/{decision}';
 /** The spec's trigger body limit: 1 MiB. */
 const TRIGGER_BYTES = 1024 * 1024;
 /** Definitions can be large; 256 KiB leaves room for 100 steps with forms and templates. */
@@ -449,6 +466,102 @@ export const routes = [
     params: TriggerParams,
     response: TriggerResult,
     maxBodyBytes: TRIGGER_BYTES,
+  },
+
+  {
+    method: 'POST',
+    path: '/api/webhook-trigger/approval',
+    handler: 'http/approvals/decide',
+    summary: 'Decide an approval',
+    tag: 'Approval Webhook',
+    auth: approvalPost,
+    grants: decides,
+    body: DecisionBody,
+    response: DecisionResult,
+    maxBodyBytes: 64 * 1024,
+  },
+  {
+    method: 'GET',
+    path: LINK,
+    handler: 'http/approvals/link',
+    summary: 'One-click link: confirmation page; `confirm=1` decides',
+    tag: 'Approval Webhook',
+    auth: approvalLink,
+    grants: decides,
+    params: LinkParams,
+    query: LinkQuery,
+    html: true,
+  },
+  {
+    method: 'HEAD',
+    path: LINK,
+    handler: 'http/approvals/link-head',
+    summary: 'One-click link, HEAD: the confirmation page headers only',
+    tag: 'Approval Webhook',
+    auth: approvalLink,
+    grants: decides,
+    params: LinkParams,
+    query: LinkQuery,
+    html: true,
+  },
+  {
+    method: 'POST',
+    path: LINK,
+    handler: 'http/approvals/link-confirm',
+    summary: "The confirmation page's button (`confirm=1`)",
+    tag: 'Approval Webhook',
+    auth: approvalLink,
+    grants: decides,
+    params: LinkParams,
+    query: LinkQuery,
+    html: true,
+    maxBodyBytes: 1024,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/approvals',
+    handler: 'http/v1/approvals/list',
+    summary: 'Approvals the key owner may decide (PENDING by default)',
+    tag: 'Approvals V1',
+    auth: approvalV1,
+    grants: readWrite,
+    query: ApprovalsQuery,
+    response: ApprovalList,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/approvals/{approvalId}',
+    handler: 'http/v1/approvals/get',
+    summary: 'An approval with form, context and history',
+    tag: 'Approvals V1',
+    auth: approvalV1,
+    grants: readWrite,
+    params: ApprovalParams,
+    response: ApprovalView,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/approvals/{approvalId}/approve',
+    handler: 'http/v1/approvals/approve',
+    summary: 'Approve (optionally with edited form data)',
+    tag: 'Approvals V1',
+    auth: approvalV1,
+    grants: decides,
+    params: ApprovalParams,
+    body: ApproveBody,
+    response: ApprovalView,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/approvals/{approvalId}/reject',
+    handler: 'http/v1/approvals/reject',
+    summary: 'Reject',
+    tag: 'Approvals V1',
+    auth: approvalV1,
+    grants: decides,
+    params: ApprovalParams,
+    body: RejectBody,
+    response: ApprovalView,
   },
 
   {

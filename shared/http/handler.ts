@@ -32,9 +32,9 @@ export type Input<R extends Route> = {
 /** The house stack, outermost first: request id + access log, problem rendering, body limit,
  * credentials (session or API key + metering), then params/query/body validation. */
 export function stackFor(route: Route): Middleware[] {
-  const stack: Middleware[] = [requestLog(), problemDetails(), bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY)];
+  const stack: Middleware[] = [requestLog(), problemDetails({ html: route.html }), bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY)];
   if (route.auth.kind === 'session') stack.push(sessionAuth({ admin: route.auth.admin }));
-  if (route.auth.kind === 'apiKey') stack.push(apiKeyAuth({ scope: route.auth.scope }));
+  if (route.auth.kind === 'apiKey') stack.push(apiKeyAuth(route.auth));
   stack.push(parseRequest(route));
   return stack;
 }

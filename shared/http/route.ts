@@ -9,13 +9,20 @@ export type Auth =
   /** Console session (`dys_` Bearer token); `admin` restricts the route to account admins. */
   | { kind: 'session'; admin?: boolean }
   /** Open-platform API key with a scope; metered (usage + account rate limit). */
-  | { kind: 'apiKey'; scope: Scope }
+  | {
+      kind: 'apiKey';
+      scope: Scope;
+      /** Accept `?api_key=` (the one-click link; the trigger handles its own credentials). */
+      allowQuery?: boolean;
+      /** The spec's approval endpoints answer a missing scope with 401; v1 with 403. */
+      missingScopeStatus?: 401 | 403;
+    }
   /** Webhook trigger: the webhook's own mode (bound key, HMAC or open), checked by the trigger itself. */
   | { kind: 'webhook' };
 
 /** One HTTP route: read by the CDK stack, the local server, the OpenAPI generator and the handler. */
 export type Route = {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
   /** API Gateway syntax: `/api/keys/{id}`. */
   path: string;
   /** Module under `functions/` exporting `handler`. */
@@ -32,6 +39,8 @@ export type Route = {
   response?: z.ZodType;
   /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */
   maxBodyBytes?: number;
+  /** Errors as HTML pages instead of problem+json (the one-click approval link). */
+  html?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
 };

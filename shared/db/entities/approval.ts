@@ -1,6 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { queryAll, queryPage } from '../query.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
 // by status, oldest first (GSI1: ACC#<account>#AP#<status> / AP#<id>).
@@ -59,3 +60,53 @@ export async function getApproval(accountId: string, approvalId: string): Promis
   );
   return Item ? Approval.parse(Item) : undefined;
 }
+
+/** One decision or refused attempt on an approval (who, how, from where, with what). */
+export const AuditRecord = z.object({
+  auditId: z.string(),
+  approvalId: z.string(),
+  accountId: z.string(),
+  at: z.number(),
+  outcome: z.enum(['decided', 'refused']),
+  /** For refusals: the status and code answered. */
+  status: z.number().optional(),
+  code: z.string().optional(),
+  decision: z.enum(['approve', 'reject']).optional(),
+  comment: z.string().optional(),
+  userId: z.string().optional(),
+  keyId: z.string().optional(),
+  channel: z.enum(['post', 'link', 'v1', 'timeout']),
+  sourceIp: z.string().optional(),
+  userAgent: z.string().optional(),
+  /** v1 approvals with a form: the defaults shown and the values submitted. */
+  form: z.object({ original: z.record(z.string(), z.unknown()), edited: z.record(z.string(), z.unknown()) }).optional(),
+});
+export type AuditRecord = z.infer<typeof AuditRecord>;
+
+const auditPartition = (accountId: string, approvalId: string) => `ACC#${accountId}#AP#${approvalId}`;
+
+export const auditPut = (r: AuditRecord) => ({
+  Put: { TableName: tableName(), Item: { PK: auditPartition(r.accountId, r.approvalId), SK: `AUDIT#${r.auditId}`, type: 'audit', ...r } },
+});
+
+export const listAudit = (accountId: string, approvalId: string) =>
+  queryAll(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': auditPartition(accountId, approvalId), ':sk': 'AUDIT#' },
+    },
+    (i) => AuditRecord.parse(i),
+  );
+
+/** An account's approvals in one status, oldest first. */
+export const listApprovalsByStatus = (accountId: string, status: ApprovalStatus, limit: number, startKey?: Record<string, unknown>) =>
+  queryPage(
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': `ACC#${accountId}#AP#${status}` },
+    },
+    (i) => Approval.parse(i),
+    limit,
+    startKey,
+  );

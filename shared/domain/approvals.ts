@@ -1,0 +1,204 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { monotonicFactory } from 'ulid';
+import { db } from '../clients.ts';
+import {
+  type Approval,
+  type ApprovalStatus,
+  type AuditRecord,
+  approvalIndex,
+  approvalKey,
+  auditPut,
+  getApproval,
+  listApprovalsByStatus,
+  listAudit,
+} from '../db/entities/approval.ts';
+import { getExecution } from '../db/entities/execution.ts';
+import { getUser } from '../db/entities/user.ts';
+import { buildUpdate } from '../db/update.ts';
+import { afterDecision, decisionTransition } from '../engine/runs.ts';
+import { AppError, conflict, type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
+import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { logger } from '../logger.ts';
+import type { Principal } from './principal.ts';
+
+type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
+export type Channel = 'post' | 'link' | 'v1';
+export type DecisionRequest = {
+  principal: KeyPrincipal;
+  approvalId: string;
+  decision: 'approve' | 'reject';
+  comment?: string;
+  /** v1 approve only: values for the step's form. */
+  formData?: Record<string, unknown>;
+  channel: Channel;
+  sourceIp: string;
+  userAgent?: string;
+};
+
+const auditUlid = monotonicFactory();
+
+export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
+  approvalId: a.approvalId,
+  executionId: a.executionId,
+  workflowId: a.workflowId,
+  stepId: a.stepId,
+  status: a.status,
+  title: a.title,
+  ...(a.description !== undefined ? { description: a.description } : {}),
+  reviewers: a.reviewers,
+  ...(a.form ? { form: a.form } : {}),
+  ...(a.expiresAt !== undefined ? { expiresAt: a.expiresAt } : {}),
+  createdAt: a.createdAt,
+  ...(a.decision ? { decision: a.decision, comment: a.comment ?? null, decidedBy: a.decidedBy, decidedAt: a.decidedAt } : {}),
+  ...(history ? { history: history.map(({ accountId: _a, approvalId: _b, ...h }) => h) } : {}),
+});
+
+/** An approval of the caller's account, or 404 (another account's id is indistinguishable from none). */
+export async function requireApproval(accountId: string, approvalId: string): Promise<Approval> {
+  const a = await getApproval(accountId, approvalId);
+  if (!a) throw notFound('APPROVAL_NOT_FOUND', `Approval ${approvalId} does not exist.`);
+  return a;
+}
+
+/** Reviewers are `user:<id>`, `role:admin`, `role:member`; the key owner must match one. */
+export async function isReviewer(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, a: Pick<Approval, 'reviewers'>): Promise<boolean> {
+  if (a.reviewers.includes(`user:${p.userId}`)) return true;
+  if (!a.reviewers.some((r) => r.startsWith('role:'))) return false;
+  const user = await getUser(p.accountId, p.userId);
+  return !!user && a.reviewers.includes(`role:${user.role}`);
+}
+
+/**
+ * The form's values: defaults overlaid with what was submitted, checked against the fields. Required
+ * fields are enforced only where form data can be sent (v1 approve); a one-click link or the spec's
+ * POST approves with the defaults.
+ */
+export function formValues(a: Approval, submitted: Record<string, unknown> = {}, enforceRequired = true) {
+  const form = a.form ?? [];
+  const errors: FieldError[] = [];
+  const original = Object.fromEntries(form.filter((f) => f.default !== undefined).map((f) => [f.name, f.default]));
+  for (const name of Object.keys(submitted))
+    if (!form.some((f) => f.name === name)) errors.push({ path: `formData.${name}`, message: 'not a field of this form' });
+  const values: Record<string, unknown> = { ...original };
+  for (const f of form) {
+    const v = Object.hasOwn(submitted, f.name) ? submitted[f.name] : original[f.name];
+    if (v === undefined || v === null || v === '') {
+      if (f.required && enforceRequired) errors.push({ path: `formData.${f.name}`, message: 'is required' });
+      continue;
+    }
+    if (typeof v !== f.type) errors.push({ path: `formData.${f.name}`, message: `must be a ${f.type}` });
+    else if (f.enum && !f.enum.includes(v))
+      errors.push({ path: `formData.${f.name}`, message: `must be one of ${JSON.stringify(f.enum)}` });
+    else values[f.name] = v;
+  }
+  if (errors.length) throw validationFailed(errors);
+  return { original, values };
+}
+
+const isRetryable = (e: unknown) =>
+  e instanceof Error && e.name === 'TransactionCanceledException' && /TransactionConflict/.test(e.message);
+
+/**
+ * Decide an approval, exactly once: the approval's state change (conditional on PENDING), its audit
+ * record and the run's resumption are one transaction, so under any concurrency one decision wins and
+ * the others answer 409. Refused attempts (403, 409, 400) are audited too. A run that is no longer
+ * waiting (INTERRUPTED) does not move; the decision is still recorded.
+ */
+export async function decide(req: DecisionRequest, now = Date.now()): Promise<Approval> {
+  const { principal: p } = req;
+  const approval = await requireApproval(p.accountId, req.approvalId);
+  const audit: AuditRecord = {
+    auditId: `au_${auditUlid(now).toLowerCase()}`,
+    approvalId: approval.approvalId,
+    accountId: p.accountId,
+    at: now,
+    outcome: 'decided',
+    decision: req.decision,
+    comment: req.comment,
+    userId: p.userId,
+    keyId: p.keyId,
+    channel: req.channel,
+    sourceIp: req.sourceIp,
+    userAgent: req.userAgent?.slice(0, 512),
+  };
+  try {
+    if (!(await isReviewer(p, approval))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
+    const handled = () => conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
+    let current = approval;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if (current.status !== 'PENDING') throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} is ${current.status}.`);
+      if (current.expiresAt !== undefined && current.expiresAt <= now)
+        throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has expired.`);
+      const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
+      const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}) };
+      const execution = await getExecution(p.accountId, current.executionId);
+      const run =
+        execution &&
+        decisionTransition(
+          execution,
+          current.approvalId,
+          { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
+          now,
+        );
+      const status: ApprovalStatus = req.decision === 'approve' ? 'APPROVED' : 'REJECTED';
+      const decided = { status, decision: req.decision, comment: req.comment, decidedBy: p.userId, decidedAt: now };
+      try {
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: buildUpdate(
+                  approvalKey(p.accountId, current.approvalId),
+                  { ...decided, ...approvalIndex(p.accountId, status, current.approvalId) },
+                  [],
+                  {
+                    expression: '#status = :pending',
+                    names: { '#status': 'status' },
+                    values: { ':pending': 'PENDING' },
+                  },
+                ),
+              },
+              auditPut(record),
+              ...((run?.items ?? []) as never[]),
+            ],
+          }),
+        );
+      } catch (e) {
+        if (!isConditionFailure(e) && !isRetryable(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+        current = (await getApproval(p.accountId, current.approvalId)) ?? current;
+        continue;
+      }
+      if (execution && run) await afterDecision(execution, run);
+      return { ...current, ...decided };
+    }
+    throw handled();
+  } catch (e) {
+    if (e instanceof AppError && [400, 403, 409].includes(e.statusCode)) {
+      const refused: AuditRecord = { ...audit, outcome: 'refused', status: e.statusCode, code: e.code };
+      await db()
+        .send(new TransactWriteCommand({ TransactItems: [auditPut(refused)] }))
+        .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: req.approvalId, error: err as Error }));
+    }
+    throw e;
+  }
+}
+
+/** v1 list: approvals in a status (PENDING by default) that the key owner may decide, oldest first. */
+export async function pageApprovals(p: KeyPrincipal, status: ApprovalStatus, limit: number, cursor: string | undefined) {
+  const binding = `approvals:${p.accountId}:${p.userId}:${status}`;
+  const page = await listApprovalsByStatus(p.accountId, status, limit, decodeCursor(cursor, binding));
+  const mine = await Promise.all(page.items.map((a) => isReviewer(p, a)));
+  return { items: page.items.filter((_, i) => mine[i]).map((a) => approvalView(a)), nextCursor: encodeCursor(page.lastKey, binding) };
+}
+
+/** v1 detail: the approval, its form and context, and its audit history. Reviewers only (else 403). */
+export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
+  const a = await requireApproval(p.accountId, approvalId);
+  if (!(await isReviewer(p, a))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
+  const [history, execution] = await Promise.all([listAudit(p.accountId, approvalId), getExecution(p.accountId, a.executionId)]);
+  return {
+    ...approvalView(a, history),
+    context: execution ? { executionStatus: execution.status, trigger: execution.trigger, variables: execution.variables } : null,
+  };
+}

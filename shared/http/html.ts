@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import type { HttpResult } from './context.ts';
+
+/** Escape text for HTML element content and attribute values. */
+export const escapeHtml = (s: string) => s.replace(/[&<>"'`=/]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const CSS = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+body{margin:0;padding:1.5rem;display:flex;justify-content:center;background:Canvas;color:CanvasText}
+main{max-width:32rem;width:100%}
+h1{font-size:1.5rem;margin:0 0 1rem}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem;margin:0 0 1.5rem}
+dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+button{font:inherit;font-size:1.125rem;padding:.8rem 1.4rem;border-radius:.5rem;border:0;cursor:pointer;width:100%;min-height:3rem}
+.approve{background:#1a7f37;color:#fff}.reject{background:#cf222e;color:#fff}
+.note{opacity:.8;font-size:.9rem}
+`.trim();
+const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
+
+/** Headers of every one-click page: never cached, indexed, framed or leaking the URL (with its key). */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex, nofollow',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': `default-src 'none'; style-src 'sha256-${CSS_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+} as const;
+
+/** A complete page. `body` is trusted markup: build it with `escapeHtml` for anything user-provided. */
+export function htmlPage(status: number, title: string, body: string): HttpResult {
+  return {
+    statusCode: status,
+    headers: { ...PAGE_HEADERS },
+    body: `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>
+<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
+  };
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { ApprovalStatus } from '../db/entities/approval.ts';
+import { Id } from './common.ts';
+
+export const Comment = z.string().max(2000, 'at most 2,000 characters');
+
+/** The spec's POST body; `decision` is checked by the handler so a bad word is `INVALID_DECISION`. */
+export const DecisionBody = z.object({ approvalId: z.string().min(1).max(64), decision: z.string().max(64), comment: Comment.optional() });
+
+export const LinkParams = z.object({ approvalId: z.string().max(64), decision: z.string().max(64) });
+export const LinkQuery = z.object({ api_key: z.string().optional(), comment: Comment.optional(), confirm: z.string().max(8).optional() });
+
+export const ApprovalParams = z.object({ approvalId: Id });
+export const ApprovalsQuery = z.object({
+  status: ApprovalStatus.default('PENDING'),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().max(4096).optional(),
+});
+export const ApproveBody = z.object({ comment: Comment.optional(), formData: z.record(z.string(), z.unknown()).optional() });
+export const RejectBody = z.object({ comment: Comment.optional() });
+
+export const DecisionResult = z.object({ ok: z.literal(true), approvalId: z.string(), decision: z.enum(['approve', 'reject']) });
+export const ApprovalView = z.object({
+  approvalId: z.string(),
+  executionId: z.string(),
+  workflowId: z.string(),
+  stepId: z.string(),
+  status: ApprovalStatus,
+  title: z.string(),
+  description: z.string().optional(),
+  reviewers: z.array(z.string()),
+  form: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean() })).optional(),
+  expiresAt: z.number().optional(),
+  createdAt: z.number(),
+  decision: z.enum(['approve', 'reject']).optional(),
+  comment: z.string().nullable().optional(),
+  decidedBy: z.string().optional(),
+  decidedAt: z.number().optional(),
+  history: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+export const ApprovalList = z.object({ items: z.array(ApprovalView), nextCursor: z.string().nullable() });
+
+/** `approve` / `reject`, any case; undefined for anything else. */
+export const parseDecision = (s: string) => {
+  const d = s.toLowerCase();
+  return d === 'approve' || d === 'reject' ? d : undefined;
+};
