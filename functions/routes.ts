@@ -68,6 +68,8 @@ const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
 const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
 const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
 const webhook = { kind: 'webhook' } as const;
+/** The trigger also keeps large payloads in the artifacts bucket. */
+const triggers = ['table:read', 'table:write', 'queue:send', 'bucket:write'] as const;
 const approvalPost = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401 } as const;
 const approvalLink = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401, allowQuery: true } as const;
 const approvalV1 = { kind: 'apiKey', scope: 'APPROVAL_RESPOND' } as const;
@@ -450,7 +452,7 @@ export const routes = [
     summary: 'Trigger the bound workflow',
     tag: 'Webhook Trigger',
     auth: webhook,
-    grants: startsRuns,
+    grants: triggers,
     params: TriggerParams,
     response: TriggerResult,
     maxBodyBytes: TRIGGER_BYTES,
@@ -462,7 +464,7 @@ export const routes = [
     summary: 'Trigger (legacy path, identical behaviour)',
     tag: 'Webhook Trigger',
     auth: webhook,
-    grants: startsRuns,
+    grants: triggers,
     params: TriggerParams,
     response: TriggerResult,
     maxBodyBytes: TRIGGER_BYTES,

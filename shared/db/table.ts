@@ -7,7 +7,11 @@ export const TABLE = {
   sortKey: 'SK',
   ttlAttribute: 'ttl',
   /** GSI1: per-account listings that need another sort than the base table (keys by owner, ...). */
-  indexes: [{ name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' }],
+  indexes: [
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    /** GSI2 (sparse): work the sweeps page through, e.g. pending approvals by deadline. */
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+  ],
 } as const;
 
 /** The worker's time limit (Lambda timeout); the queue's visibility timeout is six times it. */

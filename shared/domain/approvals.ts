@@ -8,6 +8,7 @@ import {
   approvalIndex,
   approvalKey,
   auditPut,
+  EXPIRY_INDEX_ATTRIBUTES,
   getApproval,
   listApprovalsByStatus,
   listAudit,

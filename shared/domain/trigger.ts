@@ -1,4 +1,7 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { storage } from '../clients.ts';
+import { config } from '../config.ts';
 import { ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
 import { acceptedStatsItems, getWebhookAndKey, recordRejected, type Webhook } from '../db/entities/webhook.ts';
 import { logger } from '../logger.ts';
@@ -48,6 +51,20 @@ function checkSignature(w: Webhook, event: HttpEvent) {
     .update(rawBody(event))
     .digest('hex');
   if (!safeEqual(given, expected)) throw unauthorized('INVALID_SIGNATURE', 'The signature does not match the body.');
+}
+
+/** Payloads up to this size stay on the execution record; larger ones go to the artifacts bucket. */
+export const INLINE_PAYLOAD_BYTES = 32 * 1024;
+
+/** The request kept for audit and manual rerun: inline, or (up to the 1 MiB limit) in S3 by reference. */
+async function storablePayload(accountId: string, webhookId: string, payload: unknown, now: number) {
+  const text = JSON.stringify(payload);
+  if (Buffer.byteLength(text) <= INLINE_PAYLOAD_BYTES) return { payload };
+  const bucket = config().ARTIFACTS_BUCKET;
+  if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
+  const payloadRef = `${accountId}/payloads/${webhookId}/${now}-${randomUUID()}.json`;
+  await storage().send(new PutObjectCommand({ Bucket: bucket, Key: payloadRef, Body: text, ContentType: 'application/json' }));
+  return { payloadRef };
 }
 
 /**
@@ -129,6 +146,7 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
   const idemKey = idempotencyKey(event);
   if (!workflow) throw notFound('WORKFLOW_NOT_FOUND', `The webhook's workflow ${w.workflowId} no longer exists.`);
 
+  const stored = await storablePayload(w.accountId, webhookId, payload, now);
   const { execution, replayed } = await startRun(
     {
       workflow,
@@ -136,7 +154,7 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
       webhookId,
       variables: mapVariables(payload as Record<string, unknown>, w.variableMapping),
       idempotency: idemKey ? { scope: `WH#${webhookId}`, key: idemKey, request: payload } : undefined,
-      extra: { payload, authMode: mode, keyId: key?.keyId, sourceIp: req.sourceIp },
+      extra: { ...stored, authMode: mode, keyId: key?.keyId, sourceIp: req.sourceIp },
       items: acceptedStatsItems(webhookId, now),
     },
     now,

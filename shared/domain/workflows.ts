@@ -78,7 +78,13 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
-  const next: Workflow = { ...w, ...patch, updatedAt: now, version: w.version + 1 };
+  const next: Workflow = {
+    ...w,
+    ...patch,
+    ...(patch.editors ? { editors: [...new Set(patch.editors)] } : {}),
+    updatedAt: now,
+    version: w.version + 1,
+  };
   await putWorkflow(next, w.version);
   return next;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { approvalIndex, approvalKey } from '../db/entities/approval.ts';
+import { approvalIndex, approvalKey, EXPIRY_INDEX_ATTRIBUTES } from '../db/entities/approval.ts';
 import {
   type Execution,
   type ExecutionStatus,
@@ -11,6 +11,9 @@ import {
   getExecution,
   newEvent,
   type RunEvent,
+  storedFields,
+  executionItemBytes,
+  MAX_EXECUTION_ITEM_BYTES,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
@@ -43,7 +46,7 @@ const hashRequest = (request: unknown) =>
 
 /**
  * Start a run: the one entry point for v1, webhooks and reruns. Writes the execution (PENDING, input
- * variables with the template's defaults) and its first event in one transaction, then sends the one
+ * variables with the template's defaults) and its first event (with the inputs as given) in one transaction, then sends the one
  * queue message that may claim it.
  */
 export async function startRun(input: StartRun, now = Date.now()): Promise<{ execution: Execution; replayed: boolean }> {
@@ -60,7 +63,6 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     definition: workflow.definition,
     recovery: workflow.recovery,
     variables: vars.variables,
-    input: input.variables,
     outputs: {},
     steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' })),
     nextStep: 0,
@@ -72,10 +74,17 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     idempotencyKey: input.idempotency?.key,
     ...input.extra,
   };
+  if (executionItemBytes(execution) > MAX_EXECUTION_ITEM_BYTES) {
+    throw validationFailed([
+      { path: 'variables', message: 'the run (variables and the workflow definition together) is too large to store' },
+    ]);
+  }
+  // The inputs as given (before defaults) live on the first event, for reruns: an item of its own,
+  // so the run record keeps room for up to 256 KiB of variables.
   const started = newEvent(
     execution.executionId,
     'execution.started',
-    { trigger: execution.trigger, workflowId: workflow.workflowId },
+    { trigger: execution.trigger, workflowId: workflow.workflowId, input: input.variables },
     now,
   );
   const idem = input.idempotency;
@@ -192,7 +201,7 @@ export function cancelApprovalUpdate(accountId: string, approvalId: string, now:
   return buildUpdate(
     approvalKey(accountId, approvalId),
     { status: 'CANCELLED', decidedAt: now, ...approvalIndex(accountId, 'CANCELLED', approvalId) },
-    [],
+    EXPIRY_INDEX_ATTRIBUTES,
     { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
   );
 }
@@ -204,29 +213,43 @@ export type Decision = { decision: 'approve' | 'reject'; comment?: string; decid
  * with the approval's own state change and audit record. `undefined` when the run is no longer
  * waiting for this approval (cancelled, interrupted): the decision is then recorded but moves nothing.
  */
-export function decisionTransition(e: Execution, approvalId: string, d: Decision, now = Date.now()) {
+export function decisionTransition(
+  e: Execution,
+  approvalId: string,
+  d: Decision,
+  now = Date.now(),
+  expired?: 'fail' | 'approve' | 'reject',
+) {
   if (e.status !== 'WAITING_APPROVAL' || e.approvalId !== approvalId) return undefined;
   const index = e.nextStep;
   const step = e.definition.steps[index];
   if (step?.type !== 'manual_approval') return undefined;
   const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
-  const decided = newEvent(e.executionId, 'approval.decided', { approvalId, stepId: step.id, ...output }, now);
+  const decided = newEvent(
+    e.executionId,
+    expired ? 'approval.expired' : 'approval.decided',
+    { approvalId, stepId: step.id, ...output },
+    now,
+  );
   const condition = {
     expression: '#status = :waiting AND approvalId = :ap',
     names: { '#status': 'status' },
     values: { ':waiting': 'WAITING_APPROVAL', ':ap': approvalId },
   };
   const steps = [...e.steps];
-  const rejected = d.decision === 'reject' && step.onReject !== 'continue';
+  const rejected = expired === 'fail' || (d.decision === 'reject' && step.onReject !== 'continue');
+  const code = expired === 'fail' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED';
   steps[index] = {
     ...(steps[index] as Execution['steps'][number]),
     status: rejected ? 'FAILED' : 'SUCCEEDED',
     finishedAt: now,
-    ...(rejected ? { error: { code: 'APPROVAL_REJECTED', message: `Rejected by ${d.decidedBy}.` } } : {}),
+    ...(rejected ? { error: { code, message: expired ? 'The approval expired.' : `Rejected by ${d.decidedBy}.` } } : {}),
   };
   const outputs = { ...e.outputs, [step.id]: output };
   if (rejected) {
-    const error = { code: 'APPROVAL_REJECTED', message: `Step ${step.id} was rejected${d.comment ? `: ${d.comment}` : '.'}` };
+    const error = expired
+      ? { code, message: `Step ${step.id} was not decided before its deadline.` }
+      : { code, message: `Step ${step.id} was rejected${d.comment ? `: ${d.comment}` : '.'}` };
     const failed = newEvent(e.executionId, 'execution.failed', { error }, now);
     return {
       items: [
@@ -252,7 +275,7 @@ export function decisionTransition(e: Execution, approvalId: string, d: Decision
       {
         Update: buildUpdate(
           executionKey(e.accountId, e.executionId),
-          { status: 'RUNNING', steps, outputs, variables, nextStep: index + 1, dispatch, updatedAt: now },
+          storedFields({ status: 'RUNNING', steps, outputs, variables, nextStep: index + 1, dispatch, updatedAt: now }),
           ['approvalId'],
           condition,
         ),

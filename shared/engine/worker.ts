@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { db } from '../clients.ts';
-import { Execution, eventPut, executionKey, getExecution, newEvent, type RunEvent, type StepState } from '../db/entities/execution.ts';
+import {
+  Execution,
+  eventPut,
+  executionItemBytes,
+  MAX_EXECUTION_ITEM_BYTES,
+  storedFields,
+  executionKey,
+  getExecution,
+  newEvent,
+  type RunEvent,
+  type StepState,
+} from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -91,7 +102,7 @@ async function checkpoint(
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, remove, held(owner)) },
+          { Update: buildUpdate(executionKey(e.accountId, e.executionId), storedFields(fields), remove, held(owner)) },
           ...(items as never[]),
           ...events.map((ev) => eventPut(e.accountId, ev)),
         ],
@@ -157,7 +168,7 @@ async function runNextStep(e: Execution, owner: string): Promise<Execution | und
   if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
     const variables = { ...e.variables, ...outcome.variables };
     const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
-    if (stateBytes(variables, outputs) > MAX_STATE_BYTES) {
+    if (stateBytes(variables, outputs) > MAX_STATE_BYTES || executionItemBytes({ ...e, variables, outputs }) > MAX_EXECUTION_ITEM_BYTES) {
       outcome = {
         kind: 'failed',
         error: { code: 'STATE_TOO_LARGE', message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.` },

@@ -19,7 +19,10 @@ export function parseRange(s: string): Range | undefined {
       const [addr, bits] = ipaddr.parseCIDR(s);
       const a = parseIp(addr.toString());
       if (!a) return undefined;
-      return a.kind() !== addr.kind() ? [a, bits - 96] : [a, bits];
+      // An IPv4-mapped CIDR (::ffff:a.b.c.d/n) is the IPv4 range /n-96; one wider than /96 reaches
+      // beyond IPv4-mapped space and means nothing sensible for an allowlist, so it is invalid.
+      if (a.kind() !== addr.kind()) return bits >= 96 ? [a, bits - 96] : undefined;
+      return [a, bits];
     }
     const a = parseIp(s);
     return a ? [a, a.kind() === 'ipv4' ? 32 : 128] : undefined;

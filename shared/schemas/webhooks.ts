@@ -2,6 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { VarName } from '../engine/definition.ts';
 import { Id } from './common.ts';
+import { parseRange } from '../http/client-ip.ts';
 
 /**
  * One allowlist entry: an IPv4 address in dotted four-part decimal, an IPv6 address, or a CIDR of
@@ -16,7 +17,10 @@ export const SourceIpEntry = z
     if (!addr || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return false;
     const v4 = bits === undefined ? ipaddr.IPv4.isValidFourPartDecimal(addr) : ipaddr.IPv4.isValidCIDRFourPartDecimal(s);
     const v6 = bits === undefined ? ipaddr.IPv6.isValid(addr) : ipaddr.IPv6.isValidCIDR(s);
-    return v4 || (v6 && addr.includes(':'));
+    // An embedded IPv4 tail (`::ffff:1.2.3.4`) must be plain decimal too.
+    const tail = addr.slice(addr.lastIndexOf(':') + 1);
+    const decimalTail = !tail.includes('.') || ipaddr.IPv4.isValidFourPartDecimal(tail);
+    return v4 || (v6 && addr.includes(':') && decimalTail && parseRange(s) !== undefined);
   }, 'must be an IPv4 address, an IPv6 address or a CIDR range');
 
 export const AllowedSourceIps = z.array(SourceIpEntry).max(100, 'at most 100 entries');

@@ -67,7 +67,10 @@ describe('npm start', () => {
     const triggered = JSON.parse(execSync(curl as string, { encoding: 'utf8' }));
     expect(triggered).toMatchObject({ status: 'PENDING', webhookId: demo.webhookId, workflowId: demo.workflowId });
     const waiting = await eventually(
-      async () => (await (await fetch(`${base}/api/v1/executions/${triggered.executionId}`, { headers: { authorization: `Bearer ${demo.apiKey}` } })).json()) as any,
+      async () =>
+        (await (
+          await fetch(`${base}/api/v1/executions/${triggered.executionId}`, { headers: { authorization: `Bearer ${demo.apiKey}` } })
+        ).json()) as any,
       (e) => e.status === 'WAITING_APPROVAL',
     );
     expect(waiting.currentStepId).toBe('approve');

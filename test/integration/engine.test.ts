@@ -428,7 +428,9 @@ describe('starting runs', () => {
       },
     );
     const { execution } = await startRun({ workflow, trigger: 'api', variables: { extra: 'kept' } });
-    expect(execution).toMatchObject({ status: 'PENDING', variables: { n: 1, extra: 'kept' }, input: { extra: 'kept' } });
+    expect(execution).toMatchObject({ status: 'PENDING', variables: { n: 1, extra: 'kept' } });
+    const [started] = (await listEvents(execution.accountId, execution.executionId, 1)).items;
+    expect(started).toMatchObject({ type: 'execution.started', data: { trigger: 'api', input: { extra: 'kept' } } });
     await expect(startRun({ workflow, trigger: 'api', variables: { n: 'one' } })).rejects.toMatchObject({
       statusCode: 400,
       code: 'VALIDATION_FAILED',

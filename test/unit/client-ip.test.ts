@@ -178,6 +178,8 @@ describe('parseIp / parseRange / inRanges', () => {
         expect(single?.[1]).toBe(single?.[0].kind() === 'ipv4' ? 32 : 128);
         expect(inRanges(ip, ranges(ip))).toBe(true);
         const cidr = parseRange(`${ip}/${bits}`);
+        // An IPv4-mapped range wider than /96 is refused (it reaches beyond IPv4-mapped space).
+        if (single?.[0].kind() === 'ipv4' && bits < 96) return void expect(cidr).toBeUndefined();
         expect(cidr).toBeDefined();
         // Every range holds the address it was written with.
         expect(inRanges(ip, [cidr!])).toBe(true);

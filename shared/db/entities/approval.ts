@@ -46,10 +46,35 @@ export const approvalIndex = (accountId: string, status: ApprovalStatus, approva
   GSI1SK: `AP#${approvalId}`,
 });
 
+/** Pending approvals with a deadline are listed by deadline (GSI2) for the expiry sweep. */
+const EXPIRY = 'APPROVAL#EXPIRY';
+export const expiryIndex = (a: Pick<Approval, 'approvalId' | 'accountId' | 'expiresAt'>) =>
+  a.expiresAt === undefined ? {} : { GSI2PK: EXPIRY, GSI2SK: `${String(a.expiresAt).padStart(15, '0')}#${a.accountId}#${a.approvalId}` };
+/** Attributes a decided approval drops, leaving the expiry index. */
+export const EXPIRY_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
+
+/** Pending approvals whose deadline is before `now`, earliest first (one page). */
+export const listExpired = (now: number, limit: number) =>
+  queryPage(
+    {
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
+      ExpressionAttributeValues: { ':pk': EXPIRY, ':now': String(now).padStart(15, '0') },
+    },
+    (i) => Approval.parse(i),
+    limit,
+  );
+
 export const approvalPut = (a: Approval) => ({
   Put: {
     TableName: tableName(),
-    Item: { ...approvalKey(a.accountId, a.approvalId), ...approvalIndex(a.accountId, a.status, a.approvalId), type: 'approval', ...a },
+    Item: {
+      ...approvalKey(a.accountId, a.approvalId),
+      ...approvalIndex(a.accountId, a.status, a.approvalId),
+      ...expiryIndex(a),
+      type: 'approval',
+      ...a,
+    },
     ConditionExpression: 'attribute_not_exists(PK)',
   },
 });

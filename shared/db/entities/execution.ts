@@ -3,6 +3,7 @@ import { monotonicFactory } from 'ulid';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { StoredDefinition } from '../../engine/definition.ts';
+import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
@@ -26,6 +27,12 @@ export const StepState = z.object({
 });
 export type StepState = z.infer<typeof StepState>;
 
+/** Fields holding user JSON, stored as text (see ../json.ts). */
+const JSON_FIELDS = ['definition', 'variables', 'outputs', 'output', 'payload'] as const;
+
+/** Execution fields as stored: the JSON fields as text. Use for every write of those fields. */
+export const storedFields = <T extends Record<string, unknown>>(fields: T): T => asJsonText(fields, JSON_FIELDS);
+
 export const Execution = z.object({
   executionId: z.string(),
   accountId: z.string(),
@@ -34,12 +41,10 @@ export const Execution = z.object({
   trigger: Trigger,
   status: ExecutionStatus,
   /** The definition as it was when the run started: later edits do not change a run. */
-  definition: StoredDefinition,
+  definition: jsonText(StoredDefinition),
   recovery: z.boolean(),
-  variables: z.record(z.string(), z.unknown()),
-  /** The variables the run was started with (before defaults), for reruns. */
-  input: z.record(z.string(), z.unknown()),
-  outputs: z.record(z.string(), z.unknown()),
+  variables: jsonText(z.record(z.string(), z.unknown())),
+  outputs: jsonText(z.record(z.string(), z.unknown())),
   steps: z.array(StepState),
   /** Index of the next step to run. */
   nextStep: z.number(),
@@ -48,7 +53,7 @@ export const Execution = z.object({
   finishedAt: z.number().optional(),
   startedBy: z.string().optional(),
   error: RunError.optional(),
-  output: z.unknown().optional(),
+  output: jsonText(z.unknown()).optional(),
   /** Id of the queue message that may claim the run next; claiming removes it (exactly-once claim). */
   dispatch: z.string().optional(),
   lease: z.object({ owner: z.string(), expiresAt: z.number() }).optional(),
@@ -61,7 +66,9 @@ export const Execution = z.object({
   interruptReason: z.enum(['restart', 'crash']).optional(),
   idempotencyKey: z.string().optional(),
   /** Webhook runs: the request as received (for audit and manual rerun; never replayed). */
-  payload: z.unknown().optional(),
+  payload: jsonText(z.unknown()).optional(),
+  /** A large payload lives in the artifacts bucket under this key instead. */
+  payloadRef: z.string().optional(),
   authMode: z.enum(['api_key', 'hmac', 'open']).optional(),
   keyId: z.string().optional(),
   sourceIp: z.string().optional(),
@@ -76,8 +83,13 @@ export const executionItem = (e: Execution) => ({
   GSI1PK: `ACC#${e.accountId}#WF#${e.workflowId}`,
   GSI1SK: `EX#${e.executionId}`,
   type: 'execution',
-  ...e,
+  ...storedFields(e),
 });
+
+/** DynamoDB's item limit is 400 KB; keys, indexes and attribute names need some of it. */
+export const MAX_EXECUTION_ITEM_BYTES = 380_000;
+/** The stored size of an execution item (an upper bound of DynamoDB's own count). */
+export const executionItemBytes = (e: Execution) => Buffer.byteLength(JSON.stringify(executionItem(e)));
 
 export async function getExecution(accountId: string, executionId: string): Promise<Execution | undefined> {
   const { Item } = await db().send(
@@ -132,7 +144,7 @@ export function newEvent(executionId: string, type: string, data: Record<string,
 export const eventPut = (accountId: string, e: RunEvent) => ({
   Put: {
     TableName: tableName(),
-    Item: { PK: runPartition(accountId, e.executionId), SK: `EV#${e.eventId}`, type: 'event', accountId, event: e },
+    Item: { PK: runPartition(accountId, e.executionId), SK: `EV#${e.eventId}`, type: 'event', accountId, event: JSON.stringify(e) },
   },
 });
 
@@ -142,7 +154,7 @@ export const listEvents = (accountId: string, executionId: string, limit: number
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
       ExpressionAttributeValues: { ':pk': runPartition(accountId, executionId), ':sk': 'EV#' },
     },
-    (i) => RunEvent.parse(i.event),
+    (i) => RunEvent.parse(JSON.parse(String(i.event))),
     limit,
     startKey,
   );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict } from '../../errors.ts';
 import { StoredDefinition } from '../../engine/definition.ts';
+import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#).
@@ -11,7 +12,7 @@ export const Workflow = z.object({
   accountId: z.string(),
   name: z.string(),
   description: z.string().optional(),
-  definition: StoredDefinition,
+  definition: jsonText(StoredDefinition),
   recovery: z.boolean(),
   ownerId: z.string(),
   editors: z.array(z.string()),
@@ -36,7 +37,7 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...workflowKey(w.accountId, w.workflowId), type: 'workflow', ...w },
+        Item: { ...workflowKey(w.accountId, w.workflowId), type: 'workflow', ...asJsonText(w, ['definition']) },
         ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :v',
         ExpressionAttributeValues: expectedVersion === undefined ? undefined : { ':v': expectedVersion },
       }),

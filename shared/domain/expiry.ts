@@ -1,0 +1,75 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import { type Approval, approvalIndex, approvalKey, auditPut, EXPIRY_INDEX_ATTRIBUTES, listExpired } from '../db/entities/approval.ts';
+import { getExecution } from '../db/entities/execution.ts';
+import { buildUpdate } from '../db/update.ts';
+import { afterDecision, decisionTransition } from '../engine/runs.ts';
+import { isConditionFailure } from '../errors.ts';
+import { logger } from '../logger.ts';
+
+/** The decider recorded for a deadline. */
+export const TIMEOUT_ACTOR = 'timeout';
+
+/**
+ * Expire one approval past its deadline: EXPIRED (conditional on PENDING, so a decision that came
+ * first wins), audited, and the waiting run moved as the step says (`onTimeout`: fail the run, or
+ * continue as approved / rejected). False when someone decided first.
+ */
+export async function expireApproval(a: Approval, now = Date.now()): Promise<boolean> {
+  const execution = await getExecution(a.accountId, a.executionId);
+  const decision = a.onTimeout === 'approve' ? 'approve' : 'reject';
+  const run = execution && decisionTransition(execution, a.approvalId, { decision, decidedBy: TIMEOUT_ACTOR }, now, a.onTimeout);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: buildUpdate(
+              approvalKey(a.accountId, a.approvalId),
+              {
+                status: 'EXPIRED',
+                decidedBy: TIMEOUT_ACTOR,
+                decidedAt: now,
+                ...(a.onTimeout !== 'fail' ? { decision } : {}),
+                ...approvalIndex(a.accountId, 'EXPIRED', a.approvalId),
+              },
+              EXPIRY_INDEX_ATTRIBUTES,
+              { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
+            ),
+          },
+          auditPut({
+            auditId: `au_${a.approvalId.slice(3)}x`,
+            approvalId: a.approvalId,
+            accountId: a.accountId,
+            at: now,
+            outcome: 'decided',
+            channel: 'timeout',
+            ...(a.onTimeout !== 'fail' ? { decision } : {}),
+          }),
+          ...((run?.items ?? []) as never[]),
+        ],
+      }),
+    );
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+  if (execution && run) await afterDecision(execution, run);
+  return true;
+}
+
+/** The scheduled sweep's approval part: every pending approval past its deadline, page by page. */
+export async function expireDueApprovals(now = Date.now()): Promise<number> {
+  let expired = 0;
+  for (let pages = 0; pages < 40; pages++) {
+    const { items } = await listExpired(now, 25);
+    if (items.length === 0) break;
+    const results = await Promise.allSettled(items.map((a) => expireApproval(a, now)));
+    for (const r of results) {
+      if (r.status === 'fulfilled' && r.value) expired++;
+      if (r.status === 'rejected') logger.error('approval not expired', { error: r.reason as Error });
+    }
+    if (results.every((r) => r.status === 'rejected' || !r.value) && items.length < 25) break;
+  }
+  return expired;
+}

@@ -1,0 +1,898 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as login } from '../../functions/http/auth/login.ts';
+import { handler as downloadHandler } from '../../functions/http/v1/artifacts/download.ts';
+import { handler as cancelHandler } from '../../functions/http/v1/executions/cancel.ts';
+import { handler as eventsHandler } from '../../functions/http/v1/executions/events.ts';
+import { handler as listExecutionsHandler } from '../../functions/http/v1/executions/list.ts';
+import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
+import { handler as createWorkflowHandler } from '../../functions/http/workflows/create.ts';
+import { handler as updateWorkflowHandler } from '../../functions/http/workflows/update.ts';
+import { getExecution } from '../../shared/db/entities/execution.ts';
+import { listArtifacts } from '../../shared/db/entities/artifact.ts';
+import { createKey } from '../../shared/domain/keys.ts';
+import { pageEvents, pageExecutions } from '../../shared/domain/executions.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { cancelRun, startRun } from '../../shared/engine/runs.ts';
+import { processRunMessage } from '../../shared/engine/worker.ts';
+import { useOwnQueues } from '../support/engine.ts';
+import { givenAccount, PASSWORD } from '../support/fixtures.ts';
+import { apiEvent, invoke } from '../support/http.ts';
+
+/**
+ * Whatever a client sends, the workflow and run handlers answer with a 2xx/3xx or a 4xx problem
+ * document, never a 5xx. Same contract and pattern as no-5xx.property.test.ts, for the engine's routes.
+ * Runs against the real emulators, through the whole middleware stack.
+ */
+
+type Handler = Parameters<typeof invoke>[0];
+type Body = { body?: string; isBase64Encoded: boolean };
+type Request = {
+  headers: Record<string, string>;
+  query?: Record<string, string>;
+  params?: Record<string, string>;
+  body: Body;
+  sourceIp: string;
+};
+
+const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
+const b64url = (s: string | Uint8Array) => Buffer.from(s).toString('base64url');
+const serialize = (v: unknown) => {
+  try {
+    return JSON.stringify(v) ?? 'undefined';
+  } catch {
+    return '[unserializable]';
+  }
+};
+
+/** Any UTF-16 code unit, lone surrogates included (they survive JSON as `\ud800` escapes). */
+const anyUnits = (maxLength = 40) => fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength });
+const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), anyUnits());
+const tokenBody = fc.stringMatching(/^[0-9a-z]{26}_[0-9A-Za-z]{49}$/);
+const ulidish = fc.stringMatching(/^[0-9a-z]{26}$/);
+const sourceIp = fc.oneof(fc.ipV4(), fc.ipV6());
+const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 });
+
+/** Change one character of a string: right shape, wrong content. */
+const mutated = (s: string) =>
+  fc.tuple(fc.nat({ max: s.length - 1 }), fc.constantFrom(...'0aZ_9.-A'.split(''))).map(([i, c]) => s.slice(0, i) + c + s.slice(i + 1));
+
+/** Ids of every shape: real ones (given), prefixed ULIDs, bare ULIDs, junk. */
+const idLike = (real: readonly string[]) =>
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...real) },
+    fc.tuple(fc.constantFrom('wf', 'ex', 'ar', 'wh', 'ap', 'usr'), ulidish).map(([p, u]) => `${p}_${u}`),
+    ulidish,
+    text,
+    fc.constantFrom(...real).chain(mutated),
+    fc.constantFrom('', ' ', '%', '..', '../x', 'EX#x', 'ex_', `ex_${'z'.repeat(26)}/..`),
+  );
+
+/** JSON values that stress a store: deep nesting, long strings, extreme numbers, odd keys. */
+const deepValue = fc.tuple(fc.integer({ min: 1, max: 70 }), fc.jsonValue({ maxDepth: 1 }), fc.boolean()).map(([depth, leaf, arrays]) => {
+  let v: unknown = leaf;
+  for (let i = 0; i < depth; i++) v = arrays ? [v] : { d: v };
+  return v;
+});
+const storeValue = fc.oneof(
+  { weight: 3, arbitrary: fc.jsonValue() },
+  deepValue,
+  { weight: 2, arbitrary: fc.constantFrom(1e16, -1e16, 2 ** 53, 1.7976931348623157e308, 5e-324, -0, 0.1 + 0.2, 1e-130, 9.99e125) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      { '': 1 },
+      { constructor: 1 },
+      { constructor: { name: 'Map' } },
+      { __proto__: null, toString: 'x' },
+      { valueOf: {} },
+    ),
+  },
+  fc.dictionary(fc.constantFrom('', 'constructor', '__proto__', 'toString', 'a.b', '#', ':x', 'x'), fc.jsonValue({ maxDepth: 2 }), {
+    maxKeys: 3,
+  }),
+  { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }).map((k) => 'x'.repeat(k * 1024)) },
+);
+
+const contentType = fc.option(
+  fc.oneof(
+    {
+      weight: 10,
+      arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/cloudevents+json'),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        '',
+        'application/octet-stream',
+        'application/jsonp',
+      ),
+    },
+    { weight: 1, arbitrary: text },
+  ),
+  { nil: undefined },
+);
+
+/** Bodies: JSON, text, anything serialized, raw bytes as base64, route-shaped objects (plain or base64), oversized. */
+const bodies = (shaped: fc.Arbitrary<unknown>, oversized: { min: number; max: number }): fc.Arbitrary<Body> =>
+  fc.oneof(
+    fc.constant<Body>({ isBase64Encoded: false }),
+    fc.json().map((body) => ({ body, isBase64Encoded: false })),
+    text.map((body) => ({ body, isBase64Encoded: false })),
+    fc.anything().map((v) => ({ body: serialize(v), isBase64Encoded: false })),
+    fc.uint8Array({ maxLength: 600 }).map((u) => ({ body: b64(u), isBase64Encoded: true })),
+    text.map((s) => ({ body: s, isBase64Encoded: true })),
+    { weight: 10, arbitrary: shaped.map((v) => ({ body: serialize(v), isBase64Encoded: false })) },
+    { weight: 2, arbitrary: shaped.map((v) => ({ body: b64(serialize(v)), isBase64Encoded: true })) },
+    fc.integer(oversized).map((n) => ({ body: JSON.stringify({ name: 'x'.repeat(n), definition: {} }), isBase64Encoded: false })),
+  );
+
+const anyQuery = fc.dictionary(fc.string(), fc.string(), { maxKeys: 4 });
+
+const request = (
+  auth: fc.Arbitrary<string | undefined>,
+  body: fc.Arbitrary<Body>,
+  opts: {
+    params?: fc.Arbitrary<Record<string, string> | undefined>;
+    query?: fc.Arbitrary<Record<string, string> | undefined>;
+    extraHeaders?: fc.Arbitrary<Record<string, string>>;
+  } = {},
+) =>
+  fc
+    .record({
+      auth,
+      apiKeyHeader: fc.option(
+        fc.oneof(
+          text,
+          tokenBody.map((t) => `dyk_${t}`),
+        ),
+        { nil: undefined, freq: 10 },
+      ),
+      contentType,
+      forwardedFor: fc.option(
+        fc.oneof(
+          text,
+          fc.array(sourceIp, { maxLength: 3 }).map((a) => a.join(', ')),
+        ),
+        { nil: undefined },
+      ),
+      query: opts.query ?? fc.option(anyQuery, { nil: undefined }),
+      params: opts.params ?? fc.constant(undefined),
+      extra: opts.extraHeaders ?? fc.constant({}),
+      body,
+      sourceIp,
+    })
+    .map(({ auth, apiKeyHeader, contentType, forwardedFor, query, params, extra, body, sourceIp }): Request => {
+      const headers: Record<string, string> = { ...extra };
+      if (auth !== undefined) headers.authorization = auth;
+      if (apiKeyHeader !== undefined) headers['x-api-key'] = apiKeyHeader;
+      if (contentType !== undefined) headers['content-type'] = contentType;
+      if (forwardedFor !== undefined) headers['x-forwarded-for'] = forwardedFor;
+      return { headers, query, params, body, sourceIp };
+    });
+
+/** Send the request and check the response against the error contract (API.md "Errors"). */
+async function check(handler: Handler, method: string, path: string, req: Request, allowed: readonly number[]) {
+  const res = await invoke(
+    handler,
+    apiEvent({
+      method,
+      path,
+      headers: req.headers,
+      ...(req.query ? { query: req.query } : {}),
+      ...(req.params ? { params: req.params } : {}),
+      ...(req.body.body !== undefined ? { body: req.body.body } : {}),
+      isBase64Encoded: req.body.isBase64Encoded,
+      sourceIp: req.sourceIp,
+    }),
+  );
+  const sent = `${JSON.stringify(req.params ?? {})} ${JSON.stringify(req.query ?? {}).slice(0, 300)} ${req.body.body?.slice(0, 300)}`;
+  const what = `${method} ${path} ${sent} -> ${res.status} ${res.body?.slice(0, 300)}`;
+  expect(res.status, what).toBeLessThan(500);
+  expect(allowed, what).toContain(res.status);
+  expect(res.headers['x-request-id'], what).toEqual(expect.any(String));
+  if (res.status >= 400) {
+    expect(res.headers['content-type'], what).toBe('application/problem+json');
+    expect(res.json, what).toMatchObject({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: res.status,
+      requestId: expect.any(String),
+    });
+    expect(res.json.code, what).toMatch(/^[A-Z][A-Z0-9_]*$/);
+    expect(res.json.requestId, what).toBe(res.headers['x-request-id']);
+    if (res.status === 401) expect(res.headers['www-authenticate'], what).toBe('Bearer');
+    if (res.status === 429) expect(Number(res.headers['retry-after']), what).toBeGreaterThan(0);
+    if (res.json.code === 'VALIDATION_FAILED') expect(res.json.errors, what).toEqual(expect.any(Array));
+  }
+  return res;
+}
+
+const RUNS = { numRuns: 100 } as const;
+const INTERNAL = ['definition', 'lease', 'dispatch', 'input', 'outputs', 'accountId'];
+const STEP_TYPES = ['set', 'http_request', 'manual_approval', 'artifact', 'delay', 'fail'] as const;
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+/** The full example of WORKFLOWS.md (with a well-formed secret): valid as is. */
+const example = (): any => ({
+  variables: {
+    env: { type: 'string', default: 'staging' },
+    amount: { type: 'number', default: 0 },
+    urgent: { type: 'boolean', default: false },
+    meta: { type: 'object' },
+    tags: { type: 'array' },
+  },
+  steps: [
+    { id: 'prepare', type: 'set', values: { summary: "{% 'Deploy to ' & $vars.env %}" } },
+    {
+      id: 'approve',
+      type: 'manual_approval',
+      title: '{% $vars.summary %}',
+      reviewers: ['role:admin'],
+      timeoutSeconds: 86400,
+      onTimeout: 'fail',
+      form: [
+        { name: 'ticket', type: 'string', required: true },
+        { name: 'amount', type: 'number', default: '{% $vars.amount %}' },
+      ],
+    },
+    {
+      id: 'notify',
+      type: 'http_request',
+      method: 'POST',
+      url: 'https://ops.example/hook',
+      headers: { 'content-type': 'application/json' },
+      body: '{% $vars %}',
+      timeoutMs: 10000,
+      saveAs: 'notifyResponse',
+    },
+    { id: 'report', type: 'artifact', name: 'report.json', contentType: 'application/json', content: '{% $vars %}' },
+    { id: 'cool-down', type: 'delay', seconds: 30 },
+    { id: 'too-big', type: 'fail', when: '{% $vars.amount > 1000 %}', message: 'amount too large' },
+  ],
+  output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
+  notifications: [{ url: 'https://ops.example/events', events: ['approval.requested'], secret: SECRET }],
+});
+
+type Mutation = (d: any) => void;
+const step = (d: any, i: number) => (Array.isArray(d?.steps) && d.steps[i] && typeof d.steps[i] === 'object' ? d.steps[i] : {});
+
+/** Places of the example where an expression `{% ... %}` may stand. */
+const expressionSlots: ((d: any, v: string) => void)[] = [
+  (d, v) => {
+    step(d, 0).values = { ...step(d, 0).values, summary: v };
+  },
+  (d, v) => {
+    step(d, 1).title = v;
+  },
+  (d, v) => {
+    const form = step(d, 1).form;
+    if (Array.isArray(form) && form[1]) form[1].default = v;
+  },
+  (d, v) => {
+    step(d, 2).body = v;
+  },
+  (d, v) => {
+    step(d, 2).url = v;
+  },
+  (d, v) => {
+    step(d, 3).content = v;
+  },
+  (d, v) => {
+    step(d, 5).when = v;
+  },
+  (d, v) => {
+    step(d, 4).when = v;
+  },
+  (d, v) => {
+    d.output = v;
+  },
+  (d, v) => {
+    d.output = { nested: [1, { deeper: v }] };
+  },
+];
+/** Places of the example where literal JSON may stand. */
+const literalSlots: ((d: any, v: unknown) => void)[] = [
+  (d, v) => {
+    step(d, 0).values = { ...step(d, 0).values, extra: v };
+  },
+  (d, v) => {
+    step(d, 2).body = v;
+  },
+  (d, v) => {
+    step(d, 3).content = v;
+  },
+  (d, v) => {
+    d.output = v;
+  },
+  (d, v) => {
+    if (d.variables?.meta) d.variables.meta.default = v;
+  },
+];
+const STEP_KEYS = ['id', 'type', 'title', 'when', 'values', 'url', 'method', 'reviewers', 'form', 'seconds', 'message', 'name', 'content'];
+const expressionText = fc
+  .oneof(
+    fc.string(),
+    anyUnits(),
+    fc.constantFrom(
+      '',
+      '%}',
+      '{%',
+      '$vars.',
+      '(',
+      '$f := function($n){ $f($n) }; $f(0)',
+      '[1..100000000]',
+      "$pad('', 1e9)",
+      '$eval("1+")',
+      '**',
+      '/[/',
+      '"unterminated',
+      '$vars.a ~> $sum()',
+      '$string($)',
+      '{ "a": }',
+      '$$$',
+      '\\u0000',
+    ),
+  )
+  .map((s) => `{% ${s} %}`);
+
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.tuple(fc.nat(6), fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...STEP_TYPES) }, text)).map(
+    ([i, type]): Mutation =>
+      (d) => {
+        step(d, i).type = type;
+      },
+  ),
+  {
+    weight: 3,
+    arbitrary: fc.tuple(fc.constantFrom(...expressionSlots), expressionText).map(
+      ([slot, v]): Mutation =>
+        (d) =>
+          slot(d, v),
+    ),
+  },
+  {
+    weight: 6,
+    arbitrary: fc.tuple(fc.constantFrom(...literalSlots), storeValue).map(
+      ([slot, v]): Mutation =>
+        (d) =>
+          slot(d, v),
+    ),
+  },
+  fc.tuple(fc.nat(6), fc.oneof(fc.constantFrom(...STEP_KEYS), fc.string()), fc.jsonValue()).map(
+    ([i, k, v]): Mutation =>
+      (d) => {
+        step(d, i)[k] = v;
+      },
+  ),
+  fc.tuple(fc.nat(6), fc.constantFrom(...STEP_KEYS)).map(
+    ([i, k]): Mutation =>
+      (d) => {
+        delete step(d, i)[k];
+      },
+  ),
+  fc.tuple(fc.constantFrom('variables', 'steps', 'output', 'notifications', 'extra'), fc.jsonValue()).map(
+    ([k, v]): Mutation =>
+      (d) => {
+        d[k] = v;
+      },
+  ),
+  fc.tuple(fc.oneof(fc.string(), fc.constantFrom('', 'constructor', '__proto__', 'a b')), storeValue).map(
+    ([name, value]): Mutation =>
+      (d) => {
+        d.variables = { ...d.variables, [name]: { type: 'object', default: value } };
+      },
+  ),
+  fc.integer({ min: 0, max: 130 }).map(
+    (n): Mutation =>
+      (d) => {
+        const base = Array.isArray(d.steps) && d.steps.length ? d.steps : example().steps;
+        d.steps = Array.from({ length: n }, (_, i) => ({ ...base[i % base.length], id: `s${i}` }));
+      },
+  ),
+  fc.nat(6).map(
+    (i): Mutation =>
+      (d) => {
+        step(d, i).id = step(d, 0).id;
+      },
+  ),
+  fc
+    .tuple(fc.nat(6), fc.array(fc.oneof(fc.constantFrom('role:admin', 'role:member', 'role:owner', 'user:usr_x'), text), { maxLength: 3 }))
+    .map(
+      ([i, reviewers]): Mutation =>
+        (d) => {
+          step(d, i).reviewers = reviewers;
+        },
+    ),
+);
+
+/** The example with up to three mutations applied (a mutation that does not fit the shape is skipped). */
+const mutatedDefinition = fc.array(mutation, { maxLength: 3 }).map((ms) => {
+  const d = example();
+  for (const m of ms) {
+    try {
+      m(d);
+    } catch {
+      // the shape no longer allows this mutation
+    }
+  }
+  return d;
+});
+
+/** Mostly `good`, sometimes anything: keeps enough requests valid to reach the store. */
+const mostly = <T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<unknown>) =>
+  fc.oneof({ weight: 6, arbitrary: good as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: bad });
+
+const definitions = fc.oneof(
+  { weight: 10, arbitrary: mutatedDefinition },
+  { weight: 3, arbitrary: fc.constant(null).map(() => example()) },
+  fc.jsonValue(),
+  fc.json().map((s) => JSON.parse(s) as unknown),
+  fc.constant(example()),
+  fc.record({ steps: fc.array(fc.jsonValue(), { maxLength: 4 }) }),
+);
+
+describe('no request makes an engine handler answer 5xx', () => {
+  let account: Awaited<ReturnType<typeof givenAccount>>;
+  let other: Awaited<ReturnType<typeof givenAccount>>;
+  let adminSession: string;
+  let memberSession: string;
+  let readOnlyToken: string;
+  let executeOnlyToken: string;
+  /** Workflows the PUT property may change. */
+  let editable: string[];
+  /** Workflows the run property starts (never changed). */
+  let runnable: string[];
+  let otherWorkflow: string;
+  /** Executions of the account (PENDING, cancelled, finished) and the other account's. */
+  let executions: string[];
+  let cancellable: string[];
+  let otherExecution: string;
+  let artifact: { executionId: string; artifactId: string };
+  let otherArtifact: { executionId: string; artifactId: string };
+  let executionsCursor: string;
+  let filteredCursor: string;
+  let eventsCursor: string;
+
+  beforeAll(async () => {
+    // Shrinking a failure sends hundreds of requests: a high budget keeps one property's shrinking from
+    // starving the next one into 429s.
+    await useOwnQueues({ RATE_LIMITS: JSON.stringify({ team: 1_000_000 }) });
+    [account, other] = await Promise.all([givenAccount(), givenAccount()]);
+    const session = async (email: string, ip: string) => {
+      const res = await invoke(
+        login,
+        apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: ip }),
+      );
+      expect(res.status).toBe(200);
+      return res.json.token as string;
+    };
+    [adminSession, memberSession] = await Promise.all([
+      session(account.admin.email, `198.19.${Math.floor(Math.random() * 250)}.11`),
+      session(account.member.email, `198.19.${Math.floor(Math.random() * 250)}.12`),
+    ]);
+    const keyOf = async (scopes: ('WORKFLOW_READ' | 'WORKFLOW_EXECUTE')[]) =>
+      (
+        await createKey(
+          { accountId: account.account.accountId, userId: account.member.userId },
+          { name: scopes.join('+'), scopes, validityDays: 1 },
+        )
+      ).token;
+    [readOnlyToken, executeOnlyToken] = await Promise.all([keyOf(['WORKFLOW_READ']), keyOf(['WORKFLOW_EXECUTE'])]);
+
+    const admin = { accountId: account.account.accountId, userId: account.admin.userId, role: 'admin' as const };
+    const member = { accountId: account.account.accountId, userId: account.member.userId, role: 'member' as const };
+    const make = (owner: typeof admin | typeof member, definition: unknown) =>
+      createWorkflow(owner, { name: 'prop', definition: WorkflowDefinition.parse(definition), recovery: false, editors: [] });
+    const simple = { steps: [{ id: 'only', type: 'set', values: { y: 1 } }] };
+    const withArtifact = {
+      steps: [{ id: 'report', type: 'artifact', name: 'r.txt', content: 'hello' }],
+    };
+    const [e1, e2, e3, r1, r2, art] = await Promise.all([
+      make(admin, example()),
+      make(member, simple),
+      make(admin, simple),
+      make(admin, example()),
+      make(member, simple),
+      make(admin, withArtifact),
+    ]);
+    editable = [e1.workflowId, e2.workflowId, e3.workflowId];
+    runnable = [r1.workflowId, r2.workflowId];
+    const theirs = await createWorkflow(
+      { accountId: other.account.accountId, userId: other.admin.userId, role: 'admin' },
+      { name: 'theirs', definition: WorkflowDefinition.parse(withArtifact), recovery: false, editors: [] },
+    );
+    otherWorkflow = theirs.workflowId;
+
+    const run = async (workflow: typeof r1, trigger: 'api' | 'webhook' | 'rerun' = 'api') =>
+      (await startRun({ workflow, trigger, variables: {} })).execution;
+    const finish = async (e: { accountId: string; executionId: string }) => {
+      const stored = await getExecution(e.accountId, e.executionId);
+      await processRunMessage(
+        { accountId: e.accountId, executionId: e.executionId, dispatch: stored?.dispatch as string },
+        { remainingMs: () => 30_000 },
+      );
+      const [a] = await listArtifacts(e.accountId, e.executionId);
+      return a;
+    };
+    const pending = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => run(i % 2 ? r1 : r2, (['api', 'webhook', 'rerun'] as const)[i % 3])),
+    );
+    cancellable = pending.slice(4).map((e) => e.executionId);
+    await cancelRun(account.account.accountId, pending[0]?.executionId as string, 'for the events cursor');
+    const artifactRun = await run(art);
+    const a = await finish(artifactRun);
+    artifact = { executionId: artifactRun.executionId, artifactId: a?.artifactId as string };
+    const theirRun = await run(theirs);
+    const ta = await finish(theirRun);
+    otherArtifact = { executionId: theirRun.executionId, artifactId: ta?.artifactId as string };
+    otherExecution = (await run(theirs)).executionId;
+    executions = [...pending.slice(0, 4).map((e) => e.executionId), artifactRun.executionId];
+    expect(artifact.artifactId).toMatch(/^ar_/);
+    expect(otherArtifact.artifactId).toMatch(/^ar_/);
+
+    executionsCursor = (await pageExecutions(account.account.accountId, {}, 1, undefined)).nextCursor as string;
+    filteredCursor = (await pageExecutions(account.account.accountId, { status: 'PENDING', trigger: 'api' }, 1, undefined))
+      .nextCursor as string;
+    eventsCursor = (await pageEvents(account.account.accountId, pending[0]?.executionId as string, 1, undefined)).nextCursor as string;
+    expect([executionsCursor, filteredCursor, eventsCursor]).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
+  });
+
+  /** A successful answer about `id` must come from the account that owns it. */
+  const expectOwnerAsked = (req: Request, id: string | undefined, own: readonly string[], theirs: readonly string[]) => {
+    const otherKey = req.headers.authorization === `Bearer ${other.adminKey.token}`;
+    if (otherKey) expect(theirs, `${id} answered to the other account`).toContain(id);
+    else expect(own, `${id} answered to this account`).toContain(id);
+  };
+
+  const sessionAuth = () =>
+    fc.option(
+      fc.oneof(
+        { weight: 12, arbitrary: fc.constantFrom(`Bearer ${adminSession}`, `Bearer ${memberSession}`, `bearer   ${adminSession}`) },
+        text,
+        text.map((s) => `Bearer ${s}`),
+        tokenBody.map((t) => `Bearer dys_${t}`),
+        mutated(adminSession).map((t) => `Bearer ${t}`),
+        fc.constantFrom('Bearer', '', `Bearer ${account.adminKey.token}`, `Bearer ${other.adminKey.token}`),
+      ),
+      { nil: undefined, freq: 10 },
+    );
+
+  const keyAuth = () =>
+    fc.option(
+      fc.oneof(
+        {
+          weight: 14,
+          arbitrary: fc.constantFrom(
+            `Bearer ${account.adminKey.token}`,
+            `Bearer ${account.memberKey.token}`,
+            `Bearer ${account.adminKey.token}`,
+            `Bearer ${readOnlyToken}`,
+            `Bearer ${executeOnlyToken}`,
+            `Bearer ${other.adminKey.token}`,
+          ),
+        },
+        text,
+        text.map((s) => `Bearer ${s}`),
+        tokenBody.map((t) => `Bearer dyk_${t}`),
+        mutated(account.adminKey.token).map((t) => `Bearer ${t}`),
+        fc.constantFrom('Bearer', '', `Bearer ${adminSession}`),
+      ),
+      { nil: undefined, freq: 12 },
+    );
+
+  const editorsArb = () =>
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom([], [account.member.userId], [account.admin.userId, account.member.userId]) },
+      fc.constant([other.member.userId]),
+      fc.array(
+        fc.oneof(
+          ulidish.map((u) => `usr_${u}`),
+          text,
+          fc.constantFrom(account.admin.userId),
+        ),
+        { maxLength: 3 },
+      ),
+      fc.jsonValue(),
+    );
+
+  it('POST /api/workflows', async () => {
+    const shaped = fc.record(
+      {
+        name: mostly(fc.oneof(fc.constantFrom('wf', ' spaced ', 'x'.repeat(200)), fc.string({ minLength: 1 })), text),
+        description: mostly(fc.string({ maxLength: 100 }), fc.jsonValue()),
+        definition: definitions,
+        recovery: mostly(fc.boolean(), fc.jsonValue()),
+        editors: editorsArb(),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: ['name', 'definition'] },
+    );
+    let created = 0;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(request(sessionAuth(), bodies(shaped, { min: 256 * 1024, max: 300 * 1024 })), async (req) => {
+        const res = await check(createWorkflowHandler, 'POST', '/api/workflows', req, [201, 400, 401, 413, 415]);
+        if (res.status === 201) {
+          created++;
+          expect(res.json.id).toMatch(/^wf_[0-9a-z]{26}$/);
+          expect(res.headers.location).toBe(`/api/workflows/${res.json.id}`);
+          expect(res.json.version).toBe(1);
+        }
+        if (res.status === 400) refused++;
+      }),
+      RUNS,
+    );
+    expect(created).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  });
+
+  it('PUT /api/workflows/{id}', async () => {
+    const patch = fc.record(
+      {
+        name: mostly(fc.constantFrom('renamed', 'again'), fc.oneof(fc.constantFrom('', ' '), text)),
+        description: mostly(fc.string({ maxLength: 100 }), fc.jsonValue()),
+        definition: definitions,
+        recovery: mostly(fc.boolean(), fc.jsonValue()),
+        editors: editorsArb(),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    const params = fc.option(fc.oneof({ weight: 6, arbitrary: idLike([...editable, otherWorkflow]).map((id) => ({ id })) }, anyQuery), {
+      nil: undefined,
+      freq: 10,
+    });
+    let ok = 0;
+    await fc.assert(
+      fc.asyncProperty(request(sessionAuth(), bodies(patch, { min: 256 * 1024, max: 300 * 1024 }), { params }), async (req) => {
+        const path = `/api/workflows/${req.params?.id ?? ''}`;
+        const res = await check(updateWorkflowHandler, 'PUT', path, req, [200, 400, 401, 403, 404, 413, 415]);
+        if (res.status === 200) {
+          ok++;
+          expect(editable).toContain(req.params?.id);
+          expect(res.json.version).toBeGreaterThan(1);
+        }
+        if (req.params?.id === otherWorkflow) expect([400, 401, 404, 413, 415]).toContain(res.status);
+      }),
+      RUNS,
+    );
+    expect(ok).toBeGreaterThan(0);
+  });
+
+  it('POST /api/v1/workflows/{workflowId}/runs', async () => {
+    const variables = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.dictionary(
+          fc.oneof(fc.constantFrom('env', 'amount', 'urgent', 'meta', 'tags', '', 'constructor', '__proto__'), fc.string()),
+          fc.oneof(storeValue, fc.constantFrom('prod', 3, true, {}, [])),
+          { maxKeys: 5 },
+        ),
+      },
+      fc.jsonValue(),
+      storeValue,
+    );
+    const shaped = fc.oneof(
+      { weight: 4, arbitrary: fc.record({ variables }) },
+      fc.record({ variables, extra: fc.jsonValue() }, { requiredKeys: [] }),
+    );
+    const idempotency = fc.option(
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom('k1', 'k2', 'order-42') },
+        printable,
+        text,
+        fc.integer({ min: 240, max: 320 }).map((n) => 'k'.repeat(n)),
+        fc.constantFrom('', ' ', 'has space', 'tab\tkey', 'ключ', '\u0000'),
+      ),
+      { nil: undefined, freq: 2 },
+    );
+    const params = fc.option(
+      fc.oneof({ weight: 6, arbitrary: idLike([...runnable, otherWorkflow]).map((workflowId) => ({ workflowId })) }, anyQuery),
+      { nil: undefined, freq: 10 },
+    );
+    let started = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        request(keyAuth(), bodies(shaped, { min: 512 * 1024, max: 560 * 1024 }), {
+          params,
+          extraHeaders: idempotency.map((k): Record<string, string> => (k === undefined ? {} : { 'idempotency-key': k })),
+        }),
+        async (req) => {
+          const path = `/api/v1/workflows/${req.params?.workflowId ?? ''}/runs`;
+          const res = await check(startRunHandler, 'POST', path, req, [202, 400, 401, 403, 404, 409, 413, 415, 429]);
+          if (res.status === 202) {
+            started++;
+            expectOwnerAsked(req, req.params?.workflowId, runnable, [otherWorkflow]);
+            expect(res.json.executionId).toMatch(/^ex_[0-9a-z]{26}$/);
+            expect(res.headers.location).toBe(`/api/v1/executions/${res.json.executionId}`);
+            for (const field of INTERNAL) expect(res.json).not.toHaveProperty(field);
+          }
+        },
+      ),
+      RUNS,
+    );
+    expect(started).toBeGreaterThan(0);
+  });
+
+  it('GET /api/v1/executions', async () => {
+    const cursor = fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(executionsCursor, filteredCursor, eventsCursor) },
+      mutated(executionsCursor),
+      fc.base64String({ maxLength: 200 }),
+      fc.tuple(fc.base64String({ maxLength: 120 }), fc.base64String({ maxLength: 60 })).map(([p, m]) => `${p}.${m}`),
+      fc.tuple(text, text).map(([p, m]) => `${p}.${m}`),
+      fc.tuple(fc.jsonValue(), fc.uint8Array({ maxLength: 32 })).map(([k, mac]) => `${b64url(serialize({ k, b: 'x' }))}.${b64url(mac)}`),
+      fc
+        .tuple(fc.jsonValue(), fc.constantFrom(...executionsCursor.split('.').slice(1)))
+        .map(([k, mac]) => `${b64url(serialize(k))}.${mac}`),
+      fc.constantFrom('', '.', 'x.y', 'x.y.z', 'null.null', 'e30.e30', 'x'.repeat(5000)),
+      text,
+    );
+    const query = fc.option(
+      fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc.record(
+            {
+              limit: fc.oneof(
+                fc.integer({ min: -5, max: 200 }).map(String),
+                fc.constantFrom('1', '100', '1e1', '0x10', ' 5', '', '2.5', 'NaN'),
+                text,
+              ),
+              status: fc.oneof(
+                fc.constantFrom('PENDING', 'RUNNING', 'WAITING_APPROVAL', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED', 'pending'),
+                text,
+              ),
+              trigger: fc.oneof(fc.constantFrom('api', 'webhook', 'rerun', 'API'), text),
+              workflowId: idLike([...runnable, otherWorkflow]),
+              cursor,
+            },
+            { requiredKeys: [] },
+          ),
+        },
+        anyQuery,
+      ),
+      { nil: undefined, freq: 8 },
+    );
+    let ok = 0;
+    await fc.assert(
+      fc.asyncProperty(request(keyAuth(), bodies(fc.jsonValue(), { min: 64 * 1024, max: 70 * 1024 }), { query }), async (req) => {
+        const res = await check(listExecutionsHandler, 'GET', '/api/v1/executions', req, [200, 400, 401, 403, 413, 429]);
+        if (res.status === 200) {
+          ok++;
+          expect(res.json.items).toEqual(expect.any(Array));
+          expect(res.json.nextCursor === null || typeof res.json.nextCursor === 'string').toBe(true);
+          for (const item of res.json.items) for (const field of INTERNAL) expect(item).not.toHaveProperty(field);
+        }
+      }),
+      RUNS,
+    );
+    expect(ok).toBeGreaterThan(0);
+  });
+
+  it('GET /api/v1/executions/{executionId}/events', async () => {
+    const params = fc.option(
+      fc.oneof({ weight: 6, arbitrary: idLike([...executions, otherExecution]).map((executionId) => ({ executionId })) }, anyQuery),
+      { nil: undefined, freq: 10 },
+    );
+    const query = fc.option(
+      fc.record(
+        {
+          limit: fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), text),
+          cursor: fc.oneof(
+            fc.constantFrom(eventsCursor, executionsCursor),
+            mutated(eventsCursor),
+            fc.tuple(fc.base64String({ maxLength: 100 }), fc.base64String({ maxLength: 60 })).map(([p, m]) => `${p}.${m}`),
+            text,
+          ),
+        },
+        { requiredKeys: [] },
+      ),
+      { nil: undefined },
+    );
+    let ok = 0;
+    await fc.assert(
+      fc.asyncProperty(request(keyAuth(), bodies(fc.jsonValue(), { min: 64 * 1024, max: 70 * 1024 }), { params, query }), async (req) => {
+        const path = `/api/v1/executions/${req.params?.executionId ?? ''}/events`;
+        const res = await check(eventsHandler, 'GET', path, req, [200, 400, 401, 403, 404, 413, 429]);
+        if (res.status === 200) {
+          ok++;
+          expectOwnerAsked(req, req.params?.executionId, executions, [otherExecution]);
+          for (const e of res.json.items) expect(e.executionId).toBe(req.params?.executionId);
+        }
+      }),
+      RUNS,
+    );
+    expect(ok).toBeGreaterThan(0);
+  });
+
+  it('POST /api/v1/executions/{executionId}/cancel', async () => {
+    const params = fc.option(
+      fc.oneof(
+        { weight: 6, arbitrary: idLike([...cancellable, ...executions, otherExecution]).map((executionId) => ({ executionId })) },
+        anyQuery,
+      ),
+      { nil: undefined, freq: 10 },
+    );
+    const shaped = fc.record(
+      {
+        reason: fc.oneof(
+          text,
+          fc.integer({ min: 490, max: 510 }).map((n) => 'r'.repeat(n)),
+          fc.jsonValue(),
+        ),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    let cancelled = 0;
+    await fc.assert(
+      fc.asyncProperty(request(keyAuth(), bodies(shaped, { min: 64 * 1024, max: 70 * 1024 }), { params }), async (req) => {
+        const path = `/api/v1/executions/${req.params?.executionId ?? ''}/cancel`;
+        const res = await check(cancelHandler, 'POST', path, req, [200, 400, 401, 403, 404, 409, 413, 415, 429]);
+        if (res.status === 200) {
+          cancelled++;
+          expectOwnerAsked(req, req.params?.executionId, [...cancellable, ...executions], [otherExecution]);
+          expect(res.json.status).toBe('CANCELLED');
+          for (const field of INTERNAL) expect(res.json).not.toHaveProperty(field);
+        }
+      }),
+      RUNS,
+    );
+    expect(cancelled).toBeGreaterThan(0);
+  });
+
+  it('GET /api/v1/executions/{executionId}/artifacts/{artifactId}/download', async () => {
+    const params = fc.option(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant({ ...artifact }) },
+        fc.constant({ ...otherArtifact }),
+        fc.constant({ executionId: artifact.artifactId, artifactId: artifact.executionId }),
+        fc.constant({ executionId: otherArtifact.executionId, artifactId: artifact.artifactId }),
+        {
+          weight: 4,
+          arbitrary: fc.record({
+            executionId: idLike([artifact.executionId, otherArtifact.executionId, ...executions]),
+            artifactId: idLike([artifact.artifactId, otherArtifact.artifactId]),
+          }),
+        },
+        anyQuery,
+      ),
+      { nil: undefined, freq: 10 },
+    );
+    const query = fc.option(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.record({ redirect: fc.oneof(fc.constantFrom('0', '1', '', 'true', '2', '01', ' 1', 'yes'), text) }) },
+        anyQuery,
+      ),
+      { nil: undefined },
+    );
+    let links = 0;
+    await fc.assert(
+      fc.asyncProperty(request(keyAuth(), bodies(fc.jsonValue(), { min: 64 * 1024, max: 70 * 1024 }), { params, query }), async (req) => {
+        const p = req.params ?? {};
+        const path = `/api/v1/executions/${p.executionId ?? ''}/artifacts/${p.artifactId ?? ''}/download`;
+        const res = await check(downloadHandler, 'GET', path, req, [200, 302, 400, 401, 403, 404, 413, 429]);
+        if (res.status === 200 || res.status === 302) {
+          links++;
+          const pair = `${p.executionId}/${p.artifactId}`;
+          expectOwnerAsked(
+            req,
+            pair,
+            [`${artifact.executionId}/${artifact.artifactId}`],
+            [`${otherArtifact.executionId}/${otherArtifact.artifactId}`],
+          );
+          if (res.status === 302) expect(res.headers.location).toMatch(/^https?:\/\//);
+          else expect(res.json).toEqual({ url: expect.stringMatching(/^https?:\/\//), expiresAt: expect.any(Number) });
+        }
+      }),
+      RUNS,
+    );
+    expect(links).toBeGreaterThan(0);
+  });
+});
