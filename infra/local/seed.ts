@@ -102,6 +102,12 @@ export function demoBanner(demo: Demo): string {
           `  curl -s -X POST ${u}/api/webhooks/${demo.webhookId}/trigger -H 'Authorization: Bearer ${demo.apiKey}' -H 'content-type: application/json' -d '{"env":"production"}'`,
         ]
       : []),
+    ...(demo.webhookId
+      ? [
+          'Then open the one-click approval link of the waiting run (it asks before it decides):',
+          `  echo "${u}/api/webhook-trigger/approval/$(curl -s ${u}/api/v1/approvals -H 'Authorization: Bearer ${demo.apiKey}' | sed -E 's/.*"approvalId":"([^"]+)".*/\\1/')/approve?api_key=${demo.apiKey}"`,
+        ]
+      : []),
     ...(demo.workflowId
       ? [
           `  curl -s -X POST ${u}/api/v1/workflows/${demo.workflowId}/runs -H 'Authorization: Bearer ${demo.apiKey}' -H 'content-type: application/json' -d '{"variables":{"env":"production"}}'`,

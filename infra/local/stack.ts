@@ -18,8 +18,8 @@ export type LocalStackOptions = {
 };
 
 /**
- * The whole local stack: emulators, the HTTP server over the route table, the queue poller feeding
- * the worker, and the demo seed. Everything it started stops with `stop()`.
+ * The whole local stack: emulators, the HTTP server over the route table, the queue pollers feeding
+ * the workers, the scheduled sweep on a one-minute timer, and the demo seed. Everything it started stops with `stop()`.
  */
 export async function startLocalStack(opts: LocalStackOptions) {
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
@@ -31,7 +31,18 @@ export async function startLocalStack(opts: LocalStackOptions) {
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler),
     startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler),
   ];
-  const poller = { stop: () => Promise.all(workers.map((w) => w.stop())) };
+  // The scheduled sweep (EventBridge every minute on AWS): approval deadlines.
+  const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');
+  const sweepTimer = setInterval(() => {
+    sweep().catch((e: unknown) => console.error('local scheduled sweep failed', e));
+  }, 60_000);
+  sweepTimer.unref();
+  const poller = {
+    stop: () => {
+      clearInterval(sweepTimer);
+      return Promise.all(workers.map((w) => w.stop()));
+    },
+  };
   let server: Server | undefined;
   try {
     const started = await startServer({ host: opts.host, port: opts.port });

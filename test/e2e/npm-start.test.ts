@@ -75,6 +75,28 @@ describe('npm start', () => {
     );
     expect(waiting.currentStepId).toBe('approve');
 
+    // The printed one-click link line gives the link; the page asks, its form POST decides.
+    const linkLine = first
+      .output()
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.startsWith('echo') && l.includes('/approve?api_key='));
+    const link = execSync(linkLine as string, { encoding: 'utf8', shell: '/bin/bash' }).trim();
+    expect(link).toContain(`/api/webhook-trigger/approval/${waiting.approvalId}/approve?api_key=`);
+    const page = await fetch(link);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<form method="post"');
+    const decided = await fetch(`${link}&confirm=1`, { method: 'POST' });
+    expect(await decided.text()).toContain('Approved');
+    const done = await eventually(
+      async () =>
+        (await (
+          await fetch(`${base}/api/v1/executions/${triggered.executionId}`, { headers: { authorization: `Bearer ${demo.apiKey}` } })
+        ).json()) as any,
+      (e) => e.status === 'SUCCEEDED',
+    );
+    expect(done.steps.map((s: { status: string }) => s.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+
     const { javaPid } = JSON.parse(readFileSync(join(dataDir, 'emulators.json'), 'utf8'));
     expect(isAlive(javaPid)).toBe(true);
     expect(await stop(first.child, 'SIGINT')).toBe(0);
