@@ -1,4 +1,5 @@
-// The CDK app: `npx cdk deploy -c stage=prod -c rateLimits='{"pro":1200}' ...` (all context optional).
+// The CDK app: `npx cdk deploy -c stage=prod -c rateLimits='{"pro":1200}' ...` (all context optional;
+// the table in README "Deploying to AWS" lists every key).
 import { App } from 'aws-cdk-lib';
 import { FlowgateStack } from './stack.ts';
 
@@ -44,6 +45,39 @@ function rateLimits(): string | undefined {
   return value;
 }
 
+function domain(): { domainName?: string; certificateArn?: string } {
+  const domainName = text('domainName');
+  const certificateArn = text('certificateArn');
+  if (!domainName && !certificateArn) return {};
+  if (!domainName || !certificateArn) {
+    throw new Error('Context domainName and certificateArn go together (an ACM certificate of the stack region for the name)');
+  }
+  if (!/^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/.+$/.test(certificateArn)) {
+    throw new Error(`Context certificateArn must be an ACM certificate ARN, got ${certificateArn}`);
+  }
+  return { domainName, certificateArn };
+}
+
+function alarms(): { alarmEmail?: string; alarmTopicArn?: string } {
+  const alarmEmail = text('alarmEmail');
+  const alarmTopicArn = text('alarmTopicArn');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) {
+    throw new Error(`Context alarmEmail must be an email address, got ${alarmEmail}`);
+  }
+  if (alarmTopicArn !== undefined && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:.+$/.test(alarmTopicArn)) {
+    throw new Error(`Context alarmTopicArn must be an SNS topic ARN, got ${alarmTopicArn}`);
+  }
+  return { alarmEmail, alarmTopicArn };
+}
+
+// AWS WAF web ACLs attach to REST APIs, CloudFront, ALBs and a few others, not to HTTP APIs: a
+// CfnWebACLAssociation on this API's stage would fail at deploy. Refuse instead of ignoring it.
+if (text('webAclArn') !== undefined) {
+  throw new Error(
+    'Context webAclArn: AWS WAF cannot be associated with an API Gateway HTTP API. Put a CloudFront distribution with the web ACL in front of the API (README, "Deploying to AWS").',
+  );
+}
+
 const stage = text('stage') ?? 'dev';
 
 new FlowgateStack(app, `flowgate-${stage}`, {
@@ -56,6 +90,8 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   publicBaseUrl: text('publicBaseUrl'),
   httpStepAllowlist: text('httpStepAllowlist'),
   reservedConcurrency: int('reservedConcurrency'),
+  ...domain(),
+  ...alarms(),
 });
 
 app.synth();

@@ -43,8 +43,8 @@ function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
 
 describe('FlowgateStack', () => {
   describe('functions', () => {
-    it('has one function per route, plus the fallback and the two queue workers', () => {
-      template.resourceCountIs('AWS::Lambda::Function', routes.length + 3);
+    it('has one function per route, plus the fallback, the two queue workers and the scheduled sweep', () => {
+      template.resourceCountIs('AWS::Lambda::Function', routes.length + 4);
     });
 
     it('mounts every route of the table, and the fallback on $default', () => {
@@ -67,19 +67,24 @@ describe('FlowgateStack', () => {
       }
     });
 
-    it('passes optional settings as env vars only when set', () => {
+    it('passes optional settings as env vars only when set; PUBLIC_BASE_URL defaults to the API endpoint', () => {
       const env = (t: Template) =>
         Object.values(t.findResources('AWS::Lambda::Function') as Record<string, Resource>).map(
           (fn) => fn.Properties.Environment.Variables,
         );
+      const [apiId] = all('AWS::ApiGatewayV2::Api')[0]!;
       for (const vars of env(template)) {
         expect(vars).not.toHaveProperty('RATE_LIMITS');
-        expect(vars).not.toHaveProperty('PUBLIC_BASE_URL');
+        expect(vars.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
       }
       const configured = synth({ rateLimits: '{"pro":20}', publicBaseUrl: 'https://flows.example.com' });
       for (const vars of env(configured)) {
         expect(vars).toMatchObject({ RATE_LIMITS: '{"pro":20}', PUBLIC_BASE_URL: 'https://flows.example.com' });
       }
+    });
+
+    it('runs the scheduled sweep every minute', () => {
+      template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
     });
 
     it('feeds the worker from the runs queue with partial batch failures', () => {
@@ -188,8 +193,8 @@ describe('FlowgateStack', () => {
 
     it('gives every log group a retention', () => {
       const groups = all('AWS::Logs::LogGroup');
-      // One per function (routes, fallback, two workers) and the API's access logs.
-      expect(groups.length).toBe(routes.length + 4);
+      // One per function (routes, fallback, two workers, sweep) and the API's access logs.
+      expect(groups.length).toBe(routes.length + 5);
       for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
     });
   });

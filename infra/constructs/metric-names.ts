@@ -1,0 +1,39 @@
+// The application's custom CloudWatch metrics, shared by the dashboard (infra/constructs/observability.ts)
+// and the functions that publish them with Powertools metrics (EMF). No imports on purpose: a
+// function can import this file without pulling aws-cdk-lib into its bundle.
+
+/** Powertools: `new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE })`. */
+export const METRICS_NAMESPACE = 'Flowgate';
+/** The `service` dimension every metric carries (Powertools adds it from `serviceName`). */
+export const METRICS_SERVICE = 'flowgate';
+
+/**
+ * Every custom metric: name → unit and the dimensions it carries besides `service`. The dashboard
+ * reads exactly these dimension sets; a metric published with another set (an extra default
+ * dimension, say) is a different metric to CloudWatch and does not show.
+ */
+export const APP_METRICS = {
+  /** A webhook trigger created a run. */
+  TriggerAccepted: { unit: 'Count', dimensions: [] },
+  /** A trigger was refused; `code` is the problem code (WEBHOOK_NOT_FOUND, INVALID_JSON, ...). */
+  TriggerRejected: { unit: 'Count', dimensions: ['code'] },
+  /** A request was refused with 429 by the account's rate limit. */
+  RateLimited: { unit: 'Count', dimensions: [] },
+  ExecutionStarted: { unit: 'Count', dimensions: [] },
+  ExecutionSucceeded: { unit: 'Count', dimensions: [] },
+  ExecutionFailed: { unit: 'Count', dimensions: [] },
+  ExecutionInterrupted: { unit: 'Count', dimensions: [] },
+  ApprovalDecided: { unit: 'Count', dimensions: [] },
+  ApprovalExpired: { unit: 'Count', dimensions: [] },
+  /** Wall time of one executed step. */
+  StepDuration: { unit: 'Milliseconds', dimensions: [] },
+  NotificationDelivered: { unit: 'Count', dimensions: [] },
+  NotificationFailed: { unit: 'Count', dimensions: [] },
+} as const satisfies Record<string, { unit: 'Count' | 'Milliseconds'; dimensions: readonly string[] }>;
+
+export type AppMetricName = keyof typeof APP_METRICS;
+
+/** The names alone, for `metrics.addMetric(METRIC.TriggerAccepted, MetricUnit.Count, 1)`. */
+export const METRIC = Object.fromEntries(Object.keys(APP_METRICS).map((name) => [name, name])) as {
+  readonly [K in AppMetricName]: K;
+};

@@ -1,0 +1,166 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const CERT = 'arn:aws:acm:eu-west-1:123456789012:certificate/00000000-0000-0000-0000-000000000000';
+
+function synth(props: Partial<FlowgateStackProps> = {}): Template {
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return Template.fromStack(new FlowgateStack(app, 'flowgate-cfg', { stage: 'cfg', ...props }));
+}
+
+const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
+const resources = (t: Template) => t.toJSON().Resources as Record<string, Resource>;
+const all = (t: Template, type: string) => Object.entries(resources(t)).filter(([, r]) => r.Type === type);
+const envs = (t: Template) => all(t, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables);
+
+// Synthesized at load time, like stack.test.ts: a synth takes seconds while the emulators run.
+const plain = synth();
+const domain = synth({ domainName: 'api.example.com', certificateArn: CERT });
+const explicitBase = synth({ domainName: 'api.example.com', certificateArn: CERT, publicBaseUrl: 'https://flows.example.com' });
+const withTopic = synth({ alarmEmail: 'ops@example.com' });
+
+describe('configuration', () => {
+  // Template.fromStack refuses a template whose resources form a dependency cycle (what CloudFormation
+  // would refuse at deploy), so every synth above is also the cycle check.
+  it('defaults PUBLIC_BASE_URL to the API endpoint without a dependency cycle', () => {
+    const [apiId] = all(plain, 'AWS::ApiGatewayV2::Api')[0]!;
+    for (const env of envs(plain)) expect(env.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    plain.hasOutput('PublicBaseUrl', { Value: { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] } });
+  });
+
+  it('would see a cycle', () => {
+    const cyclic = {
+      Resources: {
+        A: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { 'Fn::GetAtt': ['B', 'QueueName'] } } },
+        B: { Type: 'AWS::SQS::Queue', Properties: { QueueName: { Ref: 'A' } } },
+      },
+    };
+    expect(() => Template.fromJSON(cyclic)).toThrow(/dependency cycle/);
+  });
+
+  it('maps a custom domain to the default stage and outputs its regional target', () => {
+    const [apiId] = all(domain, 'AWS::ApiGatewayV2::Api')[0]!;
+    const [domainId] = all(domain, 'AWS::ApiGatewayV2::DomainName')[0]!;
+    domain.hasResourceProperties('AWS::ApiGatewayV2::DomainName', {
+      DomainName: 'api.example.com',
+      DomainNameConfigurations: [Match.objectLike({ CertificateArn: CERT, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' })],
+    });
+    domain.hasResourceProperties('AWS::ApiGatewayV2::ApiMapping', {
+      ApiId: { Ref: apiId },
+      DomainName: { Ref: domainId },
+      Stage: Match.anyValue(),
+    });
+    domain.hasOutput('CustomDomainTarget', { Value: { 'Fn::GetAtt': [domainId, 'RegionalDomainName'] } });
+    domain.hasOutput('CustomDomainHostedZoneId', { Value: { 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] } });
+    for (const env of envs(domain)) expect(env.PUBLIC_BASE_URL).toBe('https://api.example.com');
+    plain.resourceCountIs('AWS::ApiGatewayV2::DomainName', 0);
+    plain.resourceCountIs('AWS::ApiGatewayV2::ApiMapping', 0);
+  });
+
+  it('lets an explicit publicBaseUrl win over the custom domain', () => {
+    for (const env of envs(explicitBase)) expect(env.PUBLIC_BASE_URL).toBe('https://flows.example.com');
+  });
+
+  it('refuses half a custom domain', () => {
+    expect(() => synth({ domainName: 'api.example.com' })).toThrow(/domainName and certificateArn/);
+    expect(() => synth({ certificateArn: CERT })).toThrow(/domainName and certificateArn/);
+  });
+
+  it('attaches no WAF association (WAF does not support HTTP APIs)', () => {
+    plain.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+  });
+});
+
+describe('least privilege', () => {
+  const t = withTopic;
+  const statements = [
+    ...all(t, 'AWS::IAM::Policy').flatMap(([, p]) => list<Statement>(p.Properties.PolicyDocument.Statement)),
+    ...all(t, 'AWS::IAM::Role').flatMap(([, r]) =>
+      (r.Properties.Policies ?? []).flatMap((p: { PolicyDocument: { Statement: Statement[] } }) => p.PolicyDocument.Statement),
+    ),
+  ];
+
+  it('grants no Action *, and no service-wide dynamodb:*, sqs:* or s3:* on any resource', () => {
+    expect(statements.length).toBeGreaterThan(0);
+    for (const s of statements) {
+      for (const action of list(s.Action)) {
+        expect(action).not.toBe('*');
+        expect(action).not.toMatch(/^(dynamodb|sqs|s3):\*$/i);
+      }
+    }
+  });
+
+  it('attaches no AWS managed policy to the function roles', () => {
+    for (const [, role] of all(t, 'AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('lets functions write only to their own log group', () => {
+    const logActions = statements.filter((s) => list(s.Action).some((a) => a.startsWith('logs:')));
+    expect(logActions.length).toBeGreaterThan(0);
+    for (const s of logActions) {
+      expect(list(s.Action).sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents']);
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
+    }
+  });
+
+  it('gives S3 access only as GetObject or PutObject on the artifact objects', () => {
+    const [bucketId] = all(t, 'AWS::S3::Bucket').filter(([, b]) => b.Properties.LoggingConfiguration)[0]!;
+    const s3 = statements.filter((s) => list(s.Action).some((a) => a.startsWith('s3:')));
+    expect(s3.length).toBeGreaterThan(0);
+    for (const s of s3) {
+      expect(['s3:GetObject', 's3:PutObject']).toEqual(expect.arrayContaining(list(s.Action)));
+      expect(s.Resource).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] });
+    }
+  });
+
+  it('logs artifact downloads to the access-logs bucket', () => {
+    const [logsId] = all(t, 'AWS::S3::Bucket').filter(([, b]) => !b.Properties.LoggingConfiguration)[0]!;
+    t.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: { DestinationBucketName: { Ref: logsId }, LogFilePrefix: 'artifacts/' },
+    });
+  });
+});
+
+describe('app context', () => {
+  /** Runs infra/app.ts with the given context; only refusals are tried here (a valid app bundles every function). */
+  const runApp = async (context: Record<string, string>) => {
+    try {
+      await promisify(execFile)(`${repoRoot}node_modules/.bin/tsx`, ['infra/app.ts'], {
+        cwd: repoRoot,
+        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context) },
+        timeout: 120_000,
+      });
+      return { failed: false, stderr: '' };
+    } catch (e) {
+      return { failed: true, stderr: String((e as { stderr?: string }).stderr) };
+    }
+  };
+
+  it('refuses webAclArn and points at CloudFront, a domain without certificate, and malformed alarm settings', {
+    timeout: 180_000,
+  }, async () => {
+    const [waf, halfDomain, email, topic] = await Promise.all([
+      runApp({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/1' }),
+      runApp({ domainName: 'api.example.com' }),
+      runApp({ alarmEmail: 'not-an-address' }),
+      runApp({ alarmTopicArn: 'ops' }),
+    ]);
+    for (const r of [waf, halfDomain, email, topic]) expect(r.failed).toBe(true);
+    expect(waf.stderr).toMatch(/WAF cannot be associated with an API Gateway HTTP API/);
+    expect(waf.stderr).toMatch(/CloudFront/);
+    expect(halfDomain.stderr).toMatch(/domainName and certificateArn go together/);
+    expect(email.stderr).toMatch(/alarmEmail must be an email address/);
+    expect(topic.stderr).toMatch(/alarmTopicArn must be an SNS topic ARN/);
+  });
+});

@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.ts';
+import { ALARMS, APP_METRICS, METRICS_NAMESPACE } from '../../infra/constructs/observability.ts';
+import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+const STACK = 'flowgate-obs';
+const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
+
+function synth(props: Partial<FlowgateStackProps> = {}): Template {
+  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+  return Template.fromStack(new FlowgateStack(app, STACK, { stage: 'obs', ...props }));
+}
+
+const template = synth();
+const withEmail = synth({ alarmEmail: 'ops@example.com' });
+const withTopicArn = synth({ alarmTopicArn: TOPIC_ARN });
+
+const all = (t: Template, type: string) => Object.entries(t.findResources(type) as Record<string, Resource>);
+const logicalId = (t: Template, type: string, match: (r: Resource) => boolean) => {
+  const found = all(t, type).filter(([, r]) => match(r));
+  expect(found).toHaveLength(1);
+  return found[0]![0];
+};
+const queueId = (t: Template, name: string) =>
+  logicalId(t, 'AWS::SQS::Queue', (q) => JSON.stringify(q.Properties.QueueName).includes(`-${name}"`));
+const functionId = (t: Template, handler: string) =>
+  logicalId(t, 'AWS::IAM::Role', (r) => r.Properties.Description === `Flowgate function ${handler}`);
+/** The dashboard body with every token written as its JSON, so references can be searched for. */
+function dashboardBody(t: Template): string {
+  const [[, dashboard] = []] = all(t, 'AWS::CloudWatch::Dashboard');
+  const body = dashboard!.Properties.DashboardBody;
+  return typeof body === 'string'
+    ? body
+    : (body['Fn::Join'][1] as unknown[]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('');
+}
+const alarm = (t: Template, key: keyof typeof ALARMS) => {
+  const found = all(t, 'AWS::CloudWatch::Alarm').filter(([, a]) => a.Properties.AlarmName === `${STACK}-${ALARMS[key]}`);
+  expect(found, `alarm ${key}`).toHaveLength(1);
+  return found[0]![1].Properties;
+};
+
+describe('dashboard', () => {
+  const body = dashboardBody(template);
+
+  it('is one dashboard, named after the stack', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', {
+      DashboardName: { 'Fn::Join': ['', [`${STACK}-`, { Ref: 'AWS::Region' }]] },
+    });
+    template.hasOutput('DashboardUrl', Match.anyValue());
+  });
+
+  it('names each queue and dead-letter queue', () => {
+    for (const name of ['runs', 'runs-dlq', 'notifications', 'notifications-dlq']) {
+      expect(body).toContain(JSON.stringify({ 'Fn::GetAtt': [queueId(template, name), 'QueueName'] }));
+    }
+    expect(body).toContain('ApproximateNumberOfMessagesVisible');
+    expect(body).toContain('ApproximateAgeOfOldestMessage');
+  });
+
+  it('shows the HTTP API latency percentiles, 4xx and 5xx', () => {
+    const [apiId] = all(template, 'AWS::ApiGatewayV2::Api')[0]!;
+    expect(body).toContain(JSON.stringify({ Ref: apiId }));
+    for (const s of ['"Latency"', '"p50"', '"p99"', '"4xx"', '"5xx"', '"Count"']) expect(body).toContain(s);
+  });
+
+  it('has one line per function group: every route tag, the two workers and the fallback', () => {
+    const groups = [...new Set(routes.map((r) => r.tag)), 'Runs worker', 'Notifications worker', 'Fallback'];
+    for (const metric of ['Errors', 'Throttles', 'Duration']) expect(body).toContain(`"AWS/Lambda","${metric}"`);
+    for (const g of groups) expect(body).toContain(`"label":"${g}"`);
+    // Every function of the stack is in some group.
+    for (const [fnId] of all(template, 'AWS::Lambda::Function')) expect(body).toContain(JSON.stringify({ Ref: fnId }));
+  });
+
+  it('shows the table throttles and system errors', () => {
+    const [tableId] = all(template, 'AWS::DynamoDB::Table')[0]!;
+    expect(body).toContain(JSON.stringify({ Ref: tableId }));
+    expect(body).toContain('"ThrottledRequests"');
+    expect(body).toContain('"SystemErrors"');
+  });
+
+  it('graphs every custom metric of the Flowgate namespace with service=flowgate', () => {
+    for (const name of Object.keys(APP_METRICS)) {
+      const plain = body.includes(`"${METRICS_NAMESPACE}","${name}","service","flowgate"`);
+      const searched = body.includes(`MetricName=\\"${name}\\"`);
+      expect(plain || searched, name).toBe(true);
+    }
+    expect(body).toContain('{Flowgate,code,service}');
+  });
+
+  it('gives every function the namespace and service Powertools Metrics publish under', () => {
+    for (const [, fn] of all(template, 'AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        POWERTOOLS_SERVICE_NAME: 'flowgate',
+      });
+    }
+  });
+});
+
+describe('alarms', () => {
+  const keys = Object.keys(ALARMS) as (keyof typeof ALARMS)[];
+
+  it('exist, each treating missing data as OK, and notify nobody without a topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', keys.length);
+    template.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const key of keys) {
+      const a = alarm(template, key);
+      expect(a.TreatMissingData).toBe('notBreaching');
+      expect(a.AlarmActions).toBeUndefined();
+      expect(a.OKActions).toBeUndefined();
+      expect(a.AlarmDescription).toEqual(expect.any(String));
+    }
+  });
+
+  it('send to a new topic with the email subscribed when alarmEmail is set', () => {
+    const [topicId] = all(withEmail, 'AWS::SNS::Topic')[0]!;
+    withEmail.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+      TopicArn: { Ref: topicId },
+    });
+    withEmail.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    for (const key of keys) {
+      const a = alarm(withEmail, key);
+      expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(a.OKActions).toEqual([{ Ref: topicId }]);
+    }
+    withEmail.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+  });
+
+  it('send to an existing topic when alarmTopicArn is set, creating none', () => {
+    withTopicArn.resourceCountIs('AWS::SNS::Topic', 0);
+    withTopicArn.resourceCountIs('AWS::SNS::Subscription', 0);
+    for (const key of keys) {
+      const a = alarm(withTopicArn, key);
+      expect(a.AlarmActions).toEqual([TOPIC_ARN]);
+      expect(a.OKActions).toEqual([TOPIC_ARN]);
+    }
+  });
+
+  it('fires on any message in either dead-letter queue', () => {
+    for (const [key, queue] of [
+      ['runsDlq', 'runs-dlq'],
+      ['notificationsDlq', 'notifications-dlq'],
+    ] as const) {
+      const a = alarm(template, key);
+      expect(a).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+      });
+      expect(a.Dimensions).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(template, queue), 'QueueName'] } }]);
+    }
+  });
+
+  it('fires on a 5xx rate above 1% over 5 minutes, computed with metric math and a minimum request count', () => {
+    const a = alarm(template, 'api5xxRate');
+    expect(a).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });
+    const metrics = a.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string }; Period: number } }[];
+    const expression = metrics.find((m) => m.Expression)?.Expression;
+    expect(expression).toMatch(/^IF\(requests >= \d+, 100 \* FILL\(errors, 0\) \/ requests, 0\)$/);
+    expect(Number(expression?.match(/>= (\d+)/)?.[1])).toBeGreaterThanOrEqual(50);
+    const stat = Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!]));
+    expect(stat.requests).toMatchObject({ Metric: { MetricName: 'Count' }, Period: 300, Stat: 'Sum' });
+    expect(stat.errors).toMatchObject({ Metric: { MetricName: '5xx' }, Period: 300, Stat: 'Sum' });
+  });
+
+  it('fires on runs worker errors in 3 of 5 minutes', () => {
+    expect(alarm(template, 'runsWorkerErrors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: expect.any(String) } }],
+      Period: 60,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    const worker = alarm(template, 'runsWorkerErrors').Dimensions[0].Value.Ref as string;
+    const fn = template.toJSON().Resources[worker] as Resource;
+    expect(fn.Properties.Role['Fn::GetAtt'][0]).toBe(functionId(template, 'worker/execute'));
+  });
+
+  it('fires when the oldest message on the runs queue is older than 5 minutes', () => {
+    expect(alarm(template, 'runsQueueAge')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(template, 'runs'), 'QueueName'] } }],
+      Threshold: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+});
