@@ -151,7 +151,8 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
                 Update: buildUpdate(
                   approvalKey(p.accountId, current.approvalId),
                   { ...decided, ...approvalIndex(p.accountId, status, current.approvalId) },
-                  [],
+                  // Decided: out of the expiry index the deadline sweep pages through.
+                  EXPIRY_INDEX_ATTRIBUTES,
                   {
                     expression: '#status = :pending',
                     names: { '#status': 'status' },

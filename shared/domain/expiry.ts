@@ -65,11 +65,14 @@ export async function expireDueApprovals(now = Date.now()): Promise<number> {
     const { items } = await listExpired(now, 25);
     if (items.length === 0) break;
     const results = await Promise.allSettled(items.map((a) => expireApproval(a, now)));
+    let progress = 0;
     for (const r of results) {
-      if (r.status === 'fulfilled' && r.value) expired++;
+      if (r.status === 'fulfilled' && r.value) progress++;
       if (r.status === 'rejected') logger.error('approval not expired', { error: r.reason as Error });
     }
-    if (results.every((r) => r.status === 'rejected' || !r.value) && items.length < 25) break;
+    expired += progress;
+    // Expired items leave the index, so the next query is the next page; no progress means stop.
+    if (progress === 0 || items.length < 25) break;
   }
   return expired;
 }
