@@ -1,4 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalIndex, approvalKey, auditPut, EXPIRY_INDEX_ATTRIBUTES, listExpired } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
@@ -51,8 +51,22 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
       }),
     );
   } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
+    if (!isConditionFailure(e)) throw e;
+    // Decided meanwhile (or by data from before decisions left the index): take it out of the index.
+    await db()
+      .send(
+        new UpdateCommand(
+          buildUpdate(approvalKey(a.accountId, a.approvalId), {}, EXPIRY_INDEX_ATTRIBUTES, {
+            expression: '#status <> :pending',
+            names: { '#status': 'status' },
+            values: { ':pending': 'PENDING' },
+          }),
+        ),
+      )
+      .catch((err: unknown) => {
+        if (!isConditionFailure(err)) throw err;
+      });
+    return false;
   }
   if (execution && run) await afterDecision(execution, run);
   return true;
@@ -71,7 +85,8 @@ export async function expireDueApprovals(now = Date.now()): Promise<number> {
       if (r.status === 'rejected') logger.error('approval not expired', { error: r.reason as Error });
     }
     expired += progress;
-    // Expired items leave the index, so the next query is the next page; no progress means stop.
+    // Expired and already-decided items leave the index, so the next query is the next page; a page
+    // with no progress (only a run that kept changing) waits for the next sweep.
     if (progress === 0 || items.length < 25) break;
   }
   return expired;

@@ -29,7 +29,18 @@ export const ApprovalView = z.object({
   title: z.string(),
   description: z.string().optional(),
   reviewers: z.array(z.string()),
-  form: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean() })).optional(),
+  form: z
+    .array(
+      z.object({
+        name: z.string(),
+        type: z.string(),
+        label: z.string().optional(),
+        required: z.boolean(),
+        default: z.unknown().optional(),
+        enum: z.array(z.unknown()).optional(),
+      }),
+    )
+    .optional(),
   expiresAt: z.number().optional(),
   createdAt: z.number(),
   decision: z.enum(['approve', 'reject']).optional(),
@@ -37,6 +48,11 @@ export const ApprovalView = z.object({
   decidedBy: z.string().optional(),
   decidedAt: z.number().optional(),
   history: z.array(z.record(z.string(), z.unknown())).optional(),
+  /** Detail only: the run's status, trigger and variables. */
+  context: z
+    .object({ executionStatus: z.string(), trigger: z.string(), variables: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .optional(),
 });
 export const ApprovalList = z.object({ items: z.array(ApprovalView), nextCursor: z.string().nullable() });
 

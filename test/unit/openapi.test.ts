@@ -131,7 +131,8 @@ describe('openApiDocument', () => {
       } else if (r.auth.kind === 'webhook') {
         // The trigger takes the bound key in any of three places, an HMAC signature, or nothing (open).
         expect(o.security, where).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}]);
-        for (const status of ['401', '403', '404', '409', '415', '429', '400', '413']) expect(o.responses[status], `${where} ${status}`).toBeDefined();
+        for (const status of ['401', '403', '404', '409', '415', '429', '400', '413'])
+          expect(o.responses[status], `${where} ${status}`).toBeDefined();
       } else {
         expect(o.security, where).toEqual([{ [r.auth.kind]: [] }]);
         expect(o.responses['401'], where).toBeDefined();
