@@ -15,7 +15,7 @@ import type { Construct } from 'constructs';
 import { routes } from '../functions/routes.ts';
 import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../shared/db/table.ts';
 import type { Grant, Route } from '../shared/http/route.ts';
-import { METRICS_NAMESPACE, METRICS_SERVICE } from './constructs/metric-names.ts';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/metric-names.ts';
 import { type FunctionGroup, Observability } from './constructs/observability.ts';
 import { type Bindable, RouteFunction } from './constructs/route-function.ts';
 

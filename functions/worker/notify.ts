@@ -9,6 +9,7 @@ import { config } from '../../shared/config.ts';
 import { deliverNotification, retryDelaySeconds } from '../../shared/engine/deliver.ts';
 import { NotifyMessage } from '../../shared/engine/notify.ts';
 import { logger } from '../../shared/logger.ts';
+import { emit } from '../../shared/metrics.ts';
 import { parseMessage } from './message.ts';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -17,8 +18,9 @@ async function deliver(record: SQSRecord) {
   const message = parseMessage(NotifyMessage, record);
   if (!message) return void logger.error('malformed notification dropped', { messageId: record.messageId });
   try {
-    await deliverNotification(message);
+    if ((await deliverNotification(message)) === 'delivered') emit('NotificationDelivered');
   } catch (error) {
+    emit('NotificationFailed');
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
     logger.warn('notification delivery failed; will retry', {
       eventId: message.event.eventId,

@@ -8,11 +8,11 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type AppMetricName, METRICS_NAMESPACE, METRICS_SERVICE } from './metric-names.ts';
+import { type AppMetricName, METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/metric-names.ts';
 
 // Re-exported so the whole contract of the dashboard is importable from here; functions should import
 // `./metric-names.ts` itself, which keeps aws-cdk-lib out of their bundles.
-export { APP_METRICS, type AppMetricName, METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from './metric-names.ts';
+export { APP_METRICS, type AppMetricName, METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/metric-names.ts';
 
 /** Functions shown as one line on the Lambda graphs: a route-table tag, a queue worker, the fallback. */
 export type FunctionGroup = { name: string; functions: readonly IFunction[] };

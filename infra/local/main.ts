@@ -15,6 +15,8 @@ const env = z
 
 // Quiet JSON access logs unless asked for; errors still print.
 process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+// Metrics are EMF lines for CloudWatch; locally they are noise unless asked for.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 const stack = await startLocalStack({ host: env.HOST, port: env.PORT, dataDir: resolve(env.DATA_DIR), seed: env.SEED_DEMO });
 console.log(stack.demo ? demoBanner(stack.demo) : `Flowgate local stack ready at ${stack.url}`);

@@ -20,6 +20,7 @@ import { afterDecision, decisionTransition } from '../engine/runs.ts';
 import { AppError, conflict, type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
 import type { Principal } from './principal.ts';
 
 type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
@@ -171,6 +172,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
         current = (await getApproval(p.accountId, current.approvalId)) ?? current;
         continue;
       }
+      emit('ApprovalDecided');
       if (execution && run) await afterDecision(execution, run);
       return { ...current, ...decided };
     }

@@ -6,6 +6,7 @@ import { buildUpdate } from '../db/update.ts';
 import { afterDecision, decisionTransition } from '../engine/runs.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
 
 /** The decider recorded for a deadline. */
 export const TIMEOUT_ACTOR = 'timeout';
@@ -68,6 +69,7 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
       });
     return false;
   }
+  emit('ApprovalExpired');
   if (execution && run) await afterDecision(execution, run);
   return true;
 }

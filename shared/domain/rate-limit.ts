@@ -1,6 +1,7 @@
 import { config, type Plan } from '../config.ts';
 import { takeFromWindow } from '../db/entities/counter.ts';
 import { rateLimited } from '../errors.ts';
+import { emit } from '../metrics.ts';
 
 const WINDOW_SECONDS = 60;
 
@@ -24,6 +25,7 @@ export async function takeAccountBudget(accountId: string, plan: Plan, now = Dat
   const limit = config().rateLimits[plan];
   const w = await takeFromWindow(`ACC#${accountId}`, limit, WINDOW_SECONDS, now);
   const headers = rateLimitHeaders(limit, Math.max(0, limit - w.count), w.resetAt, now);
+  if (!w.allowed) emit('RateLimited');
   if (!w.allowed) throw rateLimited(Math.max(1, w.resetAt - Math.floor(now / 1000)), headers);
   return headers;
 }

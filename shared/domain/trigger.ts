@@ -18,6 +18,7 @@ import { accountPlan } from './accounts.ts';
 import { keyStatus } from './keys.ts';
 import { takeAccountBudget } from './rate-limit.ts';
 import { authMode } from './webhooks.ts';
+import { emit } from '../metrics.ts';
 
 export type TriggerRequest = { event: HttpEvent; webhookId: string; sourceIp: string };
 /** Filled as the checks pass, so the caller can count a refusal against the webhook and add headers. */
@@ -91,8 +92,11 @@ export function mapVariables(payload: Record<string, unknown>, mapping: Record<s
  */
 export async function triggerWebhook(req: TriggerRequest, state: TriggerState, now = Date.now()) {
   try {
-    return await checkAndStart(req, state, now);
+    const accepted = await checkAndStart(req, state, now);
+    emit('TriggerAccepted');
+    return accepted;
   } catch (e) {
+    if (e instanceof AppError) emit('TriggerRejected', 1, { code: e.code });
     // A refusal of an existing webhook counts in its stats (by status); a 404 has no webhook to count.
     if (state.webhook && e instanceof AppError && e.statusCode < 500) {
       await recordRejected(state.webhook.webhookId, e.statusCode, now).catch((err: unknown) =>

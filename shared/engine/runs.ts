@@ -23,6 +23,7 @@ import { newId } from '../ids.ts';
 import { applyVariableDefaults } from './variables.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
+import { emit } from '../metrics.ts';
 
 export type StartRun = {
   workflow: Workflow;
@@ -119,6 +120,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     return { execution: first, replayed: true };
   }
   await sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
+  emit('ExecutionStarted');
   await notifyEvents(execution, [started]);
   return { execution, replayed: false };
 }
@@ -290,6 +292,7 @@ export function decisionTransition(
 /** After the decision's transaction: queue the resumed run and deliver its events. */
 export async function afterDecision(e: Execution, t: NonNullable<ReturnType<typeof decisionTransition>>): Promise<void> {
   if (t.dispatch) await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch: t.dispatch });
+  else emit('ExecutionFailed');
   await notifyEvents(e, t.events);
 }
 

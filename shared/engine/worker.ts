@@ -23,6 +23,7 @@ import { notifyEvents } from './notify.ts';
 import { cancelledUpdate } from './runs.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
 import { StepError } from './step-error.ts';
+import { emit } from '../metrics.ts';
 
 /** How long a claim holds a run without a checkpoint; every checkpoint extends it. */
 export const LEASE_MS = 90_000;
@@ -160,6 +161,7 @@ async function runNextStep(e: Execution, owner: string): Promise<Execution | und
   if (abort.signal.aborted) return void (await stopAfterLostCheckpoint(e.accountId, e.executionId, owner));
 
   const now = Date.now();
+  emit('StepDuration', now - startedAt);
   const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now };
   const started = newEvent(e.executionId, 'step.started', { stepId: step.id, type: step.type }, startedAt);
   const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
@@ -200,7 +202,7 @@ async function runNextStep(e: Execution, owner: string): Promise<Execution | und
       const error = outcome.error;
       const failedStep = newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now);
       const failedRun = newEvent(e.executionId, 'execution.failed', { error }, now);
-      await checkpoint(
+      const ended = await checkpoint(
         e,
         owner,
         { status: 'FAILED', steps: steps({ ...base, status: 'FAILED', error }), error, finishedAt: now },
@@ -208,6 +210,7 @@ async function runNextStep(e: Execution, owner: string): Promise<Execution | und
         [],
         [started, failedStep, failedRun],
       );
+      if (ended) emit('ExecutionFailed');
       return undefined;
     }
     case 'wait-approval': {
@@ -301,7 +304,7 @@ async function finish(e: Execution, owner: string) {
   } catch (err) {
     if (!(err instanceof StepError)) throw err;
     const error = { code: 'OUTPUT_FAILED', message: err.message };
-    await checkpoint(
+    const failed = await checkpoint(
       e,
       owner,
       { status: 'FAILED', steps, error, finishedAt: now },
@@ -309,9 +312,10 @@ async function finish(e: Execution, owner: string) {
       [],
       [newEvent(e.executionId, 'execution.failed', { error }, now)],
     );
+    if (failed) emit('ExecutionFailed');
     return;
   }
-  await checkpoint(
+  const succeeded = await checkpoint(
     e,
     owner,
     { status: 'SUCCEEDED', steps, output, finishedAt: now },
@@ -319,4 +323,5 @@ async function finish(e: Execution, owner: string) {
     [],
     [newEvent(e.executionId, 'execution.succeeded', { output }, now)],
   );
+  if (succeeded) emit('ExecutionSucceeded');
 }
