@@ -1,5 +1,4 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { monotonicFactory } from 'ulid';
 import { db } from '../clients.ts';
 import {
   type Approval,
@@ -12,6 +11,7 @@ import {
   getApproval,
   listApprovalsByStatus,
   listAudit,
+  newAuditId,
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { getUser } from '../db/entities/user.ts';
@@ -36,8 +36,6 @@ export type DecisionRequest = {
   sourceIp: string;
   userAgent?: string;
 };
-
-const auditUlid = monotonicFactory();
 
 export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
   approvalId: a.approvalId,
@@ -68,6 +66,17 @@ export async function isReviewer(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, 
   if (!a.reviewers.some((r) => r.startsWith('role:'))) return false;
   const user = await getUser(p.accountId, p.userId);
   return !!user && a.reviewers.includes(`role:${user.role}`);
+}
+
+/** 403 unless the key owner is a reviewer of the approval. */
+export async function assertReviewer(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, a: Pick<Approval, 'reviewers'>): Promise<void> {
+  if (!(await isReviewer(p, a))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
+}
+
+/** 409 unless the approval can still be decided (PENDING and before its deadline). */
+export function assertOpen(a: Approval, now = Date.now()): void {
+  if (a.status !== 'PENDING') throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${a.approvalId} is ${a.status}.`);
+  if (a.expiresAt !== undefined && a.expiresAt <= now) throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${a.approvalId} has expired.`);
 }
 
 /**
@@ -110,7 +119,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
   const { principal: p } = req;
   const approval = await requireApproval(p.accountId, req.approvalId);
   const audit: AuditRecord = {
-    auditId: `au_${auditUlid(now).toLowerCase()}`,
+    auditId: newAuditId(now),
     approvalId: approval.approvalId,
     accountId: p.accountId,
     at: now,
@@ -124,13 +133,10 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
     userAgent: req.userAgent?.slice(0, 512),
   };
   try {
-    if (!(await isReviewer(p, approval))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
-    const handled = () => conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
+    await assertReviewer(p, approval);
     let current = approval;
     for (let attempt = 0; attempt < 20; attempt++) {
-      if (current.status !== 'PENDING') throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} is ${current.status}.`);
-      if (current.expiresAt !== undefined && current.expiresAt <= now)
-        throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has expired.`);
+      assertOpen(current, now);
       const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
       const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}) };
       const execution = await getExecution(p.accountId, current.executionId);
@@ -176,7 +182,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
       if (execution && run) await afterDecision(execution, run);
       return { ...current, ...decided };
     }
-    throw handled();
+    throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
   } catch (e) {
     if (e instanceof AppError && [400, 403, 409].includes(e.statusCode)) {
       const refused: AuditRecord = { ...audit, outcome: 'refused', status: e.statusCode, code: e.code };
@@ -199,7 +205,7 @@ export async function pageApprovals(p: KeyPrincipal, status: ApprovalStatus, lim
 /** v1 detail: the approval, its form and context, and its audit history. Reviewers only (else 403). */
 export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
   const a = await requireApproval(p.accountId, approvalId);
-  if (!(await isReviewer(p, a))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
+  await assertReviewer(p, a);
   const [history, execution] = await Promise.all([listAudit(p.accountId, approvalId), getExecution(p.accountId, a.executionId)]);
   return {
     ...approvalView(a, history),

@@ -1,6 +1,14 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import { type Approval, approvalIndex, approvalKey, auditPut, EXPIRY_INDEX_ATTRIBUTES, listExpired } from '../db/entities/approval.ts';
+import {
+  type Approval,
+  approvalIndex,
+  approvalKey,
+  auditPut,
+  EXPIRY_INDEX_ATTRIBUTES,
+  listExpired,
+  newAuditId,
+} from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { afterDecision, decisionTransition } from '../engine/runs.ts';
@@ -39,7 +47,7 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
             ),
           },
           auditPut({
-            auditId: `au_${a.approvalId.slice(3)}x`,
+            auditId: newAuditId(now),
             approvalId: a.approvalId,
             accountId: a.accountId,
             at: now,

@@ -1,9 +1,9 @@
 // GET /api/webhook-trigger/approval/{approvalId}/{decision} (also HEAD, and POST from the page's button)
 import { route } from '../../routes.ts';
 import { http } from '../../../shared/http/handler.ts';
-import { badRequest, conflict, forbidden } from '../../../shared/errors.ts';
+import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
-import { decide, isReviewer, requireApproval } from '../../../shared/domain/approvals.ts';
+import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
 import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/domain/approval-page.ts';
 
 export const handler = http(
@@ -26,11 +26,10 @@ export const handler = http(
       });
       return decidedPage(a, decision);
     }
+    // The page itself answers like a decision would: 404, 403, 409 before anything is shown.
     const a = await requireApproval(principal.accountId, params.approvalId);
-    if (!(await isReviewer(principal, a))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
-    if (a.status !== 'PENDING' || (a.expiresAt !== undefined && a.expiresAt <= Date.now())) {
-      throw conflict('APPROVAL_ALREADY_HANDLED', `This approval is ${a.status === 'PENDING' ? 'EXPIRED' : a.status}.`);
-    }
+    await assertReviewer(principal, a);
+    assertOpen(a);
     const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
     return confirmationPage(a, decision, action, query.comment);
   },

@@ -1,12 +1,11 @@
 // GET /api/v1/openapi.json
 import { route, routes } from '../../routes.ts';
 import { http } from '../../../shared/http/handler.ts';
-import { json } from '../../../shared/http/responses.ts';
 import { openApiDocument } from '../../../shared/http/openapi.ts';
 
 let doc: string | undefined;
 
 export const handler = http(route('GET /api/v1/openapi.json'), async () => {
   doc ??= JSON.stringify(openApiDocument(routes));
-  return { ...json(200, null), body: doc, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' } };
+  return { statusCode: 200, headers: { 'content-type': 'application/json', 'cache-control': 'public, max-age=300' }, body: doc };
 });

@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { monotonicFactory } from 'ulid';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { queryAll, queryPage } from '../query.ts';
@@ -107,6 +108,10 @@ export const AuditRecord = z.object({
   form: z.object({ original: z.record(z.string(), z.unknown()), edited: z.record(z.string(), z.unknown()) }).optional(),
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
+
+const auditUlid = monotonicFactory();
+/** Audit ids sort by time, also within one millisecond of one process. */
+export const newAuditId = (now: number) => `au_${auditUlid(now).toLowerCase()}`;
 
 const auditPartition = (accountId: string, approvalId: string) => `ACC#${accountId}#AP#${approvalId}`;
 
