@@ -19,6 +19,7 @@ import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { exampleDefinition } from '../support/definitions.ts';
 
 /**
  * Whatever a client sends, the workflow and run handlers answer with a 2xx/3xx or a 4xx problem
@@ -215,48 +216,13 @@ async function check(handler: Handler, method: string, path: string, req: Reques
 const RUNS = { numRuns: 100 } as const;
 const INTERNAL = ['definition', 'lease', 'dispatch', 'input', 'outputs', 'accountId'];
 const STEP_TYPES = ['set', 'http_request', 'manual_approval', 'artifact', 'delay', 'fail'] as const;
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-/** The full example of WORKFLOWS.md (with a well-formed secret): valid as is. */
-const example = (): any => ({
-  variables: {
-    env: { type: 'string', default: 'staging' },
-    amount: { type: 'number', default: 0 },
-    urgent: { type: 'boolean', default: false },
-    meta: { type: 'object' },
-    tags: { type: 'array' },
-  },
-  steps: [
-    { id: 'prepare', type: 'set', values: { summary: "{% 'Deploy to ' & $vars.env %}" } },
-    {
-      id: 'approve',
-      type: 'manual_approval',
-      title: '{% $vars.summary %}',
-      reviewers: ['role:admin'],
-      timeoutSeconds: 86400,
-      onTimeout: 'fail',
-      form: [
-        { name: 'ticket', type: 'string', required: true },
-        { name: 'amount', type: 'number', default: '{% $vars.amount %}' },
-      ],
-    },
-    {
-      id: 'notify',
-      type: 'http_request',
-      method: 'POST',
-      url: 'https://ops.example/hook',
-      headers: { 'content-type': 'application/json' },
-      body: '{% $vars %}',
-      timeoutMs: 10000,
-      saveAs: 'notifyResponse',
-    },
-    { id: 'report', type: 'artifact', name: 'report.json', contentType: 'application/json', content: '{% $vars %}' },
-    { id: 'cool-down', type: 'delay', seconds: 30 },
-    { id: 'too-big', type: 'fail', when: '{% $vars.amount > 1000 %}', message: 'amount too large' },
-  ],
-  output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
-  notifications: [{ url: 'https://ops.example/events', events: ['approval.requested'], secret: SECRET }],
-});
+/** The full example of WORKFLOWS.md, with object and array variables too: valid as is. */
+const example = (): any => {
+  const d = exampleDefinition();
+  d.variables = { ...d.variables, meta: { type: 'object' }, tags: { type: 'array' } };
+  return d;
+};
 
 type Mutation = (d: any) => void;
 const step = (d: any, i: number) => (Array.isArray(d?.steps) && d.steps[i] && typeof d.steps[i] === 'object' ? d.steps[i] : {});

@@ -15,10 +15,11 @@ import type { Scope } from '../../shared/db/entities/api-key.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { EXAMPLE_SECRET, exampleDefinition } from '../support/definitions.ts';
 
 /** Console workflows (`/api/workflows`, session) and the v1 workflow reads (API key), through the handlers. */
 
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const SECRET = EXAMPLE_SECRET;
 const KiB = 1024;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -85,45 +86,13 @@ async function allPages(read: (cursor?: string) => Promise<{ status: number; jso
 
 const simple = (extra: Record<string, unknown> = {}) => ({ steps: [{ id: 'a', type: 'set', values: { x: 1 } }], ...extra });
 
-/** The full example of WORKFLOWS.md (with a well-formed secret). */
-const example = () => ({
-  variables: {
-    env: { type: 'string', default: 'staging' },
-    amount: { type: 'number', default: 0 },
-    urgent: { type: 'boolean', default: false },
-    labels: { type: 'array' },
-  },
-  steps: [
-    { id: 'prepare', type: 'set', values: { summary: "{% 'Deploy to ' & $vars.env %}" } },
-    {
-      id: 'approve',
-      type: 'manual_approval',
-      title: '{% $vars.summary %}',
-      reviewers: ['role:admin'],
-      timeoutSeconds: 86400,
-      onTimeout: 'fail',
-      form: [
-        { name: 'ticket', type: 'string', required: true },
-        { name: 'amount', type: 'number', default: '{% $vars.amount %}' },
-      ],
-    },
-    {
-      id: 'notify',
-      type: 'http_request',
-      method: 'POST',
-      url: 'https://ops.example/hook',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer not-for-v1-eyes' },
-      body: '{% $vars %}',
-      timeoutMs: 10000,
-      saveAs: 'notifyResponse',
-    },
-    { id: 'report', type: 'artifact', name: 'report.json', contentType: 'application/json', content: '{% $vars %}' },
-    { id: 'cool-down', type: 'delay', seconds: 30 },
-    { id: 'too-big', type: 'fail', when: '{% $vars.amount > 1000 %}', message: 'amount too large' },
-  ],
-  output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
-  notifications: [{ url: 'https://ops.example/events', events: ['approval.requested'], secret: SECRET }],
-});
+/** The full example of WORKFLOWS.md, with an array variable and a credential in a step header. */
+const example = () => {
+  const d = exampleDefinition();
+  d.variables = { ...d.variables, labels: { type: 'array' } };
+  d.steps[2].headers = { ...d.steps[2].headers, authorization: 'Bearer not-for-v1-eyes' };
+  return d;
+};
 
 const pathsOf = (res: { json: any }) => (res.json?.errors ?? []).map((e: { path: string }) => e.path);
 const expectProblem = (

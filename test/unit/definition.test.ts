@@ -4,48 +4,12 @@ import { EventType, WorkflowDefinition, type WorkflowDefinition as Definition } 
 import { applyVariableDefaults } from '../../shared/engine/variables.ts';
 import { WorkflowBody, WorkflowPatch } from '../../shared/schemas/workflows.ts';
 import { fieldErrors } from '../../shared/http/middleware/parse-request.ts';
+import { exampleDefinition } from '../support/definitions.ts';
 
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const USER = 'usr_01hzy3k8q9v7w6x5t4s3r2p1n0';
 
-/** The full example of WORKFLOWS.md (with a well-formed secret). */
-const example = () => ({
-  variables: {
-    env: { type: 'string', default: 'staging' },
-    amount: { type: 'number', default: 0 },
-    urgent: { type: 'boolean', default: false },
-  },
-  steps: [
-    { id: 'prepare', type: 'set', values: { summary: "{% 'Deploy to ' & $vars.env %}" } },
-    {
-      id: 'approve',
-      type: 'manual_approval',
-      title: '{% $vars.summary %}',
-      reviewers: ['role:admin'],
-      timeoutSeconds: 86400,
-      onTimeout: 'fail',
-      form: [
-        { name: 'ticket', type: 'string', required: true },
-        { name: 'amount', type: 'number', default: '{% $vars.amount %}' },
-      ],
-    },
-    {
-      id: 'notify',
-      type: 'http_request',
-      method: 'POST',
-      url: 'https://ops.example/hook',
-      headers: { 'content-type': 'application/json' },
-      body: '{% $vars %}',
-      timeoutMs: 10000,
-      saveAs: 'notifyResponse',
-    },
-    { id: 'report', type: 'artifact', name: 'report.json', contentType: 'application/json', content: '{% $vars %}' },
-    { id: 'cool-down', type: 'delay', seconds: 30 },
-    { id: 'too-big', type: 'fail', when: '{% $vars.amount > 1000 %}', message: 'amount too large' },
-  ],
-  output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
-  notifications: [{ url: 'https://ops.example/events', events: ['approval.requested'], secret: SECRET }],
-});
+/** The full example of WORKFLOWS.md. */
+const example = exampleDefinition;
 
 const errorsOf = (input: unknown) => {
   const r = WorkflowDefinition.safeParse(input);
