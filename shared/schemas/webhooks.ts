@@ -11,7 +11,7 @@ import { parseRange } from '../http/client-ip.ts';
  */
 export const SourceIpEntry = z
   .string()
-  .max(64)
+  .max(64, { abort: true })
   .refine((s) => {
     const [addr, bits, extra] = s.split('/');
     if (!addr || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return false;
