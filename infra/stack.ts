@@ -11,7 +11,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as triggers from 'aws-cdk-lib/triggers';
 import type { Construct } from 'constructs';
+import { releaseDigest } from './release.ts';
 import { routes } from '../functions/routes.ts';
 import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../shared/db/table.ts';
 import type { Grant, Route } from '../shared/http/route.ts';
@@ -242,14 +244,28 @@ export class FlowgateStack extends Stack {
     // The notifications worker pushes back a failed delivery's visibility (its backoff).
     this.notifyQueue.grant(notifyWorker, 'sqs:ChangeMessageVisibility');
     inGroup('Fallback', fallback);
-    // The scheduled sweep: approval deadlines (and later the crash sweep), every minute.
-    const sweep = fn('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, ['table:read', 'table:write', 'queue:send']);
+    // The sweeps move runs, so they write the table and emit events (the notifications queue); the
+    // crash sweep also queues runs it resumes.
+    const sweepGrants: Grant[] = ['table:read', 'table:write', 'queue:send'];
+    // The scheduled sweep: approval deadlines and crashed runs, every minute.
+    const sweep = fn('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, sweepGrants);
     new events.Rule(this, 'ScheduledSweep', {
       description: 'Runs the scheduled sweep every minute',
       schedule: events.Schedule.rate(Duration.minutes(1)),
       targets: [new eventTargets.LambdaFunction(sweep)],
     });
     inGroup('Sweep', sweep);
+    // The startup sweep: a deployment that changes the service is its restart (ARCHITECTURE.md), so
+    // the trigger runs once every function of the release is in place. It re-runs when its handler
+    // version changes; RELEASE (a digest of the code and settings) changes that on every release.
+    const startup = fn('sweep/startup', { timeoutSeconds: 300 }).bind(resources, sweepGrants);
+    startup.addEnvironment('RELEASE', releaseDigest(this.resolve(environment)));
+    inGroup('Sweep', startup);
+    new triggers.Trigger(this, 'StartupSweep', {
+      handler: startup,
+      timeout: Duration.minutes(5),
+      executeAfter: [this.table, ...[...groups.values()].flat().filter((f) => f !== startup)],
+    });
     this.acknowledgeDataWildcards();
 
     this.observability = new Observability(this, 'Observability', {

@@ -1,10 +1,12 @@
 // The scheduled sweep (EventBridge, every minute; a timer in local mode): expires approvals past
-// their deadline. The restart part of the sweeps (INTERRUPTED runs) comes with the restart feature.
+// their deadline, and recovers runs whose worker died (their lease expired; ARCHITECTURE.md
+// "Crash and restart semantics").
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
+import { sweepCrashed } from '../../shared/engine/recovery.ts';
 import { logger } from '../../shared/logger.ts';
 
 export const handler = async () => {
-  const expired = await expireDueApprovals();
-  if (expired) logger.info('approvals expired', { expired });
-  return { expired };
+  const [expired, recovered] = await Promise.all([expireDueApprovals(), sweepCrashed()]);
+  if (expired || recovered) logger.info('scheduled sweep', { expired, recovered });
+  return { expired, recovered };
 };

@@ -27,11 +27,15 @@ export async function startLocalStack(opts: LocalStackOptions) {
   resetConfig();
   const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
   if (!RUNS_QUEUE_URL || !NOTIFY_QUEUE_URL) throw new Error('RUNS_QUEUE_URL and NOTIFY_QUEUE_URL must be set');
+  // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
+  // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
+  // in tests, are no restart.)
+  if (emulators) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true });
   const workers = [
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler),
     startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler),
   ];
-  // The scheduled sweep (EventBridge every minute on AWS): approval deadlines.
+  // The scheduled sweep (EventBridge every minute on AWS): approval deadlines and crashed runs.
   const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');
   const sweepTimer = setInterval(() => {
     sweep().catch((e: unknown) => console.error('local scheduled sweep failed', e));

@@ -146,7 +146,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
           execution,
           current.approvalId,
           { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
-          now,
+          { now },
         );
       const status: ApprovalStatus = req.decision === 'approve' ? 'APPROVED' : 'REJECTED';
       const decided = { status, decision: req.decision, comment: req.comment, decidedBy: p.userId, decidedAt: now };
@@ -157,7 +157,11 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
               {
                 Update: buildUpdate(
                   approvalKey(p.accountId, current.approvalId),
-                  { ...decided, ...approvalIndex(p.accountId, status, current.approvalId) },
+                  {
+                    ...decided,
+                    ...(form ? { formData: JSON.stringify(form.values) } : {}),
+                    ...approvalIndex(p.accountId, status, current.approvalId),
+                  },
                   // Decided: out of the expiry index the deadline sweep pages through.
                   EXPIRY_INDEX_ATTRIBUTES,
                   {

@@ -27,7 +27,8 @@ export const TIMEOUT_ACTOR = 'timeout';
 export async function expireApproval(a: Approval, now = Date.now()): Promise<boolean> {
   const execution = await getExecution(a.accountId, a.executionId);
   const decision = a.onTimeout === 'approve' ? 'approve' : 'reject';
-  const run = execution && decisionTransition(execution, a.approvalId, { decision, decidedBy: TIMEOUT_ACTOR }, now, a.onTimeout);
+  const run =
+    execution && decisionTransition(execution, a.approvalId, { decision, decidedBy: TIMEOUT_ACTOR }, { now, expired: a.onTimeout });
   try {
     await db().send(
       new TransactWriteCommand({

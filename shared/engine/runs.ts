@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { approvalIndex, approvalKey, EXPIRY_INDEX_ATTRIBUTES } from '../db/entities/approval.ts';
+import { approvalIndex, approvalKey, EXPIRY_INDEX_ATTRIBUTES, getApproval } from '../db/entities/approval.ts';
 import {
+  ACTIVE_INDEX_ATTRIBUTES,
+  activeIndex,
   type Execution,
   type ExecutionStatus,
   eventPut,
   executionItem,
   executionKey,
   getExecution,
+  listEvents,
   newEvent,
   type RunEvent,
   storedFields,
@@ -16,7 +19,7 @@ import {
   MAX_EXECUTION_ITEM_BYTES,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
-import type { Workflow } from '../db/entities/workflow.ts';
+import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -85,7 +88,12 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   const started = newEvent(
     execution.executionId,
     'execution.started',
-    { trigger: execution.trigger, workflowId: workflow.workflowId, input: input.variables },
+    {
+      trigger: execution.trigger,
+      workflowId: workflow.workflowId,
+      input: input.variables,
+      ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
+    },
     now,
   );
   const idem = input.idempotency;
@@ -125,6 +133,31 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   return { execution, replayed: false };
 }
 
+/**
+ * Rerun (v1): a new execution of the run's workflow, as it is now, with the inputs the run was started
+ * with (defaults applied afresh), `rerunOf` pointing back. Only a run that has stopped (finished or
+ * INTERRUPTED) is rerun: two copies of a run in progress are never started by accident.
+ */
+export async function rerunRun(accountId: string, executionId: string, by: { userId: string; keyId?: string }) {
+  const e = await getExecution(accountId, executionId);
+  if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+  if (!finished(e) && e.status !== 'INTERRUPTED') {
+    throw conflict('EXECUTION_IN_PROGRESS', `Execution ${executionId} is ${e.status}; rerun it once it has finished or was interrupted.`);
+  }
+  const workflow = await getWorkflow(accountId, e.workflowId);
+  if (!workflow) throw notFound('WORKFLOW_NOT_FOUND', `The workflow of execution ${executionId} no longer exists.`);
+  const { items } = await listEvents(accountId, executionId, 1);
+  const input = items[0]?.type === 'execution.started' ? items[0].data.input : undefined;
+  return startRun({
+    workflow,
+    trigger: 'rerun',
+    variables: input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {},
+    startedBy: by.userId,
+    rerunOf: executionId,
+    extra: { keyId: by.keyId },
+  });
+}
+
 const finished = (e: Execution) => e.status === 'SUCCEEDED' || e.status === 'FAILED' || e.status === 'CANCELLED';
 
 /**
@@ -153,10 +186,13 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
         return { ...e, cancelRequested: true, cancelReason: reason, updatedAt: now };
       }
       const event = newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now);
+      // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
+      const pendingApproval =
+        e.approvalId && (e.status === 'WAITING_APPROVAL' || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');
       const items = [
         { Update: cancelledUpdate(e, reason, now) },
         eventPut(accountId, event),
-        ...(e.status === 'WAITING_APPROVAL' && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
+        ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
       ];
       await db().send(new TransactWriteCommand({ TransactItems: items }));
       const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
@@ -183,18 +219,20 @@ const cancelledFields = (e: Execution, reason: string | undefined, now: number) 
   ),
 });
 
+/** The condition of a write that must see the run exactly as it was read (every checkpoint changes `updatedAt`). */
+export const unchangedSince = (e: Execution) => ({
+  expression: '#status = :seen AND updatedAt = :updated',
+  names: { '#status': 'status' },
+  values: { ':seen': e.status, ':updated': e.updatedAt },
+});
+
 /** The execution update that ends a run CANCELLED, conditional on the state (and lease) read. */
 export function cancelledUpdate(e: Execution, reason: string | undefined, now: number) {
-  const values: Record<string, unknown> = { ':seen': e.status, ':updated': e.updatedAt };
   return buildUpdate(
     executionKey(e.accountId, e.executionId),
     cancelledFields(e, reason, now),
-    ['dispatch', 'lease', 'approvalId', 'wakeAt'],
-    {
-      expression: '#status = :seen AND updatedAt = :updated',
-      names: { '#status': 'status' },
-      values,
-    },
+    ['dispatch', 'lease', 'approvalId', 'wakeAt', ...ACTIVE_INDEX_ATTRIBUTES],
+    unchangedSince(e),
   );
 }
 
@@ -219,10 +257,16 @@ export function decisionTransition(
   e: Execution,
   approvalId: string,
   d: Decision,
-  now = Date.now(),
-  expired?: 'fail' | 'approve' | 'reject',
+  opts: {
+    now?: number;
+    /** The deadline passed: the step's `onTimeout`. */
+    expired?: 'fail' | 'approve' | 'reject';
+    /** A person resumes the INTERRUPTED run, which takes the decision recorded meanwhile. */
+    resumed?: boolean;
+  } = {},
 ) {
-  if (e.status !== 'WAITING_APPROVAL' || e.approvalId !== approvalId) return undefined;
+  const { now = Date.now(), expired, resumed } = opts;
+  if (e.status !== (resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL') || e.approvalId !== approvalId) return undefined;
   const index = e.nextStep;
   const step = e.definition.steps[index];
   if (step?.type !== 'manual_approval') return undefined;
@@ -234,10 +278,12 @@ export function decisionTransition(
     now,
   );
   const condition = {
-    expression: '#status = :waiting AND approvalId = :ap',
+    expression: '#status = :seen AND approvalId = :ap',
     names: { '#status': 'status' },
-    values: { ':waiting': 'WAITING_APPROVAL', ':ap': approvalId },
+    values: { ':seen': e.status, ':ap': approvalId },
   };
+  // Leaving the waiting (or interrupted) state: what the run drops, and the active index it rejoins when it goes on.
+  const dropped = ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])];
   const steps = [...e.steps];
   const rejected = expired === 'fail' || (d.decision === 'reject' && step.onReject !== 'continue');
   const code = expired === 'fail' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED';
@@ -259,7 +305,7 @@ export function decisionTransition(
           Update: buildUpdate(
             executionKey(e.accountId, e.executionId),
             { status: 'FAILED', steps, outputs, error, finishedAt: now, updatedAt: now },
-            ['approvalId'],
+            [...dropped, ...ACTIVE_INDEX_ATTRIBUTES],
             condition,
           ),
         },
@@ -277,8 +323,17 @@ export function decisionTransition(
       {
         Update: buildUpdate(
           executionKey(e.accountId, e.executionId),
-          storedFields({ status: 'RUNNING', steps, outputs, variables, nextStep: index + 1, dispatch, updatedAt: now }),
-          ['approvalId'],
+          storedFields({
+            status: 'RUNNING',
+            steps,
+            outputs,
+            variables,
+            nextStep: index + 1,
+            dispatch,
+            updatedAt: now,
+            ...(resumed ? activeIndex({ ...e, lease: undefined }) : {}),
+          }),
+          dropped,
           condition,
         ),
       },
@@ -303,7 +358,7 @@ export async function afterDecision(e: Execution, t: NonNullable<ReturnType<type
 export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
   const e = await getExecution(accountId, executionId);
   if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-  const t = decisionTransition(e, approvalId, d, now);
+  const t = decisionTransition(e, approvalId, d, { now });
   if (!t) return undefined;
   try {
     await db().send(new TransactWriteCommand({ TransactItems: t.items }));

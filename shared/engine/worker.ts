@@ -3,8 +3,11 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.ts';
 import { db } from '../clients.ts';
 import {
+  ACTIVE_INDEX_ATTRIBUTES,
+  activeSortKey,
   Execution,
   eventPut,
+  IN_PROGRESS,
   executionItemBytes,
   MAX_EXECUTION_ITEM_BYTES,
   storedFields,
@@ -20,6 +23,7 @@ import { logger } from '../logger.ts';
 import { evaluateTemplate } from './expressions.ts';
 import { MAX_DELAY_SECONDS, newDispatch, type RunMessage, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
+import { recoverIfCrashed } from './recovery.ts';
 import { cancelledUpdate } from './runs.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
 import { StepError } from './step-error.ts';
@@ -33,7 +37,11 @@ const HANDOFF_MARGIN_MS = 15_000;
 export const MAX_STATE_BYTES = 256 * 1024;
 const CANCEL_POLL_MS = 1_000;
 
-export type WorkerOptions = { remainingMs: () => number };
+export type WorkerOptions = {
+  remainingMs: () => number;
+  /** The clock crash detection compares leases with (tests move it past a lease). */
+  now?: () => number;
+};
 
 /**
  * Handle one runs-queue message. The run's record, not the message, decides: the message may claim
@@ -42,7 +50,7 @@ export type WorkerOptions = { remainingMs: () => number };
  */
 export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Promise<void> {
   const owner = randomUUID();
-  let e = await claim(m, owner);
+  let e = await claim(m, owner, opts);
   if (!e) return;
   if (e.wakeAt !== undefined && e.wakeAt > Date.now() + 500) return void (await sleepAgain(e, owner, e.wakeAt));
   while (e) {
@@ -52,14 +60,15 @@ export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Pro
   }
 }
 
-async function claim(m: RunMessage, owner: string): Promise<Execution | undefined> {
+async function claim(m: RunMessage, owner: string, opts: WorkerOptions): Promise<Execution | undefined> {
   const now = Date.now();
+  const lease = { owner, expiresAt: now + LEASE_MS };
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         ...buildUpdate(
           executionKey(m.accountId, m.executionId),
-          { status: 'RUNNING', lease: { owner, expiresAt: now + LEASE_MS }, updatedAt: now },
+          { status: 'RUNNING', lease, updatedAt: now, GSI2SK: activeSortKey(m.executionId, lease) },
           ['dispatch'],
           {
             expression: 'dispatch = :d AND #status IN (:pending, :running)',
@@ -73,6 +82,8 @@ async function claim(m: RunMessage, owner: string): Promise<Execution | undefine
     return Execution.parse(Attributes);
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
+    // A redelivery of the message an earlier attempt claimed: if that attempt's lease ran out, it died.
+    if (await recoverIfCrashed(m.accountId, m.executionId, (opts.now ?? Date.now)())) return undefined;
     logger.info('run message dropped: not the dispatch the run waits for', { executionId: m.executionId });
     return undefined;
   }
@@ -99,11 +110,17 @@ async function checkpoint(
 ): Promise<Execution | undefined> {
   const now = Date.now();
   const fields = { ...set, updatedAt: now };
+  const next: Execution = { ...e, ...fields } as Execution;
+  for (const k of remove) delete (next as Record<string, unknown>)[k];
+  // The active index follows the run: its lease while in progress, nothing once it has finished.
+  const inProgress = IN_PROGRESS.includes(next.status);
+  const index = inProgress ? { GSI2SK: activeSortKey(e.executionId, next.lease) } : {};
+  const removed = inProgress ? remove : [...remove, ...ACTIVE_INDEX_ATTRIBUTES];
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: buildUpdate(executionKey(e.accountId, e.executionId), storedFields(fields), remove, held(owner)) },
+          { Update: buildUpdate(executionKey(e.accountId, e.executionId), { ...storedFields(fields), ...index }, removed, held(owner)) },
           ...(items as never[]),
           ...events.map((ev) => eventPut(e.accountId, ev)),
         ],
@@ -115,8 +132,6 @@ async function checkpoint(
     return undefined;
   }
   await notifyEvents(e, events);
-  const next: Execution = { ...e, ...fields } as Execution;
-  for (const k of remove) delete (next as Record<string, unknown>)[k];
   return next;
 }
 

@@ -6,6 +6,7 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+import { isTriggerProvider, ownFunctions } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -22,7 +23,7 @@ function synth(props: Partial<FlowgateStackProps> = {}): Template {
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
 const resources = (t: Template) => t.toJSON().Resources as Record<string, Resource>;
 const all = (t: Template, type: string) => Object.entries(resources(t)).filter(([, r]) => r.Type === type);
-const envs = (t: Template) => all(t, 'AWS::Lambda::Function').map(([, fn]) => fn.Properties.Environment.Variables);
+const envs = (t: Template) => ownFunctions(t).map(([, fn]) => fn.Properties.Environment.Variables);
 
 // Synthesized at load time, like stack.test.ts: a synth takes seconds while the emulators run.
 const plain = synth();
@@ -102,7 +103,21 @@ describe('least privilege', () => {
   });
 
   it('attaches no AWS managed policy to the function roles', () => {
-    for (const [, role] of all(t, 'AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    for (const [id, role] of all(t, 'AWS::IAM::Role')) {
+      if (!isTriggerProvider(id)) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it("lets CDK's trigger provider (basic execution role) invoke the startup sweep and nothing else", () => {
+    const [[, provider] = []] = all(t, 'AWS::IAM::Role').filter(([id]) => isTriggerProvider(id));
+    const invokes = (provider?.Properties.Policies ?? []).flatMap(
+      (p: { PolicyDocument: { Statement: Statement[] } }) => p.PolicyDocument.Statement,
+    );
+    expect(invokes).toHaveLength(1);
+    expect(invokes[0]).toMatchObject({ Effect: 'Allow', Action: ['lambda:InvokeFunction'] });
+    expect(JSON.stringify(invokes[0].Resource)).toMatch(
+      /^\[\{"Fn::Join":\["",\[\{"Fn::GetAtt":\["SweepStartup[0-9A-F]+","Arn"\]\},":\*"\]\]\}\]$/,
+    );
   });
 
   it('lets functions write only to their own log group', () => {

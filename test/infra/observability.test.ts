@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { ALARMS, APP_METRICS, METRICS_NAMESPACE } from '../../infra/constructs/observability.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+import { ownFunctions } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -75,7 +76,7 @@ describe('dashboard', () => {
     for (const metric of ['Errors', 'Throttles', 'Duration']) expect(body).toContain(`"AWS/Lambda","${metric}"`);
     for (const g of groups) expect(body).toContain(`"label":"${g}"`);
     // Every function of the stack is in some group.
-    for (const [fnId] of all(template, 'AWS::Lambda::Function')) expect(body).toContain(JSON.stringify({ Ref: fnId }));
+    for (const [fnId] of ownFunctions(template)) expect(body).toContain(JSON.stringify({ Ref: fnId }));
   });
 
   it('shows the table throttles and system errors', () => {
@@ -95,7 +96,7 @@ describe('dashboard', () => {
   });
 
   it('gives every function the namespace and service Powertools Metrics publish under', () => {
-    for (const [, fn] of all(template, 'AWS::Lambda::Function')) {
+    for (const [, fn] of ownFunctions(template)) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_SERVICE_NAME: 'flowgate',

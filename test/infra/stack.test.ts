@@ -6,8 +6,9 @@ import { routes } from '../../functions/routes.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
 import { TABLE } from '../../shared/db/table.ts';
 import type { Route } from '../../shared/http/route.ts';
+import { ownFunctions } from '../support/template.ts';
 
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
@@ -43,8 +44,10 @@ function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
 
 describe('FlowgateStack', () => {
   describe('functions', () => {
-    it('has one function per route, plus the fallback, the two queue workers and the scheduled sweep', () => {
-      template.resourceCountIs('AWS::Lambda::Function', routes.length + 4);
+    it('has one function per route, plus the fallback, the two queue workers and the two sweeps', () => {
+      expect(ownFunctions(template)).toHaveLength(routes.length + 5);
+      // ... and CDK's provider that runs the startup sweep's trigger.
+      template.resourceCountIs('AWS::Lambda::Function', routes.length + 6);
     });
 
     it('mounts every route of the table, and the fallback on $default', () => {
@@ -55,7 +58,7 @@ describe('FlowgateStack', () => {
     });
 
     it('runs every function on Node 24, arm64, traced, with its own log group', () => {
-      for (const [, fn] of all('AWS::Lambda::Function')) {
+      for (const [, fn] of ownFunctions(template)) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
         expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
@@ -68,10 +71,7 @@ describe('FlowgateStack', () => {
     });
 
     it('passes optional settings as env vars only when set; PUBLIC_BASE_URL defaults to the API endpoint', () => {
-      const env = (t: Template) =>
-        Object.values(t.findResources('AWS::Lambda::Function') as Record<string, Resource>).map(
-          (fn) => fn.Properties.Environment.Variables,
-        );
+      const env = (t: Template) => ownFunctions(t).map(([, fn]) => fn.Properties.Environment.Variables);
       const [apiId] = all('AWS::ApiGatewayV2::Api')[0]!;
       for (const vars of env(template)) {
         expect(vars).not.toHaveProperty('RATE_LIMITS');
@@ -85,6 +85,30 @@ describe('FlowgateStack', () => {
 
     it('runs the scheduled sweep every minute', () => {
       template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    });
+
+    it('runs the startup sweep once every function of a release is in place, and again on every new release', () => {
+      const startupOf = (t: Template) => {
+        const [id, fn] = ownFunctions(t).find(([, f]) => JSON.stringify(f.Properties.Role).includes('SweepStartup'))!;
+        const [, trigger] = Object.entries(t.findResources('Custom::Trigger') as Record<string, Resource>)[0]!;
+        return { id, release: fn.Properties.Environment.Variables.RELEASE as string, trigger };
+      };
+      const { id, release, trigger } = startupOf(template);
+      expect(release).toMatch(/^[0-9a-f]{32}$/);
+      // It invokes the current version of the startup function, whose RELEASE is part of that version.
+      expect(trigger.Properties).toMatchObject({ InvocationType: 'RequestResponse', ExecuteOnHandlerChange: true });
+      expect(trigger.Properties.HandlerArn.Ref).toMatch(/^SweepStartupCurrentVersion/);
+      // After the table and every other function of ours (the workers above all).
+      const [tableId] = all('AWS::DynamoDB::Table')[0]!;
+      const others = ownFunctions(template)
+        .map(([fnId]) => fnId)
+        .filter((fnId) => fnId !== id);
+      expect(trigger.DependsOn).toEqual(expect.arrayContaining([tableId, ...others]));
+      // Same code and settings, same release (synth is deterministic); other settings, a new release and version.
+      expect(startupOf(synth()).release).toBe(release);
+      const changed = startupOf(synth({ rateLimits: '{"pro":20}' }));
+      expect(changed.release).not.toBe(release);
+      expect(changed.trigger.Properties.HandlerArn.Ref).not.toBe(trigger.Properties.HandlerArn.Ref);
     });
 
     it('feeds the worker from the runs queue with partial batch failures', () => {
@@ -193,8 +217,8 @@ describe('FlowgateStack', () => {
 
     it('gives every log group a retention', () => {
       const groups = all('AWS::Logs::LogGroup');
-      // One per function (routes, fallback, two workers, sweep) and the API's access logs.
-      expect(groups.length).toBe(routes.length + 5);
+      // One per function (routes, fallback, two workers, two sweeps) and the API's access logs.
+      expect(groups.length).toBe(routes.length + 6);
       for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
     });
   });

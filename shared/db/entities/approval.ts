@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { z } from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { jsonText } from '../json.ts';
 import { queryAll, queryPage } from '../query.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
@@ -38,6 +39,8 @@ export const Approval = z.object({
   comment: z.string().optional(),
   decidedBy: z.string().optional(),
   decidedAt: z.number().optional(),
+  /** The form values an approval applied (the audit keeps what was sent and what was edited). */
+  formData: jsonText(z.record(z.string(), z.unknown())).optional(),
 });
 export type Approval = z.infer<typeof Approval>;
 

@@ -8,10 +8,12 @@ import { queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
 // list by workflow newest first (GSI1: ACC#<account>#WF#<workflow> / EX#<id>) · event log of a run,
-// oldest first (PK ACC#<account>#EX#<id>, SK EV#<ulid>).
+// oldest first (PK ACC#<account>#EX#<id>, SK EV#<ulid>) · in-progress runs for the sweeps (GSI2, below).
 export const ExecutionStatus = z.enum(['PENDING', 'RUNNING', 'WAITING_APPROVAL', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED']);
 export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
 export const TERMINAL: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
+/** A run in one of these states is in progress: it is in the active index and a restart interrupts it. */
+export const IN_PROGRESS: readonly ExecutionStatus[] = ['PENDING', 'RUNNING', 'WAITING_APPROVAL'];
 export const Trigger = z.enum(['webhook', 'api', 'rerun']);
 
 export const RunError = z.object({ code: z.string(), message: z.string() });
@@ -78,10 +80,58 @@ export type Execution = z.infer<typeof Execution>;
 export const executionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
 const runPartition = (accountId: string, executionId: string) => `ACC#${accountId}#EX#${executionId}`;
 
+/**
+ * The active index (GSI2, sparse): every in-progress run, so the sweeps never scan. Partitions by
+ * trigger kind (the startup sweep reads only the webhook runs) and by a shard of the id (a hot index
+ * partition would throttle the base table's writes; raise ACTIVE_SHARDS past ~1,000 run updates a second per shard).
+ * The sort key puts runs a worker holds under `L#<lease expiry>`, so the crash sweep reads only
+ * expired leases, and every other in-progress run (pending, waiting, sleeping) under `W#`.
+ */
+export const ACTIVE_SHARDS = 8;
+export type ActiveKind = 'webhook' | 'api';
+export const activeKind = (trigger: Execution['trigger']): ActiveKind => (trigger === 'webhook' ? 'webhook' : 'api');
+const activePartition = (kind: ActiveKind, shard: number) => `RUN#ACTIVE#${kind}#${shard}`;
+const shardOf = (executionId: string) => [...executionId.slice(-4)].reduce((n, c) => n + c.charCodeAt(0), 0) % ACTIVE_SHARDS;
+const LEASED = 'L#';
+const leaseSortKey = (expiresAt: number) => `${LEASED}${String(expiresAt).padStart(15, '0')}`;
+/** GSI2SK: where the run sits in its active partition, from its lease. */
+export const activeSortKey = (executionId: string, lease: Execution['lease']) =>
+  lease ? `${leaseSortKey(lease.expiresAt)}#${executionId}` : `W#${executionId}`;
+/** Both active-index attributes of an in-progress run. */
+export const activeIndex = (e: Pick<Execution, 'executionId' | 'trigger' | 'lease'>) => ({
+  GSI2PK: activePartition(activeKind(e.trigger), shardOf(e.executionId)),
+  GSI2SK: activeSortKey(e.executionId, e.lease),
+});
+/** What a run that stops being in progress (finished, interrupted) removes. */
+export const ACTIVE_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'] as const;
+
+/** One page of a shard of the active index: every run in it, or only leases that expired before `expiredBefore`. */
+export const listActive = (
+  kind: ActiveKind,
+  shard: number,
+  expiredBefore: number | undefined,
+  limit: number,
+  startKey?: Record<string, unknown>,
+) =>
+  queryPage(
+    {
+      IndexName: 'GSI2',
+      KeyConditionExpression: expiredBefore === undefined ? 'GSI2PK = :pk' : 'GSI2PK = :pk AND GSI2SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': activePartition(kind, shard),
+        ...(expiredBefore === undefined ? {} : { ':from': LEASED, ':to': leaseSortKey(expiredBefore) }),
+      },
+    },
+    (i) => Execution.parse(i),
+    limit,
+    startKey,
+  );
+
 export const executionItem = (e: Execution) => ({
   ...executionKey(e.accountId, e.executionId),
   GSI1PK: `ACC#${e.accountId}#WF#${e.workflowId}`,
   GSI1SK: `EX#${e.executionId}`,
+  ...(IN_PROGRESS.includes(e.status) ? activeIndex(e) : {}),
   type: 'execution',
   ...storedFields(e),
 });

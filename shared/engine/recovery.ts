@@ -1,0 +1,229 @@
+// Restart and crash semantics (ARCHITECTURE.md "Crash and restart semantics"): the startup sweep,
+// crash recovery (redelivered messages and the scheduled sweep's expired leases), manual resume.
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import { type Approval, getApproval } from '../db/entities/approval.ts';
+import {
+  ACTIVE_INDEX_ATTRIBUTES,
+  ACTIVE_SHARDS,
+  type ActiveKind,
+  activeIndex,
+  eventPut,
+  type Execution,
+  executionKey,
+  getExecution,
+  IN_PROGRESS,
+  listActive,
+  newEvent,
+  type RunEvent,
+} from '../db/entities/execution.ts';
+import { buildUpdate } from '../db/update.ts';
+import { conflict, isConditionFailure, notFound } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
+import { newDispatch, sendRunMessage } from './dispatch.ts';
+import { notifyEvents } from './notify.ts';
+import { TIMEOUT_ACTOR } from '../domain/expiry.ts';
+import { afterDecision, cancelledUpdate, type Decision, decisionTransition, unchangedSince } from './runs.ts';
+
+export type InterruptReason = NonNullable<Execution['interruptReason']>;
+
+/** The step a run stopped in: the one running or waiting, else the next one. */
+const currentStepId = (e: Execution) =>
+  e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING')?.stepId ?? e.definition.steps[e.nextStep]?.id ?? null;
+
+/** Write the run's update and its event in one transaction, then deliver the event. */
+async function transition(e: Execution, update: ReturnType<typeof buildUpdate>, event: RunEvent, after: Partial<Execution>) {
+  await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, eventPut(e.accountId, event)] }));
+  await notifyEvents({ ...e, ...after }, [event]);
+}
+
+/** INTERRUPTED: no worker, no message may take the run again; the pending approval (if any) stays. */
+async function interrupt(e: Execution, reason: InterruptReason, now: number) {
+  const fields = { status: 'INTERRUPTED' as const, interruptedAt: now, interruptReason: reason, updatedAt: now };
+  const event = newEvent(e.executionId, 'execution.interrupted', { reason, from: e.status, stepId: currentStepId(e) }, now);
+  await transition(
+    e,
+    buildUpdate(executionKey(e.accountId, e.executionId), fields, ['dispatch', 'lease', ...ACTIVE_INDEX_ATTRIBUTES], unchangedSince(e)),
+    event,
+    fields,
+  );
+  emit('ExecutionInterrupted');
+  logger.warn('execution interrupted', { executionId: e.executionId, reason, from: e.status });
+}
+
+/** A run whose cancel was asked for when its worker went away ends CANCELLED, as asked. */
+async function cancelAsAsked(e: Execution, now: number) {
+  const event = newEvent(e.executionId, 'execution.cancelled', { reason: e.cancelReason ?? null, from: e.status }, now);
+  await transition(e, cancelledUpdate(e, e.cancelReason, now), event, { status: 'CANCELLED' });
+}
+
+/** Back to work from the last checkpoint: a new dispatch and its message; the worker re-enters the step. */
+async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = []) {
+  const dispatch = newDispatch();
+  const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };
+  const event = newEvent(e.executionId, 'execution.resumed', { by, reason, stepId: currentStepId(e) }, now);
+  await transition(
+    e,
+    buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),
+    event,
+    fields,
+  );
+  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, e.wakeAt ? (e.wakeAt - now) / 1000 : 0);
+}
+
+/**
+ * Run `act` on the run as the caller saw it, re-reading it (consistently: the index is not) when it
+ * changed meanwhile, as long as `applies` still holds. Every write is conditional on the state read.
+ */
+async function settle(seen: Execution, applies: (e: Execution) => boolean, act: (e: Execution) => Promise<void>): Promise<boolean> {
+  let e: Execution | undefined = seen;
+  for (let attempt = 0; attempt < 5 && e && applies(e); attempt++) {
+    try {
+      await act(e);
+      return true;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    e = await getExecution(seen.accountId, seen.executionId);
+  }
+  return false;
+}
+
+/** Every page of one kind's active runs (all shards), `onPage` called on each. */
+async function eachActive(kind: ActiveKind, expiredBefore: number | undefined, onPage: (items: Execution[]) => Promise<void>) {
+  for (let shard = 0; shard < ACTIVE_SHARDS; shard++) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await listActive(kind, shard, expiredBefore, 100, startKey);
+      await onPage(page.items);
+      startKey = page.lastKey;
+    } while (startKey);
+  }
+}
+
+const count = (results: PromiseSettledResult<boolean>[], what: string) => {
+  for (const r of results) if (r.status === 'rejected') logger.error(what, { error: r.reason as Error });
+  return results.filter((r) => r.status === 'fulfilled' && r.value).length;
+};
+
+/**
+ * The startup sweep (after every deployment; at every `npm start`): every webhook run in progress
+ * becomes INTERRUPTED (reason `restart`) and is never replayed. Idempotent: interrupted runs leave
+ * the index, so a second sweep finds nothing. `redispatch` (local mode, whose queue does not survive a
+ * restart) re-sends the message every other waiting run needs; the dispatch id makes duplicates harmless.
+ */
+export async function sweepRestart(opts: { now?: number; redispatch?: boolean } = {}) {
+  const now = opts.now ?? Date.now();
+  let interrupted = 0;
+  await eachActive('webhook', undefined, async (items) => {
+    const results = await Promise.allSettled(
+      items.map((seen) =>
+        settle(
+          seen,
+          (e) => e.trigger === 'webhook' && IN_PROGRESS.includes(e.status),
+          (e) => (e.cancelRequested ? cancelAsAsked(e, now) : interrupt(e, 'restart', now)),
+        ),
+      ),
+    );
+    interrupted += count(results, 'run not interrupted');
+  });
+  let redispatched = 0;
+  if (opts.redispatch) {
+    await eachActive('api', undefined, async (items) => {
+      const waiting = items.filter((e) => e.dispatch && !e.lease && (e.status === 'PENDING' || e.status === 'RUNNING'));
+      await Promise.all(
+        waiting.map((e) =>
+          sendRunMessage(
+            { accountId: e.accountId, executionId: e.executionId, dispatch: e.dispatch as string },
+            e.wakeAt ? (e.wakeAt - now) / 1000 : 0,
+          ),
+        ),
+      );
+      redispatched += waiting.length;
+    });
+  }
+  return { interrupted, redispatched };
+}
+
+const crashed = (now: number) => (e: Execution) => e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt <= now;
+
+/**
+ * A run whose worker died (its lease expired): webhook runs and runs without `recovery` become
+ * INTERRUPTED (reason `crash`); API runs of workflows with `recovery: true` resume from their last
+ * checkpoint. A run whose cancel was asked for ends CANCELLED.
+ */
+function recover(now: number) {
+  return (e: Execution) => {
+    if (e.cancelRequested) return cancelAsAsked(e, now);
+    if (e.trigger === 'webhook' || !e.recovery) return interrupt(e, 'crash', now);
+    return redispatch(e, 'recovery', 'crash', now);
+  };
+}
+
+/** The scheduled sweep's crash part: every run whose lease expired before `now`. */
+export async function sweepCrashed(now = Date.now()): Promise<number> {
+  let recovered = 0;
+  for (const kind of ['webhook', 'api'] as const) {
+    await eachActive(kind, now, async (items) => {
+      recovered += count(
+        await Promise.allSettled(items.map((seen) => settle(seen, crashed(now), recover(now)))),
+        'crashed run not recovered',
+      );
+    });
+  }
+  return recovered;
+}
+
+/** A redelivered message found its run held by an earlier attempt: recover it if that lease expired. */
+export async function recoverIfCrashed(accountId: string, executionId: string, now = Date.now()): Promise<boolean> {
+  const e = await getExecution(accountId, executionId);
+  return e !== undefined && crashed(now)(e) && settle(e, crashed(now), recover(now));
+}
+
+/** The decision an approval recorded while its run could not take it (interrupted). */
+function recordedDecision(a: Approval): { decision: Decision; expired?: Approval['onTimeout'] } | undefined {
+  if (a.status === 'EXPIRED') {
+    return { decision: { decision: a.onTimeout === 'approve' ? 'approve' : 'reject', decidedBy: TIMEOUT_ACTOR }, expired: a.onTimeout };
+  }
+  if ((a.status === 'APPROVED' || a.status === 'REJECTED') && a.decision) {
+    return { decision: { decision: a.decision, comment: a.comment, decidedBy: a.decidedBy ?? 'unknown', formData: a.formData } };
+  }
+  return undefined;
+}
+
+/**
+ * Manual resume (v1): an INTERRUPTED run re-enters the step it stopped in. A run interrupted while
+ * waiting for an approval waits again, or, when the approval was decided (or expired) meanwhile,
+ * takes that decision now. Returns the run as it is afterwards.
+ */
+export async function resumeRun(accountId: string, executionId: string, by: string, now = Date.now()): Promise<Execution> {
+  const interrupted = ['interruptedAt', 'interruptReason'];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const e = await getExecution(accountId, executionId);
+    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+    if (e.status !== 'INTERRUPTED') {
+      throw conflict('EXECUTION_NOT_INTERRUPTED', `Execution ${executionId} is ${e.status}; only an INTERRUPTED run can be resumed.`);
+    }
+    try {
+      const approval = e.approvalId ? await getApproval(accountId, e.approvalId) : undefined;
+      const recorded = approval && recordedDecision(approval);
+      const resumed = newEvent(executionId, 'execution.resumed', { by, reason: 'manual', stepId: currentStepId(e) }, now);
+      if (approval && recorded) {
+        const t = decisionTransition(e, approval.approvalId, recorded.decision, { now, expired: recorded.expired, resumed: true });
+        if (!t) throw conflict('CONFLICT', 'The run no longer waits for its approval.');
+        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventPut(accountId, resumed)] }));
+        await afterDecision(e, { ...t, events: [resumed, ...t.events] });
+      } else if (approval?.status === 'PENDING') {
+        const fields = { status: 'WAITING_APPROVAL' as const, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };
+        await transition(e, buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)), resumed, fields);
+      } else {
+        await redispatch(e, by, 'manual', now, interrupted);
+      }
+      return (await getExecution(accountId, executionId)) as Execution;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+  throw conflict('CONFLICT', 'The execution kept changing; try again.');
+}
