@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { queue } from '../../shared/clients.ts';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { db, queue } from '../../shared/clients.ts';
+import { createTableInput } from '../../shared/db/table.ts';
 import { config, resetConfig } from '../../shared/config.ts';
 import { startPoller } from '../../infra/local/poller.ts';
 import { handler as runWorker } from '../../functions/worker/execute.ts';
@@ -20,6 +22,17 @@ export async function useOwnQueues(env: Record<string, string> = {}) {
     return QueueUrl as string;
   };
   Object.assign(process.env, { RUNS_QUEUE_URL: await make('runs'), NOTIFY_QUEUE_URL: await make('notify'), ...env });
+  resetConfig();
+}
+
+/**
+ * Give this test file a table of its own, for tests of what reads the whole table (the sweeps) and
+ * must neither see nor touch the runs of files running beside it. Call in beforeAll, first.
+ */
+export async function useOwnTable() {
+  const name = `flowgate-${randomBytes(4).toString('hex')}`;
+  await db().send(new CreateTableCommand(createTableInput(name)));
+  process.env.TABLE_NAME = name;
   resetConfig();
 }
 

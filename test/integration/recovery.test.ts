@@ -1,0 +1,374 @@
+import { createServer, type Server } from 'node:http';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
+import { handler as cancelHandler } from '../../functions/http/v1/executions/cancel.ts';
+import { handler as rerunHandler } from '../../functions/http/v1/executions/rerun.ts';
+import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
+import { handler as startupSweep } from '../../functions/sweep/startup.ts';
+import { db } from '../../shared/clients.ts';
+import { getApproval, listApprovalsByStatus } from '../../shared/db/entities/approval.ts';
+import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { expireDueApprovals } from '../../shared/domain/expiry.ts';
+import { createKey } from '../../shared/domain/keys.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import type { RunMessage } from '../../shared/engine/dispatch.ts';
+import { sweepCrashed, sweepRestart } from '../../shared/engine/recovery.ts';
+import { startRun } from '../../shared/engine/runs.ts';
+import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
+import { takeRunMessages, useOwnQueues, useOwnTable } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent, invoke } from '../support/http.ts';
+
+// Restart and crash semantics (ARCHITECTURE.md) on a table of this file's own: the sweeps read the
+// whole table, and must neither see nor touch the runs of test files running beside this one.
+
+let target: Server;
+let base: string;
+const hits = new Map<string, number>();
+let account: Awaited<ReturnType<typeof givenAccount>>;
+let other: Awaited<ReturnType<typeof givenAccount>>;
+
+beforeAll(async () => {
+  await useOwnTable();
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  target = createServer((req, res) => {
+    hits.set(req.url ?? '/', (hits.get(req.url ?? '/') ?? 0) + 1);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(target.address() as { port: number }).port}`;
+  [account, other] = await Promise.all([givenAccount(), givenAccount()]);
+});
+afterAll(() => {
+  target.closeAllConnections();
+  target.close();
+});
+
+const actor = () => ({ accountId: account.account.accountId, userId: account.admin.userId, role: 'admin' as const });
+const approvalFlow = (approval: Record<string, unknown> = {}) => ({
+  variables: { env: { type: 'string', default: 'staging' } },
+  steps: [
+    { id: 'prepare', type: 'set', values: { prepared: true } },
+    { id: 'approve', type: 'manual_approval', title: 'Ship?', reviewers: ['role:admin'], ...approval },
+    { id: 'ship', type: 'set', values: { shipped: true } },
+  ],
+});
+const callFlow = (path: string) => ({
+  steps: [
+    { id: 'call', type: 'http_request', url: `${base}${path}` },
+    { id: 'after', type: 'set', values: { done: true } },
+  ],
+});
+
+async function workflowOf(definition: unknown, recovery = false) {
+  return createWorkflow(actor(), { name: 'recovery', definition: WorkflowDefinition.parse(definition), recovery, editors: [] });
+}
+/** Start a run and take its queue message off the queue (the test delivers it, or holds it back). */
+async function started(
+  definition: unknown,
+  trigger: 'webhook' | 'api',
+  opts: { recovery?: boolean; variables?: Record<string, unknown> } = {},
+) {
+  const workflow = await workflowOf(definition, opts.recovery);
+  const { execution } = await startRun({
+    workflow,
+    trigger,
+    variables: opts.variables ?? {},
+    startedBy: account.admin.userId,
+    ...(trigger === 'webhook' ? { webhookId: 'wh_test', extra: { payload: { order: 42 }, authMode: 'open' } } : {}),
+  });
+  const [message] = await takeRunMessages(1);
+  expect(message?.executionId).toBe(execution.executionId);
+  return { execution, message: message as RunMessage };
+}
+const deliver = (m: RunMessage, now?: number) => processRunMessage(m, { remainingMs: () => 30_000, ...(now ? { now: () => now } : {}) });
+/** Deliver every queued message (and those they cause) until the queue is empty. */
+async function drain() {
+  for (let messages = await takeRunMessages(); messages.length; messages = await takeRunMessages()) {
+    for (const m of messages) await deliver(m);
+  }
+}
+const read = (e: Pick<Execution, 'accountId' | 'executionId'>) => getExecution(e.accountId, e.executionId) as Promise<Execution>;
+const events = async (e: Execution) => (await listEvents(e.accountId, e.executionId, 100)).items;
+const eventTypes = async (e: Execution) => (await events(e)).map((ev) => ev.type);
+
+/** The worker dies after its step's side effect, before the checkpoint: the next transaction write fails. */
+async function crashMidStep(m: RunMessage) {
+  const client = db();
+  const send = client.send.bind(client);
+  const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+    if (command instanceof TransactWriteCommand) {
+      spy.mockRestore();
+      throw new Error('simulated crash');
+    }
+    return (send as (...a: unknown[]) => unknown)(command, ...rest);
+  }) as never);
+  await expect(deliver(m)).rejects.toThrow('simulated crash');
+  spy.mockRestore();
+}
+
+const key = () => ({ authorization: `Bearer ${account.adminKey.token}` });
+const call = (handler: Parameters<typeof invoke>[0], action: string, executionId: string, headers = key(), body?: object) =>
+  invoke(
+    handler,
+    apiEvent({
+      method: 'POST',
+      path: `/api/v1/executions/${executionId}/${action}`,
+      params: { executionId },
+      headers,
+      ...(body ? { body } : {}),
+    }),
+  );
+
+describe('the startup sweep', () => {
+  it('interrupts every webhook run in progress exactly once, never replays it, and touches nothing else', async () => {
+    const pending = await started(approvalFlow(), 'webhook');
+    const waiting = await started(approvalFlow(), 'webhook');
+    await deliver(waiting.message);
+    const runningPath = `/running/${Math.random()}`;
+    const running = await started(callFlow(runningPath), 'webhook');
+    await crashMidStep(running.message); // RUNNING, mid-step, its lease still live
+    const finished = await started(callFlow(`/finished/${Math.random()}`), 'webhook');
+    await deliver(finished.message);
+    const apiWaiting = await started(approvalFlow(), 'api');
+    await deliver(apiWaiting.message);
+    const apiPending = await started(approvalFlow(), 'api');
+
+    expect((await read(waiting.execution)).status).toBe('WAITING_APPROVAL');
+    expect((await read(running.execution)).status).toBe('RUNNING');
+    expect((await read(finished.execution)).status).toBe('SUCCEEDED');
+    const untouched = await Promise.all([finished, apiWaiting, apiPending].map((r) => read(r.execution)));
+    const approvalId = (await read(waiting.execution)).approvalId as string;
+
+    const first = await startupSweep();
+    expect(first).toEqual({ interrupted: 3, redispatched: 0 });
+    for (const [run, from] of [
+      [pending, 'PENDING'],
+      [waiting, 'WAITING_APPROVAL'],
+      [running, 'RUNNING'],
+    ] as const) {
+      const e = await read(run.execution);
+      expect(e).toMatchObject({ status: 'INTERRUPTED', interruptReason: 'restart', interruptedAt: expect.any(Number) });
+      expect(e.lease).toBeUndefined();
+      expect(e.dispatch).toBeUndefined();
+      const interrupted = (await events(e)).filter((ev) => ev.type === 'execution.interrupted');
+      expect(interrupted).toHaveLength(1);
+      expect(interrupted[0]?.data).toMatchObject({ reason: 'restart', from });
+    }
+    // The request stays on the run, for audit and a manual rerun.
+    expect((await read(pending.execution)).payload).toEqual({ order: 42 });
+    // The interrupted run's approval stays pending, and listed.
+    expect((await getApproval(account.account.accountId, approvalId))?.status).toBe('PENDING');
+    const listed = await listApprovalsByStatus(account.account.accountId, 'PENDING', 100);
+    expect(listed.items.map((a) => a.approvalId)).toContain(approvalId);
+    // Finished runs and API runs are exactly as they were.
+    expect(await Promise.all([finished, apiWaiting, apiPending].map((r) => read(r.execution)))).toEqual(untouched);
+
+    // Twice in a row: the second sweep finds nothing and changes nothing.
+    const after = await Promise.all([pending, waiting, running].map((r) => read(r.execution)));
+    expect(await startupSweep()).toEqual({ interrupted: 0, redispatched: 0 });
+    expect(await Promise.all([pending, waiting, running].map((r) => read(r.execution)))).toEqual(after);
+
+    // No replay: the pending run's original message, delivered now, runs nothing.
+    await deliver(pending.message);
+    await deliver(running.message, Date.now() + LEASE_MS + 1_000);
+    expect(await Promise.all([pending, running].map((r) => read(r.execution)))).toEqual([after[0], after[2]]);
+    expect(hits.get(runningPath)).toBe(1);
+    // (The API run waits for approval now, like the other: no message outstanding for the next test.)
+    await deliver(apiPending.message);
+    expect((await read(apiPending.execution)).status).toBe('WAITING_APPROVAL');
+  });
+
+  it('interrupts each run once when sweeps run concurrently, and re-sends the messages of waiting API runs when asked (local mode)', async () => {
+    const workflow = await workflowOf(approvalFlow());
+    const webhookRuns = await Promise.all(
+      Array.from({ length: 24 }, () =>
+        startRun({ workflow, trigger: 'webhook', webhookId: 'wh_test', variables: {} }).then((r) => r.execution),
+      ),
+    );
+    const apiRun = (await startRun({ workflow, trigger: 'api', variables: {} })).execution;
+    // Their messages are lost, as local SQS loses them on a restart.
+    while ((await takeRunMessages()).length);
+
+    const results = await Promise.all([sweepRestart({ redispatch: true }), sweepRestart(), sweepRestart()]);
+    expect(results.reduce((n, r) => n + r.interrupted, 0)).toBe(24);
+    for (const e of webhookRuns) {
+      expect((await read(e)).status).toBe('INTERRUPTED');
+      expect((await eventTypes(e)).filter((t) => t === 'execution.interrupted')).toHaveLength(1);
+    }
+    expect(results[0]?.redispatched).toBe(1);
+    const again = await takeRunMessages();
+    expect(again).toEqual([{ accountId: apiRun.accountId, executionId: apiRun.executionId, dispatch: apiRun.dispatch }]);
+    await deliver(again[0] as RunMessage);
+    expect((await read(apiRun)).status).toBe('WAITING_APPROVAL');
+  });
+});
+
+describe('crash recovery', () => {
+  it('a late redelivery finds the earlier attempt dead: webhook runs and runs without recovery are INTERRUPTED, recovery runs resume', async () => {
+    const paths = { webhook: `/c/wh/${Math.random()}`, plain: `/c/plain/${Math.random()}`, recovering: `/c/rec/${Math.random()}` };
+    const webhook = await started(callFlow(paths.webhook), 'webhook', { recovery: true });
+    const plain = await started(callFlow(paths.plain), 'api');
+    const recovering = await started(callFlow(paths.recovering), 'api', { recovery: true });
+    for (const run of [webhook, plain, recovering]) await crashMidStep(run.message);
+
+    // Redelivered while the lease is live (another attempt may still be at work): dropped, nothing changes.
+    for (const run of [webhook, plain, recovering]) {
+      const before = await read(run.execution);
+      await deliver(run.message);
+      expect(await read(run.execution)).toEqual(before);
+    }
+    // Redelivered after the lease ran out: the earlier attempt died.
+    const late = Date.now() + LEASE_MS + 1_000;
+    for (const run of [webhook, plain, recovering]) await deliver(run.message, late);
+
+    for (const run of [webhook, plain]) {
+      const e = await read(run.execution);
+      expect(e).toMatchObject({ status: 'INTERRUPTED', interruptReason: 'crash' });
+      expect((await events(e)).find((ev) => ev.type === 'execution.interrupted')?.data).toMatchObject({ reason: 'crash', stepId: 'call' });
+    }
+    const resumed = await read(recovering.execution);
+    expect(resumed).toMatchObject({ status: 'RUNNING', dispatch: expect.any(String) });
+    expect(resumed.lease).toBeUndefined();
+    await drain();
+    const done = await read(recovering.execution);
+    expect(done.status).toBe('SUCCEEDED');
+    expect((await events(done)).find((ev) => ev.type === 'execution.resumed')?.data).toMatchObject({ by: 'recovery', reason: 'crash' });
+    // The step re-entered once per attempt; the interrupted runs never called again.
+    expect(hits.get(paths.recovering)).toBe(2);
+    expect(hits.get(paths.webhook)).toBe(1);
+    expect(hits.get(paths.plain)).toBe(1);
+  });
+
+  it('the scheduled sweep recovers expired leases only, ends a run whose cancel was asked for, and a second sweep changes nothing', async () => {
+    const webhook = await started(callFlow(`/s/${Math.random()}`), 'webhook');
+    const recovering = await started(callFlow(`/s/${Math.random()}`), 'api', { recovery: true });
+    const cancelled = await started(callFlow(`/s/${Math.random()}`), 'api', { recovery: true });
+    for (const run of [webhook, recovering, cancelled]) await crashMidStep(run.message);
+    const cancel = await call(cancelHandler, 'cancel', cancelled.execution.executionId, key(), { reason: 'not needed' });
+    expect(cancel.json).toMatchObject({ status: 'RUNNING', cancelRequested: true });
+
+    // Leases still live: nothing to do.
+    expect(await sweepCrashed()).toBe(0);
+    const live = await Promise.all([webhook, recovering, cancelled].map((r) => read(r.execution)));
+    expect(live.map((e) => e.status)).toEqual(['RUNNING', 'RUNNING', 'RUNNING']);
+
+    const later = Date.now() + LEASE_MS + 1_000;
+    expect(await sweepCrashed(later)).toBe(3);
+    expect(await read(webhook.execution)).toMatchObject({ status: 'INTERRUPTED', interruptReason: 'crash' });
+    expect(await read(cancelled.execution)).toMatchObject({ status: 'CANCELLED', error: { code: 'CANCELLED' } });
+    expect(await read(recovering.execution)).toMatchObject({ status: 'RUNNING', dispatch: expect.any(String) });
+    const snapshot = await Promise.all([webhook, recovering, cancelled].map((r) => read(r.execution)));
+    expect(await sweepCrashed(later)).toBe(0);
+    expect(await Promise.all([webhook, recovering, cancelled].map((r) => read(r.execution)))).toEqual(snapshot);
+    await drain();
+    expect((await read(recovering.execution)).status).toBe('SUCCEEDED');
+  });
+});
+
+describe('manual handling over v1', () => {
+  async function interruptedWhileWaiting(approval: Record<string, unknown> = {}) {
+    const run = await started(approvalFlow(approval), 'webhook', { variables: { env: 'prod' } });
+    await deliver(run.message);
+    await sweepRestart();
+    const e = await read(run.execution);
+    expect(e.status).toBe('INTERRUPTED');
+    return e;
+  }
+  const decide = (approvalId: string, decision: string) =>
+    invoke(
+      decideHandler,
+      apiEvent({ method: 'POST', path: '/api/webhook-trigger/approval', headers: key(), body: { approvalId, decision } }),
+    );
+
+  it('a decision on an interrupted run is recorded (200) but moves nothing; resume then applies it', async () => {
+    const e = await interruptedWhileWaiting();
+    const decided = await decide(e.approvalId as string, 'approve');
+    expect(decided.status).toBe(200);
+    expect((await getApproval(e.accountId, e.approvalId as string))?.status).toBe('APPROVED');
+    expect(await read(e)).toEqual(e);
+
+    const res = await call(resumeHandler, 'resume', e.executionId);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ executionId: e.executionId, status: 'RUNNING' });
+    expect(res.json).not.toHaveProperty('interruptedAt');
+    await drain();
+    const done = await read(e);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.variables).toMatchObject({ env: 'prod', prepared: true, shipped: true });
+    const types = await eventTypes(done);
+    expect(types.slice(types.indexOf('execution.interrupted'))).toEqual([
+      'execution.interrupted',
+      'execution.resumed',
+      'approval.decided',
+      'step.started',
+      'step.succeeded',
+      'execution.succeeded',
+    ]);
+  });
+
+  it('resume waits again for a pending approval, takes a rejection or an expiry decided meanwhile', async () => {
+    const pending = await interruptedWhileWaiting();
+    expect((await call(resumeHandler, 'resume', pending.executionId)).json).toMatchObject({ status: 'WAITING_APPROVAL' });
+    expect((await decide(pending.approvalId as string, 'approve')).status).toBe(200);
+    await drain();
+    expect((await read(pending)).status).toBe('SUCCEEDED');
+
+    const rejected = await interruptedWhileWaiting();
+    expect((await decide(rejected.approvalId as string, 'reject')).status).toBe(200);
+    expect((await call(resumeHandler, 'resume', rejected.executionId)).json).toMatchObject({
+      status: 'FAILED',
+      error: { code: 'APPROVAL_REJECTED' },
+    });
+
+    const expiring = await interruptedWhileWaiting({ timeoutSeconds: 60, onTimeout: 'approve' });
+    expect(await expireDueApprovals(Date.now() + 120_000)).toBeGreaterThanOrEqual(1);
+    expect((await getApproval(expiring.accountId, expiring.approvalId as string))?.status).toBe('EXPIRED');
+    expect((await read(expiring)).status).toBe('INTERRUPTED');
+    expect((await call(resumeHandler, 'resume', expiring.executionId)).json).toMatchObject({ status: 'RUNNING' });
+    await drain();
+    expect(await read(expiring)).toMatchObject({
+      status: 'SUCCEEDED',
+      outputs: { approve: { decision: 'approve', decidedBy: 'timeout' } },
+    });
+  });
+
+  it('resumes only INTERRUPTED runs (409), only the account’s own (404), only with WORKFLOW_EXECUTE (403)', async () => {
+    const e = await interruptedWhileWaiting();
+    const foreign = { authorization: `Bearer ${other.adminKey.token}` };
+    expect((await call(resumeHandler, 'resume', e.executionId, foreign)).json).toMatchObject({ status: 404, code: 'EXECUTION_NOT_FOUND' });
+    const reader = await createKey(
+      { accountId: account.account.accountId, userId: account.admin.userId },
+      { name: 'reader', scopes: ['WORKFLOW_READ'], validityDays: 1 },
+    );
+    expect((await call(resumeHandler, 'resume', e.executionId, { authorization: `Bearer ${reader.token}` })).status).toBe(403);
+    expect(await read(e)).toEqual(e);
+    expect((await call(resumeHandler, 'resume', e.executionId)).status).toBe(200);
+    expect((await call(resumeHandler, 'resume', e.executionId)).json).toMatchObject({ status: 409, code: 'EXECUTION_NOT_INTERRUPTED' });
+  });
+
+  it('rerun starts a new run with the same inputs and rerunOf; a run in progress is not rerun', async () => {
+    const e = await interruptedWhileWaiting();
+    const res = await call(rerunHandler, 'rerun', e.executionId);
+    expect(res.status).toBe(202);
+    expect(res.json).toMatchObject({ trigger: 'rerun', rerunOf: e.executionId, status: 'PENDING', variables: { env: 'prod' } });
+    expect(res.headers.location).toBe(`/api/v1/executions/${res.json.executionId}`);
+    const rerun = await read({ accountId: e.accountId, executionId: res.json.executionId });
+    expect((await events(rerun))[0]?.data).toMatchObject({ trigger: 'rerun', rerunOf: e.executionId, input: { env: 'prod' } });
+    // The new run is in progress: rerunning it is refused; the original stays as it was.
+    expect((await call(rerunHandler, 'rerun', rerun.executionId)).json).toMatchObject({ status: 409, code: 'EXECUTION_IN_PROGRESS' });
+    expect((await call(rerunHandler, 'rerun', e.executionId, { authorization: `Bearer ${other.adminKey.token}` })).status).toBe(404);
+    expect((await read(e)).status).toBe('INTERRUPTED');
+    while ((await takeRunMessages()).length);
+  });
+
+  it('cancel ends an INTERRUPTED run and its pending approval', async () => {
+    const e = await interruptedWhileWaiting();
+    const res = await call(cancelHandler, 'cancel', e.executionId, key(), { reason: 'handled by hand' });
+    expect(res.json).toMatchObject({ status: 'CANCELLED' });
+    expect((await getApproval(e.accountId, e.approvalId as string))?.status).toBe('CANCELLED');
+    expect((await events(await read(e))).at(-1)).toMatchObject({ type: 'execution.cancelled', data: { from: 'INTERRUPTED' } });
+  });
+});
