@@ -20,7 +20,10 @@ export const executionView = (e: Execution) => ({
   startedAt: e.startedAt,
   updatedAt: e.updatedAt,
   ...(e.finishedAt !== undefined ? { finishedAt: e.finishedAt } : {}),
-  ...(e.status === 'RUNNING' || e.status === 'WAITING_APPROVAL' ? { currentStepId: e.definition.steps[e.nextStep]?.id ?? null } : {}),
+  // Where the run is, or where it stopped (INTERRUPTED: the step a resume re-enters).
+  ...(e.status === 'RUNNING' || e.status === 'WAITING_APPROVAL' || e.status === 'INTERRUPTED'
+    ? { currentStepId: e.definition.steps[e.nextStep]?.id ?? null }
+    : {}),
   steps: e.steps,
   ...(e.error ? { error: e.error } : {}),
   ...(e.approvalId ? { approvalId: e.approvalId } : {}),
