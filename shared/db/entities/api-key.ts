@@ -27,7 +27,7 @@ export const ApiKey = z.object({
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
-const keyKey = (keyId: string) => ({ PK: `KEY#${keyId}`, SK: 'KEY' });
+export const keyKey = (keyId: string) => ({ PK: `KEY#${keyId}`, SK: 'KEY' });
 const gsi = (k: Pick<ApiKey, 'accountId' | 'ownerId' | 'keyId'>) => ({
   GSI1PK: `ACC#${k.accountId}`,
   GSI1SK: `KEY#${k.ownerId}#${k.keyId}`,

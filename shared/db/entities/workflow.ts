@@ -23,7 +23,7 @@ export const Workflow = z.object({
 });
 export type Workflow = z.infer<typeof Workflow>;
 
-const workflowKey = (accountId: string, workflowId: string) => ({ PK: `ACC#${accountId}`, SK: `WF#${workflowId}` });
+export const workflowKey = (accountId: string, workflowId: string) => ({ PK: `ACC#${accountId}`, SK: `WF#${workflowId}` });
 const parse = (i: Record<string, unknown>) => Workflow.parse(i);
 
 export async function getWorkflow(accountId: string, workflowId: string): Promise<Workflow | undefined> {
