@@ -10,7 +10,10 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const only = process.argv.slice(2);
 const wanted = (part: string) => only.length === 0 || only.includes(part);
-const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, at: new Date().toISOString() };
+const results: Record<string, unknown> = {
+  machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+  at: new Date().toISOString(),
+};
 
 const emulators = await startEmulators();
 try {

@@ -46,17 +46,23 @@ export async function givenBenchData() {
   resetConfig();
   const team = await givenAccount({ plan: 'team' });
   const pro = await givenAccount({ plan: 'pro' });
-  const admin = (a: typeof team) => ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' }) as const;
+  const admin = (a: typeof team) =>
+    ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' }) as const;
   const hookFor = async (a: typeof team) => {
     const key = await createKey(admin(a), { name: 'trigger', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
     const workflow = await createWorkflow(admin(a), { name: 'one step', definition: setFlow(1), recovery: false, editors: [] });
-    const webhook = await createWebhook(admin(a), CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'bench', apiKeyId: key.id }));
+    const webhook = await createWebhook(
+      admin(a),
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'bench', apiKeyId: key.id }),
+    );
     return { key, workflow, webhook };
   };
   const [teamHook, proHook] = await Promise.all([hookFor(team), hookFor(pro)]);
   const approvals = await createWorkflow(admin(team), { name: 'approval', definition: approvalFlow, recovery: false, editors: [] });
   const waiting = await Promise.all(
-    [1, 2].map(async () => (await startRun({ workflow: approvals, trigger: 'api', variables: {}, startedBy: team.admin.userId })).execution),
+    [1, 2].map(
+      async () => (await startRun({ workflow: approvals, trigger: 'api', variables: {}, startedBy: team.admin.userId })).execution,
+    ),
   );
   const read = () => Promise.all(waiting.map((e) => getExecution(e.accountId, e.executionId)));
   await drainRuns(async () => (await read()).every((e) => e?.status === 'WAITING_APPROVAL'));
@@ -87,7 +93,14 @@ async function measure(scenario: string, cache: 'cold' | 'warm', fn: () => Promi
   if (cache === 'cold') clearCaches();
   const { result, calls } = await recordCalls(fn);
   const steps = sequentialSteps(calls);
-  return { scenario: `${scenario} (${cache} cache)`, status: result.status, calls: calls.length, steps: steps.length, path: describeSteps(steps), raw: calls };
+  return {
+    scenario: `${scenario} (${cache} cache)`,
+    status: result.status,
+    calls: calls.length,
+    steps: steps.length,
+    path: describeSteps(steps),
+    raw: calls,
+  };
 }
 
 const countRuns = async (accountId: string, workflowId: string) => (await listExecutions(accountId, { workflowId }, 100)).items.length;
