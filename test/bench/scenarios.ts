@@ -164,3 +164,49 @@ export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
 }
 
 export type { Execution };
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
+
+/** Start a run of an n-step `set` workflow and take its queue message (others on the queue are left). */
+async function queuedRun(d: BenchData, steps: number) {
+  const a = d.team;
+  const workflow = await createWorkflow(
+    { accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' },
+    { name: `${steps} steps`, definition: setFlow(steps), recovery: false, editors: [] },
+  );
+  const { execution } = await startRun({ workflow, trigger: 'api', variables: { n: 1 }, startedBy: a.admin.userId });
+  for (let i = 0; i < 20; i++) {
+    const m = (await takeRunMessages()).find((x) => x.executionId === execution.executionId);
+    if (m) return { execution, message: m };
+  }
+  throw new Error('run message not received');
+}
+
+/**
+ * The worker on n-step `set` workflows, in-process against the emulators: DynamoDB writes of the
+ * whole run (claim, one checkpoint per step, finish) and the marginal writes per step, and steps/s.
+ */
+export async function measureWorker(d: BenchData, runs = 3) {
+  const run = async (steps: number) => {
+    const { execution, message } = await queuedRun(d, steps);
+    const t = performance.now();
+    const { calls } = await recordCalls(() => processRunMessage(message, { remainingMs: () => 60_000 }));
+    const ms = performance.now() - t;
+    const done = await getExecution(execution.accountId, execution.executionId);
+    if (done?.status !== 'SUCCEEDED') throw new Error(`run ended ${done?.status}`);
+    return { writes: calls.filter((c) => c.service === 'dynamodb' && WRITES.has(c.command)).length, ms };
+  };
+  const one = await run(1);
+  const twenty: { writes: number; ms: number }[] = [];
+  for (let i = 0; i < runs; i++) twenty.push(await run(20));
+  const rates = twenty.map((r) => 20 / (r.ms / 1000));
+  const sorted = [...rates].sort((x, y) => x - y);
+  return {
+    writesPerRun20: twenty[0]?.writes,
+    writesPerRun1: one.writes,
+    writesPerStep: ((twenty[0]?.writes ?? 0) - one.writes) / 19,
+    stepsPerSecondMedian: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+    stepsPerSecondMin: Math.round(sorted[0] ?? 0),
+    stepsPerSecondMax: Math.round(sorted.at(-1) ?? 0),
+  };
+}

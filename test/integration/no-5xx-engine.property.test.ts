@@ -775,7 +775,11 @@ describe('no request makes an engine handler answer 5xx', () => {
           for (const e of res.json.items) expect(e.executionId).toBe(req.params?.executionId);
         }
       }),
-      RUNS_WITH({ ...GOOD_GET, headers: { authorization: `Bearer ${account.adminKey.token}` }, params: { executionId: executions[0] } }),
+      RUNS_WITH({
+        ...GOOD_GET,
+        headers: { authorization: `Bearer ${account.adminKey.token}` },
+        params: { executionId: executions[0] as string },
+      }),
     );
     expect(ok).toBeGreaterThan(0);
   });
