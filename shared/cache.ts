@@ -5,18 +5,33 @@
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();
   constructor(
-    private readonly ttlMs: number,
+    readonly ttlMs: number,
     private readonly maxEntries = 1000,
   ) {}
 
   async get(key: string, load: () => Promise<V>, now = Date.now()): Promise<V> {
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > now) return hit.value;
+    const hit = this.peek(key, now);
+    if (hit) return hit.value;
     const value = await load();
+    this.set(key, value, now);
+    return value;
+  }
+
+  /** The entry if it is still fresh (wrapped, so a cached `undefined` is a hit too). */
+  peek(key: string, now = Date.now()): { value: V } | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expires > now ? { value: hit.value } : undefined;
+  }
+
+  set(key: string, value: V, now = Date.now()): void {
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { value, expires: now + this.ttlMs });
-    return value;
+  }
+
+  /** Forget one entry: the process that changed a record sees the change at once. */
+  delete(key: string): void {
+    this.entries.delete(key);
   }
 
   clear(): void {

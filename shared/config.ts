@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Per-minute request budgets per plan (API.md "Rate limits"); `RATE_LIMITS` overrides entries. */
 export const PLAN_RATE_LIMITS = { free: 60, pro: 600, team: 3000, enterprise: 20000 } as const;

@@ -5,7 +5,7 @@
 // emulators of a running `npm start` through DATA_DIR (default .data/).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { runningEmulatorsEnv } from '../local/emulators.ts';
 
 const USAGE = `usage:

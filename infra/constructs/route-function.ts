@@ -9,6 +9,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import type { Grant } from '../../shared/http/route.ts';
+import { BUNDLING } from './bundling.ts';
 
 /** The stateful resources a function can be bound to. */
 export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket };
@@ -59,14 +60,8 @@ export class RouteFunction extends NodejsFunction {
       ...(props.reservedConcurrency !== undefined && { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
       bundling: {
+        ...BUNDLING,
         format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        // Some bundled CommonJS dependencies still call require(); ESM output has none.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-        externalModules: [],
         forceDockerBundling: false,
       },
     });

@@ -1,6 +1,6 @@
 // `npm start`: the local stack in the foreground (API.md "Local mode and operator CLI").
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { demoBanner } from './seed.ts';
 import { startLocalStack } from './stack.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * User data is arbitrary JSON (definitions, payloads, variables, step outputs). DynamoDB maps cannot

@@ -1,12 +1,12 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
-import { accountItem, getAccount, setPlan, type Account } from '../db/entities/account.ts';
+import { accountItem, setPlan as setAccountPlan, type Account } from '../db/entities/account.ts';
 import { createUserItems, type Role, type User } from '../db/entities/user.ts';
 import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
-import { TtlCache } from '../cache.ts';
+import { accountRead, caches, readThrough } from './records.ts';
 
 /** Create an account and its first admin in one transaction (operator CLI, demo seed). */
 export async function createAccount(input: { name: string; plan: Plan; email: string; password: string }, now = Date.now()) {
@@ -39,17 +39,23 @@ async function transact(TransactItems: TransactWriteCommandInput['TransactItems'
   }
 }
 
-export { setPlan };
+/** Change an account's plan; this instance forgets its cached copy at once, others within 30 s. */
+export async function setPlan(accountId: string, plan: Plan): Promise<Account> {
+  const account = await setAccountPlan(accountId, plan);
+  caches.accounts.delete(accountId);
+  return account;
+}
 
 /**
- * An account's plan, cached for 30 s per process: plans change rarely (operator CLI) and the plan is
- * needed on every metered request. A plan change reaches every function within 30 s.
+ * An account's plan, cached for 30 s per instance (`records.ts`): plans change rarely (operator
+ * CLI) and the plan is needed on every metered request. A plan change reaches every function within 30 s.
  */
-const plans = new TtlCache<Plan>(30_000);
-export async function accountPlan(accountId: string): Promise<Plan> {
-  return plans.get(accountId, async () => {
-    const a = await getAccount(accountId);
-    if (!a) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
-    return a.plan;
-  });
+export async function accountPlan(accountId: string, now = Date.now()): Promise<Plan> {
+  const [account] = await readThrough([accountRead(accountId)], now);
+  return planOf(account);
+}
+
+export function planOf(account: Account | undefined): Plan {
+  if (!account) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
+  return account.plan;
 }

@@ -133,13 +133,14 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
     userAgent: req.userAgent?.slice(0, 512),
   };
   try {
-    await assertReviewer(p, approval);
+    // The run is read with the reviewer check (one round trip); a lost race reads it again.
+    const [, firstRead] = await Promise.all([assertReviewer(p, approval), getExecution(p.accountId, approval.executionId)]);
     let current = approval;
     for (let attempt = 0; attempt < 20; attempt++) {
       assertOpen(current, now);
       const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
       const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}) };
-      const execution = await getExecution(p.accountId, current.executionId);
+      const execution = attempt === 0 ? firstRead : await getExecution(p.accountId, current.executionId);
       const run =
         execution &&
         decisionTransition(

@@ -3,6 +3,7 @@ import { forbidden, notFound, unauthorized } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
 import type { Principal } from './principal.ts';
+import { caches, keyRead, readThrough } from './records.ts';
 
 export { ALL_SCOPES };
 const DAY = 86_400_000;
@@ -68,19 +69,20 @@ export async function revokeKey(p: SessionPrincipal, keyId: string, now = Date.n
   if (!key || key.accountId !== p.accountId) throw notFound('KEY_NOT_FOUND', 'No such API key.');
   if (key.ownerId !== p.userId && p.role !== 'admin') throw forbidden('NOT_KEY_OWNER', 'Only the owner or an admin may revoke this key.');
   await revokeApiKey(keyId, now);
+  caches.keys.delete(keyId);
 }
 
 const invalidKey = () => unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
 
 /**
  * Resolve a presented token to its key: format and checksum first (no read for garbage), then the
- * record, a constant-time hash comparison, revocation and expiry. Scope is checked by the caller,
+ * record (cached for up to 5 s, see `records.ts`), a constant-time hash comparison, revocation and expiry. Scope is checked by the caller,
  * whose endpoint decides the status for a missing scope.
  */
 export async function authenticateKey(token: string, now = Date.now()): Promise<ApiKey> {
   const parsed = parseToken(token, 'dyk');
   if (!parsed) throw invalidKey();
-  const key = await getApiKey(parsed.id);
+  const [key] = await readThrough([keyRead(parsed.id)], now);
   if (!key || !safeEqual(hashToken(token), key.tokenHash) || keyStatus(key, now) !== 'active') throw invalidKey();
   return key;
 }

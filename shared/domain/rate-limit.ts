@@ -1,5 +1,5 @@
 import { config, type Plan } from '../config.ts';
-import { takeFromWindow } from '../db/entities/counter.ts';
+import { countInWindow } from '../db/entities/counter.ts';
 import { rateLimited } from '../errors.ts';
 import { emit } from '../metrics.ts';
 
@@ -19,13 +19,14 @@ export function rateLimitHeaders(limit: number, remaining: number, resetAt: numb
 
 /**
  * Take one request from the account's per-minute budget (shared by every open-platform endpoint).
+ * The count goes out at once, in parallel with the plan's read when that is not cached yet.
  * Returns the headers for the response; over the budget, throws 429 carrying them and `Retry-After`.
  */
-export async function takeAccountBudget(accountId: string, plan: Plan, now = Date.now()): Promise<Record<string, string>> {
-  const limit = config().rateLimits[plan];
-  const w = await takeFromWindow(`ACC#${accountId}`, limit, WINDOW_SECONDS, now);
+export async function takeAccountBudget(accountId: string, plan: Plan | Promise<Plan>, now = Date.now()): Promise<Record<string, string>> {
+  const [w, p] = await Promise.all([countInWindow(`ACC#${accountId}`, WINDOW_SECONDS, now), plan]);
+  const limit = config().rateLimits[p];
   const headers = rateLimitHeaders(limit, Math.max(0, limit - w.count), w.resetAt, now);
-  if (!w.allowed) emit('RateLimited');
-  if (!w.allowed) throw rateLimited(Math.max(1, w.resetAt - Math.floor(now / 1000)), headers);
-  return headers;
+  if (w.count <= limit) return headers;
+  emit('RateLimited');
+  throw rateLimited(Math.max(1, w.resetAt - Math.floor(now / 1000)), headers);
 }

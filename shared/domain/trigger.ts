@@ -2,10 +2,9 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
-import { ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
-import { acceptedStatsItems, getWebhookAndKey, recordRejected, type Webhook } from '../db/entities/webhook.ts';
+import { type ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
+import { acceptedStatsItems, recordRejected, type Webhook } from '../db/entities/webhook.ts';
 import { logger } from '../logger.ts';
-import { getWorkflow } from '../db/entities/workflow.ts';
 import { startRun } from '../engine/runs.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unsupportedMediaType } from '../errors.ts';
 import { inRanges, parseRange } from '../http/client-ip.ts';
@@ -14,9 +13,10 @@ import { idempotencyKey } from '../http/idempotency.ts';
 import { presentedKey } from '../http/credentials.ts';
 import { isJsonContentType, parseJsonBody } from '../http/middleware/parse-request.ts';
 import { hashToken, parseToken, safeEqual } from '../tokens.ts';
-import { accountPlan } from './accounts.ts';
+import { planOf } from './accounts.ts';
 import { keyStatus } from './keys.ts';
 import { takeAccountBudget } from './rate-limit.ts';
+import { accountRead, keyRead, readThrough, webhookRead, workflowRead } from './records.ts';
 import { authMode } from './webhooks.ts';
 import { emit } from '../metrics.ts';
 
@@ -27,10 +27,9 @@ export type TriggerState = { webhook?: Webhook; rateLimitHeaders?: Record<string
 const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
 
 /** Key-bound mode: exactly the bound key, of the webhook's account, valid, with WEBHOOK_TRIGGER. */
-function checkKey(w: Webhook, token: string | undefined, keyItem: Record<string, unknown> | undefined, now: number) {
+function checkKey(w: Webhook, token: string | undefined, key: ApiKey | undefined, now: number) {
   if (!token) throw unauthorized('UNAUTHORIZED', 'This webhook needs its bound API key (Bearer, X-API-Key or api_key).');
   const parsed = parseToken(token, 'dyk');
-  const key = keyItem ? ApiKey.parse(keyItem) : undefined;
   if (!parsed || !key || !safeEqual(hashToken(token), key.tokenHash) || keyStatus(key, now) !== 'active') {
     throw unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
   }
@@ -86,9 +85,11 @@ export function mapVariables(payload: Record<string, unknown>, mapping: Record<s
 
 /**
  * A webhook trigger, checked in API.md's order: 404, 401, 403, 409, 429, 415, 400, then one new
- * execution. The webhook and the presented key are read together; the rate limit, the key's usage and
- * the workflow read go in parallel; the execution, its first event and the webhook's stats are one
- * transaction; then one queue message.
+ * execution. Round trips (README "Performance"): the webhook and the presented key are read together;
+ * the rate-limit count, the key's usage and the account + workflow read go in parallel; the
+ * execution, its first event and the webhook's stats are one transaction; then one queue message.
+ * Keys, webhooks, workflows and plans come from the per-instance caches of `records.ts` when fresh,
+ * so a warm trigger reads nothing.
  */
 export async function triggerWebhook(req: TriggerRequest, state: TriggerState, now = Date.now()) {
   try {
@@ -111,12 +112,12 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
   const { event, webhookId } = req;
   const token = presentedKey(event, true);
   const keyId = token ? parseToken(token, 'dyk')?.id : undefined;
-  const { webhook: w, keyItem } = await getWebhookAndKey(webhookId, keyId);
+  const [w, storedKey] = await readThrough([webhookRead(webhookId), keyId ? keyRead(keyId) : undefined], now);
   if (!w) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
   state.webhook = w;
 
   const mode = authMode(w);
-  const key = mode === 'api_key' ? checkKey(w, token, keyItem, now) : undefined;
+  const key = mode === 'api_key' ? checkKey(w, token, storedKey, now) : undefined;
   if (mode === 'hmac') checkSignature(w, event);
 
   if (
@@ -130,16 +131,20 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
   }
   if (!w.enabled) throw conflict('WEBHOOK_DISABLED', `Webhook ${webhookId} is disabled.`);
 
-  const plan = await accountPlan(w.accountId);
-  const [, workflow] = await Promise.all([
-    takeAccountBudget(w.accountId, plan, now).then(
+  const records = readThrough([accountRead(w.accountId), workflowRead(w.accountId, w.workflowId)], now);
+  const [, [, workflow]] = await Promise.all([
+    takeAccountBudget(
+      w.accountId,
+      records.then(([account]) => planOf(account)),
+      now,
+    ).then(
       (headers) => (state.rateLimitHeaders = headers),
       (e: unknown) => {
         if (e instanceof AppError) state.rateLimitHeaders = e.extra.headers;
         throw e;
       },
     ),
-    getWorkflow(w.accountId, w.workflowId),
+    records,
     key ? recordKeyUsage(key.keyId, now).catch(() => undefined) : undefined,
   ]);
 

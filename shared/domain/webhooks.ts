@@ -10,6 +10,7 @@ import { newId } from '../ids.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
 import { keyStatus } from './keys.ts';
 import type { Principal } from './principal.ts';
+import { caches } from './records.ts';
 import { canEditWorkflow, requireWorkflow } from './workflows.ts';
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
@@ -135,6 +136,8 @@ export async function updateWebhook(
   } catch (e) {
     if (isConditionFailure(e)) throw notFound('WEBHOOK_NOT_FOUND', 'The webhook was changed or deleted meanwhile; read it again.');
     throw e;
+  } finally {
+    caches.webhooks.delete(webhookId);
   }
   return next;
 }
@@ -163,6 +166,8 @@ export async function deleteWebhook(p: SessionPrincipal, webhookId: string): Pro
   } catch (e) {
     if (isConditionFailure(e)) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
     throw e;
+  } finally {
+    caches.webhooks.delete(webhookId);
   }
 }
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Problem } from '../schemas/common.ts';
 import type { Route } from './route.ts';
 import { DEFAULT_MAX_BODY } from './handler.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApprovalStatus } from '../db/entities/approval.ts';
 import { Id } from './common.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExecutionStatus, RunError, StepState, Trigger } from '../db/entities/execution.ts';
 import { Id } from './common.ts';
 

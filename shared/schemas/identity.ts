@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Plan } from '../config.ts';
 import { Role } from '../db/entities/user.ts';
 import { Scope } from '../db/entities/api-key.ts';

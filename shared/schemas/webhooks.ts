@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { VarName } from '../engine/definition.ts';
 import { Id } from './common.ts';
 import { parseRange } from '../http/client-ip.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { UserId, WorkflowDefinition } from '../engine/definition.ts';
 
 const Editors = z.array(UserId).max(100);

@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Plan } from '../../config.ts';
 import { db, tableName } from '../../clients.ts';
 import { notFound, isConditionFailure } from '../../errors.ts';

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
 import { queryAll } from '../query.ts';
@@ -27,7 +27,7 @@ export const ApiKey = z.object({
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
-const keyKey = (keyId: string) => ({ PK: `KEY#${keyId}`, SK: 'KEY' });
+export const keyKey = (keyId: string) => ({ PK: `KEY#${keyId}`, SK: 'KEY' });
 const gsi = (k: Pick<ApiKey, 'accountId' | 'ownerId' | 'keyId'>) => ({
   GSI1PK: `ACC#${k.accountId}`,
   GSI1SK: `KEY#${k.ownerId}#${k.keyId}`,

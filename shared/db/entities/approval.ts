@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
 import { queryAll, queryPage } from '../query.ts';

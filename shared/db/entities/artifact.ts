@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { queryAll } from '../query.ts';
 import { runPartition } from './execution.ts';

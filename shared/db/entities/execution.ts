@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { StoredDefinition } from '../../engine/definition.ts';
 import { asJsonText, jsonText } from '../json.ts';

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 
 // Access pattern: get by account + scope + key (PK ACC#<account>, SK IDEM#<scope>#<key>); TTL 24 h.

@@ -1,5 +1,5 @@
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { queryAll } from '../query.ts';
 
@@ -40,15 +40,6 @@ export const webhookItem = (w: Webhook) => ({
 export async function getWebhook(webhookId: string): Promise<Webhook | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKey(webhookId) }));
   return Item ? Webhook.parse(Item) : undefined;
-}
-
-/** The webhook and (when given) an API key item in one round trip. */
-export async function getWebhookAndKey(webhookId: string, keyId: string | undefined) {
-  const keys = [webhookKey(webhookId), ...(keyId ? [{ PK: `KEY#${keyId}`, SK: 'KEY' }] : [])];
-  const res = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }));
-  const items = res.Responses?.[tableName()] ?? [];
-  const webhook = items.find((i) => i.SK === 'WEBHOOK');
-  return { webhook: webhook ? Webhook.parse(webhook) : undefined, keyItem: items.find((i) => i.SK === 'KEY') };
 }
 
 export const listWebhooks = (accountId: string, createdBy?: string) =>

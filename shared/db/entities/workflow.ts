@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict } from '../../errors.ts';
 import { StoredDefinition } from '../../engine/definition.ts';
@@ -23,7 +23,7 @@ export const Workflow = z.object({
 });
 export type Workflow = z.infer<typeof Workflow>;
 
-const workflowKey = (accountId: string, workflowId: string) => ({ PK: `ACC#${accountId}`, SK: `WF#${workflowId}` });
+export const workflowKey = (accountId: string, workflowId: string) => ({ PK: `ACC#${accountId}`, SK: `WF#${workflowId}` });
 const parse = (i: Record<string, unknown>) => Workflow.parse(i);
 
 export async function getWorkflow(accountId: string, workflowId: string): Promise<Workflow | undefined> {

@@ -18,7 +18,8 @@ export type KeyAuthOptions = {
 
 /**
  * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
- * and the account's rate limit are written in parallel (one round trip). The rate-limit headers go
+ * and the account's rate limit are written in parallel, with the plan's read when it is not cached
+ * (one round trip). The rate-limit headers go
  * on every later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
@@ -32,11 +33,23 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
       const detail = `The API key lacks the ${opts.scope} scope.`;
       throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
     }
-    const plan = await accountPlan(key.accountId);
     const now = Date.now();
-    app.principal = { kind: 'apiKey', accountId: key.accountId, userId: key.ownerId, keyId: key.keyId, scopes: key.scopes, plan };
-    const [budget, usage] = await Promise.allSettled([takeAccountBudget(key.accountId, plan, now), recordKeyUsage(key.keyId, now)]);
+    const plan = accountPlan(key.accountId, now);
+    const [budget, usage, planned] = await Promise.allSettled([
+      takeAccountBudget(key.accountId, plan, now),
+      recordKeyUsage(key.keyId, now),
+      plan,
+    ]);
     if (usage.status === 'rejected') logger.warn('key usage not recorded', { keyId: key.keyId, error: usage.reason as Error });
+    if (planned.status === 'fulfilled')
+      app.principal = {
+        kind: 'apiKey',
+        accountId: key.accountId,
+        userId: key.ownerId,
+        keyId: key.keyId,
+        scopes: key.scopes,
+        plan: planned.value,
+      };
     if (budget.status === 'rejected') throw budget.reason;
     Object.assign(app.responseHeaders, budget.value);
   },

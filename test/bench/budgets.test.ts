@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOwnQueues } from '../support/engine.ts';
+import { bundle, KIB } from './bundles.ts';
+import { instrumentClients } from './counting.ts';
+import { givenBenchData, measureRoundTrips, type RoundTrips } from './scenarios.ts';
+
+/**
+ * The fast variant of `npm run bench` (README "Performance"), run by `npm test` in CI as a regression
+ * check: SDK calls and sequential I/O steps per request on the emulators, and the trigger's bundle
+ * size. Counts only, never times. The limits are the figures reached; README explains the issue's
+ * budgets that the data model puts out of reach (cold trigger, bundle size).
+ */
+
+let rows: RoundTrips[];
+beforeAll(async () => {
+  await useOwnQueues();
+  instrumentClients();
+  rows = await measureRoundTrips(await givenBenchData());
+}, 120_000);
+
+const row = (scenario: string) => {
+  const r = rows.find((x) => x.scenario.startsWith(scenario));
+  if (!r) throw new Error(`no row ${scenario}`);
+  return r;
+};
+
+describe('round trips per request', () => {
+  it.each([
+    // scenario, status, SDK calls, sequential steps
+    ['trigger (cold cache)', 200, 6, 4],
+    ['trigger (warm cache)', 200, 4, 3],
+    ['approval POST (warm cache)', 200, 7, 5],
+    ['v1 start (warm cache)', 202, 5, 4],
+    ['v1 read (warm cache)', 200, 3, 2],
+  ])('%s: %i with at most %i SDK calls in %i sequential steps', (scenario, status, calls, steps) => {
+    const r = row(scenario);
+    expect(r.status, r.path).toBe(status);
+    expect(r.calls, r.path).toBeLessThanOrEqual(calls);
+    expect(r.steps, r.path).toBeLessThanOrEqual(steps);
+  });
+
+  it('a warm trigger reads nothing: the rate-limit count and key usage, the start transaction, the queue message', () => {
+    expect(row('trigger (warm cache)').path).toBe('UpdateItem‖UpdateItem → TransactWriteItems → SendMessage');
+  });
+
+  it('a rate-limited trigger answers 429 and writes no execution (no transaction at all)', () => {
+    const r = row('trigger rate-limited');
+    expect(r.status).toBe(429);
+    expect(r.raw.map((c) => c.command)).not.toContain('TransactWriteItems');
+    expect(r.raw.map((c) => c.command)).not.toContain('SendMessage');
+  });
+});
+
+describe('bundle size', () => {
+  it('the trigger, bundled with the CDK settings (SDK inside), stays under 1,200 KiB', async () => {
+    const { bytes } = await bundle('http/webhooks/trigger');
+    expect(bytes / KIB).toBeLessThan(1_200);
+  });
+});

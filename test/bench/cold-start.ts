@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** Import a bundle in a fresh Node process and print how long the import took (ms). */
+const importScript = (file: string) =>
+  `const t = performance.now(); await import(${JSON.stringify(`file://${resolve(file)}`)}); console.log(performance.now() - t);`;
+
+/** Enough environment for the handlers' module scope (nothing is called). */
+const ENV = {
+  ...process.env,
+  AWS_REGION: 'us-east-1',
+  TABLE_NAME: 't',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+};
+
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+};
+
+/** Wall time of the import alone, in `runs` fresh processes: median, min, max (ms). */
+export function importTimes(file: string, runs = 20) {
+  const times = Array.from({ length: runs }, () => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', importScript(file)], { env: ENV, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`import of ${file} failed: ${r.stderr}`);
+    return Number(r.stdout.trim());
+  });
+  return { median: median(times), min: Math.min(...times), max: Math.max(...times) };
+}
+
+/**
+ * Instructions of a whole fresh process that imports the bundle, counted by callgrind (repeatable on
+ * a noisy machine, unlike times). Compare with the empty handler's count for the import's own cost.
+ */
+export function importInstructions(file: string): number {
+  const r = spawnSync(
+    'valgrind',
+    ['--tool=callgrind', '--callgrind-out-file=/dev/null', process.execPath, '--input-type=module', '-e', importScript(file)],
+    { env: ENV, encoding: 'utf8' },
+  );
+  const collected = /Collected : (\d+)/.exec(r.stderr)?.[1];
+  if (r.status !== 0 || !collected) throw new Error(`callgrind of ${file} failed: ${r.stderr.slice(-2000)}`);
+  return Number(collected);
+}

@@ -1,0 +1,212 @@
+import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
+import { handler as getExecutionHandler } from '../../functions/http/v1/executions/get.ts';
+import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
+import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
+import { resetConfig } from '../../shared/config.ts';
+import { type Execution, getExecution, listExecutions } from '../../shared/db/entities/execution.ts';
+import { caches } from '../../shared/domain/records.ts';
+import { createKey } from '../../shared/domain/keys.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { startRun } from '../../shared/engine/runs.ts';
+import { processRunMessage } from '../../shared/engine/worker.ts';
+import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
+import { takeRunMessages } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent, invoke } from '../support/http.ts';
+import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
+
+/** The limits a pro account gets in the benchmark: two requests a minute, to see a 429. */
+export const BENCH_RATE_LIMITS = { pro: 2, team: 1_000_000, enterprise: 1_000_000 };
+
+export const setFlow = (steps: number) =>
+  WorkflowDefinition.parse({
+    variables: { n: { type: 'number', default: 0 } },
+    steps: Array.from({ length: steps }, (_, i) => ({ id: `s${i}`, type: 'set', values: { [`v${i}`]: `{% $vars.n + ${i} %}` } })),
+  });
+const approvalFlow = WorkflowDefinition.parse({
+  steps: [{ id: 'approve', type: 'manual_approval', title: 'Bench', reviewers: ['role:admin'] }],
+});
+
+/** Run queued run messages through the worker (in-process) until `done` holds for the runs. */
+async function drainRuns(until: () => Promise<boolean>) {
+  for (let i = 0; i < 30 && !(await until()); i++) {
+    for (const m of await takeRunMessages()) await processRunMessage(m, { remainingMs: () => 60_000 });
+  }
+}
+
+/**
+ * Accounts, keys, workflows and webhooks for the benchmarks: a team account with a key-bound webhook
+ * and two approvals waiting, and a pro account limited to 2 requests a minute. Needs the emulator
+ * environment, and queues of its own (approvals are reached by running the worker on them).
+ */
+export async function givenBenchData() {
+  process.env.RATE_LIMITS = JSON.stringify(BENCH_RATE_LIMITS);
+  resetConfig();
+  const team = await givenAccount({ plan: 'team' });
+  const pro = await givenAccount({ plan: 'pro' });
+  const admin = (a: typeof team) =>
+    ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' }) as const;
+  const hookFor = async (a: typeof team) => {
+    const key = await createKey(admin(a), { name: 'trigger', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
+    const workflow = await createWorkflow(admin(a), { name: 'one step', definition: setFlow(1), recovery: false, editors: [] });
+    const webhook = await createWebhook(
+      admin(a),
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'bench', apiKeyId: key.id }),
+    );
+    return { key, workflow, webhook };
+  };
+  const [teamHook, proHook] = await Promise.all([hookFor(team), hookFor(pro)]);
+  const approvals = await createWorkflow(admin(team), { name: 'approval', definition: approvalFlow, recovery: false, editors: [] });
+  const waiting = await Promise.all(
+    [1, 2].map(
+      async () => (await startRun({ workflow: approvals, trigger: 'api', variables: {}, startedBy: team.admin.userId })).execution,
+    ),
+  );
+  const read = () => Promise.all(waiting.map((e) => getExecution(e.accountId, e.executionId)));
+  await drainRuns(async () => (await read()).every((e) => e?.status === 'WAITING_APPROVAL'));
+  const approvalIds = (await read()).map((e) => e?.approvalId as string);
+  return { team, pro, teamHook, proHook, approvalIds };
+}
+export type BenchData = Awaited<ReturnType<typeof givenBenchData>>;
+
+export const clearCaches = () => {
+  for (const c of Object.values(caches)) c.clear();
+};
+
+export const triggerRequest = (webhookId: string, token: string, body: object = { n: 1 }) =>
+  invoke(
+    triggerHandler as never,
+    apiEvent({
+      method: 'POST',
+      path: `/api/webhooks/${webhookId}/trigger`,
+      params: { webhookId },
+      headers: { authorization: `Bearer ${token}` },
+      body,
+    }),
+  );
+
+export type RoundTrips = { scenario: string; status: number; calls: number; steps: number; path: string; raw: Call[] };
+
+async function measure(scenario: string, cache: 'cold' | 'warm', fn: () => Promise<{ status: number }>): Promise<RoundTrips> {
+  if (cache === 'cold') clearCaches();
+  const { result, calls } = await recordCalls(fn);
+  const steps = sequentialSteps(calls);
+  return {
+    scenario: `${scenario} (${cache} cache)`,
+    status: result.status,
+    calls: calls.length,
+    steps: steps.length,
+    path: describeSteps(steps),
+    raw: calls,
+  };
+}
+
+const countRuns = async (accountId: string, workflowId: string) => (await listExecutions(accountId, { workflowId }, 100)).items.length;
+
+/**
+ * SDK calls and sequential steps of one request, in-process through the route's real handler against
+ * the emulators: trigger (cold and warm cache, and rate-limited), approval POST, v1 start, v1 read.
+ */
+export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
+  const { teamHook, proHook, team } = d;
+  const bearer = { authorization: `Bearer ${team.adminKey.token}` };
+  const rows: RoundTrips[] = [];
+  const trigger = () => triggerRequest(teamHook.webhook.webhookId, teamHook.key.token);
+  // The first use of a key in a UTC day costs one more write (today's usage count restarts): not measured.
+  await trigger();
+  await invoke(
+    getExecutionHandler as never,
+    apiEvent({ method: 'GET', path: '/api/v1/executions/ex_0', params: { executionId: 'ex_0' }, headers: bearer }),
+  );
+  rows.push(await measure('trigger', 'cold', trigger));
+  rows.push(await measure('trigger', 'warm', trigger));
+
+  // The third request of a minute on the pro account (2 a minute), all three inside one fixed window.
+  const proTrigger = () => triggerRequest(proHook.webhook.webhookId, proHook.key.token);
+  if (Date.now() % 60_000 > 50_000) await new Promise((r) => setTimeout(r, 60_500 - (Date.now() % 60_000)));
+  const admitted = [(await proTrigger()).status, (await proTrigger()).status];
+  const before = await countRuns(proHook.webhook.accountId, proHook.workflow.workflowId);
+  const limited = await measure('trigger rate-limited', 'warm', proTrigger);
+  const written = (await countRuns(proHook.webhook.accountId, proHook.workflow.workflowId)) - before;
+  if (String(admitted) !== '200,200' || limited.status !== 429 || written !== 0)
+    throw new Error(`rate limit: ${admitted} then ${limited.status}, ${written} executions written by the refused request`);
+  rows.push(limited);
+
+  const decide = (approvalId: string) => () =>
+    invoke(
+      decideHandler as never,
+      apiEvent({ method: 'POST', path: '/api/webhook-trigger/approval', headers: bearer, body: { approvalId, decision: 'approve' } }),
+    );
+  rows.push(await measure('approval POST', 'cold', decide(d.approvalIds[0] as string)));
+  rows.push(await measure('approval POST', 'warm', decide(d.approvalIds[1] as string)));
+
+  const workflowId = teamHook.workflow.workflowId;
+  const start = () =>
+    invoke(
+      startRunHandler as never,
+      apiEvent({ method: 'POST', path: `/api/v1/workflows/${workflowId}/runs`, params: { workflowId }, headers: bearer, body: {} }),
+    );
+  rows.push(await measure('v1 start', 'cold', start));
+  const started = await measure('v1 start', 'warm', start);
+  rows.push(started);
+
+  const executionId = (await listExecutions(team.account.accountId, { workflowId }, 1)).items[0]?.executionId as string;
+  const read = () =>
+    invoke(
+      getExecutionHandler as never,
+      apiEvent({ method: 'GET', path: `/api/v1/executions/${executionId}`, params: { executionId }, headers: bearer }),
+    );
+  rows.push(await measure('v1 read', 'cold', read));
+  rows.push(await measure('v1 read', 'warm', read));
+  return rows;
+}
+
+export type { Execution };
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
+
+/** Start a run of an n-step `set` workflow and take its queue message (others on the queue are left). */
+async function queuedRun(d: BenchData, steps: number) {
+  const a = d.team;
+  const workflow = await createWorkflow(
+    { accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' },
+    { name: `${steps} steps`, definition: setFlow(steps), recovery: false, editors: [] },
+  );
+  const { execution } = await startRun({ workflow, trigger: 'api', variables: { n: 1 }, startedBy: a.admin.userId });
+  for (let i = 0; i < 20; i++) {
+    const m = (await takeRunMessages()).find((x) => x.executionId === execution.executionId);
+    if (m) return { execution, message: m };
+  }
+  throw new Error('run message not received');
+}
+
+/**
+ * The worker on n-step `set` workflows, in-process against the emulators: DynamoDB writes of the
+ * whole run (claim, one checkpoint per step, finish) and the marginal writes per step, and steps/s.
+ */
+export async function measureWorker(d: BenchData, runs = 3) {
+  const run = async (steps: number) => {
+    const { execution, message } = await queuedRun(d, steps);
+    const t = performance.now();
+    const { calls } = await recordCalls(() => processRunMessage(message, { remainingMs: () => 60_000 }));
+    const ms = performance.now() - t;
+    const done = await getExecution(execution.accountId, execution.executionId);
+    if (done?.status !== 'SUCCEEDED') throw new Error(`run ended ${done?.status}`);
+    return { writes: calls.filter((c) => c.service === 'dynamodb' && WRITES.has(c.command)).length, ms };
+  };
+  const one = await run(1);
+  const twenty: { writes: number; ms: number }[] = [];
+  for (let i = 0; i < runs; i++) twenty.push(await run(20));
+  const rates = twenty.map((r) => 20 / (r.ms / 1000));
+  const sorted = [...rates].sort((x, y) => x - y);
+  return {
+    writesPerRun20: twenty[0]?.writes,
+    writesPerRun1: one.writes,
+    writesPerStep: ((twenty[0]?.writes ?? 0) - one.writes) / 19,
+    stepsPerSecondMedian: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+    stepsPerSecondMin: Math.round(sorted[0] ?? 0),
+    stepsPerSecondMax: Math.round(sorted.at(-1) ?? 0),
+  };
+}

@@ -1,0 +1,101 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '../../shared/clients.ts';
+import { authenticateKey, createKey, revokeKey } from '../../shared/domain/keys.ts';
+import { RECORD_TTL_MS } from '../../shared/domain/records.ts';
+import { type TriggerState, triggerWebhook } from '../../shared/domain/trigger.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
+import { useOwnQueues } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent } from '../support/http.ts';
+
+/**
+ * Keys and webhooks are cached per function instance (shared/domain/records.ts). A change made by
+ * another instance (here: a direct table write, which no cache hears of) takes effect within 5 s;
+ * one made through this instance takes effect at once. Time is the cache's own clock (`now`), not sleeps.
+ */
+
+let a: Awaited<ReturnType<typeof givenAccount>>;
+const definition = WorkflowDefinition.parse({ steps: [{ id: 'mark', type: 'set', values: { marked: true } }] });
+beforeAll(async () => {
+  await useOwnQueues();
+  a = await givenAccount({ plan: 'enterprise' });
+});
+
+const admin = () => ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' }) as const;
+const newKey = () => createKey(admin(), { name: 'cached', scopes: ['WEBHOOK_TRIGGER', 'WORKFLOW_READ'], validityDays: 30 });
+
+/** What another instance's revocation or edit does to the table: no cache of this process is told. */
+const setFields = (Key: Record<string, string>, fields: Record<string, unknown>) =>
+  db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key,
+      UpdateExpression: `SET ${Object.keys(fields)
+        .map((f) => `${f} = :${f}`)
+        .join(', ')}`,
+      ExpressionAttributeValues: Object.fromEntries(Object.entries(fields).map(([f, v]) => [`:${f}`, v])),
+    }),
+  );
+
+async function hookBoundTo(keyId: string) {
+  const workflow = await createWorkflow(admin(), { name: 'cached', definition, recovery: false, editors: [] });
+  return createWebhook(admin(), CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'cached', apiKeyId: keyId }));
+}
+
+const trigger = (webhookId: string, token: string, now: number) =>
+  triggerWebhook(
+    {
+      event: apiEvent({ method: 'POST', headers: { authorization: `Bearer ${token}` }, body: {} }) as never,
+      webhookId,
+      sourceIp: '203.0.113.7',
+    },
+    {} as TriggerState,
+    now,
+  );
+
+describe('cached keys and webhooks', () => {
+  it('keeps records for at most 5 s', () => {
+    expect(RECORD_TTL_MS).toBeLessThanOrEqual(5_000);
+  });
+
+  it('a key revoked elsewhere is refused by the trigger and the open-platform routes within 5 s', async () => {
+    const key = await newKey();
+    const webhook = await hookBoundTo(key.id);
+    const t0 = Date.now();
+    await expect(trigger(webhook.webhookId, key.token, t0)).resolves.toMatchObject({ result: { status: 'PENDING' } });
+    await expect(authenticateKey(key.token, t0)).resolves.toMatchObject({ keyId: key.id });
+
+    await setFields({ PK: `KEY#${key.id}`, SK: 'KEY' }, { revokedAt: t0 });
+
+    const expired = t0 + RECORD_TTL_MS;
+    await expect(trigger(webhook.webhookId, key.token, expired)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+    await expect(authenticateKey(key.token, expired)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+  });
+
+  it('a webhook disabled elsewhere is refused within 5 s', async () => {
+    const key = await newKey();
+    const webhook = await hookBoundTo(key.id);
+    const t0 = Date.now();
+    await expect(trigger(webhook.webhookId, key.token, t0)).resolves.toMatchObject({ result: { status: 'PENDING' } });
+    await setFields({ PK: `WH#${webhook.webhookId}`, SK: 'WEBHOOK' }, { enabled: false });
+    await expect(trigger(webhook.webhookId, key.token, t0 + RECORD_TTL_MS)).rejects.toMatchObject({
+      statusCode: 409,
+      code: 'WEBHOOK_DISABLED',
+    });
+  });
+
+  it('a key revoked through this instance is refused at once', async () => {
+    const key = await newKey();
+    const webhook = await hookBoundTo(key.id);
+    const t0 = Date.now();
+    await expect(authenticateKey(key.token, t0)).resolves.toMatchObject({ keyId: key.id });
+    await expect(trigger(webhook.webhookId, key.token, t0)).resolves.toMatchObject({ result: { status: 'PENDING' } });
+    await revokeKey(admin(), key.id, t0);
+    await expect(authenticateKey(key.token, t0 + 1)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+    await expect(trigger(webhook.webhookId, key.token, t0 + 1)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+  });
+});
