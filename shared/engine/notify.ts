@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 import { type Execution, RunEvent } from '../db/entities/execution.ts';
