@@ -19,6 +19,7 @@ import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { type Body, good, type Request, runsWith } from '../support/properties.ts';
 import { exampleDefinition } from '../support/definitions.ts';
 
 /**
@@ -28,14 +29,6 @@ import { exampleDefinition } from '../support/definitions.ts';
  */
 
 type Handler = Parameters<typeof invoke>[0];
-type Body = { body?: string; isBase64Encoded: boolean };
-type Request = {
-  headers: Record<string, string>;
-  query?: Record<string, string>;
-  params?: Record<string, string>;
-  body: Body;
-  sourceIp: string;
-};
 
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
 const b64url = (s: string | Uint8Array) => Buffer.from(s).toString('base64url');
@@ -214,9 +207,6 @@ async function check(handler: Handler, method: string, path: string, req: Reques
 }
 
 const RUNS = { numRuns: 100 } as const;
-/** RUNS, plus requests tried first on every run, so the success path is always exercised however the dice fall. */
-const RUNS_WITH = (...examples: Request[]) => ({ ...RUNS, examples: examples.map((r) => [r] as [Request]) });
-const GOOD_GET: Omit<Request, 'headers'> = { body: { isBase64Encoded: false }, sourceIp: '203.0.113.7' };
 const INTERNAL = ['definition', 'lease', 'dispatch', 'input', 'outputs', 'accountId'];
 const STEP_TYPES = ['set', 'http_request', 'manual_approval', 'artifact', 'delay', 'fail'] as const;
 
@@ -594,7 +584,11 @@ describe('no request makes an engine handler answer 5xx', () => {
         }
         if (res.status === 400) refused++;
       }),
-      RUNS,
+      runsWith(
+        RUNS,
+        good(`Bearer ${adminSession}`, { json: { name: 'wf', definition: example() } }),
+        good(`Bearer ${adminSession}`, { json: { name: 'wf' } }),
+      ),
     );
     expect(created).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(0);
@@ -628,7 +622,7 @@ describe('no request makes an engine handler answer 5xx', () => {
         }
         if (req.params?.id === otherWorkflow) expect([400, 401, 404, 413, 415]).toContain(res.status);
       }),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${adminSession}`, { json: { name: 'renamed' }, params: { id: editable[0] as string } })),
     );
     expect(ok).toBeGreaterThan(0);
   });
@@ -683,7 +677,7 @@ describe('no request makes an engine handler answer 5xx', () => {
           }
         },
       ),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { json: { variables: {} }, params: { workflowId: runnable[0] as string } })),
     );
     expect(started).toBeGreaterThan(0);
   });
@@ -739,7 +733,7 @@ describe('no request makes an engine handler answer 5xx', () => {
           for (const item of res.json.items) for (const field of INTERNAL) expect(item).not.toHaveProperty(field);
         }
       }),
-      RUNS_WITH({ ...GOOD_GET, headers: { authorization: `Bearer ${account.adminKey.token}` }, query: { limit: '5' } }),
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { query: { limit: '5' } })),
     );
     expect(ok).toBeGreaterThan(0);
   });
@@ -775,11 +769,7 @@ describe('no request makes an engine handler answer 5xx', () => {
           for (const e of res.json.items) expect(e.executionId).toBe(req.params?.executionId);
         }
       }),
-      RUNS_WITH({
-        ...GOOD_GET,
-        headers: { authorization: `Bearer ${account.adminKey.token}` },
-        params: { executionId: executions[0] as string },
-      }),
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { params: { executionId: executions[0] as string } })),
     );
     expect(ok).toBeGreaterThan(0);
   });
@@ -815,7 +805,7 @@ describe('no request makes an engine handler answer 5xx', () => {
           for (const field of INTERNAL) expect(res.json).not.toHaveProperty(field);
         }
       }),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { json: {}, params: { executionId: cancellable[0] as string } })),
     );
     expect(cancelled).toBeGreaterThan(0);
   });
@@ -864,7 +854,7 @@ describe('no request makes an engine handler answer 5xx', () => {
           else expect(res.json).toEqual({ url: expect.stringMatching(/^https?:\/\//), expiresAt: expect.any(Number) });
         }
       }),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { params: { ...artifact } })),
     );
     expect(links).toBeGreaterThan(0);
   });

@@ -9,6 +9,7 @@ import { resetConfig } from '../../shared/config.ts';
 import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { type Body, good, type Request, runsWith } from '../support/properties.ts';
 
 /**
  * Whatever a client sends, the console and v1 handlers answer with a 2xx or a 4xx problem document,
@@ -16,14 +17,6 @@ import { apiEvent, invoke } from '../support/http.ts';
  */
 
 type Handler = Parameters<typeof invoke>[0];
-type Body = { body?: string; isBase64Encoded: boolean };
-type Request = {
-  headers: Record<string, string>;
-  query?: Record<string, string>;
-  params?: Record<string, string>;
-  body: Body;
-  sourceIp: string;
-};
 
 const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
 const serialize = (v: unknown) => {
@@ -299,7 +292,7 @@ describe('no request makes a handler answer 5xx', () => {
           expect(res.headers['x-ratelimit-limit']).toEqual(expect.any(String));
         }
       }),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`)),
     );
     expect(ok).toBeGreaterThan(0);
   });
@@ -315,7 +308,7 @@ describe('no request makes a handler answer 5xx', () => {
           expect(JSON.stringify(res.json)).not.toMatch(/dyk_|tokenHash/);
         }
       }),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${adminSession}`)),
     );
     expect(ok).toBeGreaterThan(0);
   });
@@ -360,7 +353,7 @@ describe('no request makes a handler answer 5xx', () => {
           expect(res.headers.location).toBe(`/api/keys/${res.json.id}`);
         }
       }),
-      RUNS,
+      runsWith(RUNS, good(`Bearer ${adminSession}`, { json: { name: 'ci', scopes: ['WORKFLOW_READ'], validityDays: 30 } })),
     );
     expect(created).toBeGreaterThan(0);
   });
