@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { config } from './config.ts';
 
 /**
@@ -11,14 +11,19 @@ import { config } from './config.ts';
  */
 let ddb: DynamoDBDocumentClient | undefined;
 let sqs: SQSClient | undefined;
-let s3: S3Client | undefined;
+let s3: Promise<S3Client> | undefined;
 
 export const db = () =>
   (ddb ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
     marshallOptions: { removeUndefinedValues: true },
   }));
 export const queue = () => (sqs ??= new SQSClient({}));
-export const storage = () => (s3 ??= new S3Client({ forcePathStyle: config().S3_FORCE_PATH_STYLE }));
+/**
+ * The S3 client, loaded on first use (import its commands with `await import(...)` too): few requests
+ * need S3, and its client is the costliest SDK module to load at a cold start (README "Performance").
+ */
+export const storage = () =>
+  (s3 ??= import('./s3.ts').then(({ S3Client }) => new S3Client({ forcePathStyle: config().S3_FORCE_PATH_STYLE })));
 
 /** The table's name; only functions granted the table have it, so its absence is a wiring bug. */
 export function tableName(): string {

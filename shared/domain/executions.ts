@@ -1,5 +1,3 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { getArtifact, listArtifacts } from '../db/entities/artifact.ts';
@@ -81,8 +79,9 @@ export async function artifactDownload(accountId: string, executionId: string, a
   const bucket = config().ARTIFACTS_BUCKET;
   if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
   const filename = a.name.replace(/["\\\r\n]/g, '_');
+  const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([import('../s3.ts'), import('@aws-sdk/s3-request-presigner')]);
   const url = await getSignedUrl(
-    storage(),
+    await storage(),
     new GetObjectCommand({
       Bucket: bucket,
       Key: a.objectKey,

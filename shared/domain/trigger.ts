@@ -1,5 +1,4 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { type ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
@@ -63,7 +62,8 @@ async function storablePayload(accountId: string, webhookId: string, payload: un
   const bucket = config().ARTIFACTS_BUCKET;
   if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
   const payloadRef = `${accountId}/payloads/${webhookId}/${now}-${randomUUID()}.json`;
-  await storage().send(new PutObjectCommand({ Bucket: bucket, Key: payloadRef, Body: text, ContentType: 'application/json' }));
+  const { PutObjectCommand } = await import('../s3.ts');
+  await (await storage()).send(new PutObjectCommand({ Bucket: bucket, Key: payloadRef, Body: text, ContentType: 'application/json' }));
   return { payloadRef };
 }
 

@@ -1,4 +1,3 @@
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { approvalPut, type Approval } from '../db/entities/approval.ts';
@@ -100,7 +99,8 @@ async function artifact(step: ArtifactStep, ctx: StepContext): Promise<Outcome> 
     createdAt: ctx.now,
     objectKey: artifactObjectKey(accountId, executionId, artifactId),
   };
-  await storage().send(new PutObjectCommand({ Bucket: bucket, Key: a.objectKey, Body: bytes, ContentType: a.contentType }), {
+  const { PutObjectCommand } = await import('../s3.ts');
+  await (await storage()).send(new PutObjectCommand({ Bucket: bucket, Key: a.objectKey, Body: bytes, ContentType: a.contentType }), {
     abortSignal: ctx.signal,
   });
   return { kind: 'done', output: { artifactId, name: a.name, size: a.size }, items: [artifactPut(a)] };

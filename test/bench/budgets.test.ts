@@ -14,7 +14,7 @@ import { givenBenchData, measureRoundTrips, type RoundTrips } from './scenarios.
 let rows: RoundTrips[];
 beforeAll(async () => {
   await useOwnQueues();
-  instrumentClients();
+  await instrumentClients();
   rows = await measureRoundTrips(await givenBenchData());
 }, 120_000);
 

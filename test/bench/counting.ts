@@ -13,11 +13,11 @@ const instrumented = new WeakSet<object>();
  * Count the shared clients' calls with SDK middleware, attributed through AsyncLocalStorage to the
  * `recordCalls` that started them (so pollers or other work in the process are never counted).
  */
-export function instrumentClients(): void {
+export async function instrumentClients(): Promise<void> {
   const clients = [
     ['dynamodb', db()],
     ['sqs', queue()],
-    ['s3', storage()],
+    ['s3', await storage()],
   ] as const;
   for (const [service, client] of clients) {
     if (instrumented.has(client.middlewareStack)) continue;

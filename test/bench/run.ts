@@ -21,7 +21,7 @@ const emulators = await startEmulators();
 try {
   Object.assign(process.env, emulators.env);
   resetConfig();
-  instrumentClients();
+  await instrumentClients();
   await useOwnQueues();
   const data = await givenBenchData();
   if (wanted('round-trips')) {

@@ -261,7 +261,7 @@ describe.each(PATHS)('$name', ({ path }) => {
       expect(res.json.status).toBe('PENDING');
       // A payload this large is kept in the artifacts bucket by reference, not on the run record.
       expect(execution.payload).toBeUndefined();
-      const object = await storage().send(new GetObjectCommand({ Bucket: config().ARTIFACTS_BUCKET, Key: execution.payloadRef }));
+      const object = await (await storage()).send(new GetObjectCommand({ Bucket: config().ARTIFACTS_BUCKET, Key: execution.payloadRef }));
       expect(JSON.parse(await (object.Body as { transformToString: () => Promise<string> }).transformToString())).toEqual(
         JSON.parse(exact),
       );

@@ -138,7 +138,7 @@ describe('the worker on the real queue', () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.toString()).toBe(JSON.stringify({ summary: 'Deploy to production', status: 200 }));
     expect(bytes.length).toBe(artifact?.size);
-    const stored = await storage().send(new GetObjectCommand({ Bucket: config().ARTIFACTS_BUCKET, Key: artifact?.objectKey }));
+    const stored = await (await storage()).send(new GetObjectCommand({ Bucket: config().ARTIFACTS_BUCKET, Key: artifact?.objectKey }));
     expect(Buffer.from(await (stored.Body as { transformToByteArray: () => Promise<Uint8Array> }).transformToByteArray())).toEqual(bytes);
   });
 
@@ -374,7 +374,7 @@ describe('delivery semantics (no poller: messages are handed to the worker by th
     });
     const [message] = await takeRunMessages();
     // S3 failing in a way the engine does not expect stands for a crash in the middle of the step.
-    const fault = vi.spyOn(storage(), 'send').mockRejectedValueOnce(new Error('simulated crash') as never);
+    const fault = vi.spyOn(await storage(), 'send').mockRejectedValueOnce(new Error('simulated crash') as never);
     const record = { messageId: 'm-1', receiptHandle: 'r', body: JSON.stringify(message), attributes: { ApproximateReceiveCount: '1' } };
     const response = await runWorker({ Records: [record] } as never, { getRemainingTimeInMillis: () => 30_000 } as never);
     fault.mockRestore();
