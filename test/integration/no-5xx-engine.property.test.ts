@@ -3,6 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as downloadHandler } from '../../functions/http/v1/artifacts/download.ts';
 import { handler as cancelHandler } from '../../functions/http/v1/executions/cancel.ts';
+import { handler as rerunHandler } from '../../functions/http/v1/executions/rerun.ts';
+import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
 import { handler as eventsHandler } from '../../functions/http/v1/executions/events.ts';
 import { handler as listExecutionsHandler } from '../../functions/http/v1/executions/list.ts';
 import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
@@ -808,6 +810,35 @@ describe('no request makes an engine handler answer 5xx', () => {
       runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { json: {}, params: { executionId: cancellable[0] as string } })),
     );
     expect(cancelled).toBeGreaterThan(0);
+  });
+
+  it('POST /api/v1/executions/{executionId}/resume and /rerun', async () => {
+    const params = fc.option(
+      fc.oneof({ weight: 6, arbitrary: idLike([...executions, otherExecution]).map((executionId) => ({ executionId })) }, anyQuery),
+      { nil: undefined, freq: 10 },
+    );
+    const outcomes = new Set<string>();
+    const actions = [
+      ['resume', resumeHandler, [400, 401, 403, 404, 409, 413, 415, 429]],
+      ['rerun', rerunHandler, [202, 400, 401, 403, 404, 409, 413, 415, 429]],
+    ] as const;
+    for (const [action, handler, allowed] of actions) {
+      await fc.assert(
+        fc.asyncProperty(request(keyAuth(), bodies(fc.jsonValue(), { min: 64 * 1024, max: 70 * 1024 }), { params }), async (req) => {
+          const path = `/api/v1/executions/${req.params?.executionId ?? ''}/${action}`;
+          const res = await check(handler, 'POST', path, req, allowed);
+          outcomes.add(`${action} ${res.status} ${res.json?.code ?? ''}`);
+          if (res.status === 202) {
+            expectOwnerAsked(req, req.params?.executionId, executions, [otherExecution]);
+            expect(res.json).toMatchObject({ trigger: 'rerun', rerunOf: req.params?.executionId, status: 'PENDING' });
+          }
+        }),
+        runsWith({ numRuns: 50 }, good(`Bearer ${account.adminKey.token}`, { params: { executionId: artifact.executionId } })),
+      );
+    }
+    // Nothing here is INTERRUPTED, so resume is always refused; the finished run can be rerun.
+    expect(outcomes).toContain('resume 409 EXECUTION_NOT_INTERRUPTED');
+    expect(outcomes).toContain('rerun 202 ');
   });
 
   it('GET /api/v1/executions/{executionId}/artifacts/{artifactId}/download', async () => {
