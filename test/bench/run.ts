@@ -43,7 +43,7 @@ try {
     console.log('\nThroughput and latency of the local stack, autocannon, 5 s per row (approvals: one POST per pending approval)');
     console.table(rows);
     console.log("\nDispatch latency, local stack: trigger 200 → worker claim (run's step.started), ms");
-    console.table({ 'from the 200': dispatch.fromResponseMs, 'from the request': dispatch.fromRequestMs });
+    console.table(dispatch);
     results.load = rows;
     results.dispatch = dispatch;
   }
