@@ -6,6 +6,8 @@ import { useOwnQueues } from '../support/engine.ts';
 import { instrumentClients } from './counting.ts';
 import { bundle, emptyHandler, FUNCTIONS, KIB, sdkFloor } from './bundles.ts';
 import { importInstructions, importTimes } from './cold-start.ts';
+import { measureCpu } from './cpu.ts';
+import { measureLoad } from './load.ts';
 import { givenBenchData, measureRoundTrips, measureWorker } from './scenarios.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
@@ -36,6 +38,15 @@ try {
     console.table([worker]);
     results.worker = worker;
   }
+  if (wanted('load')) {
+    const { rows, dispatch } = await measureLoad(data);
+    console.log('\nThroughput and latency of the local stack, autocannon, 5 s per row (approvals: one POST per pending approval)');
+    console.table(rows);
+    console.log("\nDispatch latency, local stack: trigger 200 → worker claim (run's step.started), ms");
+    console.table(dispatch);
+    results.load = rows;
+    results.dispatch = dispatch;
+  }
 } finally {
   await emulators.stop();
 }
@@ -63,6 +74,14 @@ if (wanted('cold-start')) {
   console.table(rows);
   console.log(`trigger import over the empty handler: ${(overEmpty / 1e6).toFixed(0)} M instructions`);
   results.coldStart = { rows, instructionsOverEmpty: overEmpty };
+}
+if (wanted('cpu')) {
+  const cpu = await measureCpu();
+  console.log(
+    `\nCPU per trigger request, bundle in-process, I/O stubbed at the SDK's HTTP handler, callgrind: ${cpu.requests} requests after ${cpu.warmUp} (budget: warm ≤ 15 M instructions)`,
+  );
+  console.table(cpu.rows);
+  results.cpuPerRequest = cpu;
 }
 mkdirSync('bench-results', { recursive: true });
 writeFileSync('bench-results/bench.json', `${JSON.stringify(results, null, 2)}\n`);

@@ -8,7 +8,6 @@ import { caches } from '../../shared/domain/records.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
-import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
@@ -16,18 +15,10 @@ import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
+import { approvalFlow, setFlow } from './flows.ts';
 
 /** The limits a pro account gets in the benchmark: two requests a minute, to see a 429. */
 export const BENCH_RATE_LIMITS = { pro: 2, team: 1_000_000, enterprise: 1_000_000 };
-
-export const setFlow = (steps: number) =>
-  WorkflowDefinition.parse({
-    variables: { n: { type: 'number', default: 0 } },
-    steps: Array.from({ length: steps }, (_, i) => ({ id: `s${i}`, type: 'set', values: { [`v${i}`]: `{% $vars.n + ${i} %}` } })),
-  });
-const approvalFlow = WorkflowDefinition.parse({
-  steps: [{ id: 'approve', type: 'manual_approval', title: 'Bench', reviewers: ['role:admin'] }],
-});
 
 /** Run queued run messages through the worker (in-process) until `done` holds for the runs. */
 async function drainRuns(until: () => Promise<boolean>) {
@@ -58,7 +49,7 @@ export async function givenBenchData() {
     return { key, workflow, webhook };
   };
   const [teamHook, proHook] = await Promise.all([hookFor(team), hookFor(pro)]);
-  const approvals = await createWorkflow(admin(team), { name: 'approval', definition: approvalFlow, recovery: false, editors: [] });
+  const approvals = await createWorkflow(admin(team), { name: 'approval', definition: approvalFlow(), recovery: false, editors: [] });
   const waiting = await Promise.all(
     [1, 2].map(
       async () => (await startRun({ workflow: approvals, trigger: 'api', variables: {}, startedBy: team.admin.userId })).execution,
