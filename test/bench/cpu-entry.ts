@@ -21,7 +21,7 @@ import { setFlow } from './flows.ts';
 
 const [warmUp = 0, warm = 0, cold = 0] = process.argv.slice(2, 5).map(Number);
 
-fakeAws();
+await fakeAws();
 // The bench data, made by the service's own create functions (written to the fake table).
 const account: Account = { accountId: newId('acc'), name: 'Bench', plan: 'enterprise', createdAt: Date.now() };
 await db().send(new PutCommand({ TableName: tableName(), Item: accountItem(account) }));

@@ -106,8 +106,8 @@ const handlerFor = (service: 'dynamodb' | 'sqs' | 's3') => ({
 });
 
 /** Replace the HTTP handler of the shared clients (`db()`, `queue()`, `storage()`); call before their first use. */
-export function fakeAws(): void {
+export async function fakeAws(): Promise<void> {
   (db().config as { requestHandler: unknown }).requestHandler = handlerFor('dynamodb');
   (queue().config as { requestHandler: unknown }).requestHandler = handlerFor('sqs');
-  (storage().config as { requestHandler: unknown }).requestHandler = handlerFor('s3');
+  ((await storage()).config as { requestHandler: unknown }).requestHandler = handlerFor('s3');
 }
