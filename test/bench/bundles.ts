@@ -8,7 +8,9 @@ export const BUNDLE_DIR = 'bench-results/bundles';
 export const KIB = 1024;
 
 /** Every deployed function: one per route, and the workers. */
-export const FUNCTIONS = [...new Set([...routes.map((r) => r.handler), 'worker/execute', 'worker/notify', 'sweep/scheduled', 'sweep/startup'])];
+export const FUNCTIONS = [
+  ...new Set([...routes.map((r) => r.handler), 'worker/execute', 'worker/notify', 'sweep/scheduled', 'sweep/startup']),
+];
 
 /** Bundle one function (`http/webhooks/trigger`) exactly as the CDK stack does; its path and size in bytes. */
 export async function bundle(

@@ -1,10 +1,11 @@
-import { type ChildProcess, execSync, spawn } from 'node:child_process';
+import { type ChildProcess, execSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators.ts';
 import { eventually } from '../support/engine.ts';
+import { startLocalProcess } from '../support/local-process.ts';
 
 // `npm start` as a person runs it: its own emulators on disk, the seed, Ctrl-C, and a restart.
 const isAlive = (pid: number) => {
@@ -16,28 +17,7 @@ const isAlive = (pid: number) => {
   }
 };
 
-async function start(dataDir: string, port: number) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k)),
-  );
-  const child = spawn('node_modules/.bin/tsx', ['infra/local/main.ts'], {
-    env: { ...env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  const deadline = Date.now() + 90_000;
-  while (!out.includes('ready at')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not come up:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return { child, output: () => out };
-}
+const start = (dataDir: string, port: number) => startLocalProcess(dataDir, port);
 
 const stop = (child: ChildProcess, signal: NodeJS.Signals) =>
   new Promise<number | null>((resolve) => {

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators.ts';
 import { eventually } from '../support/engine.ts';
+import { startLocalProcess } from '../support/local-process.ts';
 
 // The spec's restart row, for real: `npm start`'s stack is killed with SIGKILL while a webhook run is
 // in the middle of an http_request and another waits for approval, then started again on its data.
@@ -18,32 +19,9 @@ const target = createServer((_req, res) => {
   if (!hold) res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
 });
 
-async function start(dataDir: string, port: number) {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|NOTIFY_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k),
-    ),
-  );
-  // Its own process group, so that SIGKILL takes tsx, node and the emulators' children at once.
-  const child = spawn('node_modules/.bin/tsx', ['infra/local/main.ts'], {
-    env: { ...env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', HTTP_STEP_ALLOWLIST: '127.0.0.1/32' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  const deadline = Date.now() + 90_000;
-  while (!out.includes('ready at')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the local stack did not come up:\n${out}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return child;
-}
+// Its own process group, so that SIGKILL takes tsx, node and the emulators' children at once.
+const start = async (dataDir: string, port: number) =>
+  (await startLocalProcess(dataDir, port, { env: { HTTP_STEP_ALLOWLIST: '127.0.0.1/32' }, detached: true })).child;
 
 const killed = (child: ChildProcess, signal: NodeJS.Signals, group: boolean) =>
   new Promise<void>((resolve) => {

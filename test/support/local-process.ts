@@ -1,0 +1,32 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * `npm start`'s program as a child process, on its own emulators and data: the environment of this
+ * test run minus what points at the shared emulators, plus `env`. Resolves once it prints "ready at".
+ * `detached` gives it a process group of its own (to SIGKILL it with its children).
+ */
+export async function startLocalProcess(dataDir: string, port: number, opts: { env?: Record<string, string>; detached?: boolean } = {}) {
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|NOTIFY_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k),
+    ),
+  );
+  const child = spawn('node_modules/.bin/tsx', ['infra/local/main.ts'], {
+    env: { ...inherited, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached ?? false,
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  const deadline = Date.now() + 90_000;
+  while (!out.includes('ready at')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the local stack did not come up:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => out };
+}
