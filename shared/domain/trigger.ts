@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { type ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
-import { acceptedStatsItems, recordRejected, type Webhook } from '../db/entities/webhook.ts';
+import { recordAccepted, recordRejected, type Webhook } from '../db/entities/webhook.ts';
 import { logger } from '../logger.ts';
 import { startRun } from '../engine/runs.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unsupportedMediaType } from '../errors.ts';
@@ -87,7 +87,8 @@ export function mapVariables(payload: Record<string, unknown>, mapping: Record<s
  * A webhook trigger, checked in API.md's order: 404, 401, 403, 409, 429, 415, 400, then one new
  * execution. Round trips (README "Performance"): the webhook and the presented key are read together;
  * the rate-limit count, the key's usage and the account + workflow read go in parallel; the
- * execution, its first event and the webhook's stats are one transaction; then one queue message.
+ * execution and its first event are one transaction; then the queue message and the webhook's stats
+ * in parallel.
  * Keys, webhooks, workflows and plans come from the per-instance caches of `records.ts` when fresh,
  * so a warm trigger reads nothing.
  */
@@ -164,7 +165,11 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
       variables: mapVariables(payload as Record<string, unknown>, w.variableMapping),
       idempotency: idemKey ? { scope: `WH#${webhookId}`, key: idemKey, request: payload } : undefined,
       extra: { ...stored, authMode: mode, keyId: key?.keyId, sourceIp: req.sourceIp },
-      items: acceptedStatsItems(webhookId, now),
+      // Counted after the run exists, beside its queue message; a lost count never fails the trigger.
+      alongside: () =>
+        recordAccepted(webhookId, now).catch((error: unknown) =>
+          logger.warn('accepted trigger not counted', { webhookId, error: error as Error }),
+        ),
     },
     now,
   );

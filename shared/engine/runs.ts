@@ -39,8 +39,8 @@ export type StartRun = {
   idempotency?: { scope: string; key: string; request: unknown };
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
-  /** Further writes that belong to the start (webhook stats), in the same transaction. */
-  items?: object[];
+  /** Work done once the run exists, in parallel with its queue message (webhook stats). */
+  alongside?: () => Promise<void>;
 };
 
 const hashRequest = (request: unknown) =>
@@ -113,7 +113,6 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
             : []),
           { Put: { TableName: tableName(), Item: executionItem(execution), ConditionExpression: 'attribute_not_exists(PK)' } },
           eventPut(execution.accountId, started),
-          ...((input.items ?? []) as never[]),
         ],
       }),
     );
@@ -127,7 +126,10 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
     return { execution: first, replayed: true };
   }
-  await sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
+  await Promise.all([
+    sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string }),
+    input.alongside?.(),
+  ]);
   emit('ExecutionStarted');
   await notifyEvents(execution, [started]);
   return { execution, replayed: false };

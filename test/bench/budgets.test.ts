@@ -1,8 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { db } from '../../shared/clients.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { bundle, KIB } from './bundles.ts';
 import { instrumentClients } from './counting.ts';
-import { givenBenchData, measureRoundTrips, type RoundTrips } from './scenarios.ts';
+import { type BenchData, givenBenchData, measureRoundTrips, type RoundTrips, triggerRequest } from './scenarios.ts';
 
 /**
  * The fast variant of `npm run bench` (README "Performance"), run by `npm test` in CI as a regression
@@ -12,10 +14,12 @@ import { givenBenchData, measureRoundTrips, type RoundTrips } from './scenarios.
  */
 
 let rows: RoundTrips[];
+let data: BenchData;
 beforeAll(async () => {
   await useOwnQueues();
   await instrumentClients();
-  rows = await measureRoundTrips(await givenBenchData());
+  data = await givenBenchData();
+  rows = await measureRoundTrips(data);
 }, 120_000);
 
 const row = (scenario: string) => {
@@ -27,8 +31,8 @@ const row = (scenario: string) => {
 describe('round trips per request', () => {
   it.each([
     // scenario, status, SDK calls, sequential steps
-    ['trigger (cold cache)', 200, 6, 4],
-    ['trigger (warm cache)', 200, 4, 3],
+    ['trigger (cold cache)', 200, 8, 4],
+    ['trigger (warm cache)', 200, 6, 3],
     ['approval POST (warm cache)', 200, 7, 5],
     ['v1 start (warm cache)', 202, 5, 4],
     ['v1 read (warm cache)', 200, 3, 2],
@@ -39,8 +43,25 @@ describe('round trips per request', () => {
     expect(r.steps, r.path).toBeLessThanOrEqual(steps);
   });
 
-  it('a warm trigger reads nothing: the rate-limit count and key usage, the start transaction, the queue message', () => {
-    expect(row('trigger (warm cache)').path).toBe('UpdateItem‖UpdateItem → TransactWriteItems → SendMessage');
+  it('a warm trigger reads nothing: the rate-limit count and key usage, the start transaction, the queue message beside the stats', () => {
+    expect(row('trigger (warm cache)').path).toBe('UpdateItem‖UpdateItem → TransactWriteItems → SendMessage‖UpdateItem‖UpdateItem');
+  });
+
+  it("a trigger's transaction writes only the run's own new items, so concurrent triggers of one webhook never conflict", async () => {
+    const client = db();
+    const send = vi.spyOn(client, 'send');
+    try {
+      const res = await triggerRequest(data.teamHook.webhook.webhookId, data.teamHook.key.token);
+      expect(res.status).toBe(200);
+      const transactions = send.mock.calls.map(([command]) => command).filter((c) => c instanceof TransactWriteCommand);
+      expect(transactions).toHaveLength(1);
+      const items = (transactions[0] as TransactWriteCommand).input.TransactItems ?? [];
+      expect(items.map((i) => Object.keys(i))).toEqual([['Put'], ['Put']]);
+      expect(items.map((i) => String(i.Put?.Item?.PK))).toEqual([`ACC#${data.team.account.accountId}`, expect.stringMatching(/#EX#ex_/)]);
+      expect(items[0]?.Put?.ConditionExpression).toBe('attribute_not_exists(PK)');
+    } finally {
+      send.mockRestore();
+    }
   });
 
   it('a rate-limited trigger answers 429 and writes no execution (no transaction at all)', () => {

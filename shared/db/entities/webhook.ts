@@ -56,52 +56,38 @@ const DAY_TTL_SECONDS = 35 * 86_400;
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** Transaction items counting one accepted trigger (written with the execution). */
-export function acceptedStatsItems(webhookId: string, now: number) {
-  return [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: statsKey(webhookId),
-        UpdateExpression: 'ADD #total :one, accepted :one SET lastTriggeredAt = :now, #type = :stats',
-        ExpressionAttributeNames: { '#total': 'total', '#type': 'type' },
-        ExpressionAttributeValues: { ':one': 1, ':now': now, ':stats': 'webhookStats' },
-      },
-    },
-    {
-      Update: {
-        TableName: tableName(),
-        Key: dayKey(webhookId, dayOf(now)),
-        UpdateExpression: 'ADD accepted :one SET #ttl = :ttl, #type = :day',
-        ExpressionAttributeNames: { '#ttl': 'ttl', '#type': 'type' },
-        ExpressionAttributeValues: { ':one': 1, ':ttl': Math.floor(now / 1000) + DAY_TTL_SECONDS, ':day': 'webhookDay' },
-      },
-    },
-  ];
-}
-
-/** Count one refused trigger by status, in the totals and today's bucket (two writes in parallel). */
-export async function recordRejected(webhookId: string, status: number, now: number): Promise<void> {
+/**
+ * Count one trigger in the webhook's totals and today's bucket: accepted, or refused with `status`.
+ * Two atomic increments in parallel, never inside a transaction: every trigger of a webhook touches
+ * these two items, and DynamoDB cancels concurrent transactions on one item (TransactionConflict),
+ * which would fail concurrent triggers of a busy webhook.
+ */
+async function recordOutcome(webhookId: string, now: number, outcome: 'accepted' | number): Promise<void> {
+  const accepted = outcome === 'accepted';
   await Promise.all([
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: statsKey(webhookId),
-        UpdateExpression: 'ADD #total :one, #status :one SET #type = :stats',
-        ExpressionAttributeNames: { '#total': 'total', '#status': `rejected${status}`, '#type': 'type' },
-        ExpressionAttributeValues: { ':one': 1, ':stats': 'webhookStats' },
+        UpdateExpression: `ADD #total :one, #outcome :one SET #type = :stats${accepted ? ', lastTriggeredAt = :now' : ''}`,
+        ExpressionAttributeNames: { '#total': 'total', '#outcome': accepted ? 'accepted' : `rejected${outcome}`, '#type': 'type' },
+        ExpressionAttributeValues: { ':one': 1, ':stats': 'webhookStats', ...(accepted ? { ':now': now } : {}) },
       }),
     ),
     db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: dayKey(webhookId, dayOf(now)),
-        UpdateExpression: 'ADD rejected :one SET #ttl = :ttl, #type = :day',
-        ExpressionAttributeNames: { '#ttl': 'ttl', '#type': 'type' },
+        UpdateExpression: 'ADD #outcome :one SET #ttl = :ttl, #type = :day',
+        ExpressionAttributeNames: { '#outcome': accepted ? 'accepted' : 'rejected', '#ttl': 'ttl', '#type': 'type' },
         ExpressionAttributeValues: { ':one': 1, ':ttl': Math.floor(now / 1000) + DAY_TTL_SECONDS, ':day': 'webhookDay' },
       }),
     ),
   ]);
 }
+
+export const recordAccepted = (webhookId: string, now: number) => recordOutcome(webhookId, now, 'accepted');
+export const recordRejected = (webhookId: string, status: number, now: number) => recordOutcome(webhookId, now, status);
 
 /** Totals, refusals by status, last trigger, and the last 30 days (oldest first, empty days as 0). */
 export async function readStats(webhookId: string, now: number) {
