@@ -11,13 +11,19 @@ import {
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
-import { afterDecision, decisionTransition } from '../engine/runs.ts';
+import { afterDecision, type Decision, decisionTransition } from '../engine/runs.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 
 /** The decider recorded for a deadline. */
 export const TIMEOUT_ACTOR = 'timeout';
+
+/** The decision a deadline stands for (`onTimeout: "fail"` is a rejection that fails the run). */
+export const timeoutDecision = (onTimeout: Approval['onTimeout']): Decision => ({
+  decision: onTimeout === 'approve' ? 'approve' : 'reject',
+  decidedBy: TIMEOUT_ACTOR,
+});
 
 /**
  * Expire one approval past its deadline: EXPIRED (conditional on PENDING, so a decision that came
@@ -26,9 +32,8 @@ export const TIMEOUT_ACTOR = 'timeout';
  */
 export async function expireApproval(a: Approval, now = Date.now()): Promise<boolean> {
   const execution = await getExecution(a.accountId, a.executionId);
-  const decision = a.onTimeout === 'approve' ? 'approve' : 'reject';
-  const run =
-    execution && decisionTransition(execution, a.approvalId, { decision, decidedBy: TIMEOUT_ACTOR }, { now, expired: a.onTimeout });
+  const { decision } = timeoutDecision(a.onTimeout);
+  const run = execution && decisionTransition(execution, a.approvalId, timeoutDecision(a.onTimeout), { now, expired: a.onTimeout });
   try {
     await db().send(
       new TransactWriteCommand({

@@ -23,7 +23,7 @@ import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
-import { TIMEOUT_ACTOR } from '../domain/expiry.ts';
+import { timeoutDecision } from '../domain/expiry.ts';
 import { afterDecision, cancelledUpdate, type Decision, decisionTransition, unchangedSince } from './runs.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
@@ -184,7 +184,7 @@ export async function recoverIfCrashed(accountId: string, executionId: string, n
 /** The decision an approval recorded while its run could not take it (interrupted). */
 function recordedDecision(a: Approval): { decision: Decision; expired?: Approval['onTimeout'] } | undefined {
   if (a.status === 'EXPIRED') {
-    return { decision: { decision: a.onTimeout === 'approve' ? 'approve' : 'reject', decidedBy: TIMEOUT_ACTOR }, expired: a.onTimeout };
+    return { decision: timeoutDecision(a.onTimeout), expired: a.onTimeout };
   }
   if ((a.status === 'APPROVED' || a.status === 'REJECTED') && a.decision) {
     return { decision: { decision: a.decision, comment: a.comment, decidedBy: a.decidedBy ?? 'unknown', formData: a.formData } };
