@@ -50,3 +50,12 @@ export const rateLimited = (retryAfterSeconds: number, headers: Record<string, s
 export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
   (e.name === 'ConditionalCheckFailedException' || (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
+
+/**
+ * DynamoDB refused a write because a transaction was in flight on one of its items (a plain write
+ * during a transaction, or two transactions at once). Nothing was written; the write may be tried
+ * again. DynamoDB Local serializes transactions and never reports it.
+ */
+export const isTransactionConflict = (e: unknown): boolean =>
+  e instanceof Error &&
+  (e.name === 'TransactionConflictException' || (e.name === 'TransactionCanceledException' && /TransactionConflict/.test(e.message)));

@@ -15,9 +15,19 @@ import {
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { getUser } from '../db/entities/user.ts';
+import { pause } from '../db/retry.ts';
 import { buildUpdate } from '../db/update.ts';
 import { afterDecision, decisionTransition } from '../engine/runs.ts';
-import { AppError, conflict, type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
+import {
+  AppError,
+  conflict,
+  type FieldError,
+  forbidden,
+  isConditionFailure,
+  isTransactionConflict,
+  notFound,
+  validationFailed,
+} from '../errors.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -106,9 +116,6 @@ export function formValues(a: Approval, submitted: Record<string, unknown> = {},
   return { original, values };
 }
 
-const isRetryable = (e: unknown) =>
-  e instanceof Error && e.name === 'TransactionCanceledException' && /TransactionConflict/.test(e.message);
-
 /**
  * Decide an approval, exactly once: the approval's state change (conditional on PENDING), its audit
  * record and the run's resumption are one transaction, so under any concurrency one decision wins and
@@ -178,8 +185,8 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
           }),
         );
       } catch (e) {
-        if (!isConditionFailure(e) && !isRetryable(e)) throw e;
-        await new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+        if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
+        await pause(attempt);
         current = (await getApproval(p.accountId, current.approvalId)) ?? current;
         continue;
       }

@@ -18,7 +18,8 @@ import {
   type RunEvent,
 } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, notFound } from '../errors.ts';
+import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
+import { pause } from '../db/retry.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
@@ -83,7 +84,8 @@ async function settle(seen: Execution, applies: (e: Execution) => boolean, act: 
       await act(e);
       return true;
     } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
+      await pause(attempt);
     }
     e = await getExecution(seen.accountId, seen.executionId);
   }
@@ -222,7 +224,8 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       }
       return (await getExecution(accountId, executionId)) as Execution;
     } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
+      await pause(attempt);
     }
   }
   throw conflict('CONFLICT', 'The execution kept changing; try again.');

@@ -21,7 +21,8 @@ import {
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
+import { conflict, isConditionFailure, isTransactionConflict, notFound, validationFailed } from '../errors.ts';
+import { pause } from '../db/retry.ts';
 import { newId } from '../ids.ts';
 import { applyVariableDefaults } from './variables.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
@@ -204,7 +205,8 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
       await notifyEvents(cancelled, [event]);
       return cancelled;
     } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
+      await pause(attempt);
     }
   }
   throw conflict('CONFLICT', 'The execution kept changing; try again.');

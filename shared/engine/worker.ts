@@ -17,6 +17,7 @@ import {
   type RunEvent,
   type StepState,
 } from '../db/entities/execution.ts';
+import { retryConflicts } from '../db/retry.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -64,20 +65,22 @@ async function claim(m: RunMessage, owner: string, opts: WorkerOptions): Promise
   const now = Date.now();
   const lease = { owner, expiresAt: now + LEASE_MS };
   try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        ...buildUpdate(
-          executionKey(m.accountId, m.executionId),
-          { status: 'RUNNING', lease, updatedAt: now, GSI2SK: activeSortKey(m.executionId, lease) },
-          ['dispatch'],
-          {
-            expression: 'dispatch = :d AND #status IN (:pending, :running)',
-            names: { '#status': 'status' },
-            values: { ':d': m.dispatch, ':pending': 'PENDING', ':running': 'RUNNING' },
-          },
-        ),
-        ReturnValues: 'ALL_NEW',
-      }),
+    const { Attributes } = await retryConflicts(() =>
+      db().send(
+        new UpdateCommand({
+          ...buildUpdate(
+            executionKey(m.accountId, m.executionId),
+            { status: 'RUNNING', lease, updatedAt: now, GSI2SK: activeSortKey(m.executionId, lease) },
+            ['dispatch'],
+            {
+              expression: 'dispatch = :d AND #status IN (:pending, :running)',
+              names: { '#status': 'status' },
+              values: { ':d': m.dispatch, ':pending': 'PENDING', ':running': 'RUNNING' },
+            },
+          ),
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
     );
     return Execution.parse(Attributes);
   } catch (e) {
@@ -117,14 +120,18 @@ async function checkpoint(
   const index = inProgress ? { GSI2SK: activeSortKey(e.executionId, next.lease) } : {};
   const removed = inProgress ? remove : [...remove, ...ACTIVE_INDEX_ATTRIBUTES];
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: buildUpdate(executionKey(e.accountId, e.executionId), { ...storedFields(fields), ...index }, removed, held(owner)) },
-          ...(items as never[]),
-          ...events.map((ev) => eventPut(e.accountId, ev)),
-        ],
-      }),
+    // A cancel request written while this transaction is in flight makes DynamoDB refuse it: again, and
+    // then the condition sees the request.
+    await retryConflicts(() =>
+      db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: buildUpdate(executionKey(e.accountId, e.executionId), { ...storedFields(fields), ...index }, removed, held(owner)) },
+            ...(items as never[]),
+            ...events.map((ev) => eventPut(e.accountId, ev)),
+          ],
+        }),
+      ),
     );
   } catch (err) {
     if (!isConditionFailure(err)) throw err;

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
 import { handler as cancelHandler } from '../../functions/http/v1/executions/cancel.ts';
@@ -107,6 +108,33 @@ async function crashMidStep(m: RunMessage) {
   }) as never);
   await expect(deliver(m)).rejects.toThrow('simulated crash');
   spy.mockRestore();
+}
+
+/**
+ * DynamoDB refuses the next writes of these kinds for a transaction in flight on their item, as it
+ * does under concurrency on AWS (DynamoDB Local serializes transactions and never does): a stub for a
+ * fault the emulator cannot produce. Returns how many refusals are still to come.
+ */
+function refuseForConflict(...kinds: ('update' | 'transaction')[]) {
+  const client = db();
+  const send = client.send.bind(client);
+  const pending = [...kinds];
+  const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+    const kind = command instanceof TransactWriteCommand ? 'transaction' : command instanceof UpdateCommand ? 'update' : undefined;
+    const i = kind ? pending.indexOf(kind) : -1;
+    if (i >= 0) {
+      pending.splice(i, 1);
+      if (pending.length === 0) spy.mockRestore();
+      throw kind === 'transaction'
+        ? new TransactionCanceledException({
+            message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]',
+            $metadata: {},
+          })
+        : new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+    }
+    return (send as (...a: unknown[]) => unknown)(command, ...rest);
+  }) as never);
+  return () => pending.length;
 }
 
 const key = () => ({ authorization: `Bearer ${account.adminKey.token}` });
@@ -362,6 +390,24 @@ describe('manual handling over v1', () => {
     expect((await call(rerunHandler, 'rerun', e.executionId, { authorization: `Bearer ${other.adminKey.token}` })).status).toBe(404);
     expect((await read(e)).status).toBe('INTERRUPTED');
     while ((await takeRunMessages()).length);
+  });
+
+  it('a write refused for a transaction in flight is tried again: the claim, a checkpoint, a cancel, a resume', async () => {
+    const path = `/conflict/${Math.random()}`;
+    const run = await started(callFlow(path), 'api');
+    let left = refuseForConflict('update', 'transaction');
+    await deliver(run.message);
+    expect(left()).toBe(0);
+    expect((await read(run.execution)).status).toBe('SUCCEEDED');
+    expect(hits.get(path)).toBe(1);
+
+    const e = await interruptedWhileWaiting();
+    left = refuseForConflict('transaction');
+    expect((await call(resumeHandler, 'resume', e.executionId)).json).toMatchObject({ status: 'WAITING_APPROVAL' });
+    expect(left()).toBe(0);
+    left = refuseForConflict('transaction');
+    expect((await call(cancelHandler, 'cancel', e.executionId, key(), {})).json).toMatchObject({ status: 'CANCELLED' });
+    expect(left()).toBe(0);
   });
 
   it('cancel ends an INTERRUPTED run and its pending approval', async () => {
