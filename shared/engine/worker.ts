@@ -53,10 +53,10 @@ export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Pro
   const owner = randomUUID();
   let e = await claim(m, owner, opts);
   if (!e) return;
-  if (e.wakeAt !== undefined && e.wakeAt > Date.now() + 500) return void (await sleepAgain(e, owner, e.wakeAt));
+  if (e.wakeAt !== undefined && e.wakeAt > Date.now() + 500) return void (await release(e, owner, e.wakeAt));
   while (e) {
     if (e.nextStep >= e.definition.steps.length) return void (await finish(e, owner));
-    if (opts.remainingMs() < HANDOFF_MARGIN_MS) return void (await handOff(e, owner));
+    if (opts.remainingMs() < HANDOFF_MARGIN_MS) return void (await release(e, owner));
     e = await runNextStep(e, owner);
   }
 }
@@ -279,7 +279,7 @@ async function runNextStep(e: Execution, owner: string): Promise<Execution | und
         [],
         [started],
       );
-      if (next) await sleepAgain(next, owner, outcome.until);
+      if (next) await release(next, owner, outcome.until);
       return undefined;
     }
     default:
@@ -298,22 +298,17 @@ function watchForCancel(e: Execution, abort: AbortController) {
   }, CANCEL_POLL_MS);
 }
 
-/** Release the run until `until` (a delay step): a queue message with a delay of at most 15 minutes. */
-async function sleepAgain(e: Execution, owner: string, until: number) {
+/**
+ * Release the run to a new queue message: at once when this invocation runs out of time, or after a
+ * delay step's wait (`until`; SQS delays are at most 15 minutes, so a longer wait takes several hops).
+ */
+async function release(e: Execution, owner: string, until?: number) {
   const dispatch = newDispatch();
   const released = await checkpoint(e, owner, { dispatch }, ['lease'], [], []);
-  if (released)
-    await sendRunMessage(
-      { accountId: e.accountId, executionId: e.executionId, dispatch },
-      Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000),
-    );
-}
-
-/** Out of time in this invocation: release the run to a new message. */
-async function handOff(e: Execution, owner: string) {
-  const dispatch = newDispatch();
-  const released = await checkpoint(e, owner, { dispatch }, ['lease'], [], []);
-  if (released) await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch });
+  if (released) {
+    const delaySeconds = until === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000);
+    await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, delaySeconds);
+  }
 }
 
 async function finish(e: Execution, owner: string) {

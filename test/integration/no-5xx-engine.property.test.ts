@@ -21,7 +21,25 @@ import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
-import { type Body, good, type Request, runsWith } from '../support/properties.ts';
+import {
+  anyQuery,
+  anyUnits,
+  b64,
+  b64url,
+  type Body,
+  check,
+  good,
+  mutated,
+  printable,
+  type Request,
+  request,
+  runsWith,
+  serialize,
+  text,
+  tokenBody,
+  ulidish,
+} from '../support/properties.ts';
+
 import { exampleDefinition } from '../support/definitions.ts';
 
 /**
@@ -29,30 +47,6 @@ import { exampleDefinition } from '../support/definitions.ts';
  * document, never a 5xx. Same contract and pattern as no-5xx.property.test.ts, for the engine's routes.
  * Runs against the real emulators, through the whole middleware stack.
  */
-
-type Handler = Parameters<typeof invoke>[0];
-
-const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
-const b64url = (s: string | Uint8Array) => Buffer.from(s).toString('base64url');
-const serialize = (v: unknown) => {
-  try {
-    return JSON.stringify(v) ?? 'undefined';
-  } catch {
-    return '[unserializable]';
-  }
-};
-
-/** Any UTF-16 code unit, lone surrogates included (they survive JSON as `\ud800` escapes). */
-const anyUnits = (maxLength = 40) => fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength });
-const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), anyUnits());
-const tokenBody = fc.stringMatching(/^[0-9a-z]{26}_[0-9A-Za-z]{49}$/);
-const ulidish = fc.stringMatching(/^[0-9a-z]{26}$/);
-const sourceIp = fc.oneof(fc.ipV4(), fc.ipV6());
-const printable = fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 40 });
-
-/** Change one character of a string: right shape, wrong content. */
-const mutated = (s: string) =>
-  fc.tuple(fc.nat({ max: s.length - 1 }), fc.constantFrom(...'0aZ_9.-A'.split(''))).map(([i, c]) => s.slice(0, i) + c + s.slice(i + 1));
 
 /** Ids of every shape: real ones (given), prefixed ULIDs, bare ULIDs, junk. */
 const idLike = (real: readonly string[]) =>
@@ -91,28 +85,6 @@ const storeValue = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 300 }).map((k) => 'x'.repeat(k * 1024)) },
 );
 
-const contentType = fc.option(
-  fc.oneof(
-    {
-      weight: 10,
-      arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/cloudevents+json'),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom(
-        'text/plain',
-        'application/x-www-form-urlencoded',
-        'multipart/form-data; boundary=x',
-        '',
-        'application/octet-stream',
-        'application/jsonp',
-      ),
-    },
-    { weight: 1, arbitrary: text },
-  ),
-  { nil: undefined },
-);
-
 /** Bodies: JSON, text, anything serialized, raw bytes as base64, route-shaped objects (plain or base64), oversized. */
 const bodies = (shaped: fc.Arbitrary<unknown>, oversized: { min: number; max: number }): fc.Arbitrary<Body> =>
   fc.oneof(
@@ -126,87 +98,6 @@ const bodies = (shaped: fc.Arbitrary<unknown>, oversized: { min: number; max: nu
     { weight: 2, arbitrary: shaped.map((v) => ({ body: b64(serialize(v)), isBase64Encoded: true })) },
     fc.integer(oversized).map((n) => ({ body: JSON.stringify({ name: 'x'.repeat(n), definition: {} }), isBase64Encoded: false })),
   );
-
-const anyQuery = fc.dictionary(fc.string(), fc.string(), { maxKeys: 4 });
-
-const request = (
-  auth: fc.Arbitrary<string | undefined>,
-  body: fc.Arbitrary<Body>,
-  opts: {
-    params?: fc.Arbitrary<Record<string, string> | undefined>;
-    query?: fc.Arbitrary<Record<string, string> | undefined>;
-    extraHeaders?: fc.Arbitrary<Record<string, string>>;
-  } = {},
-) =>
-  fc
-    .record({
-      auth,
-      apiKeyHeader: fc.option(
-        fc.oneof(
-          text,
-          tokenBody.map((t) => `dyk_${t}`),
-        ),
-        { nil: undefined, freq: 10 },
-      ),
-      contentType,
-      forwardedFor: fc.option(
-        fc.oneof(
-          text,
-          fc.array(sourceIp, { maxLength: 3 }).map((a) => a.join(', ')),
-        ),
-        { nil: undefined },
-      ),
-      query: opts.query ?? fc.option(anyQuery, { nil: undefined }),
-      params: opts.params ?? fc.constant(undefined),
-      extra: opts.extraHeaders ?? fc.constant({}),
-      body,
-      sourceIp,
-    })
-    .map(({ auth, apiKeyHeader, contentType, forwardedFor, query, params, extra, body, sourceIp }): Request => {
-      const headers: Record<string, string> = { ...extra };
-      if (auth !== undefined) headers.authorization = auth;
-      if (apiKeyHeader !== undefined) headers['x-api-key'] = apiKeyHeader;
-      if (contentType !== undefined) headers['content-type'] = contentType;
-      if (forwardedFor !== undefined) headers['x-forwarded-for'] = forwardedFor;
-      return { headers, query, params, body, sourceIp };
-    });
-
-/** Send the request and check the response against the error contract (API.md "Errors"). */
-async function check(handler: Handler, method: string, path: string, req: Request, allowed: readonly number[]) {
-  const res = await invoke(
-    handler,
-    apiEvent({
-      method,
-      path,
-      headers: req.headers,
-      ...(req.query ? { query: req.query } : {}),
-      ...(req.params ? { params: req.params } : {}),
-      ...(req.body.body !== undefined ? { body: req.body.body } : {}),
-      isBase64Encoded: req.body.isBase64Encoded,
-      sourceIp: req.sourceIp,
-    }),
-  );
-  const sent = `${JSON.stringify(req.params ?? {})} ${JSON.stringify(req.query ?? {}).slice(0, 300)} ${req.body.body?.slice(0, 300)}`;
-  const what = `${method} ${path} ${sent} -> ${res.status} ${res.body?.slice(0, 300)}`;
-  expect(res.status, what).toBeLessThan(500);
-  expect(allowed, what).toContain(res.status);
-  expect(res.headers['x-request-id'], what).toEqual(expect.any(String));
-  if (res.status >= 400) {
-    expect(res.headers['content-type'], what).toBe('application/problem+json');
-    expect(res.json, what).toMatchObject({
-      type: expect.any(String),
-      title: expect.any(String),
-      status: res.status,
-      requestId: expect.any(String),
-    });
-    expect(res.json.code, what).toMatch(/^[A-Z][A-Z0-9_]*$/);
-    expect(res.json.requestId, what).toBe(res.headers['x-request-id']);
-    if (res.status === 401) expect(res.headers['www-authenticate'], what).toBe('Bearer');
-    if (res.status === 429) expect(Number(res.headers['retry-after']), what).toBeGreaterThan(0);
-    if (res.json.code === 'VALIDATION_FAILED') expect(res.json.errors, what).toEqual(expect.any(Array));
-  }
-  return res;
-}
 
 const RUNS = { numRuns: 100 } as const;
 const INTERNAL = ['definition', 'lease', 'dispatch', 'input', 'outputs', 'accountId'];

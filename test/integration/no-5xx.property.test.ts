@@ -9,58 +9,27 @@ import { resetConfig } from '../../shared/config.ts';
 import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
-import { type Body, good, type Request, runsWith } from '../support/properties.ts';
+import {
+  anyUnits,
+  b64,
+  type Body,
+  check,
+  good,
+  mutated,
+  type Request,
+  request,
+  runsWith,
+  serialize,
+  sourceIp,
+  text,
+  tokenBody,
+  ulidish,
+} from '../support/properties.ts';
 
 /**
  * Whatever a client sends, the console and v1 handlers answer with a 2xx or a 4xx problem document,
  * never a 5xx. Runs against the real emulators, through the whole middleware stack.
  */
-
-type Handler = Parameters<typeof invoke>[0];
-
-const b64 = (s: string | Uint8Array) => Buffer.from(s).toString('base64');
-const serialize = (v: unknown) => {
-  try {
-    return JSON.stringify(v) ?? 'undefined';
-  } catch {
-    return '[unserializable]';
-  }
-};
-
-/** Any UTF-16 code unit, lone surrogates included (they survive JSON as `\ud800` escapes). */
-const anyUnits = (maxLength = 40) => fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength });
-const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), anyUnits());
-const tokenBody = fc.stringMatching(/^[0-9a-z]{26}_[0-9A-Za-z]{49}$/);
-const ulidish = fc.stringMatching(/^[0-9a-z]{26}$/);
-const sourceIp = fc.oneof(fc.ipV4(), fc.ipV6());
-
-/** Change one character of a real token: right shape, wrong checksum (or wrong secret). */
-const mutated = (token: string) =>
-  fc
-    .tuple(fc.nat({ max: token.length - 1 }), fc.constantFrom(...'0aZ_9'.split('')))
-    .map(([i, c]) => token.slice(0, i) + c + token.slice(i + 1));
-
-const contentType = fc.option(
-  fc.oneof(
-    {
-      weight: 10,
-      arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/cloudevents+json'),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom(
-        'text/plain',
-        'application/x-www-form-urlencoded',
-        'multipart/form-data; boundary=x',
-        '',
-        'application/octet-stream',
-        'application/jsonp',
-      ),
-    },
-    { weight: 1, arbitrary: text },
-  ),
-  { nil: undefined },
-);
 
 /** Bodies: JSON, text, anything serialized, raw bytes as base64, route-shaped objects (plain or base64), oversized. */
 const bodies = (shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
@@ -86,79 +55,6 @@ const queries = fc.option(
   ),
   { nil: undefined },
 );
-
-const request = (
-  auth: fc.Arbitrary<string | undefined>,
-  body: fc.Arbitrary<Body>,
-  params: fc.Arbitrary<Record<string, string> | undefined> = fc.constant(undefined),
-) =>
-  fc
-    .record({
-      auth,
-      apiKeyHeader: fc.option(
-        fc.oneof(
-          text,
-          tokenBody.map((t) => `dyk_${t}`),
-        ),
-        { nil: undefined },
-      ),
-      contentType,
-      forwardedFor: fc.option(
-        fc.oneof(
-          text,
-          fc.array(sourceIp, { maxLength: 3 }).map((a) => a.join(', ')),
-        ),
-        { nil: undefined },
-      ),
-      query: queries,
-      params,
-      body,
-      sourceIp,
-    })
-    .map(({ auth, apiKeyHeader, contentType, forwardedFor, query, params, body, sourceIp }): Request => {
-      const headers: Record<string, string> = {};
-      if (auth !== undefined) headers.authorization = auth;
-      if (apiKeyHeader !== undefined) headers['x-api-key'] = apiKeyHeader;
-      if (contentType !== undefined) headers['content-type'] = contentType;
-      if (forwardedFor !== undefined) headers['x-forwarded-for'] = forwardedFor;
-      return { headers, query, params, body, sourceIp };
-    });
-
-/** Send the request and check the response against the error contract (API.md "Errors"). */
-async function check(handler: Handler, method: string, path: string, req: Request, allowed: readonly number[]) {
-  const res = await invoke(
-    handler,
-    apiEvent({
-      method,
-      path,
-      headers: req.headers,
-      ...(req.query ? { query: req.query } : {}),
-      ...(req.params ? { params: req.params } : {}),
-      ...(req.body.body !== undefined ? { body: req.body.body } : {}),
-      isBase64Encoded: req.body.isBase64Encoded,
-      sourceIp: req.sourceIp,
-    }),
-  );
-  const what = `${method} ${path} -> ${res.status} ${res.body?.slice(0, 300)}`;
-  expect(res.status, what).toBeLessThan(500);
-  expect(allowed, what).toContain(res.status);
-  expect(res.headers['x-request-id'], what).toEqual(expect.any(String));
-  if (res.status >= 400) {
-    expect(res.headers['content-type'], what).toBe('application/problem+json');
-    expect(res.json, what).toMatchObject({
-      type: expect.any(String),
-      title: expect.any(String),
-      status: res.status,
-      requestId: expect.any(String),
-    });
-    expect(res.json.code, what).toMatch(/^[A-Z][A-Z0-9_]*$/);
-    expect(res.json.requestId, what).toBe(res.headers['x-request-id']);
-    if (res.status === 401) expect(res.headers['www-authenticate'], what).toBe('Bearer');
-    if (res.status === 429) expect(Number(res.headers['retry-after']), what).toBeGreaterThan(0);
-    if (res.json.code === 'VALIDATION_FAILED') expect(res.json.errors, what).toEqual(expect.any(Array));
-  }
-  return res;
-}
 
 const RUNS = { numRuns: 120 } as const;
 
@@ -221,7 +117,7 @@ describe('no request makes a handler answer 5xx', () => {
     );
     const anyAuth = fc.option(fc.oneof(text, fc.constant(`Bearer ${adminSession}`)), { nil: undefined, freq: 4 });
     await fc.assert(
-      fc.asyncProperty(request(anyAuth, bodies(shaped)), async (req) => {
+      fc.asyncProperty(request(anyAuth, bodies(shaped), { query: queries }), async (req) => {
         const res = await check(login, 'POST', '/api/auth/login', req, [200, 400, 401, 413, 415, 429]);
         if (res.status === 200) expect(res.json.token).toMatch(/^dys_[0-9a-z]{26}_[0-9A-Za-z]{49}$/);
       }),
@@ -276,7 +172,7 @@ describe('no request makes a handler answer 5xx', () => {
       ),
       { nil: undefined, freq: 8 },
     );
-    const withKeyHeader = request(keyAuth, bodies(fc.jsonValue())).chain((req) =>
+    const withKeyHeader = request(keyAuth, bodies(fc.jsonValue()), { query: queries }).chain((req) =>
       fc.constantFrom(undefined, account.adminKey.token, ` ${account.memberKey.token} `).map((k) => {
         if (k === undefined || req.headers['x-api-key'] !== undefined) return req;
         return { ...req, headers: { ...req.headers, 'x-api-key': k } };
@@ -300,7 +196,7 @@ describe('no request makes a handler answer 5xx', () => {
   it('GET /api/keys', async () => {
     let ok = 0;
     await fc.assert(
-      fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue())), async (req) => {
+      fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue()), { query: queries }), async (req) => {
         const res = await check(listKeysHandler, 'GET', '/api/keys', req, [200, 400, 401, 403, 413]);
         if (res.status === 200) {
           ok++;
@@ -345,7 +241,7 @@ describe('no request makes a handler answer 5xx', () => {
     );
     let created = 0;
     await fc.assert(
-      fc.asyncProperty(request(sessionAuth(), bodies(shaped)), async (req) => {
+      fc.asyncProperty(request(sessionAuth(), bodies(shaped), { query: queries }), async (req) => {
         const res = await check(createKeyHandler, 'POST', '/api/keys', req, [201, 400, 401, 413, 415]);
         if (res.status === 201) {
           created++;
@@ -370,7 +266,7 @@ describe('no request makes a handler answer 5xx', () => {
       { nil: undefined, freq: 8 },
     );
     await fc.assert(
-      fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue()), params), async (req) => {
+      fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue()), { params, query: queries }), async (req) => {
         const path = `/api/keys/${req.params?.id ?? ''}`;
         const res = await check(revokeKeyHandler, 'DELETE', path, req, [204, 401, 403, 404, 413]);
         if (res.status === 204) {

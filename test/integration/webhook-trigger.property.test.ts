@@ -14,6 +14,7 @@ import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { mutated, serialize, text, tokenBody } from '../support/properties.ts';
 
 /**
  * Whatever a client sends to the webhook trigger (both paths, every credential mode, unknown and
@@ -35,28 +36,10 @@ const ROUTES = {
 
 // ---- arbitraries -------------------------------------------------------------------------------
 
-/** Any UTF-16 code unit, lone surrogates included. */
-const anyUnits = (maxLength = 40) => fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength });
-const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), anyUnits());
-const tokenBody = fc.stringMatching(/^[0-9a-z]{26}_[0-9A-Za-z]{49}$/);
 const hex = (max: number) => fc.stringMatching(new RegExp(`^[0-9a-fA-F]{0,${max}}$`));
-
-/** Change one character of a real token: right shape, wrong checksum (or wrong secret). */
-const mutated = (token: string) =>
-  fc
-    .tuple(fc.nat({ max: token.length - 1 }), fc.constantFrom(...'0aZ_9'.split('')))
-    .map(([i, c]) => token.slice(0, i) + c + token.slice(i + 1));
 
 /** A body as the gateway hands it over; `sized` is materialised late so counterexamples stay short. */
 type BodySpec = { kind: 'none' } | { kind: 'text'; body: string; b64: boolean } | { kind: 'sized'; bytes: number };
-
-const serialize = (v: unknown) => {
-  try {
-    return JSON.stringify(v) ?? 'undefined';
-  } catch {
-    return '[unserializable]';
-  }
-};
 
 const bodySpec: fc.Arbitrary<BodySpec> = fc.oneof(
   { weight: 2, arbitrary: fc.constant<BodySpec>({ kind: 'none' }) },
