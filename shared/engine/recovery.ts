@@ -59,11 +59,14 @@ async function cancelAsAsked(e: Execution, now: number) {
   await transition(e, cancelledUpdate(e, e.cancelReason, now), event, { status: 'CANCELLED' });
 }
 
+const resumedEvent = (e: Execution, by: string, reason: string, now: number) =>
+  newEvent(e.executionId, 'execution.resumed', { by, reason, stepId: currentStepId(e) }, now);
+
 /** Back to work from the last checkpoint: a new dispatch and its message; the worker re-enters the step. */
 async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = []) {
   const dispatch = newDispatch();
   const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };
-  const event = newEvent(e.executionId, 'execution.resumed', { by, reason, stepId: currentStepId(e) }, now);
+  const event = resumedEvent(e, by, reason, now);
   await transition(
     e,
     buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),
@@ -210,7 +213,7 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
     try {
       const approval = e.approvalId ? await getApproval(accountId, e.approvalId) : undefined;
       const recorded = approval && recordedDecision(approval);
-      const resumed = newEvent(executionId, 'execution.resumed', { by, reason: 'manual', stepId: currentStepId(e) }, now);
+      const resumed = resumedEvent(e, by, 'manual', now);
       if (approval && recorded) {
         const t = decisionTransition(e, approval.approvalId, recorded.decision, { now, expired: recorded.expired, resumed: true });
         if (!t) throw conflict('CONFLICT', 'The run no longer waits for its approval.');
