@@ -3,10 +3,9 @@ import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { accountItem, setPlan as setAccountPlan, type Account } from '../db/entities/account.ts';
 import { createUserItems, type Role, type User } from '../db/entities/user.ts';
-import { conflict, isConditionFailure, notFound } from '../errors.ts';
+import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
-import { accountRead, caches, readThrough } from './records.ts';
 
 /** Create an account and its first admin in one transaction (operator CLI, demo seed). */
 export async function createAccount(input: { name: string; plan: Plan; email: string; password: string }, now = Date.now()) {
@@ -39,23 +38,7 @@ async function transact(TransactItems: TransactWriteCommandInput['TransactItems'
   }
 }
 
-/** Change an account's plan; this instance forgets its cached copy at once, others within 30 s. */
+/** Change an account's plan: the next metered request of the account meters against it (no cache). */
 export async function setPlan(accountId: string, plan: Plan): Promise<Account> {
-  const account = await setAccountPlan(accountId, plan);
-  caches.accounts.delete(accountId);
-  return account;
-}
-
-/**
- * An account's plan, cached for 30 s per instance (`records.ts`): plans change rarely (operator
- * CLI) and the plan is needed on every metered request. A plan change reaches every function within 30 s.
- */
-export async function accountPlan(accountId: string, now = Date.now()): Promise<Plan> {
-  const [account] = await readThrough([accountRead(accountId)], now);
-  return planOf(account);
-}
-
-export function planOf(account: Account | undefined): Plan {
-  if (!account) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
-  return account.plan;
+  return setAccountPlan(accountId, plan);
 }

@@ -1,6 +1,6 @@
 import { config, type Plan } from '../config.ts';
-import { countInWindow } from '../db/entities/counter.ts';
-import { rateLimited } from '../errors.ts';
+import { countAccountRequest } from '../db/entities/account.ts';
+import { notFound, rateLimited } from '../errors.ts';
 import { emit } from '../metrics.ts';
 
 const WINDOW_SECONDS = 60;
@@ -18,15 +18,16 @@ export function rateLimitHeaders(limit: number, remaining: number, resetAt: numb
 }
 
 /**
- * Take one request from the account's per-minute budget (shared by every open-platform endpoint).
- * The count goes out at once, in parallel with the plan's read when that is not cached yet.
- * Returns the headers for the response; over the budget, throws 429 carrying them and `Retry-After`.
+ * Take one request from the account's per-minute budget (shared by every open-platform endpoint):
+ * one write that counts it and returns the plan. Returns the plan and the headers for the response;
+ * over the budget, throws 429 carrying them and `Retry-After`.
  */
-export async function takeAccountBudget(accountId: string, plan: Plan | Promise<Plan>, now = Date.now()): Promise<Record<string, string>> {
-  const [w, p] = await Promise.all([countInWindow(`ACC#${accountId}`, WINDOW_SECONDS, now), plan]);
-  const limit = config().rateLimits[p];
+export async function takeAccountBudget(accountId: string, now = Date.now()): Promise<{ plan: Plan; headers: Record<string, string> }> {
+  const w = await countAccountRequest(accountId, WINDOW_SECONDS, now);
+  if (!w) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
+  const limit = config().rateLimits[w.plan];
   const headers = rateLimitHeaders(limit, Math.max(0, limit - w.count), w.resetAt, now);
-  if (w.count <= limit) return headers;
+  if (w.count <= limit) return { plan: w.plan, headers };
   emit('RateLimited');
   throw rateLimited(Math.max(1, w.resetAt - Math.floor(now / 1000)), headers);
 }

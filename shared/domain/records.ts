@@ -1,25 +1,20 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { TtlCache } from '../cache.ts';
-import { Account, accountKey } from '../db/entities/account.ts';
 import { ApiKey, keyKey } from '../db/entities/api-key.ts';
 import { Webhook, webhookKey } from '../db/entities/webhook.ts';
-import { Workflow, workflowKey } from '../db/entities/workflow.ts';
 
 /**
  * Records that open-platform requests read on every call, cached per function instance (bounded,
- * oldest evicted first). API keys, webhooks and workflows for 5 s: a revoked or expired key, a
- * disabled, deleted or rebound webhook, an edited or deleted workflow take effect within 5 s in every
- * instance, and at once in the instance that made the change (it drops its own entry). Accounts (for
- * the plan) for 30 s. A cached "not found" is kept for the same time.
+ * oldest evicted first) for 5 s: a revoked or expired key, a disabled, deleted or rebound webhook take
+ * effect within 5 s in every instance, and at once in the instance that made the change (it drops its
+ * own entry). A cached "not found" is kept for the same time. Plans need no cache: the rate-limit
+ * write returns them (`countAccountRequest`); workflows are read by the worker, not the trigger.
  */
 export const RECORD_TTL_MS = 5_000;
-export const PLAN_TTL_MS = 30_000;
 export const caches = {
   keys: new TtlCache<ApiKey | undefined>(RECORD_TTL_MS),
   webhooks: new TtlCache<Webhook | undefined>(RECORD_TTL_MS),
-  workflows: new TtlCache<Workflow | undefined>(RECORD_TTL_MS),
-  accounts: new TtlCache<Account | undefined>(PLAN_TTL_MS),
 };
 
 type Key = { PK: string; SK: string };
@@ -37,18 +32,6 @@ export const webhookRead = (webhookId: string): CachedRead<Webhook> => ({
   id: webhookId,
   key: webhookKey(webhookId),
   parse: (i) => Webhook.parse(i),
-});
-export const accountRead = (accountId: string): CachedRead<Account> => ({
-  cache: caches.accounts,
-  id: accountId,
-  key: accountKey(accountId),
-  parse: (i) => Account.parse(i),
-});
-export const workflowRead = (accountId: string, workflowId: string): CachedRead<Workflow> => ({
-  cache: caches.workflows,
-  id: `${accountId}/${workflowId}`,
-  key: workflowKey(accountId, workflowId),
-  parse: (i) => Workflow.parse(i),
 });
 
 type Values<R> = { -readonly [I in keyof R]: R[I] extends CachedRead<infer T> ? T | undefined : undefined };

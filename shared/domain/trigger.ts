@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { type ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
-import { recordAccepted, recordRejected, type Webhook } from '../db/entities/webhook.ts';
+import { recordRejected, type Webhook } from '../db/entities/webhook.ts';
 import { logger } from '../logger.ts';
 import { startRun } from '../engine/runs.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unsupportedMediaType } from '../errors.ts';
@@ -12,16 +12,15 @@ import { idempotencyKey } from '../http/idempotency.ts';
 import { presentedKey } from '../http/credentials.ts';
 import { isJsonContentType, parseJsonBody } from '../http/middleware/parse-request.ts';
 import { hashToken, parseToken, safeEqual } from '../tokens.ts';
-import { planOf } from './accounts.ts';
 import { keyStatus } from './keys.ts';
 import { takeAccountBudget } from './rate-limit.ts';
-import { accountRead, keyRead, readThrough, webhookRead, workflowRead } from './records.ts';
+import { keyRead, readThrough, webhookRead } from './records.ts';
 import { authMode } from './webhooks.ts';
 import { emit } from '../metrics.ts';
 
 export type TriggerRequest = { event: HttpEvent; webhookId: string; sourceIp: string };
 /** Filled as the checks pass, so the caller can count a refusal against the webhook and add headers. */
-export type TriggerState = { webhook?: Webhook; rateLimitHeaders?: Record<string, string> };
+export type TriggerState = { webhook?: Webhook; rateLimitHeaders?: Record<string, string>; metered?: ApiKey };
 
 const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
 
@@ -85,12 +84,12 @@ export function mapVariables(payload: Record<string, unknown>, mapping: Record<s
 
 /**
  * A webhook trigger, checked in API.md's order: 404, 401, 403, 409, 429, 415, 400, then one new
- * execution. Round trips (README "Performance"): the webhook and the presented key are read together;
- * the rate-limit count, the key's usage and the account + workflow read go in parallel; the
- * execution and its first event are one transaction; then the queue message and the webhook's stats
- * in parallel.
- * Keys, webhooks, workflows and plans come from the per-instance caches of `records.ts` when fresh,
- * so a warm trigger reads nothing.
+ * execution. Round trips (README "Performance"): the webhook and the presented key are read together
+ * (from the per-instance caches of `records.ts` when fresh: a warm trigger reads nothing); the
+ * rate-limit count returns the plan; the execution (with its first event) and its queue message go
+ * out together. The trigger reads no workflow: the run takes it when the worker picks it up.
+ * Counting is off the hot path: an accepted trigger is counted in the webhook's stats and the key's
+ * usage when its run leaves PENDING (`countAcceptedTrigger`); a refusal is counted here, after it.
  */
 export async function triggerWebhook(req: TriggerRequest, state: TriggerState, now = Date.now()) {
   try {
@@ -100,8 +99,12 @@ export async function triggerWebhook(req: TriggerRequest, state: TriggerState, n
   } catch (e) {
     if (e instanceof AppError) emit('TriggerRejected', 1, { code: e.code });
     // A refusal of an existing webhook counts in its stats (by status); a 404 has no webhook to count.
+    // A key that got as far as the rate limit was used, whatever came after.
     if (state.webhook && e instanceof AppError && e.statusCode < 500) {
-      await recordRejected(state.webhook.webhookId, e.statusCode, now).catch((err: unknown) =>
+      await Promise.all([
+        recordRejected(state.webhook.webhookId, e.statusCode, now),
+        state.metered && recordKeyUsage(state.metered.keyId, now),
+      ]).catch((err: unknown) =>
         logger.warn('webhook rejection not counted', { webhookId: state.webhook?.webhookId, error: err as Error }),
       );
     }
@@ -131,45 +134,31 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
     throw forbidden('IP_NOT_ALLOWED', `Requests from ${req.sourceIp} may not trigger this webhook.`);
   }
   if (!w.enabled) throw conflict('WEBHOOK_DISABLED', `Webhook ${webhookId} is disabled.`);
+  state.metered = key;
 
-  const records = readThrough([accountRead(w.accountId), workflowRead(w.accountId, w.workflowId)], now);
-  const [, [, workflow]] = await Promise.all([
-    takeAccountBudget(
-      w.accountId,
-      records.then(([account]) => planOf(account)),
-      now,
-    ).then(
-      (headers) => (state.rateLimitHeaders = headers),
-      (e: unknown) => {
-        if (e instanceof AppError) state.rateLimitHeaders = e.extra.headers;
-        throw e;
-      },
-    ),
-    records,
-    key ? recordKeyUsage(key.keyId, now).catch(() => undefined) : undefined,
-  ]);
+  try {
+    state.rateLimitHeaders = (await takeAccountBudget(w.accountId, now)).headers;
+  } catch (e) {
+    if (e instanceof AppError) state.rateLimitHeaders = e.extra.headers;
+    throw e;
+  }
 
   if (!isJsonContentType(event.headers['content-type'])) throw unsupportedMediaType();
   const payload = parseJsonBody(event.body, event.isBase64Encoded);
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
     throw badRequest('BODY_NOT_OBJECT', 'The body must be a JSON object.');
   const idemKey = idempotencyKey(event);
-  if (!workflow) throw notFound('WORKFLOW_NOT_FOUND', `The webhook's workflow ${w.workflowId} no longer exists.`);
 
   const stored = await storablePayload(w.accountId, webhookId, payload, now);
   const { execution, replayed } = await startRun(
     {
-      workflow,
+      // By reference: the worker takes the workflow (definition, defaults) when it picks the run up.
+      workflow: { accountId: w.accountId, workflowId: w.workflowId },
       trigger: 'webhook',
       webhookId,
       variables: mapVariables(payload as Record<string, unknown>, w.variableMapping),
       idempotency: idemKey ? { scope: `WH#${webhookId}`, key: idemKey, request: payload } : undefined,
       extra: { ...stored, authMode: mode, keyId: key?.keyId, sourceIp: req.sourceIp },
-      // Counted after the run exists, beside its queue message; a lost count never fails the trigger.
-      alongside: () =>
-        recordAccepted(webhookId, now).catch((error: unknown) =>
-          logger.warn('accepted trigger not counted', { webhookId, error: error as Error }),
-        ),
     },
     now,
   );
@@ -178,7 +167,7 @@ async function checkAndStart(req: TriggerRequest, state: TriggerState, now: numb
     result: {
       executionId: execution.executionId,
       webhookId,
-      workflowId: workflow.workflowId,
+      workflowId: w.workflowId,
       status: execution.status,
       startedAt: execution.startedAt,
     },

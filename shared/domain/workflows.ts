@@ -5,7 +5,6 @@ import { badRequest, forbidden, notFound } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../http/cursor.ts';
 import { newId } from '../ids.ts';
 import type { Principal } from './principal.ts';
-import { caches } from './records.ts';
 
 type Actor = Pick<Principal, 'accountId' | 'userId'> & { role?: 'admin' | 'member' };
 
@@ -87,7 +86,6 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
     version: w.version + 1,
   };
   await putWorkflow(next, w.version);
-  caches.workflows.delete(`${p.accountId}/${workflowId}`);
   return next;
 }
 
@@ -95,7 +93,6 @@ export async function removeWorkflow(p: Actor, workflowId: string): Promise<void
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may delete this workflow.');
   await deleteWorkflow(p.accountId, workflowId);
-  caches.workflows.delete(`${p.accountId}/${workflowId}`);
 }
 
 /** A page of the account's workflows, newest first; every account member may view them. */

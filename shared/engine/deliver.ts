@@ -16,7 +16,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  */
 export async function deliverNotification(m: NotifyMessage, now = new Date()): Promise<'delivered' | 'dropped'> {
   const e = await getExecution(m.accountId, m.executionId);
-  const target = e?.definition.notifications?.[m.target];
+  const target = e?.definition?.notifications?.[m.target];
   if (!e || !target) {
     logger.warn('notification dropped: run or target gone', { executionId: m.executionId, target: m.target });
     return 'dropped';

@@ -4,8 +4,11 @@ import * as z from 'zod';
 import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 
-/** The body of a runs-queue message: "run this execution, if `dispatch` is still the one it waits for". */
-export const RunMessage = z.object({ accountId: z.string(), executionId: z.string(), dispatch: z.string() });
+/**
+ * The body of a runs-queue message: "run this execution, if `dispatch` is still the one it waits for".
+ * `sentAt` (ms) is when the dispatch was first sent: a message can overtake its run's first write.
+ */
+export const RunMessage = z.object({ accountId: z.string(), executionId: z.string(), dispatch: z.string(), sentAt: z.number().optional() });
 export type RunMessage = z.infer<typeof RunMessage>;
 
 export const newDispatch = () => randomUUID();
@@ -19,7 +22,7 @@ export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<v
   await queue().send(
     new SendMessageCommand({
       QueueUrl: url,
-      MessageBody: JSON.stringify(m),
+      MessageBody: JSON.stringify({ ...m, sentAt: m.sentAt ?? Date.now() }),
       DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
     }),
   );

@@ -17,7 +17,7 @@ export async function notifyEvents(
   e: Pick<Execution, 'accountId' | 'executionId' | 'definition'>,
   events: readonly RunEvent[],
 ): Promise<void> {
-  const targets = e.definition.notifications ?? [];
+  const targets = e.definition?.notifications ?? [];
   const url = config().NOTIFY_QUEUE_URL;
   if (!url || targets.length === 0) return;
   const messages: NotifyMessage[] = targets.flatMap((t, target) =>

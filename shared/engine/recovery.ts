@@ -25,13 +25,13 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { timeoutDecision } from '../domain/expiry.ts';
-import { afterDecision, cancelledUpdate, type Decision, decisionTransition, unchangedSince } from './runs.ts';
+import { afterDecision, cancelledUpdate, countAcceptedTrigger, type Decision, decisionTransition, unchangedSince } from './runs.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
 
 /** The step a run stopped in: the one running or waiting, else the next one. */
 const currentStepId = (e: Execution) =>
-  e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING')?.stepId ?? e.definition.steps[e.nextStep]?.id ?? null;
+  e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING')?.stepId ?? e.definition?.steps[e.nextStep]?.id ?? null;
 
 /** Write the run's update and its event in one transaction, then deliver the event. */
 async function transition(e: Execution, update: ReturnType<typeof buildUpdate>, event: RunEvent, after: Partial<Execution>) {
@@ -127,7 +127,10 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean } 
         settle(
           seen,
           (e) => e.trigger === 'webhook' && IN_PROGRESS.includes(e.status),
-          (e) => (e.cancelRequested ? cancelAsAsked(e, now) : interrupt(e, 'restart', now)),
+          async (e) => {
+            await (e.cancelRequested ? cancelAsAsked(e, now) : interrupt(e, 'restart', now));
+            if (e.status === 'PENDING') await countAcceptedTrigger(e);
+          },
         ),
       ),
     );
@@ -181,9 +184,8 @@ export async function sweepCrashed(now = Date.now()): Promise<number> {
 }
 
 /** A redelivered message found its run held by an earlier attempt: recover it if that lease expired. */
-export async function recoverIfCrashed(accountId: string, executionId: string, now = Date.now()): Promise<boolean> {
-  const e = await getExecution(accountId, executionId);
-  return e !== undefined && crashed(now)(e) && settle(e, crashed(now), recover(now));
+export async function recoverIfCrashed(e: Execution, now = Date.now()): Promise<boolean> {
+  return crashed(now)(e) && settle(e, crashed(now), recover(now));
 }
 
 /** The decision an approval recorded while its run could not take it (interrupted). */

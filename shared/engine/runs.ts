@@ -19,6 +19,9 @@ import {
   MAX_EXECUTION_ITEM_BYTES,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
+import { recordKeyUsage } from '../db/entities/api-key.ts';
+import { recordAccepted } from '../db/entities/webhook.ts';
+import { logger } from '../logger.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound, validationFailed } from '../errors.ts';
@@ -29,8 +32,12 @@ import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { emit } from '../metrics.ts';
 
+/** A workflow by reference: the run takes its definition when the worker first picks it up. */
+export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
+
 export type StartRun = {
-  workflow: Workflow;
+  /** The workflow (v1, rerun), or a reference to it (webhooks: the trigger reads no workflow). */
+  workflow: Workflow | WorkflowRef;
   trigger: Execution['trigger'];
   variables: Record<string, unknown>;
   startedBy?: string;
@@ -40,8 +47,6 @@ export type StartRun = {
   idempotency?: { scope: string; key: string; request: unknown };
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
-  /** Work done once the run exists, in parallel with its queue message (webhook stats). */
-  alongside?: () => Promise<void>;
 };
 
 const hashRequest = (request: unknown) =>
@@ -50,14 +55,34 @@ const hashRequest = (request: unknown) =>
     .digest('hex');
 
 /**
- * Start a run: the one entry point for v1, webhooks and reruns. Writes the execution (PENDING, input
- * variables with the template's defaults) and its first event (with the inputs as given) in one transaction, then sends the one
- * queue message that may claim it.
+ * What a run takes from its workflow: the definition as it is now (later edits do not change the
+ * run), `recovery`, the variables with the template's defaults (or the errors of the inputs), and the
+ * step list. A run started by reference takes it when the worker first picks it up (`resolveRun`).
+ */
+export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unknown>) {
+  const vars = applyVariableDefaults(workflow.definition, inputs);
+  if (!vars.ok) return vars;
+  return {
+    ok: true as const,
+    fields: {
+      definition: workflow.definition,
+      recovery: workflow.recovery,
+      variables: vars.variables,
+      steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
+    },
+  };
+}
+
+/**
+ * Start a run: the one entry point for v1, webhooks and reruns. Writes the execution (PENDING) and its
+ * first event (with the inputs as given) in one transaction, and sends the one queue message that may
+ * claim it. With the workflow at hand the inputs are checked now (400 on a wrong type) and the run
+ * takes the definition at once; by reference (webhooks) the worker does both when it picks the run up.
  */
 export async function startRun(input: StartRun, now = Date.now()): Promise<{ execution: Execution; replayed: boolean }> {
   const { workflow } = input;
-  const vars = applyVariableDefaults(workflow.definition, input.variables);
-  if (!vars.ok) throw validationFailed(vars.errors);
+  const resolved = 'definition' in workflow ? runFromWorkflow(workflow, input.variables) : undefined;
+  if (resolved && !resolved.ok) throw validationFailed(resolved.errors);
   const execution: Execution = {
     executionId: newId('ex'),
     accountId: workflow.accountId,
@@ -65,11 +90,11 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     webhookId: input.webhookId,
     trigger: input.trigger,
     status: 'PENDING',
-    definition: workflow.definition,
-    recovery: workflow.recovery,
-    variables: vars.variables,
+    recovery: false,
+    variables: input.variables,
+    steps: [],
+    ...resolved?.fields,
     outputs: {},
-    steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' })),
     nextStep: 0,
     startedAt: now,
     updatedAt: now,
@@ -99,41 +124,57 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   );
   const idem = input.idempotency;
   const requestHash = idem && hashRequest(idem.request);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...(idem && requestHash
-            ? [
-                idempotencyPut(workflow.accountId, idem.scope, idem.key, {
-                  executionId: execution.executionId,
-                  requestHash,
-                  createdAt: now,
-                }),
-              ]
-            : []),
-          { Put: { TableName: tableName(), Item: executionItem(execution), ConditionExpression: 'attribute_not_exists(PK)' } },
-          eventPut(execution.accountId, started),
-        ],
-      }),
-    );
-  } catch (e) {
-    if (!idem || !isConditionFailure(e)) throw e;
-    const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
-    if (!earlier || earlier.requestHash !== requestHash) {
-      throw conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+  const write = db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        ...(idem && requestHash
+          ? [idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now })]
+          : []),
+        { Put: { TableName: tableName(), Item: executionItem(execution), ConditionExpression: 'attribute_not_exists(PK)' } },
+        eventPut(execution.accountId, started),
+      ],
+    }),
+  );
+  const message = () =>
+    sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
+  if (!idem) {
+    // The message goes out together with the write, not after it: one round trip less on every start.
+    // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
+    await Promise.all([write, message()]);
+  } else {
+    // A replay must not send anything, so with an Idempotency-Key the message waits for the write.
+    try {
+      await write;
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+      const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
+      if (!earlier || earlier.requestHash !== requestHash) {
+        throw conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+      }
+      const first = await getExecution(workflow.accountId, earlier.executionId);
+      if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
+      return { execution: first, replayed: true };
     }
-    const first = await getExecution(workflow.accountId, earlier.executionId);
-    if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
-    return { execution: first, replayed: true };
+    await message();
   }
-  await Promise.all([
-    sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string }),
-    input.alongside?.(),
-  ]);
   emit('ExecutionStarted');
   await notifyEvents(execution, [started]);
   return { execution, replayed: false };
+}
+
+/**
+ * Count an accepted webhook trigger (the webhook's stats, the bound key's usage) once its run leaves
+ * PENDING: claimed by the worker, cancelled or interrupted first. Each of those is a conditional
+ * write from PENDING, so exactly one counts. Off the trigger's hot path (README "Performance"): the
+ * counters are items every trigger of a webhook or key would touch. A lost count is logged, never
+ * an error.
+ */
+export async function countAcceptedTrigger(e: Execution): Promise<void> {
+  if (e.trigger !== 'webhook' || !e.webhookId) return;
+  const now = Date.now();
+  await Promise.all([recordAccepted(e.webhookId, now), e.keyId && recordKeyUsage(e.keyId, now)]).catch((error: unknown) =>
+    logger.warn('accepted trigger not counted', { executionId: e.executionId, webhookId: e.webhookId, error: error as Error }),
+  );
 }
 
 /**
@@ -198,6 +239,7 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
         ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
       ];
       await db().send(new TransactWriteCommand({ TransactItems: items }));
+      if (e.status === 'PENDING') await countAcceptedTrigger(e);
       const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
       delete cancelled.dispatch;
       delete cancelled.lease;
@@ -272,7 +314,7 @@ export function decisionTransition(
   const { now = Date.now(), expired, resumed } = opts;
   if (e.status !== (resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL') || e.approvalId !== approvalId) return undefined;
   const index = e.nextStep;
-  const step = e.definition.steps[index];
+  const step = e.definition?.steps[index];
   if (step?.type !== 'manual_approval') return undefined;
   const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
   const decided = newEvent(

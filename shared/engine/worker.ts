@@ -13,7 +13,9 @@ import {
   storedFields,
   executionKey,
   getExecution,
+  listEvents,
   newEvent,
+  type RunError,
   type RunEvent,
   type StepState,
 } from '../db/entities/execution.ts';
@@ -25,7 +27,8 @@ import { evaluateTemplate } from './expressions.ts';
 import { MAX_DELAY_SECONDS, newDispatch, type RunMessage, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { recoverIfCrashed } from './recovery.ts';
-import { cancelledUpdate } from './runs.ts';
+import { cancelledUpdate, countAcceptedTrigger, runFromWorkflow } from './runs.ts';
+import { getWorkflow } from '../db/entities/workflow.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
 import { StepError } from './step-error.ts';
 import { emit } from '../metrics.ts';
@@ -51,45 +54,117 @@ export type WorkerOptions = {
  */
 export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Promise<void> {
   const owner = randomUUID();
-  let e = await claim(m, owner, opts);
-  if (!e) return;
-  if (e.wakeAt !== undefined && e.wakeAt > Date.now() + 500) return void (await release(e, owner, e.wakeAt));
-  while (e) {
-    if (e.nextStep >= e.definition.steps.length) return void (await finish(e, owner));
-    if (opts.remainingMs() < HANDOFF_MARGIN_MS) return void (await release(e, owner));
-    e = await runNextStep(e, owner);
+  const claimed = await claim(m, owner, opts);
+  if (!claimed) return;
+  // A webhook run's first claim counts its trigger, beside the run's first step.
+  const counting = claimed.from === 'PENDING' ? countAcceptedTrigger(claimed.run) : undefined;
+  try {
+    let e = claimed.run.definition ? claimed.run : await resolveRun(claimed.run, owner);
+    if (e?.wakeAt !== undefined && e.wakeAt > Date.now() + 500) return void (await release(e, owner, e.wakeAt));
+    while (e) {
+      if (e.nextStep >= (e.definition?.steps.length ?? 0)) return void (await finish(e, owner));
+      if (opts.remainingMs() < HANDOFF_MARGIN_MS) return void (await release(e, owner));
+      e = await runNextStep(e, owner);
+    }
+  } finally {
+    await counting;
   }
 }
 
-async function claim(m: RunMessage, owner: string, opts: WorkerOptions): Promise<Execution | undefined> {
-  const now = Date.now();
-  const lease = { owner, expiresAt: now + LEASE_MS };
-  try {
-    const { Attributes } = await retryConflicts(() =>
-      db().send(
-        new UpdateCommand({
-          ...buildUpdate(
-            executionKey(m.accountId, m.executionId),
-            { status: 'RUNNING', lease, updatedAt: now, GSI2SK: activeSortKey(m.executionId, lease) },
-            ['dispatch'],
-            {
-              expression: 'dispatch = :d AND #status IN (:pending, :running)',
-              names: { '#status': 'status' },
-              values: { ':d': m.dispatch, ':pending': 'PENDING', ':running': 'RUNNING' },
-            },
-          ),
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    return Execution.parse(Attributes);
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
+/**
+ * A run's message goes out together with the write of its record (`startRun`), so the message can be
+ * first. The worker looks again a few times within the invocation (pauses of 25 ms, doubling: under a
+ * second in all), then, while the start may still be writing (a throttled write retried by the SDK;
+ * no start outlives its function's timeout), sends the message again to come back in a few seconds.
+ * A record still missing after that belongs to a start that failed: the message is dropped.
+ */
+const RECORD_WAIT = { attempts: 6, firstPauseMs: 25, recheckSeconds: 5, startDeadlineMs: 60_000 };
+
+/** Take the run for this message: the run as claimed and the status it was claimed from. */
+async function claim(
+  m: RunMessage,
+  owner: string,
+  opts: WorkerOptions,
+): Promise<{ run: Execution; from: Execution['status'] } | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const now = Date.now();
+    const lease = { owner, expiresAt: now + LEASE_MS };
+    const set = { status: 'RUNNING' as const, lease, updatedAt: now };
+    try {
+      const { Attributes } = await retryConflicts(() =>
+        db().send(
+          new UpdateCommand({
+            ...buildUpdate(
+              executionKey(m.accountId, m.executionId),
+              { ...set, GSI2SK: activeSortKey(m.executionId, lease) },
+              ['dispatch'],
+              {
+                expression: 'dispatch = :d AND #status IN (:pending, :running)',
+                names: { '#status': 'status' },
+                values: { ':d': m.dispatch, ':pending': 'PENDING', ':running': 'RUNNING' },
+              },
+            ),
+            ReturnValues: 'ALL_OLD',
+          }),
+        ),
+      );
+      const before = Execution.parse(Attributes);
+      const run: Execution = { ...before, ...set };
+      delete run.dispatch;
+      return { run, from: before.status };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const seen = await getExecution(m.accountId, m.executionId);
+    if (!seen && attempt + 1 < RECORD_WAIT.attempts) {
+      await new Promise((r) => setTimeout(r, RECORD_WAIT.firstPauseMs * 2 ** attempt));
+      continue;
+    }
+    if (!seen && m.sentAt !== undefined && Date.now() - m.sentAt < RECORD_WAIT.startDeadlineMs) {
+      await sendRunMessage(m, RECORD_WAIT.recheckSeconds);
+      return undefined;
+    }
     // A redelivery of the message an earlier attempt claimed: if that attempt's lease ran out, it died.
-    if (await recoverIfCrashed(m.accountId, m.executionId, (opts.now ?? Date.now)())) return undefined;
-    logger.info('run message dropped: not the dispatch the run waits for', { executionId: m.executionId });
+    if (seen && (await recoverIfCrashed(seen, (opts.now ?? Date.now)()))) return undefined;
+    logger.info(seen ? 'run message dropped: not the dispatch the run waits for' : 'run message dropped: the run was never written', {
+      executionId: m.executionId,
+    });
     return undefined;
   }
+}
+
+/**
+ * A run started by reference (a webhook's) takes its workflow when first picked up: the definition as
+ * it is now, the template's defaults for its inputs. A workflow deleted since the trigger, inputs of
+ * the wrong type or a run too large to store fail the run (the trigger had answered 200; the request
+ * stays on the run for a rerun). Returns the run ready for its first step, or undefined.
+ */
+async function resolveRun(e: Execution, owner: string): Promise<Execution | undefined> {
+  const workflow = await getWorkflow(e.accountId, e.workflowId);
+  const resolved = workflow && runFromWorkflow(workflow, e.variables);
+  let error: RunError | undefined;
+  if (!resolved) error = { code: 'WORKFLOW_NOT_FOUND', message: `Workflow ${e.workflowId} no longer exists.` };
+  else if (!resolved.ok)
+    error = { code: 'VALIDATION_FAILED', message: `Inputs refused: ${resolved.errors.map((x) => `${x.path} ${x.message}`).join('; ')}.` };
+  else if (executionItemBytes({ ...e, ...resolved.fields }) > MAX_EXECUTION_ITEM_BYTES)
+    error = { code: 'STATE_TOO_LARGE', message: 'The run (variables and the workflow definition together) is too large to store.' };
+  if (error || !resolved?.ok) {
+    const now = Date.now();
+    const failed = await checkpoint(
+      e,
+      owner,
+      { status: 'FAILED', error, finishedAt: now },
+      ['lease'],
+      [],
+      [newEvent(e.executionId, 'execution.failed', { error }, now)],
+    );
+    if (failed) emit('ExecutionFailed');
+    return undefined;
+  }
+  const next = await checkpoint(e, owner, resolved.fields, [], [], []);
+  // The run's first event was written before its notification targets were known.
+  if (next?.definition?.notifications?.length) await notifyEvents(next, (await listEvents(e.accountId, e.executionId, 1)).items);
+  return next;
 }
 
 /** Conditions of every write a worker makes while it holds the run. */
@@ -166,7 +241,7 @@ const stateBytes = (variables: unknown, outputs: unknown) => Buffer.byteLength(J
 
 async function runNextStep(e: Execution, owner: string): Promise<Execution | undefined> {
   const index = e.nextStep;
-  const step = e.definition.steps[index];
+  const step = e.definition?.steps[index];
   if (!step) return e;
   const startedAt = Date.now();
   const abort = new AbortController();
@@ -317,7 +392,8 @@ async function finish(e: Execution, owner: string) {
   const steps = e.steps.map((s) => (s.status === 'RUNNING' ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s));
   let output: unknown = null;
   try {
-    output = e.definition.output === undefined ? null : ((await evaluateTemplate(e.definition.output, scopeOf(e))) ?? null);
+    const template = e.definition?.output;
+    output = template === undefined ? null : ((await evaluateTemplate(template, scopeOf(e))) ?? null);
   } catch (err) {
     if (!(err instanceof StepError)) throw err;
     const error = { code: 'OUTPUT_FAILED', message: err.message };

@@ -31,10 +31,10 @@ const row = (scenario: string) => {
 describe('round trips per request', () => {
   it.each([
     // scenario, status, SDK calls, sequential steps
-    ['trigger (cold cache)', 200, 8, 4],
-    ['trigger (warm cache)', 200, 6, 3],
+    ['trigger (cold cache)', 200, 4, 3],
+    ['trigger (warm cache)', 200, 3, 2],
     ['approval POST (warm cache)', 200, 7, 5],
-    ['v1 start (warm cache)', 202, 5, 4],
+    ['v1 start (warm cache)', 202, 5, 3],
     ['v1 read (warm cache)', 200, 3, 2],
   ])('%s: %i with at most %i SDK calls in %i sequential steps', (scenario, status, calls, steps) => {
     const r = row(scenario);
@@ -43,8 +43,12 @@ describe('round trips per request', () => {
     expect(r.steps, r.path).toBeLessThanOrEqual(steps);
   });
 
-  it('a warm trigger reads nothing: the rate-limit count and key usage, the start transaction, the queue message beside the stats', () => {
-    expect(row('trigger (warm cache)').path).toBe('UpdateItem‖UpdateItem → TransactWriteItems → SendMessage‖UpdateItem‖UpdateItem');
+  it('a cold trigger reads the webhook and key together, counts the request (which returns the plan), then writes and sends together', () => {
+    expect(row('trigger (cold cache)').path).toBe('BatchGetItem → UpdateItem → TransactWriteItems‖SendMessage');
+  });
+
+  it('a warm trigger reads nothing: the rate-limit count, then the start transaction beside the queue message', () => {
+    expect(row('trigger (warm cache)').path).toBe('UpdateItem → TransactWriteItems‖SendMessage');
   });
 
   it("a trigger's transaction writes only the run's own new items, so concurrent triggers of one webhook never conflict", async () => {

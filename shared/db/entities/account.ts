@@ -4,7 +4,8 @@ import { Plan } from '../../config.ts';
 import { db, tableName } from '../../clients.ts';
 import { notFound, isConditionFailure } from '../../errors.ts';
 
-// Access patterns: get by id.
+// Access patterns: get by id; the account's request count in the current rate-limit window lives on
+// the same item (rateWindow, rateCount), so one write meters a request and returns the plan.
 export const Account = z.object({ accountId: z.string(), name: z.string(), plan: Plan, createdAt: z.number() });
 export type Account = z.infer<typeof Account>;
 
@@ -36,4 +37,48 @@ export async function setPlan(accountId: string, plan: Plan): Promise<Account> {
     if (isConditionFailure(e)) throw notFound('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist.`);
     throw e;
   }
+}
+
+/**
+ * Count one request in the account's current fixed window (an atomic increment on the account item)
+ * and return the count including it, the window's reset and the plan: one round trip, no separate
+ * read of the plan, and a plan change applies to the next request. The first request of a window
+ * starts it afresh (a second, conditional write); a request whose clock is behind counts in the newer
+ * window already started. `undefined` when the account does not exist.
+ */
+export async function countAccountRequest(
+  accountId: string,
+  windowSeconds: number,
+  now: number,
+): Promise<{ count: number; resetAt: number; plan: Plan } | undefined> {
+  const start = Math.floor(now / 1000 / windowSeconds) * windowSeconds;
+  const writes = [
+    ['ADD #count :one', '#window >= :start'],
+    ['SET #window = :start, #count = :one', '(attribute_not_exists(#window) OR #window < :start)'],
+  ] as const;
+  // The two conditions cover every state of an existing account, so only a lost race tries again.
+  for (let attempt = 0; attempt < 6; attempt++) {
+    const [update, condition] = writes[attempt % 2] as (typeof writes)[number];
+    try {
+      const { Attributes = {} } = await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: accountKey(accountId),
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(PK) AND ${condition}`,
+          ExpressionAttributeNames: { '#window': 'rateWindow', '#count': 'rateCount' },
+          ExpressionAttributeValues: { ':one': 1, ':start': start },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return {
+        count: Number(Attributes.rateCount),
+        resetAt: Number(Attributes.rateWindow) + windowSeconds,
+        plan: Account.parse(Attributes).plan,
+      };
+    } catch (e) {
+      if (!isConditionFailure(e)) throw e;
+    }
+  }
+  return undefined;
 }

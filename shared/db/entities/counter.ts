@@ -32,25 +32,3 @@ export async function takeFromWindow(subject: string, limit: number, windowSecon
     throw e;
   }
 }
-
-/**
- * Count one request in `subject`'s current fixed window (an atomic increment) and return the count
- * including it. The caller admits it when the count is at most the limit: every request of a window
- * gets its own count, so exactly `limit` are admitted however many arrive at once. Unlike
- * `takeFromWindow` the write needs no limit, so it can go out before the limit (the plan) is known.
- */
-export async function countInWindow(subject: string, windowSeconds: number, now: number): Promise<{ count: number; resetAt: number }> {
-  const start = Math.floor(now / 1000 / windowSeconds) * windowSeconds;
-  const resetAt = start + windowSeconds;
-  const { Attributes } = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: { PK: subject, SK: `WINDOW#${start}` },
-      UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':type': 'window', ':ttl': resetAt + 60 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return { count: Number(Attributes?.count), resetAt };
-}

@@ -42,8 +42,11 @@ export const Execution = z.object({
   webhookId: z.string().optional(),
   trigger: Trigger,
   status: ExecutionStatus,
-  /** The definition as it was when the run started: later edits do not change a run. */
-  definition: jsonText(StoredDefinition),
+  /**
+   * The definition as it was when the run started: later edits do not change a run. Absent on a
+   * webhook run until the worker first picks it up (`resolveRun`); so are its steps and defaults.
+   */
+  definition: jsonText(StoredDefinition).optional(),
   recovery: z.boolean(),
   variables: jsonText(z.record(z.string(), z.unknown())),
   outputs: jsonText(z.record(z.string(), z.unknown())),

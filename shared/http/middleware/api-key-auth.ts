@@ -1,6 +1,5 @@
 import type { Scope } from '../../db/entities/api-key.ts';
 import { recordKeyUsage } from '../../db/entities/api-key.ts';
-import { accountPlan } from '../../domain/accounts.ts';
 import { authenticateKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { AppError, unauthorized } from '../../errors.ts';
@@ -18,9 +17,8 @@ export type KeyAuthOptions = {
 
 /**
  * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
- * and the account's rate limit are written in parallel, with the plan's read when it is not cached
- * (one round trip). The rate-limit headers go
- * on every later response of the request, error or not.
+ * and the account's rate limit (which returns the plan) are written in parallel, one round trip. The
+ * rate-limit headers go on every later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
   before: async ({ event, context }) => {
@@ -34,23 +32,18 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
       throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
     }
     const now = Date.now();
-    const plan = accountPlan(key.accountId, now);
-    const [budget, usage, planned] = await Promise.allSettled([
-      takeAccountBudget(key.accountId, plan, now),
-      recordKeyUsage(key.keyId, now),
-      plan,
-    ]);
+    const [budget, usage] = await Promise.allSettled([takeAccountBudget(key.accountId, now), recordKeyUsage(key.keyId, now)]);
     if (usage.status === 'rejected') logger.warn('key usage not recorded', { keyId: key.keyId, error: usage.reason as Error });
-    if (planned.status === 'fulfilled')
-      app.principal = {
-        kind: 'apiKey',
-        accountId: key.accountId,
-        userId: key.ownerId,
-        keyId: key.keyId,
-        scopes: key.scopes,
-        plan: planned.value,
-      };
+    // A refusal of the budget carries its headers and the plan is not needed then.
     if (budget.status === 'rejected') throw budget.reason;
-    Object.assign(app.responseHeaders, budget.value);
+    app.principal = {
+      kind: 'apiKey',
+      accountId: key.accountId,
+      userId: key.ownerId,
+      keyId: key.keyId,
+      scopes: key.scopes,
+      plan: budget.value.plan,
+    };
+    Object.assign(app.responseHeaders, budget.value.headers);
   },
 });

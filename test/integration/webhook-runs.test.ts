@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
+import { db, queue, tableName } from '../../shared/clients.ts';
+import { config } from '../../shared/config.ts';
+import { keyKey } from '../../shared/db/entities/api-key.ts';
+import { type Execution, executionKey, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { readStats } from '../../shared/db/entities/webhook.ts';
+import { setPlan } from '../../shared/domain/accounts.ts';
+import { createKey } from '../../shared/domain/keys.ts';
+import { takeAccountBudget } from '../../shared/domain/rate-limit.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
+import { createWorkflow, removeWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import type { RunMessage } from '../../shared/engine/dispatch.ts';
+import { cancelRun } from '../../shared/engine/runs.ts';
+import { processRunMessage } from '../../shared/engine/worker.ts';
+import { newId } from '../../shared/ids.ts';
+import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
+import { eventually, takeRunMessages, useOwnQueues } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent, invoke } from '../support/http.ts';
+
+// The trigger's lean path (README "Performance"): a webhook run starts by reference and takes its
+// workflow in the worker; its message goes out beside its record; the trigger counts in the stats and
+// the key's usage when the run leaves PENDING; the rate-limit count lives on the account item.
+
+beforeAll(() => useOwnQueues());
+
+const work = { remainingMs: () => 60_000 };
+const run = (m: RunMessage) => processRunMessage(m, work);
+/** The run messages now queued, for these runs only (other runs of this file may be queued too). */
+async function messagesFor(...ids: string[]) {
+  const found: RunMessage[] = [];
+  for (let i = 0; i < 10 && found.length < ids.length; i++)
+    found.push(...(await takeRunMessages()).filter((m) => ids.includes(m.executionId)));
+  expect(found.map((m) => m.executionId).sort()).toEqual([...ids].sort());
+  return found;
+}
+
+const DEFINITION = {
+  variables: { region: { type: 'string', default: 'eu' }, n: { type: 'number', default: 0 } },
+  steps: [{ id: 'mark', type: 'set', values: { marked: '{% $vars.region %}' } }],
+};
+
+async function givenHook(notifications: unknown[] = []) {
+  const a = await givenAccount({ plan: 'enterprise' });
+  const actor = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
+  const key = await createKey(actor, { name: 'hook', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
+  const workflow = await createWorkflow(actor, {
+    name: 'target',
+    definition: WorkflowDefinition.parse({ ...DEFINITION, notifications }),
+    recovery: false,
+    editors: [],
+  });
+  const webhook = await createWebhook(actor, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', apiKeyId: key.id }));
+  const trigger = (body: string, contentType = 'application/json') =>
+    invoke(
+      triggerHandler,
+      apiEvent({
+        method: 'POST',
+        path: `/api/webhooks/${webhook.webhookId}/trigger`,
+        params: { webhookId: webhook.webhookId },
+        headers: { authorization: `Bearer ${key.token}`, 'content-type': contentType },
+        body,
+      }),
+    );
+  const accepted = async (body: object) => {
+    const res = await trigger(JSON.stringify(body));
+    expect(res.status, res.body).toBe(200);
+    return (await getExecution(a.account.accountId, res.json.executionId)) as Execution;
+  };
+  const usage = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: keyKey(key.id) }))).Item?.usageTotal ?? 0;
+  const stats = () => readStats(webhook.webhookId, Date.now());
+  return { a, actor, key, workflow, webhook, trigger, accepted, usage, stats };
+}
+
+describe('a webhook run starts by reference', () => {
+  it('takes the workflow as it is when the worker picks the run up: definition, defaults, and then the started notification', async () => {
+    const target = { url: 'https://receiver.example/hook', events: ['execution.started'], secret: `whsec_${'A'.repeat(32)}` };
+    const h = await givenHook([target]);
+    const e = await h.accepted({ n: 5 });
+    // The trigger wrote the run with the mapped inputs as given, no definition, no steps.
+    expect(e).toMatchObject({ status: 'PENDING', variables: { n: 5 }, steps: [], webhookId: h.webhook.webhookId });
+    expect(e.definition).toBeUndefined();
+    const [started] = (await listEvents(e.accountId, e.executionId, 10)).items;
+    expect(started).toMatchObject({ type: 'execution.started', data: { trigger: 'webhook', input: { n: 5 } } });
+
+    await updateWorkflow(h.actor, h.workflow.workflowId, {
+      definition: WorkflowDefinition.parse({
+        ...DEFINITION,
+        variables: { ...DEFINITION.variables, region: { type: 'string', default: 'us' } },
+        notifications: [target],
+      }),
+    });
+    for (const m of await messagesFor(e.executionId)) await run(m);
+
+    const done = (await getExecution(e.accountId, e.executionId)) as Execution;
+    expect(done).toMatchObject({ status: 'SUCCEEDED', variables: { n: 5, region: 'us', marked: 'us' } });
+    expect(done.definition?.variables?.region?.default).toBe('us');
+    expect(done.steps.map((s) => [s.stepId, s.status])).toEqual([['mark', 'SUCCEEDED']]);
+    // The started event, written before the run knew its targets, is queued for them now: once.
+    const { Messages = [] } = await queue().send(
+      new ReceiveMessageCommand({ QueueUrl: config().NOTIFY_QUEUE_URL, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    const notified = Messages.map((m) => JSON.parse(m.Body ?? '{}')).filter((m) => m.executionId === e.executionId);
+    expect(notified).toEqual([{ accountId: e.accountId, executionId: e.executionId, target: 0, event: started }]);
+  });
+
+  it('fails the run, not the trigger, on a mapped variable of the wrong type or a workflow deleted meanwhile', async () => {
+    const h = await givenHook();
+    const wrongType = await h.accepted({ n: 'five' });
+    for (const m of await messagesFor(wrongType.executionId)) await run(m);
+    const failed = (await getExecution(wrongType.accountId, wrongType.executionId)) as Execution;
+    expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'VALIDATION_FAILED' }, payload: { n: 'five' } });
+    expect(failed.error?.message).toContain('variables.n must be a number');
+    expect(failed.finishedAt).toEqual(expect.any(Number));
+    const events = (await listEvents(failed.accountId, failed.executionId, 10)).items.map((ev) => ev.type);
+    expect(events).toEqual(['execution.started', 'execution.failed']);
+
+    const orphan = await h.accepted({ n: 1 });
+    await removeWorkflow(h.actor, h.workflow.workflowId);
+    for (const m of await messagesFor(orphan.executionId)) await run(m);
+    expect(await getExecution(orphan.accountId, orphan.executionId)).toMatchObject({
+      status: 'FAILED',
+      error: { code: 'WORKFLOW_NOT_FOUND' },
+    });
+  });
+});
+
+describe('counting a trigger', () => {
+  it('counts an accepted trigger once, when its run leaves PENDING (claimed or cancelled), and a refusal at once', async () => {
+    const h = await givenHook();
+    const first = await h.accepted({ n: 1 });
+    // Nothing counted on the trigger's own path.
+    expect((await h.stats()).accepted).toBe(0);
+    expect(await h.usage()).toBe(0);
+
+    const [m] = await messagesFor(first.executionId);
+    await run(m as RunMessage);
+    expect(await h.stats()).toMatchObject({ total: 1, accepted: 1 });
+    expect(await h.usage()).toBe(1);
+    // A duplicate delivery of the same message claims nothing and counts nothing.
+    await run(m as RunMessage);
+    expect(await h.stats()).toMatchObject({ total: 1, accepted: 1 });
+    expect(await h.usage()).toBe(1);
+
+    const second = await h.accepted({ n: 2 });
+    await cancelRun(second.accountId, second.executionId, 'not needed');
+    expect(await h.stats()).toMatchObject({ total: 2, accepted: 2 });
+    expect(await h.usage()).toBe(2);
+    for (const late of await messagesFor(second.executionId)) await run(late);
+    expect(await getExecution(second.accountId, second.executionId)).toMatchObject({ status: 'CANCELLED' });
+    expect(await h.stats()).toMatchObject({ total: 2, accepted: 2 });
+
+    // A refusal after the rate limit counts at once, in the stats and in the key's usage.
+    expect((await h.trigger('{}', 'text/plain')).status).toBe(415);
+    expect(await h.stats()).toMatchObject({ total: 3, accepted: 2, rejected: { '415': 1 } });
+    expect(await h.usage()).toBe(3);
+    const today = (await h.stats()).daily.at(-1);
+    expect(today).toMatchObject({ accepted: 2, rejected: 1 });
+  });
+});
+
+describe('a run message before its record', () => {
+  it('waits for a record that is not there yet, then runs it', async () => {
+    const h = await givenHook();
+    const e = await h.accepted({ n: 3 });
+    const [m] = await messagesFor(e.executionId);
+    const key = executionKey(e.accountId, e.executionId);
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key }));
+    // As if the message had overtaken the write: the record appears 150 ms after the worker starts.
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    const working = run(m as RunMessage);
+    await new Promise((r) => setTimeout(r, 150));
+    await db().send(new PutCommand({ TableName: tableName(), Item }));
+    await working;
+    expect(await getExecution(e.accountId, e.executionId)).toMatchObject({ status: 'SUCCEEDED', variables: { n: 3, region: 'eu' } });
+  });
+
+  it('sends the message again while the start may still be writing, and the run goes ahead once it lands', async () => {
+    const h = await givenHook();
+    const e = await h.accepted({ n: 4 });
+    const [m] = (await messagesFor(e.executionId)) as [RunMessage];
+    expect(m.sentAt).toEqual(expect.any(Number));
+    const key = executionKey(e.accountId, e.executionId);
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key }));
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+    // A write slower than the worker's in-process wait (about a second).
+    await run(m);
+    await db().send(new PutCommand({ TableName: tableName(), Item }));
+    const again = await eventually(
+      async () => (await takeRunMessages()).filter((x) => x.executionId === e.executionId),
+      (found) => found.length > 0,
+      15_000,
+    );
+    expect(again).toEqual([{ ...m }]);
+    await run(again[0] as RunMessage);
+    expect(await getExecution(e.accountId, e.executionId)).toMatchObject({ status: 'SUCCEEDED' });
+  });
+
+  it('drops the message of a run never written once the start cannot be writing any more, and writes nothing', async () => {
+    const { account } = await givenAccount();
+    const executionId = newId('ex');
+    await run({ accountId: account.accountId, executionId, dispatch: randomUUID(), sentAt: Date.now() - 61_000 });
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: executionKey(account.accountId, executionId) }));
+    expect(Item).toBeUndefined();
+  });
+});
+
+describe('the rate-limit count on the account item', () => {
+  const limits = () => config().rateLimits;
+  // A window well in the future, so no other request of these accounts falls in it.
+  const window0 = (Math.floor(Date.now() / 60_000) + 10) * 60_000;
+
+  it('returns the plan with the count, so a plan change applies to the next request', async () => {
+    const { account } = await givenAccount({ plan: 'pro' });
+    const before = await takeAccountBudget(account.accountId, window0);
+    expect(before.plan).toBe('pro');
+    expect(before.headers['x-ratelimit-limit']).toBe(String(limits().pro));
+    await setPlan(account.accountId, 'team');
+    const after = await takeAccountBudget(account.accountId, window0 + 1_000);
+    expect(after.plan).toBe('team');
+    expect(after.headers['x-ratelimit-limit']).toBe(String(limits().team));
+    expect(after.headers['x-ratelimit-remaining']).toBe(String(limits().team - 2));
+  });
+
+  it('starts each window afresh, and a request whose clock is behind counts in the newer window', async () => {
+    const { account } = await givenAccount({ plan: 'enterprise' });
+    const limit = limits().enterprise;
+    const take = async (now: number) => (await takeAccountBudget(account.accountId, now)).headers;
+    for (let i = 1; i <= 3; i++) expect((await take(window0 + i))['x-ratelimit-remaining']).toBe(String(limit - i));
+    const next = await take(window0 + 60_000);
+    expect(next['x-ratelimit-remaining']).toBe(String(limit - 1));
+    expect(next['x-ratelimit-reset']).toBe(String(window0 / 1000 + 120));
+    const behind = await take(window0 + 59_000);
+    expect(behind['x-ratelimit-remaining']).toBe(String(limit - 2));
+    expect(behind['x-ratelimit-reset']).toBe(String(window0 / 1000 + 120));
+  });
+
+  it('answers 404 ACCOUNT_NOT_FOUND for an account that does not exist, and creates nothing', async () => {
+    const accountId = newId('acc');
+    await expect(takeAccountBudget(accountId, window0)).rejects.toMatchObject({ statusCode: 404, code: 'ACCOUNT_NOT_FOUND' });
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: { PK: `ACC#${accountId}`, SK: 'ACCOUNT' } }));
+    expect(Item).toBeUndefined();
+  });
+});
