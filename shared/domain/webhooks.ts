@@ -4,7 +4,17 @@ import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getApiKey } from '../db/entities/api-key.ts';
 import { getAccount } from '../db/entities/account.ts';
-import { getWebhook, listWebhooks, readStats, type Webhook, webhookCountKey, webhookItem, webhookKey } from '../db/entities/webhook.ts';
+import {
+  deleteWebhookItem,
+  getWebhook,
+  listWebhooks,
+  readStats,
+  type Webhook,
+  webhookCountKey,
+  webhookItem,
+} from '../db/entities/webhook.ts';
+import { workflowKey } from '../db/entities/workflow.ts';
+import { getWorkflow } from '../db/entities/workflow.ts';
 import { badRequest, forbidden, isConditionFailure, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
@@ -95,12 +105,22 @@ export async function createWebhook(p: SessionPrincipal, input: z.output<typeof 
             },
           },
           { Put: { TableName: tableName(), Item: webhookItem(w), ConditionExpression: 'attribute_not_exists(PK)' } },
+          // A workflow deleted meanwhile takes its webhooks with it (`removeWorkflow`): none may follow.
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: workflowKey(p.accountId, input.workflowId),
+              ConditionExpression: 'attribute_exists(PK)',
+            },
+          },
         ],
       }),
     );
   } catch (e) {
-    if (isConditionFailure(e)) throw planLimit();
-    throw e;
+    if (!isConditionFailure(e)) throw e;
+    if (!(await getWorkflow(p.accountId, input.workflowId)))
+      throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${input.workflowId} does not exist.`);
+    throw planLimit();
   }
   return w;
 }
@@ -145,30 +165,9 @@ export async function updateWebhook(
 export async function deleteWebhook(p: SessionPrincipal, webhookId: string): Promise<void> {
   const w = await visibleWebhook(p, webhookId);
   await requireEditableWorkflow(p, w.workflowId);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName(), Key: webhookKey(webhookId), ConditionExpression: 'attribute_exists(PK)' } },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: webhookCountKey(p.accountId),
-              UpdateExpression: 'ADD #n :minus',
-              ConditionExpression: '#n > :zero',
-              ExpressionAttributeNames: { '#n': 'count' },
-              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (e) {
-    if (isConditionFailure(e)) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
-    throw e;
-  } finally {
-    caches.webhooks.delete(webhookId);
-  }
+  const deleted = await deleteWebhookItem(p.accountId, webhookId);
+  caches.webhooks.delete(webhookId);
+  if (!deleted) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
 }
 
 export async function listVisibleWebhooks(p: SessionPrincipal) {

@@ -3,8 +3,8 @@
 //   node cpu-trigger.mjs <warm-up> <warm> <cold>
 // runs <warm-up> requests (alternately with and without cached records, so both paths are compiled),
 // then <warm> requests that find the records cached (as in a warm Lambda instance), then <cold>
-// requests that each start with empty record caches (webhook, key, account and workflow read with
-// one BatchGet each and parsed). Every request must answer 200.
+// requests that each start with empty record caches (webhook and key read with one BatchGet and
+// parsed). Every request must answer 200.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../functions/http/webhooks/trigger.ts';
 import { db, tableName } from '../../shared/clients.ts';

@@ -6,7 +6,8 @@ import { db, queue, storage } from '../../shared/clients.ts';
  * answers in memory, so each call still goes through the whole SDK (middleware, serialization,
  * SigV4 signing, response parsing) but no socket, TLS or server. DynamoDB keeps the items it is given
  * (PutItem, the Puts of TransactWriteItems) in their wire form and returns them to GetItem and
- * BatchGetItem; every UpdateItem succeeds with `count` 1 (a first request in its rate-limit window);
+ * BatchGetItem; every UpdateItem succeeds and returns the item kept with its rate count at 1 (a
+ * first request in its rate-limit window);
  * SQS accepts every message; S3 every object. Enough for the request paths the benchmarks drive.
  */
 type Item = Record<string, Record<string, unknown>>;
@@ -46,8 +47,13 @@ function dynamodb(op: string, input: any): unknown {
         ),
         UnprocessedKeys: {},
       };
-    case 'UpdateItem':
-      return input.ReturnValues && input.ReturnValues !== 'NONE' ? { Attributes: { count: { N: '1' } } } : {};
+    case 'UpdateItem': {
+      if (!input.ReturnValues || input.ReturnValues === 'NONE') return {};
+      // The item as kept, with its counter at 1 (a first request in its window): the account's rate
+      // count (which returns the plan) and the key's usage.
+      const start = input.ExpressionAttributeValues?.[':start'] ?? { N: '0' };
+      return { Attributes: { ...items.get(keyOf(input.Key)), rateCount: { N: '1' }, rateWindow: start } };
+    }
     case 'TransactWriteItems':
       for (const t of input.TransactItems as { Put?: { Item: Item } }[]) if (t.Put) keep(t.Put.Item);
       return {};

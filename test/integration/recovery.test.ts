@@ -16,6 +16,7 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
 import { sweepCrashed, sweepRestart } from '../../shared/engine/recovery.ts';
+import { readStats } from '../../shared/db/entities/webhook.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
 import { takeRunMessages, useOwnQueues, useOwnTable } from '../support/engine.ts';
@@ -169,9 +170,13 @@ describe('the startup sweep', () => {
     expect((await read(finished.execution)).status).toBe('SUCCEEDED');
     const untouched = await Promise.all([finished, apiWaiting, apiPending].map((r) => read(r.execution)));
     const approvalId = (await read(waiting.execution)).approvalId as string;
+    const accepted = async () => (await readStats('wh_test', Date.now())).accepted;
+    const counted = await accepted();
 
     const first = await startupSweep();
     expect(first).toEqual({ interrupted: 3, redispatched: 0 });
+    // The run interrupted before any worker claimed it counts its trigger now (the others did at their claim).
+    expect(await accepted()).toBe(counted + 1);
     for (const [run, from] of [
       [pending, 'PENDING'],
       [waiting, 'WAITING_APPROVAL'],
@@ -198,6 +203,7 @@ describe('the startup sweep', () => {
     const after = await Promise.all([pending, waiting, running].map((r) => read(r.execution)));
     expect(await startupSweep()).toEqual({ interrupted: 0, redispatched: 0 });
     expect(await Promise.all([pending, waiting, running].map((r) => read(r.execution)))).toEqual(after);
+    expect(await accepted()).toBe(counted + 1);
 
     // No replay: the pending run's original message, delivered now, runs nothing.
     await deliver(pending.message);
@@ -228,7 +234,9 @@ describe('the startup sweep', () => {
     }
     expect(results[0]?.redispatched).toBe(1);
     const again = await takeRunMessages();
-    expect(again).toEqual([{ accountId: apiRun.accountId, executionId: apiRun.executionId, dispatch: apiRun.dispatch }]);
+    expect(again).toEqual([
+      { accountId: apiRun.accountId, executionId: apiRun.executionId, dispatch: apiRun.dispatch, sentAt: expect.any(Number) },
+    ]);
     await deliver(again[0] as RunMessage);
     expect((await read(apiRun)).status).toBe('WAITING_APPROVAL');
   });
@@ -408,6 +416,36 @@ describe('manual handling over v1', () => {
     left = refuseForConflict('transaction');
     expect((await call(cancelHandler, 'cancel', e.executionId, key(), {})).json).toMatchObject({ status: 'CANCELLED' });
     expect(left()).toBe(0);
+  });
+
+  it('a webhook run interrupted before any worker picked it up takes its workflow when resumed', async () => {
+    const workflow = await workflowOf({
+      variables: { env: { type: 'string', default: 'dev' } },
+      steps: [{ id: 'only', type: 'set', values: { ok: true } }],
+    });
+    // As the trigger starts it: by reference, no definition until a worker takes it.
+    const { execution } = await startRun({
+      workflow: { accountId: workflow.accountId, workflowId: workflow.workflowId },
+      trigger: 'webhook',
+      variables: { n: 1 },
+      webhookId: 'wh_test',
+    });
+    const [message] = await takeRunMessages(1);
+    expect(message?.executionId).toBe(execution.executionId);
+    await sweepRestart();
+    const interrupted = await read(execution);
+    expect(interrupted).toMatchObject({ status: 'INTERRUPTED', steps: [] });
+    expect(interrupted.definition).toBeUndefined();
+    expect((await events(interrupted)).find((ev) => ev.type === 'execution.interrupted')?.data).toMatchObject({
+      from: 'PENDING',
+      stepId: null,
+    });
+    // The original message runs nothing; resume sends a new one, and that claim takes the workflow.
+    await deliver(message as RunMessage);
+    expect((await read(execution)).status).toBe('INTERRUPTED');
+    expect((await call(resumeHandler, 'resume', execution.executionId)).status).toBe(200);
+    await drain();
+    expect(await read(execution)).toMatchObject({ status: 'SUCCEEDED', variables: { n: 1, env: 'dev', ok: true } });
   });
 
   it('cancel ends an INTERRUPTED run and its pending approval', async () => {

@@ -6,6 +6,7 @@ import { handler as deleteHandler } from '../../functions/http/webhooks/delete.t
 import { handler as getHandler } from '../../functions/http/webhooks/get.ts';
 import { handler as listHandler } from '../../functions/http/webhooks/list.ts';
 import { handler as statsHandler } from '../../functions/http/webhooks/stats.ts';
+import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { handler as updateHandler } from '../../functions/http/webhooks/update.ts';
 import type { Plan } from '../../shared/config.ts';
 import { setPlan } from '../../shared/db/entities/account.ts';
@@ -13,7 +14,7 @@ import { putApiKey } from '../../shared/db/entities/api-key.ts';
 import type { User } from '../../shared/db/entities/user.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createKey, revokeKey } from '../../shared/domain/keys.ts';
-import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { createWorkflow, removeWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { newTokenId } from '../../shared/ids.ts';
 import { WebhookStats, WebhookView } from '../../shared/schemas/webhooks.ts';
@@ -579,6 +580,34 @@ describe('delete', () => {
     const created = await api.create(t.memberSession, { workflowId: t.memberWf.workflowId, name: 'gone' });
     expect((await api.remove(t.adminSession, created.json.id)).status).toBe(204);
     expect(ids(await api.list(t.memberSession))).toEqual([]);
+  });
+});
+
+describe('deleting a workflow', () => {
+  it('deletes its webhooks (their URLs answer 404) and frees their plan slots; the others stay', async () => {
+    const t = await givenTeam('pro');
+    const doomed = await Promise.all(['a', 'b'].map((name) => api.create(t.adminSession, { workflowId: t.adminWf.workflowId, name })));
+    const kept = await api.create(t.memberSession, { workflowId: t.memberWf.workflowId, name: 'kept' });
+    expect([...doomed, kept].map((r) => r.status)).toEqual([201, 201, 201]);
+    await removeWorkflow(t.admin, t.adminWf.workflowId);
+    for (const r of doomed) expectProblem(await api.get(t.adminSession, r.json.id), 404, 'WEBHOOK_NOT_FOUND');
+    const trigger = await invoke(
+      triggerHandler,
+      apiEvent({
+        method: 'POST',
+        path: `/api/webhooks/${doomed[0]?.json.id}/trigger`,
+        params: { webhookId: doomed[0]?.json.id },
+        body: {},
+      }),
+    );
+    expectProblem(trigger, 404, 'WEBHOOK_NOT_FOUND');
+    expect(ids(await api.list(t.adminSession))).toEqual([kept.json.id]);
+    // Pro allows 3: the two slots are free again.
+    for (const name of ['c', 'd'])
+      expect((await api.create(t.memberSession, { workflowId: t.memberWf.workflowId, name })).status).toBe(201);
+    expectProblem(await api.create(t.memberSession, { workflowId: t.memberWf.workflowId, name: 'e' }), 403, 'PLAN_LIMIT_REACHED');
+    // No webhook can be made for the deleted workflow.
+    expectProblem(await api.create(t.adminSession, { workflowId: t.adminWf.workflowId, name: 'late' }), 404, 'WORKFLOW_NOT_FOUND');
   });
 });
 

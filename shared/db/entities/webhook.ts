@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { isConditionFailure } from '../../errors.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: get by id (global: the trigger URL carries only the id; PK WH#<id>, SK WEBHOOK) ·
@@ -56,6 +57,33 @@ const DAY_TTL_SECONDS = 35 * 86_400;
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /** Transaction items counting one accepted trigger (written with the execution). */
+/** Delete a webhook and take it off its account's count, together; false when it was gone already. */
+export async function deleteWebhookItem(accountId: string, webhookId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: webhookKey(webhookId), ConditionExpression: 'attribute_exists(PK)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: webhookCountKey(accountId),
+              UpdateExpression: 'ADD #n :minus',
+              ConditionExpression: '#n > :zero',
+              ExpressionAttributeNames: { '#n': 'count' },
+              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
 /**
  * Count one trigger in the webhook's totals and today's bucket: accepted, or refused with `status`.
  * Two atomic increments in parallel, never inside a transaction: every trigger of a webhook touches
