@@ -95,6 +95,13 @@ export async function triggerWebhook(req: TriggerRequest, state: TriggerState, n
   try {
     const accepted = await checkAndStart(req, state, now);
     emit('TriggerAccepted');
+    // A replay starts no run, so nothing else counts its use of the key.
+    const key = state.metered;
+    if (accepted.replayed && key) {
+      await recordKeyUsage(key.keyId, now).catch((error: unknown) =>
+        logger.warn('key usage not recorded', { keyId: key.keyId, error: error as Error }),
+      );
+    }
     return accepted;
   } catch (e) {
     if (e instanceof AppError) emit('TriggerRejected', 1, { code: e.code });

@@ -15,7 +15,6 @@ import {
   getExecution,
   listEvents,
   newEvent,
-  type RunError,
   type RunEvent,
   type StepState,
 } from '../db/entities/execution.ts';
@@ -28,7 +27,7 @@ import { MAX_DELAY_SECONDS, newDispatch, type RunMessage, sendRunMessage } from 
 import { notifyEvents } from './notify.ts';
 import { recoverIfCrashed } from './recovery.ts';
 import { cancelledUpdate, countAcceptedTrigger, runFromWorkflow } from './runs.ts';
-import { getWorkflow } from '../db/entities/workflow.ts';
+import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
 import { StepError } from './step-error.ts';
 import { emit } from '../metrics.ts';
@@ -140,31 +139,34 @@ async function claim(
  * stays on the run for a rerun). Returns the run ready for its first step, or undefined.
  */
 async function resolveRun(e: Execution, owner: string): Promise<Execution | undefined> {
-  const workflow = await getWorkflow(e.accountId, e.workflowId);
-  const resolved = workflow && runFromWorkflow(workflow, e.variables);
-  let error: RunError | undefined;
-  if (!resolved) error = { code: 'WORKFLOW_NOT_FOUND', message: `Workflow ${e.workflowId} no longer exists.` };
-  else if (!resolved.ok)
-    error = { code: 'VALIDATION_FAILED', message: `Inputs refused: ${resolved.errors.map((x) => `${x.path} ${x.message}`).join('; ')}.` };
-  else if (executionItemBytes({ ...e, ...resolved.fields }) > MAX_EXECUTION_ITEM_BYTES)
-    error = { code: 'STATE_TOO_LARGE', message: 'The run (variables and the workflow definition together) is too large to store.' };
-  if (error || !resolved?.ok) {
+  const r = resolution(e, await getWorkflow(e.accountId, e.workflowId));
+  if ('error' in r) {
     const now = Date.now();
-    const failed = await checkpoint(
-      e,
-      owner,
-      { status: 'FAILED', error, finishedAt: now },
-      ['lease'],
-      [],
-      [newEvent(e.executionId, 'execution.failed', { error }, now)],
-    );
+    const event = newEvent(e.executionId, 'execution.failed', { error: r.error }, now);
+    const failed = await checkpoint(e, owner, { status: 'FAILED', error: r.error, finishedAt: now }, ['lease'], [], [event]);
     if (failed) emit('ExecutionFailed');
     return undefined;
   }
-  const next = await checkpoint(e, owner, resolved.fields, [], [], []);
+  const next = await checkpoint(e, owner, r.fields, [], [], []);
   // The run's first event was written before its notification targets were known.
   if (next?.definition?.notifications?.length) await notifyEvents(next, (await listEvents(e.accountId, e.executionId, 1)).items);
   return next;
+}
+
+function resolution(e: Execution, workflow: Workflow | undefined) {
+  if (!workflow) return { error: { code: 'WORKFLOW_NOT_FOUND', message: `Workflow ${e.workflowId} no longer exists.` } };
+  const r = runFromWorkflow(workflow, e.variables);
+  if (!r.ok) {
+    return {
+      error: { code: 'VALIDATION_FAILED', message: `Inputs refused: ${r.errors.map((x) => `${x.path} ${x.message}`).join('; ')}.` },
+    };
+  }
+  if (executionItemBytes({ ...e, ...r.fields }) > MAX_EXECUTION_ITEM_BYTES) {
+    return {
+      error: { code: 'STATE_TOO_LARGE', message: 'The run (variables and the workflow definition together) is too large to store.' },
+    };
+  }
+  return { fields: r.fields };
 }
 
 /** Conditions of every write a worker makes while it holds the run. */
