@@ -37,7 +37,8 @@ if (!process.env.TABLE_NAME) {
 }
 // Imported after the environment is settled: the SDK clients read it when first used.
 const { Plan } = await import('../../shared/config.ts');
-const { createAccount, setPlan } = await import('../../shared/domain/accounts.ts');
+const { createAccount } = await import('../../shared/domain/accounts.ts');
+const { setPlan } = await import('../../shared/db/entities/account.ts');
 const { Email, Password } = await import('../../shared/schemas/identity.ts');
 
 const parse = <T>(schema: z.ZodType<T>, input: unknown): T => {

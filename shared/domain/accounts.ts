@@ -1,7 +1,7 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
-import { accountItem, setPlan as setAccountPlan, type Account } from '../db/entities/account.ts';
+import { accountItem, type Account } from '../db/entities/account.ts';
 import { createUserItems, type Role, type User } from '../db/entities/user.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -36,9 +36,4 @@ async function transact(TransactItems: TransactWriteCommandInput['TransactItems'
     if (isConditionFailure(e)) throw conflict('EMAIL_TAKEN', 'A user with this email already exists.');
     throw e;
   }
-}
-
-/** Change an account's plan: the next metered request of the account meters against it (no cache). */
-export async function setPlan(accountId: string, plan: Plan): Promise<Account> {
-  return setAccountPlan(accountId, plan);
 }

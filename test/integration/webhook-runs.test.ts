@@ -8,7 +8,7 @@ import { config } from '../../shared/config.ts';
 import { keyKey } from '../../shared/db/entities/api-key.ts';
 import { type Execution, executionKey, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
 import { readStats } from '../../shared/db/entities/webhook.ts';
-import { setPlan } from '../../shared/domain/accounts.ts';
+import { setPlan } from '../../shared/db/entities/account.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { takeAccountBudget } from '../../shared/domain/rate-limit.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';

@@ -19,6 +19,7 @@ export async function getAccount(accountId: string): Promise<Account | undefined
   return Item ? Account.parse(Item) : undefined;
 }
 
+/** Change an account's plan: the next metered request of the account meters against it (no cache). */
 export async function setPlan(accountId: string, plan: Plan): Promise<Account> {
   try {
     const { Attributes } = await db().send(
