@@ -13,8 +13,7 @@ import {
   webhookCountKey,
   webhookItem,
 } from '../db/entities/webhook.ts';
-import { workflowKey } from '../db/entities/workflow.ts';
-import { getWorkflow } from '../db/entities/workflow.ts';
+import { getWorkflow, workflowKey } from '../db/entities/workflow.ts';
 import { badRequest, forbidden, isConditionFailure, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';

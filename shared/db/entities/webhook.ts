@@ -56,7 +56,6 @@ export const listWebhooks = (accountId: string, createdBy?: string) =>
 const DAY_TTL_SECONDS = 35 * 86_400;
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 
-/** Transaction items counting one accepted trigger (written with the execution). */
 /** Delete a webhook and take it off its account's count, together; false when it was gone already. */
 export async function deleteWebhookItem(accountId: string, webhookId: string): Promise<boolean> {
   try {
