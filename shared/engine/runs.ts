@@ -18,7 +18,7 @@ import {
   executionItemBytes,
   MAX_EXECUTION_ITEM_BYTES,
 } from '../db/entities/execution.ts';
-import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
+import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { recordKeyUsage } from '../db/entities/api-key.ts';
 import { recordAccepted } from '../db/entities/webhook.ts';
 import { logger } from '../logger.ts';
@@ -140,7 +140,9 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
-    await Promise.all([write, message()]);
+    const [written, sent] = await Promise.allSettled([write, message()]);
+    if (written.status === 'rejected') throw written.reason;
+    if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
   } else {
     // A replay must not send anything, so with an Idempotency-Key the message waits for the write.
     try {
@@ -155,11 +157,50 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
       return { execution: first, replayed: true };
     }
-    await message();
+    await message().catch((cause: unknown) => abandonUnsent(execution, idem, cause));
   }
   emit('ExecutionStarted');
   await notifyEvents(execution, [started]);
   return { execution, replayed: false };
+}
+
+/**
+ * The run's message could not be sent (the SDK's retries spent): rather than leave the run PENDING
+ * for ever, end it FAILED (`DISPATCH_FAILED`) and answer the start with the error, so a retry by the
+ * caller is the one run that happens (with an Idempotency-Key, the key is freed for it). Conditional
+ * on the run still waiting for this dispatch: when a worker has claimed it meanwhile, the message did
+ * arrive after all, and the start stands.
+ */
+async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause: unknown): Promise<void> {
+  const now = Date.now();
+  const error = { code: 'DISPATCH_FAILED', message: 'The run could not be queued; its start was answered with an error.' };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: buildUpdate(
+              executionKey(e.accountId, e.executionId),
+              { status: 'FAILED', error, finishedAt: now, updatedAt: now },
+              ['dispatch', ...ACTIVE_INDEX_ATTRIBUTES],
+              {
+                expression: '#status = :pending AND dispatch = :d',
+                names: { '#status': 'status' },
+                values: { ':pending': 'PENDING', ':d': e.dispatch },
+              },
+            ),
+          },
+          eventPut(e.accountId, newEvent(e.executionId, 'execution.failed', { error }, now)),
+          ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
+        ],
+      }),
+    );
+  } catch (err) {
+    if (isConditionFailure(err)) return;
+    logger.error('unsent run left PENDING', { executionId: e.executionId, error: err as Error });
+  }
+  emit('ExecutionFailed');
+  throw cause;
 }
 
 /**

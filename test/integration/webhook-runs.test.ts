@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { db, queue, tableName } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
 import { keyKey } from '../../shared/db/entities/api-key.ts';
-import { type Execution, executionKey, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { type Execution, executionKey, getExecution, listEvents, listExecutions } from '../../shared/db/entities/execution.ts';
 import { readStats } from '../../shared/db/entities/webhook.ts';
 import { setPlan } from '../../shared/db/entities/account.ts';
 import { createKey } from '../../shared/domain/keys.ts';
@@ -56,14 +56,14 @@ async function givenHook(notifications: unknown[] = []) {
     editors: [],
   });
   const webhook = await createWebhook(actor, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', apiKeyId: key.id }));
-  const trigger = (body: string, contentType = 'application/json') =>
+  const trigger = (body: string, contentType = 'application/json', headers: Record<string, string> = {}) =>
     invoke(
       triggerHandler,
       apiEvent({
         method: 'POST',
         path: `/api/webhooks/${webhook.webhookId}/trigger`,
         params: { webhookId: webhook.webhookId },
-        headers: { authorization: `Bearer ${key.token}`, 'content-type': contentType },
+        headers: { authorization: `Bearer ${key.token}`, 'content-type': contentType, ...headers },
         body,
       }),
     );
@@ -74,7 +74,8 @@ async function givenHook(notifications: unknown[] = []) {
   };
   const usage = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: keyKey(key.id) }))).Item?.usageTotal ?? 0;
   const stats = () => readStats(webhook.webhookId, Date.now());
-  return { a, actor, key, workflow, webhook, trigger, accepted, usage, stats };
+  const runs = async () => (await listExecutions(a.account.accountId, { workflowId: workflow.workflowId }, 100)).items;
+  return { a, actor, key, workflow, webhook, trigger, accepted, usage, stats, runs };
 }
 
 describe('a webhook run starts by reference', () => {
@@ -207,6 +208,70 @@ describe('a run message before its record', () => {
     await run({ accountId: account.accountId, executionId, dispatch: randomUUID(), sentAt: Date.now() - 61_000 });
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: executionKey(account.accountId, executionId) }));
     expect(Item).toBeUndefined();
+  });
+});
+
+describe('a run whose message cannot be sent', () => {
+  /** The next SendMessage fails as it would once the SDK's retries are spent (a fault no emulator makes). */
+  const failNextSend = (before?: (command: unknown) => Promise<void>) =>
+    vi.spyOn(queue(), 'send').mockImplementationOnce((async (command: unknown) => {
+      if (before) await before(command);
+      throw Object.assign(new Error('SQS unavailable'), { name: 'ServiceUnavailable' });
+    }) as never);
+  // Once the failing call is spent, the spy passes calls through to the real client.
+  const realSend = (command: unknown) => (queue().send as (c: unknown) => Promise<unknown>)(command);
+
+  it('ends the run FAILED (DISPATCH_FAILED) and answers 500, so the retry is the one run', async () => {
+    const h = await givenHook();
+    const spy = failNextSend();
+    const res = await h.trigger(JSON.stringify({ n: 1 }));
+    spy.mockRestore();
+    expect(res.status).toBe(500);
+    const [failed] = await h.runs();
+    expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'DISPATCH_FAILED' } });
+    expect(failed?.dispatch).toBeUndefined();
+    expect((await listEvents(failed?.accountId as string, failed?.executionId as string, 10)).items.map((e) => e.type)).toEqual([
+      'execution.started',
+      'execution.failed',
+    ]);
+    const retry = await h.accepted({ n: 1 });
+    for (const m of await messagesFor(retry.executionId)) await run(m);
+    expect(await getExecution(retry.accountId, retry.executionId)).toMatchObject({ status: 'SUCCEEDED' });
+    expect((await h.runs()).map((e) => e.status).sort()).toEqual(['FAILED', 'SUCCEEDED']);
+    // The failed start counts nowhere: the caller was answered with an error.
+    expect(await h.stats()).toMatchObject({ total: 1, accepted: 1 });
+  });
+
+  it('with an Idempotency-Key, frees the key: the retry starts afresh, and later repeats replay it', async () => {
+    const h = await givenHook();
+    const idem = { 'idempotency-key': `order-${randomUUID()}` };
+    const spy = failNextSend();
+    expect((await h.trigger(JSON.stringify({ n: 2 }), 'application/json', idem)).status).toBe(500);
+    spy.mockRestore();
+    const retry = await h.trigger(JSON.stringify({ n: 2 }), 'application/json', idem);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    const again = await h.trigger(JSON.stringify({ n: 2 }), 'application/json', idem);
+    expect(again.status).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json.executionId).toBe(retry.json.executionId);
+    expect((await h.runs()).map((e) => [e.executionId === retry.json.executionId, e.status]).sort()).toEqual([
+      [false, 'FAILED'],
+      [true, 'PENDING'],
+    ]);
+    await messagesFor(retry.json.executionId);
+  });
+
+  it('stands when a worker took the run meanwhile: the send did arrive, only its answer was lost', async () => {
+    const h = await givenHook();
+    const spy = failNextSend(async (command) => {
+      await realSend(command);
+      for (const m of await takeRunMessages()) await run(m);
+    });
+    const res = await h.trigger(JSON.stringify({ n: 3 }));
+    spy.mockRestore();
+    expect(res.status, res.body).toBe(200);
+    expect(await getExecution(h.a.account.accountId, res.json.executionId)).toMatchObject({ status: 'SUCCEEDED' });
   });
 });
 

@@ -26,3 +26,13 @@ export async function getIdempotencyRecord(accountId: string, scope: string, ide
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key(accountId, scope, idemKey), ConsistentRead: true }));
   return Item ? IdempotencyRecord.parse(Item) : undefined;
 }
+
+/** Frees the key of an execution that never started (its message could not be sent), in that transaction. */
+export const idempotencyDelete = (accountId: string, scope: string, idemKey: string, executionId: string) => ({
+  Delete: {
+    TableName: tableName(),
+    Key: key(accountId, scope, idemKey),
+    ConditionExpression: 'executionId = :id',
+    ExpressionAttributeValues: { ':id': executionId },
+  },
+});
