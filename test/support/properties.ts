@@ -62,27 +62,39 @@ export const printable = fc.string({
 export const mutated = (s: string) =>
   fc.tuple(fc.nat({ max: s.length - 1 }), fc.constantFrom(...'0aZ_9.-A'.split(''))).map(([i, c]) => s.slice(0, i) + c + s.slice(i + 1));
 
-export const contentType = fc.option(
-  fc.oneof(
-    {
-      weight: 10,
-      arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/cloudevents+json'),
-    },
-    {
-      weight: 1,
-      arbitrary: fc.constantFrom(
-        'text/plain',
-        'application/x-www-form-urlencoded',
-        'multipart/form-data; boundary=x',
-        '',
-        'application/octet-stream',
-        'application/jsonp',
-      ),
-    },
-    { weight: 1, arbitrary: text },
-  ),
-  { nil: undefined },
-);
+/**
+ * Content types: mostly JSON ones, some that are not (`refused`, weighted `refusedWeight`, with
+ * `moreRefused` added), some random text, and absent one time in `absentFreq`.
+ */
+export const contentTypes = (opts: { refusedWeight?: number; moreRefused?: string[]; absentFreq?: number } = {}) =>
+  fc.option(
+    fc.oneof(
+      {
+        weight: 10,
+        arbitrary: fc.constantFrom(
+          'application/json',
+          'application/json; charset=utf-8',
+          'APPLICATION/JSON',
+          'application/cloudevents+json',
+        ),
+      },
+      {
+        weight: opts.refusedWeight ?? 1,
+        arbitrary: fc.constantFrom(
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          '',
+          'application/octet-stream',
+          'application/jsonp',
+          ...(opts.moreRefused ?? []),
+        ),
+      },
+      { weight: 1, arbitrary: text },
+    ),
+    { nil: undefined, ...(opts.absentFreq ? { freq: opts.absentFreq } : {}) },
+  );
+export const contentType = contentTypes();
 
 export const anyQuery = fc.dictionary(fc.string(), fc.string(), { maxKeys: 4 });
 
