@@ -15,6 +15,7 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { cancelRun, startRun } from '../../shared/engine/runs.ts';
 import { eventually, useOwnQueues } from '../support/engine.ts';
+import { readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
 import { givenAccount } from '../support/fixtures.ts';
 
@@ -67,14 +68,7 @@ async function call(
     },
     body: body === undefined ? undefined : typeof body === 'string' ? body : new Uint8Array(body),
   });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return readResponse(res);
 }
 
 /** The spec's POST decision endpoint. */

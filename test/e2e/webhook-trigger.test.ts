@@ -22,6 +22,7 @@ import { newTokenId } from '../../shared/ids.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { hashToken, mintToken } from '../../shared/tokens.ts';
 import { eventually, useOwnQueues } from '../support/engine.ts';
+import { readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 
@@ -55,14 +56,7 @@ async function send(path: string, req: Req = {}): Promise<Res> {
     headers: req.headers ?? {},
     body: req.body === undefined ? undefined : Buffer.from(req.body),
   });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return readResponse(res);
 }
 
 const JSON_CT = { 'content-type': 'application/json' };

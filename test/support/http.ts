@@ -54,3 +54,15 @@ export async function invoke(handler: (e: APIGatewayProxyEventV2, c: never) => P
   }
   return { status: res.statusCode, headers: res.headers ?? {}, body: res.body, json };
 }
+
+/** A fetch response read whole: its text, and its JSON when the text is JSON (else undefined). */
+export async function readResponse(res: Response) {
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
