@@ -1,7 +1,14 @@
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type ReceiveMessageCommandInput,
+} from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { queue } from '../../shared/clients.ts';
+import { type FunctionSettings, invoke } from './lambda.ts';
 
 type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -28,11 +35,53 @@ const toRecord = (m: Message, queueArn: string): SQSRecord => ({
 });
 
 /**
- * Stand-in for Lambda's SQS event source mapping: long-polls the queue, hands SQS-shaped batches to
- * the worker, deletes what succeeded and leaves reported failures (and crashed batches) to come back
- * after the visibility timeout.
+ * Messages a receive can take at once. local-aws-sqs counts messages in flight in
+ * ApproximateNumberOfMessages (AWS does not) and delayed ones in neither, so the ready ones are the
+ * difference. Should a later version count like AWS, this undercounts: batches get smaller, never
+ * slower.
  */
-export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?: number } = {}) {
+async function readyMessages(queueUrl: string): Promise<number> {
+  const { Attributes = {} } = await queue().send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  const ready = Number(Attributes.ApproximateNumberOfMessages) - Number(Attributes.ApproximateNumberOfMessagesNotVisible);
+  return Number.isFinite(ready) ? Math.max(0, ready) : 0;
+}
+
+/**
+ * What to ask for so the receive returns as soon as there is something, as SQS long polling does on
+ * AWS. local-aws-sqs answers a receive only when it holds MaxNumberOfMessages messages or its wait
+ * (WaitTimeSeconds plus 40 ms) is over, checking every 10 ms; so the poller asks for exactly what is
+ * ready (up to a batch) without waiting, or, when nothing is, long-polls for one message.
+ */
+export function receiveParameters(
+  ready: number,
+  batchSize: number,
+): Pick<ReceiveMessageCommandInput, 'MaxNumberOfMessages' | 'WaitTimeSeconds'> {
+  return ready > 0
+    ? { MaxNumberOfMessages: Math.min(ready, batchSize), WaitTimeSeconds: 0 }
+    : { MaxNumberOfMessages: 1, WaitTimeSeconds: 1 };
+}
+
+export type PollerOptions = {
+  /** Largest batch handed to the worker (the event source's batchSize). */
+  batchSize?: number;
+  /** The worker function as Lambda knows it: its timeout bounds every invocation. */
+  fn?: FunctionSettings;
+};
+
+/**
+ * Stand-in for Lambda's SQS event source mapping: takes messages as soon as they are there, hands
+ * SQS-shaped batches of up to `batchSize` to the worker within the function's timeout, deletes what
+ * succeeded and leaves reported failures, crashed batches and timed-out batches to come back after
+ * the visibility timeout.
+ */
+export function startPoller(queueUrl: string, worker: Worker, opts: PollerOptions = {}) {
+  const batchSize = opts.batchSize ?? 10;
+  const fn = opts.fn ?? { name: 'worker', timeoutSeconds: WORKER_TIMEOUT_SECONDS };
   // Stopping lets the current long poll (at most 1 s) finish and its batch be processed: an aborted
   // receive would still take messages on the server side and hide them for the visibility timeout.
   let stopping = false;
@@ -43,8 +92,7 @@ export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?
         const { Messages = [] } = await queue().send(
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
-            MaxNumberOfMessages: opts.batchSize ?? 10,
-            WaitTimeSeconds: 1,
+            ...receiveParameters(await readyMessages(queueUrl), batchSize),
             MessageSystemAttributeNames: ['All'],
             // local-aws-sqs reads only the older parameter; without it every receive count is 1.
             AttributeNames: ['All'],
@@ -53,15 +101,16 @@ export function startPoller(queueUrl: string, worker: Worker, opts: { batchSize?
         );
         if (Messages.length === 0) continue;
         const event: SQSEvent = { Records: Messages.map((m) => toRecord(m, queueArn)) };
-        let failed: Set<string>;
-        try {
-          const deadline = Date.now() + WORKER_TIMEOUT_SECONDS * 1000;
-          const result = await worker(event, { getRemainingTimeInMillis: () => deadline - Date.now() } as Context);
-          failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-        } catch (e) {
-          console.error('local poller: worker threw; the batch will be redelivered', e);
+        const outcome = await invoke(fn, worker, event);
+        if (outcome.status === 'timeout') {
+          console.error(`local poller: ${fn.name} timed out; its batch of ${Messages.length} comes back after the visibility timeout`);
           continue;
         }
+        if (outcome.status === 'error') {
+          console.error(`local poller: ${fn.name} threw; the batch will be redelivered`, outcome.error);
+          continue;
+        }
+        const failed = new Set((outcome.result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
         const done = event.Records.filter((r) => !failed.has(r.messageId));
         if (done.length) {
           await queue().send(

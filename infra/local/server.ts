@@ -6,11 +6,21 @@ import { routes } from '../../functions/routes.ts';
 import type { Route } from '../../shared/http/route.ts';
 import { matchPath } from '../../shared/http/match.ts';
 import type { HttpResult } from '../../shared/http/context.ts';
+import { type FunctionSettings, type Invocation, invoke } from './lambda.ts';
 
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
+export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
 
-/** API Gateway's payload limit: larger requests never reach a function. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+/** API Gateway's payload limit (HTTP API quota "Payload size", 10 MB): larger requests never reach a function. */
+export const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+/**
+ * Lambda's limit on a synchronous invocation's request (6 MB, 6,291,456 bytes): it applies to the
+ * event API Gateway sends, so headers count and a base64-encoded body counts at 4/3 of its size.
+ */
+export const LAMBDA_MAX_EVENT = 6 * 1024 * 1024;
+/** A route function's timeout when its route sets none (`infra/constructs/route-function.ts`). */
+export const ROUTE_TIMEOUT_SECONDS = 10;
+/** HTTP API's integration timeout: 30 s, the default and the most it allows (the stack keeps the default). */
+export const INTEGRATION_TIMEOUT_SECONDS = 30;
 const functionsDir = fileURLToPath(new URL('../../functions/', import.meta.url));
 
 const handlers = new Map<string, Promise<Handler>>();
@@ -25,9 +35,14 @@ const load = (module: string) => {
 
 /** API Gateway picks the route with the most literal segments when several templates match. */
 const literalSegments = (r: Route) => r.path.split('/').filter((s) => !s.startsWith('{')).length;
-const table: readonly Route[] = [...routes].sort((a, b) => literalSegments(b) - literalSegments(a));
+const routeTable = (rs: readonly Route[]): readonly Route[] => [...rs].sort((a, b) => literalSegments(b) - literalSegments(a));
+const defaultTable = routeTable(routes);
 
-export function findRoute(method: string, path: string): { route?: Route; params: Record<string, string> } {
+export function findRoute(
+  method: string,
+  path: string,
+  table: readonly Route[] = defaultTable,
+): { route?: Route; params: Record<string, string> } {
   for (const route of table) {
     if (route.method !== method) continue;
     const params = matchPath(route.path, path);
@@ -104,31 +119,19 @@ export function toEvent(
   };
 }
 
-const lambdaContext = (name: string, requestId: string): Context =>
-  ({
-    awsRequestId: requestId,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
-    memoryLimitInMB: '256',
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  }) as Context;
-
+/**
+ * The request body, or undefined past the gateway's limit. The rest of a body that is too large is
+ * read and dropped (up to a bound), so the client, still sending, gets the 413 instead of a reset.
+ */
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > GATEWAY_MAX_BODY) return undefined;
-    chunks.push(chunk as Buffer);
+    if (size > 4 * GATEWAY_MAX_BODY) break;
+    if (size <= GATEWAY_MAX_BODY) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > GATEWAY_MAX_BODY ? undefined : Buffer.concat(chunks);
 }
 
 function send(res: ServerResponse, result: HttpResult) {
@@ -138,28 +141,84 @@ function send(res: ServerResponse, result: HttpResult) {
   res.end(result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse) {
+/** API Gateway's own answers (HTTP API): JSON `{"message": ...}`, never the function's. */
+const gatewayError = (statusCode: 413 | 500 | 503, message: string): HttpResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message: message }),
+});
+export const GATEWAY = {
+  /** Over the 10 MB payload quota, or an event over Lambda's 6 MB invoke limit. */
+  tooLarge: gatewayError(413, 'Request Entity Too Large'),
+  /** The function failed: threw, or ran out of its timeout. */
+  functionError: gatewayError(500, 'Internal Server Error'),
+  /** The integration timeout (30 s) passed before the function answered. */
+  integrationTimeout: gatewayError(503, 'Service Unavailable'),
+} as const;
+
+export type ServerOptions = {
+  host: string;
+  port: number;
+  /** The route table (default: `functions/routes.ts`). */
+  routes?: readonly Route[];
+  /** Handlers by module name, used before `functions/<module>.ts` is loaded (tests). */
+  handlers?: Record<string, Handler>;
+  /** HTTP API's integration timeout, at most (and by default) 30 s. */
+  integrationTimeoutSeconds?: number;
+};
+
+/** The function behind a route (the fallback for none), with the settings the CDK stack gives it. */
+export function functionOf(route: Route | undefined): FunctionSettings {
+  const module = route?.handler ?? 'http/fallback';
+  return { name: module.replace(/\//g, '-'), timeoutSeconds: route?.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS, memoryMb: route?.memoryMb };
+}
+
+/**
+ * Invoke the route's function as API Gateway does: within the function's timeout (a timed-out
+ * function is a function error, 500) and the integration's (503 if that passes first; the
+ * function runs on until its own timeout, as on AWS).
+ */
+async function integrate(fn: FunctionSettings, handler: Handler, event: APIGatewayProxyEventV2, integrationSeconds: number) {
+  const invocation = invoke(fn, handler, event, event.requestContext.requestId);
+  if (fn.timeoutSeconds < integrationSeconds) return invocation;
+  let timer: NodeJS.Timeout | undefined;
+  const integrationTimeout = new Promise<'integration timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('integration timeout'), integrationSeconds * 1000);
+  });
+  try {
+    return await Promise.race<Invocation<HttpResult> | 'integration timeout'>([invocation, integrationTimeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, opts: ServerOptions, table: readonly Route[]) {
   const bytes = await readBody(req);
   if (!bytes) {
-    send(res, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: '{"message":"Request Entity Too Large"}' });
-    req.destroy();
+    send(res, { ...GATEWAY.tooLarge, headers: { ...GATEWAY.tooLarge.headers, connection: 'close' } });
     return;
   }
   const path = requestUrl(req).pathname;
-  const { route, params } = findRoute(req.method ?? 'GET', path);
+  const { route, params } = findRoute(req.method ?? 'GET', path, table);
   const event = toEvent(req, bytes, route, params);
+  if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_MAX_EVENT) return send(res, GATEWAY.tooLarge);
   const module = route?.handler ?? 'http/fallback';
-  const handler = await load(module);
-  send(res, await handler(event, lambdaContext(module.replace(/\//g, '-'), event.requestContext.requestId)));
+  const handler = opts.handlers?.[module] ?? (await load(module));
+  const fn = functionOf(route);
+  const outcome = await integrate(fn, handler, event, opts.integrationTimeoutSeconds ?? INTEGRATION_TIMEOUT_SECONDS);
+  if (outcome === 'integration timeout') return send(res, GATEWAY.integrationTimeout);
+  if (outcome.status === 'ok') return send(res, outcome.result);
+  if (outcome.status === 'error') console.error(`local server: ${fn.name} threw`, outcome.error);
+  send(res, GATEWAY.functionError);
 }
 
 /** The local HTTP server: every route of the route table, each request handled as API Gateway would. */
-export async function startServer(opts: { host: string; port: number }): Promise<{ server: Server; url: string }> {
+export async function startServer(opts: ServerOptions): Promise<{ server: Server; url: string }> {
+  const table = opts.routes ? routeTable(opts.routes) : defaultTable;
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
+    handle(req, res, opts, table).catch((e: unknown) => {
       console.error('local server: handler crashed', e);
-      if (!res.headersSent)
-        send(res, { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"message":"Internal Server Error"}' });
+      if (!res.headersSent) send(res, GATEWAY.functionError);
     });
   });
   server.keepAliveTimeout = 5_000;

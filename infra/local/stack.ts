@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { resetConfig, config } from '../../shared/config.ts';
+import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { startEmulators } from './emulators.ts';
 import { startPoller } from './poller.ts';
 import { startServer } from './server.ts';
@@ -31,9 +32,14 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
   // in tests, are no restart.)
   if (emulators) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true });
+  // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
   const workers = [
-    startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler),
-    startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler),
+    startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {
+      fn: { name: 'worker-execute', timeoutSeconds: WORKER_TIMEOUT_SECONDS },
+    }),
+    startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler, {
+      fn: { name: 'worker-notify', timeoutSeconds: WORKER_TIMEOUT_SECONDS },
+    }),
   ];
   // The scheduled sweep (EventBridge every minute on AWS): approval deadlines and crashed runs.
   const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');

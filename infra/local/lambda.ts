@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+
+/** A function's settings as Lambda knows them (the CDK stack sets the same ones). */
+export type FunctionSettings = { name: string; timeoutSeconds: number; memoryMb?: number };
+
+/** How one invocation ended: its result, its error, or Lambda's timeout. */
+export type Invocation<R> = { status: 'ok'; result: R } | { status: 'error'; error: unknown } | { status: 'timeout' };
+
+/** The Lambda context of one invocation: its remaining time counts down to the function's timeout. */
+export function lambdaContext(fn: FunctionSettings, requestId: string, deadline: number): Context {
+  return {
+    awsRequestId: requestId,
+    functionName: fn.name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${fn.name}`,
+    memoryLimitInMB: String(fn.memoryMb ?? 256),
+    logGroupName: `/aws/lambda/${fn.name}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * Invoke a handler as Lambda does: with a context whose remaining time ends at the function's
+ * timeout, and no longer than that. Lambda stops a function that overruns; a JS promise cannot be
+ * stopped, so an overrunning handler is abandoned instead: the caller gets `timeout` at once (and
+ * treats the invocation as failed, as Lambda's callers do), the handler's promise runs on unobserved,
+ * and the log gets Lambda's "Task timed out" line.
+ */
+export async function invoke<E, R>(
+  fn: FunctionSettings,
+  handler: (event: E, context: Context) => Promise<R>,
+  event: E,
+  requestId: string = randomUUID(),
+): Promise<Invocation<R>> {
+  const started = Date.now();
+  const timeoutMs = fn.timeoutSeconds * 1000;
+  const context = lambdaContext(fn, requestId, started + timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<Invocation<R>>((resolve) => {
+    timer = setTimeout(() => resolve({ status: 'timeout' }), timeoutMs);
+  });
+  // Settled either way, so an abandoned handler that fails later is no unhandled rejection.
+  const ran = Promise.resolve()
+    .then(() => handler(event, context))
+    .then(
+      (result): Invocation<R> => ({ status: 'ok', result }),
+      (error: unknown): Invocation<R> => ({ status: 'error', error }),
+    );
+  try {
+    const outcome = await Promise.race([ran, timedOut]);
+    if (outcome.status === 'timeout') {
+      const seconds = ((Date.now() - started) / 1000).toFixed(2);
+      console.error(`${new Date().toISOString()} ${requestId} Task timed out after ${seconds} seconds (${fn.name}, abandoned locally)`);
+    }
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+  }
+}
