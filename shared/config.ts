@@ -40,6 +40,8 @@ const Env = z.object({
   /** Signs list cursors; required on AWS (the stack sets it), optional locally. */
   CURSOR_SECRET: z.string().min(32).optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  /** Finished runs, their events, approvals and artifacts are deleted this many days later (DynamoDB TTL, S3 lifecycle). */
+  RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
 });

@@ -6,16 +6,25 @@ export const TABLE = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: 'ttl',
-  /** GSI1: per-account listings that need another sort than the base table (keys by owner, ...). */
+  /**
+   * Both indexes project keys only: a write that changes none of an item's index keys costs no index
+   * write, and a listing reads its page's items from the table in one BatchGet (`shared/db/query.ts`).
+   * GSI1: per-account listings that need another sort than the base table (keys by owner, ...).
+   * GSI2 (sparse): work the sweeps page through (runs in progress, pending approvals by deadline).
+   */
   indexes: [
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
-    /** GSI2 (sparse): work the sweeps page through, e.g. pending approvals by deadline. */
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
   ],
+  projection: 'KEYS_ONLY',
 } as const;
 
-/** The worker's time limit (Lambda timeout); the queue's visibility timeout is six times it. */
-export const WORKER_TIMEOUT_SECONDS = 30;
+/**
+ * The runs worker's time limit (Lambda timeout): twice the longest step (an http_request of 30 s),
+ * so a step never starts without the time to finish (the worker hands a run that cannot fit to a
+ * fresh invocation first). The queue's visibility timeout is six times it.
+ */
+export const WORKER_TIMEOUT_SECONDS = 60;
 export const RUNS_QUEUE = {
   name: 'runs',
   dlqName: 'runs-dlq',
@@ -52,7 +61,7 @@ export function createTableInput(tableName: string) {
         { AttributeName: ix.partitionKey, KeyType: 'HASH' as const },
         { AttributeName: ix.sortKey, KeyType: 'RANGE' as const },
       ],
-      Projection: { ProjectionType: 'ALL' as const },
+      Projection: { ProjectionType: TABLE.projection },
     })),
   };
 }

@@ -4,11 +4,9 @@ import {
   type Approval,
   type ApprovalStatus,
   type AuditRecord,
-  approvalIndex,
-  approvalKey,
   auditPut,
-  EXPIRY_INDEX_ATTRIBUTES,
   getApproval,
+  handledUpdate,
   listApprovalsByStatus,
   listAudit,
   newAuditId,
@@ -16,8 +14,7 @@ import {
 import { getExecution } from '../db/entities/execution.ts';
 import { getUser } from '../db/entities/user.ts';
 import { pause } from '../db/retry.ts';
-import { buildUpdate } from '../db/update.ts';
-import { afterDecision, decisionTransition } from '../engine/runs.ts';
+import { afterDecision, decisionTransition } from '../engine/decisions.ts';
 import {
   AppError,
   conflict,
@@ -152,7 +149,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
         execution &&
         decisionTransition(
           execution,
-          current.approvalId,
+          current,
           { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
           { now },
         );
@@ -163,20 +160,11 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
           new TransactWriteCommand({
             TransactItems: [
               {
-                Update: buildUpdate(
-                  approvalKey(p.accountId, current.approvalId),
-                  {
-                    ...decided,
-                    ...(form ? { formData: JSON.stringify(form.values) } : {}),
-                    ...approvalIndex(p.accountId, status, current.approvalId),
-                  },
-                  // Decided: out of the expiry index the deadline sweep pages through.
-                  EXPIRY_INDEX_ATTRIBUTES,
-                  {
-                    expression: '#status = :pending',
-                    names: { '#status': 'status' },
-                    values: { ':pending': 'PENDING' },
-                  },
+                Update: handledUpdate(
+                  p.accountId,
+                  current.approvalId,
+                  { ...decided, ...(form ? { formData: JSON.stringify(form.values) } : {}) },
+                  now,
                 ),
               },
               auditPut(record),

@@ -20,7 +20,7 @@ export const executionView = (e: Execution) => ({
   ...(e.finishedAt !== undefined ? { finishedAt: e.finishedAt } : {}),
   // Where the run is, or where it stopped (INTERRUPTED: the step a resume re-enters).
   ...(e.status === 'RUNNING' || e.status === 'WAITING_APPROVAL' || e.status === 'INTERRUPTED'
-    ? { currentStepId: e.definition?.steps[e.nextStep]?.id ?? null }
+    ? { currentStepId: e.steps[e.nextStep]?.stepId ?? null }
     : {}),
   steps: e.steps,
   ...(e.error ? { error: e.error } : {}),

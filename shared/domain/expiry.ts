@@ -2,16 +2,16 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import {
   type Approval,
-  approvalIndex,
   approvalKey,
   auditPut,
   EXPIRY_INDEX_ATTRIBUTES,
+  handledUpdate,
   listExpired,
   newAuditId,
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
-import { afterDecision, type Decision, decisionTransition } from '../engine/runs.ts';
+import { afterDecision, type Decision, decisionTransition } from '../engine/decisions.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -33,23 +33,17 @@ export const timeoutDecision = (onTimeout: Approval['onTimeout']): Decision => (
 export async function expireApproval(a: Approval, now = Date.now()): Promise<boolean> {
   const execution = await getExecution(a.accountId, a.executionId);
   const { decision } = timeoutDecision(a.onTimeout);
-  const run = execution && decisionTransition(execution, a.approvalId, timeoutDecision(a.onTimeout), { now, expired: a.onTimeout });
+  const run = execution && decisionTransition(execution, a, timeoutDecision(a.onTimeout), { now, expired: a.onTimeout });
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
-            Update: buildUpdate(
-              approvalKey(a.accountId, a.approvalId),
-              {
-                status: 'EXPIRED',
-                decidedBy: TIMEOUT_ACTOR,
-                decidedAt: now,
-                ...(a.onTimeout !== 'fail' ? { decision } : {}),
-                ...approvalIndex(a.accountId, 'EXPIRED', a.approvalId),
-              },
-              EXPIRY_INDEX_ATTRIBUTES,
-              { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
+            Update: handledUpdate(
+              a.accountId,
+              a.approvalId,
+              { status: 'EXPIRED', decidedBy: TIMEOUT_ACTOR, decidedAt: now, ...(a.onTimeout !== 'fail' ? { decision } : {}) },
+              now,
             ),
           },
           auditPut({

@@ -2,6 +2,7 @@ import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow 
 import { getUser } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { caches } from './records.ts';
+import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../http/cursor.ts';
@@ -88,6 +89,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
     version: w.version + 1,
   };
   await putWorkflow(next, w.version);
+  forgetWorkflow(p.accountId, workflowId);
   return next;
 }
 
@@ -95,6 +97,7 @@ export async function removeWorkflow(p: Actor, workflowId: string): Promise<void
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may delete this workflow.');
   await deleteWorkflow(p.accountId, workflowId);
+  forgetWorkflow(p.accountId, workflowId);
   // Its webhooks go with it: they cannot be bound to another workflow, and their URLs answer 404 now
   // (a trigger reads no workflow). A webhook created meanwhile fails its create (a condition on the workflow).
   const bound = (await listWebhooks(p.accountId)).filter((w) => w.workflowId === workflowId);

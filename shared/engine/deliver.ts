@@ -5,6 +5,7 @@ import { logger } from '../logger.ts';
 import { performHttpRequest } from './http-request.ts';
 import type { NotifyMessage } from './notify.ts';
 import { StepError } from './step-error.ts';
+import { runDefinition } from './versions.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
@@ -16,7 +17,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  */
 export async function deliverNotification(m: NotifyMessage, now = new Date()): Promise<'delivered' | 'dropped'> {
   const e = await getExecution(m.accountId, m.executionId);
-  const target = e?.definition?.notifications?.[m.target];
+  const target = e && (await runDefinition(e))?.notifications?.[m.target];
   if (!e || !target) {
     logger.warn('notification dropped: run or target gone', { executionId: m.executionId, target: m.target });
     return 'dropped';

@@ -4,6 +4,7 @@ import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 import { type Execution, RunEvent } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
+import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
 export const NotifyMessage = z.object({ accountId: z.string(), executionId: z.string(), target: z.number().int().min(0), event: RunEvent });
@@ -14,12 +15,13 @@ export type NotifyMessage = z.infer<typeof NotifyMessage>;
  * notifications worker, with retries; queuing never fails the run (errors are logged).
  */
 export async function notifyEvents(
-  e: Pick<Execution, 'accountId' | 'executionId' | 'definition'>,
+  e: Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'>,
   events: readonly RunEvent[],
 ): Promise<void> {
-  const targets = e.definition?.notifications ?? [];
   const url = config().NOTIFY_QUEUE_URL;
-  if (!url || targets.length === 0) return;
+  if (!url || events.length === 0) return;
+  const targets = (await runDefinition(e))?.notifications ?? [];
+  if (targets.length === 0) return;
   const messages: NotifyMessage[] = targets.flatMap((t, target) =>
     events
       .filter((ev) => (t.events as readonly string[]).includes(ev.type))

@@ -8,7 +8,8 @@ import {
   ACTIVE_SHARDS,
   type ActiveKind,
   activeIndex,
-  eventPut,
+  cancelledUpdate,
+  eventsPut,
   type Execution,
   executionKey,
   getExecution,
@@ -16,6 +17,7 @@ import {
   listActive,
   newEvent,
   type RunEvent,
+  unchangedSince,
 } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
@@ -25,17 +27,18 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { timeoutDecision } from '../domain/expiry.ts';
-import { afterDecision, cancelledUpdate, countAcceptedTrigger, type Decision, decisionTransition, unchangedSince } from './runs.ts';
+import { afterDecision, type Decision, decisionTransition } from './decisions.ts';
+import { countAcceptedTrigger } from './runs.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
 
 /** The step a run stopped in: the one running or waiting, else the next one. */
 const currentStepId = (e: Execution) =>
-  e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING')?.stepId ?? e.definition?.steps[e.nextStep]?.id ?? null;
+  e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING')?.stepId ?? e.steps[e.nextStep]?.stepId ?? null;
 
 /** Write the run's update and its event in one transaction, then deliver the event. */
 async function transition(e: Execution, update: ReturnType<typeof buildUpdate>, event: RunEvent, after: Partial<Execution>) {
-  await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, eventPut(e.accountId, event)] }));
+  await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, eventsPut(e.accountId, [event])] }));
   await notifyEvents({ ...e, ...after }, [event]);
 }
 
@@ -217,9 +220,9 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       const recorded = approval && recordedDecision(approval);
       const resumed = resumedEvent(e, by, 'manual', now);
       if (approval && recorded) {
-        const t = decisionTransition(e, approval.approvalId, recorded.decision, { now, expired: recorded.expired, resumed: true });
+        const t = decisionTransition(e, approval, recorded.decision, { now, expired: recorded.expired, resumed: true });
         if (!t) throw conflict('CONFLICT', 'The run no longer waits for its approval.');
-        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventPut(accountId, resumed)] }));
+        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
         await afterDecision(e, { ...t, events: [resumed, ...t.events] });
       } else if (approval?.status === 'PENDING') {
         const fields = { status: 'WAITING_APPROVAL' as const, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };

@@ -1,38 +1,33 @@
 import { createHash } from 'node:crypto';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { approvalIndex, approvalKey, EXPIRY_INDEX_ATTRIBUTES, getApproval } from '../db/entities/approval.ts';
+import { putNew } from '../db/batch.ts';
+import { recordKeyUsage } from '../db/entities/api-key.ts';
 import {
-  ACTIVE_INDEX_ATTRIBUTES,
-  activeIndex,
   type Execution,
-  type ExecutionStatus,
-  eventPut,
+  eventsPut,
   executionItem,
+  executionItemBytes,
   executionKey,
+  finishing,
   getExecution,
   listEvents,
-  newEvent,
-  type RunEvent,
-  storedFields,
-  executionItemBytes,
   MAX_EXECUTION_ITEM_BYTES,
+  newEvent,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
-import { recordKeyUsage } from '../db/entities/api-key.ts';
 import { recordAccepted } from '../db/entities/webhook.ts';
-import { logger } from '../logger.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, isTransactionConflict, notFound, validationFailed } from '../errors.ts';
-import { pause } from '../db/retry.ts';
+import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { applyVariableDefaults } from './variables.ts';
+import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
-import { emit } from '../metrics.ts';
+import { applyVariableDefaults } from './variables.ts';
 
-/** A workflow by reference: the run takes its definition when the worker first picks it up. */
+/** A workflow by reference: the run takes its version when the worker first picks it up. */
 export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
 
 export type StartRun = {
@@ -55,9 +50,9 @@ const hashRequest = (request: unknown) =>
     .digest('hex');
 
 /**
- * What a run takes from its workflow: the definition as it is now (later edits do not change the
- * run), `recovery`, the variables with the template's defaults (or the errors of the inputs), and the
- * step list. A run started by reference takes it when the worker first picks it up (`resolveRun`).
+ * What a run takes from its workflow: the version it executes (later edits do not change the run),
+ * `recovery`, the variables with the template's defaults (or the errors of the inputs), and the step
+ * list. A run started by reference takes it when the worker first picks it up.
  */
 export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unknown>) {
   const vars = applyVariableDefaults(workflow.definition, inputs);
@@ -65,7 +60,7 @@ export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unkno
   return {
     ok: true as const,
     fields: {
-      definition: workflow.definition,
+      workflowVersion: workflow.version,
       recovery: workflow.recovery,
       variables: vars.variables,
       steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
@@ -75,9 +70,10 @@ export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unkno
 
 /**
  * Start a run: the one entry point for v1, webhooks and reruns. Writes the execution (PENDING) and its
- * first event (with the inputs as given) in one transaction, and sends the one queue message that may
+ * first event (with the inputs as given, for reruns) in one BatchWrite (new items with fresh ids need
+ * no condition, and a transaction would double their cost), and sends the one queue message that may
  * claim it. With the workflow at hand the inputs are checked now (400 on a wrong type) and the run
- * takes the definition at once; by reference (webhooks) the worker does both when it picks the run up.
+ * takes its version at once; by reference (webhooks) the worker does both when it picks the run up.
  */
 export async function startRun(input: StartRun, now = Date.now()): Promise<{ execution: Execution; replayed: boolean }> {
   const { workflow } = input;
@@ -105,9 +101,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     ...input.extra,
   };
   if (executionItemBytes(execution) > MAX_EXECUTION_ITEM_BYTES) {
-    throw validationFailed([
-      { path: 'variables', message: 'the run (variables and the workflow definition together) is too large to store' },
-    ]);
+    throw validationFailed([{ path: 'variables', message: 'the run is too large to store' }]);
   }
   // The inputs as given (before defaults) live on the first event, for reruns: an item of its own,
   // so the run record keeps room for up to 256 KiB of variables.
@@ -122,31 +116,28 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     },
     now,
   );
+  const items = [executionItem(execution), eventsPut(execution.accountId, [started]).Put.Item];
   const idem = input.idempotency;
-  const requestHash = idem && hashRequest(idem.request);
-  const write = db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        ...(idem && requestHash
-          ? [idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now })]
-          : []),
-        { Put: { TableName: tableName(), Item: executionItem(execution), ConditionExpression: 'attribute_not_exists(PK)' } },
-        eventPut(execution.accountId, started),
-      ],
-    }),
-  );
   const message = () =>
     sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
-    const [written, sent] = await Promise.allSettled([write, message()]);
+    const [written, sent] = await Promise.allSettled([putNew(items), message()]);
     if (written.status === 'rejected') throw written.reason;
     if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
   } else {
-    // A replay must not send anything, so with an Idempotency-Key the message waits for the write.
+    // The key is claimed in the same transaction, and a replay must not send anything: the message waits for the write.
+    const requestHash = hashRequest(idem.request);
     try {
-      await write;
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
+            ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
+          ],
+        }),
+      );
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
@@ -174,23 +165,19 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
 async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause: unknown): Promise<void> {
   const now = Date.now();
   const error = { code: 'DISPATCH_FAILED', message: 'The run could not be queued; its start was answered with an error.' };
+  const end = finishing(now);
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
           {
-            Update: buildUpdate(
-              executionKey(e.accountId, e.executionId),
-              { status: 'FAILED', error, finishedAt: now, updatedAt: now },
-              ['dispatch', ...ACTIVE_INDEX_ATTRIBUTES],
-              {
-                expression: '#status = :pending AND dispatch = :d',
-                names: { '#status': 'status' },
-                values: { ':pending': 'PENDING', ':d': e.dispatch },
-              },
-            ),
+            Update: buildUpdate(executionKey(e.accountId, e.executionId), { status: 'FAILED', error, ...end.set }, end.remove, {
+              expression: '#status = :pending AND dispatch = :d',
+              names: { '#status': 'status' },
+              values: { ':pending': 'PENDING', ':d': e.dispatch },
+            }),
           },
-          eventPut(e.accountId, newEvent(e.executionId, 'execution.failed', { error }, now)),
+          eventsPut(e.accountId, [newEvent(e.executionId, 'execution.failed', { error }, now)]),
           ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
         ],
       }),
@@ -218,6 +205,8 @@ export async function countAcceptedTrigger(e: Execution): Promise<void> {
   );
 }
 
+export const finished = (e: Pick<Execution, 'status'>) => e.status === 'SUCCEEDED' || e.status === 'FAILED' || e.status === 'CANCELLED';
+
 /**
  * Rerun (v1): a new execution of the run's workflow, as it is now, with the inputs the run was started
  * with (defaults applied afresh), `rerunOf` pointing back. Only a run that has stopped (finished or
@@ -241,218 +230,4 @@ export async function rerunRun(accountId: string, executionId: string, by: { use
     rerunOf: executionId,
     extra: { keyId: by.keyId },
   });
-}
-
-const finished = (e: Execution) => e.status === 'SUCCEEDED' || e.status === 'FAILED' || e.status === 'CANCELLED';
-
-/**
- * Cancel: PENDING, INTERRUPTED, WAITING_APPROVAL (with its pending approval) and RUNNING runs that no
- * worker holds (waiting in a delay, or whose worker died) end at once; a RUNNING run held by a worker
- * is asked to stop, and the worker ends it before its next step (aborting an in-flight request).
- * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
- */
-export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const e = await getExecution(accountId, executionId);
-    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-    if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
-    const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
-    try {
-      if (held) {
-        await db().send(
-          new UpdateCommand(
-            buildUpdate(executionKey(accountId, executionId), { cancelRequested: true, cancelReason: reason, updatedAt: now }, [], {
-              expression: '#status = :running AND #lease.#owner = :owner',
-              names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
-              values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
-            }),
-          ),
-        );
-        return { ...e, cancelRequested: true, cancelReason: reason, updatedAt: now };
-      }
-      const event = newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now);
-      // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
-      const pendingApproval =
-        e.approvalId && (e.status === 'WAITING_APPROVAL' || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');
-      const items = [
-        { Update: cancelledUpdate(e, reason, now) },
-        eventPut(accountId, event),
-        ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
-      ];
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-      if (e.status === 'PENDING') await countAcceptedTrigger(e);
-      const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
-      delete cancelled.dispatch;
-      delete cancelled.lease;
-      delete cancelled.approvalId;
-      await notifyEvents(cancelled, [event]);
-      return cancelled;
-    } catch (err) {
-      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
-      await pause(attempt);
-    }
-  }
-  throw conflict('CONFLICT', 'The execution kept changing; try again.');
-}
-
-const cancelledFields = (e: Execution, reason: string | undefined, now: number) => ({
-  status: 'CANCELLED' as const,
-  finishedAt: now,
-  updatedAt: now,
-  cancelReason: reason,
-  error: { code: 'CANCELLED', message: reason ? `Cancelled: ${reason}` : 'Cancelled.' },
-  steps: e.steps.map((s) =>
-    s.status === 'PENDING' || s.status === 'RUNNING' || s.status === 'WAITING' ? { ...s, status: 'CANCELLED' as const } : s,
-  ),
-});
-
-/** The condition of a write that must see the run exactly as it was read (every checkpoint changes `updatedAt`). */
-export const unchangedSince = (e: Execution) => ({
-  expression: '#status = :seen AND updatedAt = :updated',
-  names: { '#status': 'status' },
-  values: { ':seen': e.status, ':updated': e.updatedAt },
-});
-
-/** The execution update that ends a run CANCELLED, conditional on the state (and lease) read. */
-export function cancelledUpdate(e: Execution, reason: string | undefined, now: number) {
-  return buildUpdate(
-    executionKey(e.accountId, e.executionId),
-    cancelledFields(e, reason, now),
-    ['dispatch', 'lease', 'approvalId', 'wakeAt', ...ACTIVE_INDEX_ATTRIBUTES],
-    unchangedSince(e),
-  );
-}
-
-/** The approval update that cancels a pending approval with its run. */
-export function cancelApprovalUpdate(accountId: string, approvalId: string, now: number) {
-  return buildUpdate(
-    approvalKey(accountId, approvalId),
-    { status: 'CANCELLED', decidedAt: now, ...approvalIndex(accountId, 'CANCELLED', approvalId) },
-    EXPIRY_INDEX_ATTRIBUTES,
-    { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
-  );
-}
-
-export type Decision = { decision: 'approve' | 'reject'; comment?: string; decidedBy: string; formData?: Record<string, unknown> };
-
-/**
- * The run's side of an approval decision, as transaction items the approvals module writes together
- * with the approval's own state change and audit record. `undefined` when the run is no longer
- * waiting for this approval (cancelled, interrupted): the decision is then recorded but moves nothing.
- */
-export function decisionTransition(
-  e: Execution,
-  approvalId: string,
-  d: Decision,
-  opts: {
-    now?: number;
-    /** The deadline passed: the step's `onTimeout`. */
-    expired?: 'fail' | 'approve' | 'reject';
-    /** A person resumes the INTERRUPTED run, which takes the decision recorded meanwhile. */
-    resumed?: boolean;
-  } = {},
-) {
-  const { now = Date.now(), expired, resumed } = opts;
-  if (e.status !== (resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL') || e.approvalId !== approvalId) return undefined;
-  const index = e.nextStep;
-  const step = e.definition?.steps[index];
-  if (step?.type !== 'manual_approval') return undefined;
-  const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
-  const decided = newEvent(
-    e.executionId,
-    expired ? 'approval.expired' : 'approval.decided',
-    { approvalId, stepId: step.id, ...output },
-    now,
-  );
-  const condition = {
-    expression: '#status = :seen AND approvalId = :ap',
-    names: { '#status': 'status' },
-    values: { ':seen': e.status, ':ap': approvalId },
-  };
-  // Leaving the waiting (or interrupted) state: what the run drops, and the active index it rejoins when it goes on.
-  const dropped = ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])];
-  const steps = [...e.steps];
-  const rejected = expired === 'fail' || (d.decision === 'reject' && step.onReject !== 'continue');
-  const code = expired === 'fail' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED';
-  steps[index] = {
-    ...(steps[index] as Execution['steps'][number]),
-    status: rejected ? 'FAILED' : 'SUCCEEDED',
-    finishedAt: now,
-    ...(rejected ? { error: { code, message: expired ? 'The approval expired.' : `Rejected by ${d.decidedBy}.` } } : {}),
-  };
-  const outputs = { ...e.outputs, [step.id]: output };
-  if (rejected) {
-    const error = expired
-      ? { code, message: `Step ${step.id} was not decided before its deadline.` }
-      : { code, message: `Step ${step.id} was rejected${d.comment ? `: ${d.comment}` : '.'}` };
-    const failed = newEvent(e.executionId, 'execution.failed', { error }, now);
-    return {
-      items: [
-        {
-          Update: buildUpdate(
-            executionKey(e.accountId, e.executionId),
-            { status: 'FAILED', steps, outputs, error, finishedAt: now, updatedAt: now },
-            [...dropped, ...ACTIVE_INDEX_ATTRIBUTES],
-            condition,
-          ),
-        },
-        eventPut(e.accountId, decided),
-        eventPut(e.accountId, failed),
-      ],
-      events: [decided, failed] as RunEvent[],
-      dispatch: undefined,
-    };
-  }
-  const dispatch = newDispatch();
-  const variables = d.decision === 'approve' ? { ...e.variables, ...d.formData } : e.variables;
-  return {
-    items: [
-      {
-        Update: buildUpdate(
-          executionKey(e.accountId, e.executionId),
-          storedFields({
-            status: 'RUNNING',
-            steps,
-            outputs,
-            variables,
-            nextStep: index + 1,
-            dispatch,
-            updatedAt: now,
-            ...(resumed ? activeIndex({ ...e, lease: undefined }) : {}),
-          }),
-          dropped,
-          condition,
-        ),
-      },
-      eventPut(e.accountId, decided),
-    ],
-    events: [decided] as RunEvent[],
-    dispatch,
-  };
-}
-
-/** After the decision's transaction: queue the resumed run and deliver its events. */
-export async function afterDecision(e: Execution, t: NonNullable<ReturnType<typeof decisionTransition>>): Promise<void> {
-  if (t.dispatch) await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch: t.dispatch });
-  else emit('ExecutionFailed');
-  await notifyEvents(e, t.events);
-}
-
-/**
- * Apply a decision to the run waiting for it (the approvals endpoints record the decision itself).
- * Returns the status the run moved to, or `undefined` when it was not waiting for this approval.
- */
-export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
-  const e = await getExecution(accountId, executionId);
-  if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-  const t = decisionTransition(e, approvalId, d, { now });
-  if (!t) return undefined;
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: t.items }));
-  } catch (err) {
-    if (isConditionFailure(err)) return undefined;
-    throw err;
-  }
-  await afterDecision(e, t);
-  return (t.dispatch ? 'RUNNING' : 'FAILED') as ExecutionStatus;
 }

@@ -12,7 +12,8 @@ import { StepError } from './step-error.ts';
 export const MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
 
 export type Scope = Parameters<typeof evaluateTemplate>[1];
-export type StepContext = { execution: Execution; scope: Scope; signal: AbortSignal; now: number };
+/** `maxMs`: what is left of the invocation for this step (an http_request's timeout is capped by it). */
+export type StepContext = { execution: Execution; scope: Scope; signal: AbortSignal; now: number; maxMs?: number };
 
 /** What a step did; the worker turns it into one checkpoint. */
 export type Outcome =
@@ -67,7 +68,7 @@ async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Out
       url,
       headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, asText(v)])),
       body: body === undefined ? undefined : asText(body),
-      timeoutMs: step.timeoutMs,
+      timeoutMs: Math.min(step.timeoutMs, ctx.maxMs ?? step.timeoutMs),
     },
     { allowlist: config().HTTP_STEP_ALLOWLIST, signal: ctx.signal },
   );

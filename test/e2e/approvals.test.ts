@@ -13,7 +13,8 @@ import { expireApproval, expireDueApprovals } from '../../shared/domain/expiry.t
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { cancelRun, startRun } from '../../shared/engine/runs.ts';
+import { cancelRun } from '../../shared/engine/cancel.ts';
+import { startRun } from '../../shared/engine/runs.ts';
 import { eventually, useOwnQueues } from '../support/engine.ts';
 import { readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';

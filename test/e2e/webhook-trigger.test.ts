@@ -158,7 +158,7 @@ describe.each(PATHS)('$name', ({ path }) => {
     // The run exists at once; it takes its workflow's definition and defaults when the worker picks it up.
     const execution = (await eventually(
       () => getExecution(h.accountId, res.json.executionId),
-      (e) => e !== undefined && (e.definition !== undefined || ['FAILED', 'CANCELLED', 'INTERRUPTED'].includes(e.status)),
+      (e) => e !== undefined && (e.workflowVersion !== undefined || ['FAILED', 'CANCELLED', 'INTERRUPTED'].includes(e.status)),
     )) as Execution;
     return { res, execution };
   }

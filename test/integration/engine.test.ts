@@ -10,7 +10,9 @@ import { listArtifacts } from '../../shared/db/entities/artifact.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { artifactDownload, executionResult } from '../../shared/domain/executions.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { cancelRun, resumeAfterDecision, startRun } from '../../shared/engine/runs.ts';
+import { cancelRun } from '../../shared/engine/cancel.ts';
+import { resumeAfterDecision } from '../../shared/engine/decisions.ts';
+import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { eventually, startWorkers, takeRunMessages, useOwnQueues } from '../support/engine.ts';
@@ -398,8 +400,9 @@ describe('delivery semantics (no poller: messages are handed to the worker by th
       steps: Array.from({ length: 5 }, (_, i) => ({ id: `s${i}`, type: 'set', values: { [`v${i}`]: i } })),
     });
     const [message] = await takeRunMessages();
-    let budget = 3;
-    // Pretend each step takes all but a sliver of the time: the worker hands off after some steps.
+    let budget = 4;
+    // The claim reads the time left once (its lease ends with the invocation), then each step does:
+    // pretend the steps take all but a sliver of the time, so the worker hands off after three.
     await processRunMessage(message as never, { remainingMs: () => (budget-- > 0 ? 30_000 : 1_000) });
     const mid = await read(execution);
     expect(mid.status).toBe('RUNNING');

@@ -435,7 +435,7 @@ describe('manual handling over v1', () => {
     await sweepRestart();
     const interrupted = await read(execution);
     expect(interrupted).toMatchObject({ status: 'INTERRUPTED', steps: [] });
-    expect(interrupted.definition).toBeUndefined();
+    expect(interrupted.workflowVersion).toBeUndefined();
     expect((await events(interrupted)).find((ev) => ev.type === 'execution.interrupted')?.data).toMatchObject({
       from: 'PENDING',
       stepId: null,

@@ -312,15 +312,19 @@ describe('start run: JSON the store must hold (never a 500)', () => {
     expect((await getExec(a.adminKey.token, res.json.executionId)).json.variables.blob).toHaveLength(250 * KiB);
   });
 
-  it('refuses with a precise 400 a run whose record cannot be stored (a 200 KiB default in the definition and in the variables)', async () => {
+  it('refuses with a precise 400 a run whose variables outgrow 256 KiB once a 200 KiB default is applied; the definition takes no room', async () => {
     const big = await newWorkflow(a, {
       variables: { text: { type: 'string', default: 'y'.repeat(200 * KiB) } },
       steps: [{ id: 'only', type: 'set', values: { y: 1 } }],
     });
-    const res = await start(a.adminKey.token, big.workflowId, {});
+    // The run references its workflow's version and holds no copy of the definition: the default alone fits.
+    const fits = await start(a.adminKey.token, big.workflowId, {});
+    expect(fits.status, fits.body?.slice(0, 300)).toBe(202);
+    expect((await getExec(a.adminKey.token, fits.json.executionId)).json.variables.text).toHaveLength(200 * KiB);
+    const res = await start(a.adminKey.token, big.workflowId, { variables: { blob: 'x'.repeat(200 * KiB) } });
     expect(res.status, res.body?.slice(0, 300)).toBe(400);
     expect(res.json.code).toBe('VALIDATION_FAILED');
-    expect(res.json.errors).toEqual([{ path: 'variables', message: expect.stringContaining('too large') }]);
+    expect(res.json.errors).toEqual([{ path: 'variables', message: 'must be at most 262144 bytes as JSON' }]);
   });
 
   // Valid JSON values: the run starts with them exactly, or the request is refused with a 400 that names

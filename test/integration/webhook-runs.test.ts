@@ -15,7 +15,7 @@ import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow, removeWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
-import { cancelRun } from '../../shared/engine/runs.ts';
+import { cancelRun } from '../../shared/engine/cancel.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { newId } from '../../shared/ids.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
@@ -85,7 +85,7 @@ describe('a webhook run starts by reference', () => {
     const e = await h.accepted({ n: 5 });
     // The trigger wrote the run with the mapped inputs as given, no definition, no steps.
     expect(e).toMatchObject({ status: 'PENDING', variables: { n: 5 }, steps: [], webhookId: h.webhook.webhookId });
-    expect(e.definition).toBeUndefined();
+    expect(e.workflowVersion).toBeUndefined();
     const [started] = (await listEvents(e.accountId, e.executionId, 10)).items;
     expect(started).toMatchObject({ type: 'execution.started', data: { trigger: 'webhook', input: { n: 5 } } });
 
@@ -100,7 +100,7 @@ describe('a webhook run starts by reference', () => {
 
     const done = (await getExecution(e.accountId, e.executionId)) as Execution;
     expect(done).toMatchObject({ status: 'SUCCEEDED', variables: { n: 5, region: 'us', marked: 'us' } });
-    expect(done.definition?.variables?.region?.default).toBe('us');
+    expect(done.workflowVersion).toBe(2);
     expect(done.steps.map((s) => [s.stepId, s.status])).toEqual([['mark', 'SUCCEEDED']]);
     // The started event, written before the run knew its targets, is queued for them now: once.
     const { Messages = [] } = await queue().send(

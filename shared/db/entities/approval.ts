@@ -3,6 +3,8 @@ import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
+import { retentionTtl } from '../retention.ts';
+import { buildUpdate } from '../update.ts';
 import { queryAll, queryPage } from '../query.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
@@ -69,6 +71,27 @@ export const listExpired = (now: number, limit: number) =>
     limit,
   );
 
+/**
+ * An approval leaves PENDING (decided, expired, cancelled): its listing moves to the new status, it
+ * leaves the expiry index, and its retention clock starts. Conditional on PENDING, so one decision wins.
+ */
+export const handledUpdate = (
+  accountId: string,
+  approvalId: string,
+  fields: Record<string, unknown> & { status: ApprovalStatus },
+  now: number,
+) =>
+  buildUpdate(
+    approvalKey(accountId, approvalId),
+    { ...fields, ...approvalIndex(accountId, fields.status, approvalId), ttl: retentionTtl(now) },
+    EXPIRY_INDEX_ATTRIBUTES,
+    { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
+  );
+
+/** The approval update that cancels a pending approval with its run. */
+export const cancelApprovalUpdate = (accountId: string, approvalId: string, now: number) =>
+  handledUpdate(accountId, approvalId, { status: 'CANCELLED', decidedAt: now }, now);
+
 export const approvalPut = (a: Approval) => ({
   Put: {
     TableName: tableName(),
@@ -119,7 +142,10 @@ export const newAuditId = (now: number) => `au_${auditUlid(now).toLowerCase()}`;
 const auditPartition = (accountId: string, approvalId: string) => `ACC#${accountId}#AP#${approvalId}`;
 
 export const auditPut = (r: AuditRecord) => ({
-  Put: { TableName: tableName(), Item: { PK: auditPartition(r.accountId, r.approvalId), SK: `AUDIT#${r.auditId}`, type: 'audit', ...r } },
+  Put: {
+    TableName: tableName(),
+    Item: { PK: auditPartition(r.accountId, r.approvalId), SK: `AUDIT#${r.auditId}`, type: 'audit', ...r, ttl: retentionTtl(r.at) },
+  },
 });
 
 export const listAudit = (accountId: string, approvalId: string) =>

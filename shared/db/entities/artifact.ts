@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { queryAll } from '../query.ts';
+import { retentionTtl } from '../retention.ts';
 import { runPartition } from './execution.ts';
 
 // Access patterns: list a run's artifacts, get one (PK ACC#<account>#EX#<execution>, SK AR#<id>).
@@ -29,7 +30,10 @@ const key = (accountId: string, executionId: string, artifactId: string) => ({
 
 /** The metadata item, written in the checkpoint transaction of the step that stored the object. */
 export const artifactPut = (a: Artifact) => ({
-  Put: { TableName: tableName(), Item: { ...key(a.accountId, a.executionId, a.artifactId), type: 'artifact', ...a } },
+  Put: {
+    TableName: tableName(),
+    Item: { ...key(a.accountId, a.executionId, a.artifactId), type: 'artifact', ...a, ttl: retentionTtl(a.createdAt) },
+  },
 });
 
 export const listArtifacts = (accountId: string, executionId: string) =>

@@ -1,10 +1,11 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
-import { StoredDefinition } from '../../engine/definition.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
+import { retentionTtl } from '../retention.ts';
+import { buildUpdate, type Condition } from '../update.ts';
 
 // Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
 // list by workflow newest first (GSI1: ACC#<account>#WF#<workflow> / EX#<id>) · event log of a run,
@@ -30,7 +31,7 @@ export const StepState = z.object({
 export type StepState = z.infer<typeof StepState>;
 
 /** Fields holding user JSON, stored as text (see ../json.ts). */
-const JSON_FIELDS = ['definition', 'variables', 'outputs', 'output', 'payload'] as const;
+const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload'] as const;
 
 /** Execution fields as stored: the JSON fields as text. Use for every write of those fields. */
 export const storedFields = <T extends Record<string, unknown>>(fields: T): T => asJsonText(fields, JSON_FIELDS);
@@ -43,10 +44,11 @@ export const Execution = z.object({
   trigger: Trigger,
   status: ExecutionStatus,
   /**
-   * The definition as it was when the run started: later edits do not change a run. Absent on a
-   * webhook run until the worker first picks it up (`resolveRun`); so are its steps and defaults.
+   * The workflow version the run executes (an immutable item, `shared/engine/versions.ts`): later edits
+   * do not change a run. Absent on a webhook run until the worker first picks it up; so are its steps
+   * and the template's defaults.
    */
-  definition: jsonText(StoredDefinition).optional(),
+  workflowVersion: z.number().optional(),
   recovery: z.boolean(),
   variables: jsonText(z.record(z.string(), z.unknown())),
   outputs: jsonText(z.record(z.string(), z.unknown())),
@@ -61,6 +63,11 @@ export const Execution = z.object({
   output: jsonText(z.unknown()).optional(),
   /** Id of the queue message that may claim the run next; claiming removes it (exactly-once claim). */
   dispatch: z.string().optional(),
+  /**
+   * The worker invocation that holds the run, until the end of that invocation's time (a Lambda
+   * invocation cannot outlive its timeout): set by the claim, never extended, so checkpoints leave
+   * the active index alone. Past `expiresAt` with the run still RUNNING, its worker died.
+   */
   lease: z.object({ owner: z.string(), expiresAt: z.number() }).optional(),
   cancelRequested: z.boolean().optional(),
   cancelReason: z.string().optional(),
@@ -88,7 +95,8 @@ const runPartition = (accountId: string, executionId: string) => `ACC#${accountI
  * trigger kind (the startup sweep reads only the webhook runs) and by a shard of the id (a hot index
  * partition would throttle the base table's writes; raise ACTIVE_SHARDS past ~1,000 run updates a second per shard).
  * The sort key puts runs a worker holds under `L#<lease expiry>`, so the crash sweep reads only
- * expired leases, and every other in-progress run (pending, waiting, sleeping) under `W#`.
+ * expired leases, and every other in-progress run (pending, waiting, sleeping) under `W#`. It
+ * changes when a worker claims or releases the run, never at a checkpoint (the lease is not extended).
  */
 export const ACTIVE_SHARDS = 8;
 export type ActiveKind = 'webhook' | 'api';
@@ -130,6 +138,41 @@ export const listActive = (
     startKey,
   );
 
+/** The condition of a write that must see the run exactly as it was read (every write changes `updatedAt`). */
+export const unchangedSince = (e: Pick<Execution, 'status' | 'updatedAt'>): Condition => ({
+  expression: '#status = :seen AND updatedAt = :updated',
+  names: { '#status': 'status' },
+  values: { ':seen': e.status, ':updated': e.updatedAt },
+});
+
+/** The condition of every write a worker makes while it holds the run: its lease, live, and no cancel asked for. */
+export const heldBy = (owner: string, now: number): Condition => ({
+  expression: '#status = :running AND #lease.#owner = :owner AND #lease.expiresAt > :now AND attribute_not_exists(cancelRequested)',
+  names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
+  values: { ':running': 'RUNNING', ':owner': owner, ':now': now },
+});
+
+/** What every write that finishes a run sets (the retention clock starts) and removes (it leaves the active index). */
+export const finishing = (now: number) => ({
+  set: { finishedAt: now, updatedAt: now, ttl: retentionTtl(now) },
+  remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', ...ACTIVE_INDEX_ATTRIBUTES],
+});
+
+/** The fields of a run that ends CANCELLED: its unfinished steps are cancelled with it. */
+export const cancelledFields = (e: Execution, reason: string | undefined, now: number) => ({
+  status: 'CANCELLED' as const,
+  cancelReason: reason,
+  error: { code: 'CANCELLED', message: reason ? `Cancelled: ${reason}` : 'Cancelled.' },
+  steps: e.steps.map((s) =>
+    s.status === 'PENDING' || s.status === 'RUNNING' || s.status === 'WAITING' ? { ...s, status: 'CANCELLED' as const } : s,
+  ),
+  ...finishing(now).set,
+});
+
+/** The update that ends a run CANCELLED, conditional on the state read. */
+export const cancelledUpdate = (e: Execution, reason: string | undefined, now: number) =>
+  buildUpdate(executionKey(e.accountId, e.executionId), cancelledFields(e, reason, now), finishing(now).remove, unchangedSince(e));
+
 export const executionItem = (e: Execution) => ({
   ...executionKey(e.accountId, e.executionId),
   GSI1PK: `ACC#${e.accountId}#WF#${e.workflowId}`,
@@ -154,27 +197,21 @@ export async function getExecution(accountId: string, executionId: string): Prom
 export type ExecutionFilters = { workflowId?: string; status?: ExecutionStatus; trigger?: z.infer<typeof Trigger> };
 
 export function listExecutions(accountId: string, f: ExecutionFilters, limit: number, startKey?: Record<string, unknown>) {
-  const filters = [f.status && '#status = :status', f.trigger && '#trigger = :trigger'].filter(Boolean).join(' AND ');
+  const keep = (i: Record<string, unknown>) => (!f.status || i.status === f.status) && (!f.trigger || i.trigger === f.trigger);
   const byWorkflow = f.workflowId !== undefined;
   return queryPage(
     {
       ...(byWorkflow ? { IndexName: 'GSI1' } : {}),
       KeyConditionExpression: byWorkflow ? 'GSI1PK = :pk' : 'PK = :pk AND begins_with(SK, :sk)',
-      ...(filters ? { FilterExpression: filters } : {}),
-      ...(filters
-        ? { ExpressionAttributeNames: { ...(f.status && { '#status': 'status' }), ...(f.trigger && { '#trigger': 'trigger' }) } }
-        : {}),
-      ExpressionAttributeValues: {
-        ':pk': byWorkflow ? `ACC#${accountId}#WF#${f.workflowId}` : `ACC#${accountId}`,
-        ...(byWorkflow ? {} : { ':sk': 'EX#' }),
-        ...(f.status && { ':status': f.status }),
-        ...(f.trigger && { ':trigger': f.trigger }),
-      },
+      ExpressionAttributeValues: byWorkflow
+        ? { ':pk': `ACC#${accountId}#WF#${f.workflowId}` }
+        : { ':pk': `ACC#${accountId}`, ':sk': 'EX#' },
       ScanIndexForward: false,
     },
     (i) => Execution.parse(i),
     limit,
     startKey,
+    keep,
   );
 }
 
@@ -193,23 +230,63 @@ export function newEvent(executionId: string, type: string, data: Record<string,
   return { eventId: `ev_${eventUlid(at).toLowerCase()}`, type, at, executionId, data };
 }
 
-/** A transaction item appending one event to a run's log. */
-export const eventPut = (accountId: string, e: RunEvent) => ({
-  Put: {
-    TableName: tableName(),
-    Item: { PK: runPartition(accountId, e.executionId), SK: `EV#${e.eventId}`, type: 'event', accountId, event: JSON.stringify(e) },
-  },
-});
-
-export const listEvents = (accountId: string, executionId: string, limit: number, startKey?: Record<string, unknown>) =>
-  queryPage(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': runPartition(accountId, executionId), ':sk': 'EV#' },
+/**
+ * A transaction (or batch) item appending events to a run's log: one item per step or transition,
+ * holding its events in order (a step's `step.started` and `step.succeeded`, and the run's end when it
+ * is the last). Kept `RETENTION_DAYS` after it was written.
+ */
+export const eventsPut = (accountId: string, events: readonly RunEvent[]) => {
+  const [first] = events;
+  if (!first) throw new Error('eventsPut needs at least one event');
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        PK: runPartition(accountId, first.executionId),
+        SK: `EV#${first.eventId}`,
+        type: 'events',
+        accountId,
+        events: JSON.stringify(events),
+        ttl: retentionTtl(first.at),
+      },
     },
-    (i) => RunEvent.parse(JSON.parse(String(i.event))),
-    limit,
-    startKey,
-  );
+  };
+};
+
+const itemEvents = (i: Record<string, unknown>): RunEvent[] =>
+  // Items written before events were grouped hold one `event`.
+  (i.events === undefined ? [JSON.parse(String(i.event))] : JSON.parse(String(i.events))).map((e: unknown) => RunEvent.parse(e));
+
+/** Where a page of a run's log starts: at the item with sort key `sk` or after it, past its first `skip` events. */
+type EventsStart = { sk: string; skip: number };
+const isEventsStart = (v: Record<string, unknown> | undefined): v is EventsStart =>
+  typeof v?.sk === 'string' && v.sk.startsWith('EV#') && Number.isInteger(v.skip) && (v.skip as number) >= 0;
+
+/** A page of a run's log, oldest first: `limit` events, across items; `lastKey` (for the cursor) when more may follow. */
+export async function listEvents(accountId: string, executionId: string, limit: number, start?: Record<string, unknown>) {
+  let { sk, skip } = isEventsStart(start) ? start : { sk: 'EV#', skip: 0 };
+  const items: RunEvent[] = [];
+  for (;;) {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': runPartition(accountId, executionId), ':from': sk, ':to': 'EV$' },
+        Limit: limit - items.length,
+      }),
+    );
+    for (const item of res.Items ?? []) {
+      const events = itemEvents(item).slice(skip);
+      const room = limit - items.length;
+      items.push(...events.slice(0, room));
+      // Full: the next page starts inside this item, or just after it.
+      if (events.length > room) return { items, lastKey: { sk: String(item.SK), skip: skip + room } };
+      skip = 0;
+      sk = `${String(item.SK)}\u0000`;
+      if (items.length === limit) return { items, lastKey: res.LastEvaluatedKey || item !== res.Items?.at(-1) ? { sk, skip } : undefined };
+    }
+    if (!res.LastEvaluatedKey) return { items, lastKey: undefined };
+  }
+}
 
 export { runPartition };

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
@@ -6,7 +6,7 @@ import { queryAll } from '../query.ts';
 
 // Access patterns: get by id (global: the trigger URL carries only the id; PK WH#<id>, SK WEBHOOK) ·
 // list an account's webhooks, or one creator's (GSI1: ACC#<account>#WH / USR#<creator>#WH#<id>) ·
-// stats (PK WH#<id>, SK STATS) and 30 daily buckets (SK DAY#<yyyy-mm-dd>, TTL 35 days) ·
+// stats (PK WH#<id>, SK STATS: totals, refusals by status, and a counter per day, `d<yyyymmdd>a|r`) ·
 // the account's webhook count for plan limits (PK ACC#<account>, SK WEBHOOKS).
 export const Webhook = z.object({
   webhookId: z.string(),
@@ -28,7 +28,6 @@ export type Webhook = z.infer<typeof Webhook>;
 export const webhookKey = (webhookId: string) => ({ PK: `WH#${webhookId}`, SK: 'WEBHOOK' });
 export const webhookCountKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'WEBHOOKS' });
 const statsKey = (webhookId: string) => ({ PK: `WH#${webhookId}`, SK: 'STATS' });
-const dayKey = (webhookId: string, day: string) => ({ PK: `WH#${webhookId}`, SK: `DAY#${day}` });
 
 export const webhookItem = (w: Webhook) => ({
   ...webhookKey(w.webhookId),
@@ -53,8 +52,14 @@ export const listWebhooks = (accountId: string, createdBy?: string) =>
     (i) => Webhook.parse(i),
   );
 
-const DAY_TTL_SECONDS = 35 * 86_400;
+const DAY_MS = 86_400_000;
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
+/** A day's counter on the stats item: `d20261126a` (accepted) or `d20261126r` (refused). */
+const dayCounter = (now: number, accepted: boolean) => `d${dayOf(now).replaceAll('-', '')}${accepted ? 'a' : 'r'}`;
+const DAY_COUNTER = /^d(\d{4})(\d{2})(\d{2})([ar])$/;
+/** Days kept: the stats show 30; each count also drops the counters of days 31 to 40 ago. */
+const DAYS_SHOWN = 30;
+const DAYS_DROPPED = 10;
 
 /** Delete a webhook and take it off its account's count, together; false when it was gone already. */
 export async function deleteWebhookItem(accountId: string, webhookId: string): Promise<boolean> {
@@ -84,33 +89,32 @@ export async function deleteWebhookItem(accountId: string, webhookId: string): P
 }
 
 /**
- * Count one trigger in the webhook's totals and today's bucket: accepted, or refused with `status`.
- * Two atomic increments in parallel, never inside a transaction: every trigger of a webhook touches
- * these two items, and DynamoDB cancels concurrent transactions on one item (TransactionConflict),
- * which would fail concurrent triggers of a busy webhook.
+ * Count one trigger in the webhook's stats: its totals, its status, and today's counter, all on one
+ * item in one atomic update (never inside a transaction: every trigger of a webhook touches this item,
+ * and DynamoDB cancels concurrent transactions on one item). The same update drops the counters of
+ * the days that left the 30 shown, so the item stays small.
  */
 async function recordOutcome(webhookId: string, now: number, outcome: 'accepted' | number): Promise<void> {
   const accepted = outcome === 'accepted';
-  await Promise.all([
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: statsKey(webhookId),
-        UpdateExpression: `ADD #total :one, #outcome :one SET #type = :stats${accepted ? ', lastTriggeredAt = :now' : ''}`,
-        ExpressionAttributeNames: { '#total': 'total', '#outcome': accepted ? 'accepted' : `rejected${outcome}`, '#type': 'type' },
-        ExpressionAttributeValues: { ':one': 1, ':stats': 'webhookStats', ...(accepted ? { ':now': now } : {}) },
-      }),
-    ),
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: dayKey(webhookId, dayOf(now)),
-        UpdateExpression: 'ADD #outcome :one SET #ttl = :ttl, #type = :day',
-        ExpressionAttributeNames: { '#outcome': accepted ? 'accepted' : 'rejected', '#ttl': 'ttl', '#type': 'type' },
-        ExpressionAttributeValues: { ':one': 1, ':ttl': Math.floor(now / 1000) + DAY_TTL_SECONDS, ':day': 'webhookDay' },
-      }),
-    ),
+  const dropped = Array.from({ length: DAYS_DROPPED }, (_, i) => now - (DAYS_SHOWN + i) * DAY_MS).flatMap((t) => [
+    dayCounter(t, true),
+    dayCounter(t, false),
   ]);
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: statsKey(webhookId),
+      UpdateExpression: `ADD #total :one, #outcome :one, #day :one SET #type = :stats${accepted ? ', lastTriggeredAt = :now' : ''} REMOVE ${dropped.map((_, i) => `#x${i}`).join(', ')}`,
+      ExpressionAttributeNames: {
+        '#total': 'total',
+        '#outcome': accepted ? 'accepted' : `rejected${outcome}`,
+        '#day': dayCounter(now, accepted),
+        '#type': 'type',
+        ...Object.fromEntries(dropped.map((name, i) => [`#x${i}`, name])),
+      },
+      ExpressionAttributeValues: { ':one': 1, ':stats': 'webhookStats', ...(accepted ? { ':now': now } : {}) },
+    }),
+  );
 }
 
 export const recordAccepted = (webhookId: string, now: number) => recordOutcome(webhookId, now, 'accepted');
@@ -118,32 +122,29 @@ export const recordRejected = (webhookId: string, status: number, now: number) =
 
 /** Totals, refusals by status, last trigger, and the last 30 days (oldest first, empty days as 0). */
 export async function readStats(webhookId: string, now: number) {
-  const from = dayOf(now - 29 * 86_400_000);
-  const [{ Item }, days] = await Promise.all([
-    db().send(new GetCommand({ TableName: tableName(), Key: statsKey(webhookId) })),
-    db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': `WH#${webhookId}`, ':from': `DAY#${from}`, ':to': `DAY#${dayOf(now)}` },
-      }),
-    ),
-  ]);
-  const byDay = new Map((days.Items ?? []).map((d) => [String(d.SK).slice(4), d]));
+  const { Item = {} } = await db().send(new GetCommand({ TableName: tableName(), Key: statsKey(webhookId) }));
   const rejected = Object.fromEntries(
-    Object.entries(Item ?? {})
+    Object.entries(Item)
       .filter(([k]) => /^rejected\d{3}$/.test(k))
       .map(([k, v]) => [k.slice(8), Number(v)]),
   );
+  const days = new Map<string, { accepted: number; rejected: number }>();
+  for (const [k, v] of Object.entries(Item)) {
+    const m = DAY_COUNTER.exec(k);
+    if (!m) continue;
+    const date = `${m[1]}-${m[2]}-${m[3]}`;
+    const day = days.get(date) ?? { accepted: 0, rejected: 0 };
+    day[m[4] === 'a' ? 'accepted' : 'rejected'] = Number(v);
+    days.set(date, day);
+  }
   return {
-    total: Number(Item?.total ?? 0),
-    accepted: Number(Item?.accepted ?? 0),
+    total: Number(Item.total ?? 0),
+    accepted: Number(Item.accepted ?? 0),
     rejected,
-    lastTriggeredAt: (Item?.lastTriggeredAt as number | undefined) ?? null,
-    daily: Array.from({ length: 30 }, (_, i) => {
-      const date = dayOf(now - (29 - i) * 86_400_000);
-      const d = byDay.get(date);
-      return { date, accepted: Number(d?.accepted ?? 0), rejected: Number(d?.rejected ?? 0) };
+    lastTriggeredAt: (Item.lastTriggeredAt as number | undefined) ?? null,
+    daily: Array.from({ length: DAYS_SHOWN }, (_, i) => {
+      const date = dayOf(now - (DAYS_SHOWN - 1 - i) * DAY_MS);
+      return { date, ...(days.get(date) ?? { accepted: 0, rejected: 0 }) };
     }),
   };
 }

@@ -1,12 +1,13 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
-import { isConditionFailure, conflict } from '../../errors.ts';
+import { isConditionFailure, conflict, isTransactionConflict } from '../../errors.ts';
 import { StoredDefinition } from '../../engine/definition.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 
-// Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#).
+// Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#) ·
+// one version of a workflow (PK ACC#<account>, SK WFV#<workflow>#<version>), which runs reference.
 export const Workflow = z.object({
   workflowId: z.string(),
   accountId: z.string(),
@@ -31,19 +32,55 @@ export async function getWorkflow(accountId: string, workflowId: string): Promis
   return Item ? parse(Item) : undefined;
 }
 
-/** Create (`expectedVersion` undefined) or replace the version that was read (optimistic concurrency). */
+/**
+ * What a run executes: one version of a workflow, written with it and never changed (runs reference it
+ * by number; the worker caches it for good). Kept when the workflow is deleted, for its runs.
+ */
+export const WorkflowVersion = Workflow.pick({ workflowId: true, accountId: true, version: true, definition: true, recovery: true });
+export type WorkflowVersion = z.infer<typeof WorkflowVersion>;
+
+const versionKey = (accountId: string, workflowId: string, version: number) => ({
+  PK: `ACC#${accountId}`,
+  SK: `WFV#${workflowId}#${String(version).padStart(10, '0')}`,
+});
+
+export async function getWorkflowVersion(accountId: string, workflowId: string, version: number): Promise<WorkflowVersion | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: versionKey(accountId, workflowId, version) }));
+  return Item ? WorkflowVersion.parse(Item) : undefined;
+}
+
+/** Create (`expectedVersion` undefined) or replace the version that was read (optimistic concurrency), with its version item. */
 export async function putWorkflow(w: Workflow, expectedVersion?: number): Promise<void> {
+  const version: WorkflowVersion = WorkflowVersion.parse(w);
   try {
     await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...workflowKey(w.accountId, w.workflowId), type: 'workflow', ...asJsonText(w, ['definition']) },
-        ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :v',
-        ExpressionAttributeValues: expectedVersion === undefined ? undefined : { ':v': expectedVersion },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...workflowKey(w.accountId, w.workflowId), type: 'workflow', ...asJsonText(w, ['definition']) },
+              ConditionExpression: expectedVersion === undefined ? 'attribute_not_exists(PK)' : 'version = :v',
+              ExpressionAttributeValues: expectedVersion === undefined ? undefined : { ':v': expectedVersion },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...versionKey(w.accountId, w.workflowId, w.version),
+                type: 'workflowVersion',
+                ...asJsonText(version, ['definition']),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+        ],
       }),
     );
   } catch (e) {
-    if (isConditionFailure(e)) throw conflict('WORKFLOW_CHANGED', 'The workflow was changed or deleted meanwhile; read it again.');
+    if (isConditionFailure(e) || isTransactionConflict(e))
+      throw conflict('WORKFLOW_CHANGED', 'The workflow was changed or deleted meanwhile; read it again.');
     throw e;
   }
 }

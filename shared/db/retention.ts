@@ -1,0 +1,8 @@
+import { config } from '../config.ts';
+
+/**
+ * The `ttl` (epoch seconds) of an item that DynamoDB deletes `RETENTION_DAYS` after `from` (ms): a
+ * finished run, its events, approvals, audit records and artifacts. The artifacts bucket's lifecycle
+ * rule deletes the objects after the same number of days (the stack sets both from one setting).
+ */
+export const retentionTtl = (from: number) => Math.floor(from / 1000) + config().RETENTION_DAYS * 86_400;

@@ -1,0 +1,68 @@
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
+import {
+  cancelledFields,
+  cancelledUpdate,
+  type Execution,
+  eventsPut,
+  executionKey,
+  getExecution,
+  newEvent,
+} from '../db/entities/execution.ts';
+import { pause } from '../db/retry.ts';
+import { buildUpdate } from '../db/update.ts';
+import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
+import { notifyEvents } from './notify.ts';
+import { countAcceptedTrigger, finished } from './runs.ts';
+
+/**
+ * Cancel: PENDING, INTERRUPTED, WAITING_APPROVAL (with its pending approval) and RUNNING runs that no
+ * worker holds (waiting in a delay, or whose worker died) end at once; a RUNNING run held by a worker
+ * is asked to stop, and the worker ends it before its next step (aborting an in-flight request).
+ * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
+ */
+export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const e = await getExecution(accountId, executionId);
+    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+    if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
+    const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
+    try {
+      if (held) {
+        await db().send(
+          new UpdateCommand(
+            buildUpdate(executionKey(accountId, executionId), { cancelRequested: true, cancelReason: reason, updatedAt: now }, [], {
+              expression: '#status = :running AND #lease.#owner = :owner',
+              names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
+              values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
+            }),
+          ),
+        );
+        return { ...e, cancelRequested: true, cancelReason: reason, updatedAt: now };
+      }
+      const event = newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now);
+      // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
+      const pendingApproval =
+        e.approvalId && (e.status === 'WAITING_APPROVAL' || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');
+      const items = [
+        { Update: cancelledUpdate(e, reason, now) },
+        eventsPut(accountId, [event]),
+        ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
+      ];
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      if (e.status === 'PENDING') await countAcceptedTrigger(e);
+      const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
+      delete cancelled.dispatch;
+      delete cancelled.lease;
+      delete cancelled.approvalId;
+      delete cancelled.wakeAt;
+      await notifyEvents(cancelled, [event]);
+      return cancelled;
+    } catch (err) {
+      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
+      await pause(attempt);
+    }
+  }
+  throw conflict('CONFLICT', 'The execution kept changing; try again.');
+}

@@ -1,0 +1,174 @@
+import { config } from '../config.ts';
+import {
+  type Execution,
+  executionItemBytes,
+  getExecution,
+  MAX_EXECUTION_ITEM_BYTES,
+  newEvent,
+  type StepState,
+} from '../db/entities/execution.ts';
+import { emit } from '../metrics.ts';
+import type { Step } from './definition.ts';
+import { evaluateTemplate } from './expressions.ts';
+import { type HeldRun, stopAfterLostWrite } from './session.ts';
+import { StepError } from './step-error.ts';
+import { type Outcome, runStep, scopeOf } from './steps.ts';
+
+/** Variables and step outputs of a run, as JSON. */
+export const MAX_STATE_BYTES = 256 * 1024;
+/** Time kept back at the end of an invocation for the last write and the hand-off to a new message. */
+export const HANDOFF_MARGIN_MS = 5_000;
+const CANCEL_POLL_MS = 1_000;
+
+/**
+ * The longest a step may take: an http_request its timeout (and the address checks), an artifact its
+ * upload, any other step its expressions (each budgeted at 1 s). A step starts only when this fits in
+ * what is left of the invocation; otherwise the run goes to a fresh invocation first, so a slow step
+ * never times the invocation out (and with it the other runs of its batch).
+ */
+export const stepBudgetMs = (step: Step) =>
+  step.type === 'http_request' ? step.timeoutMs + 2_000 : step.type === 'artifact' ? 10_000 : 2_000;
+
+/** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
+const external = (step: Step) => step.type === 'http_request' || step.type === 'artifact';
+
+/** Run the held run's steps until it ends, waits (approval, delay) or needs a fresh invocation. */
+export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
+  const { wakeAt } = run.e;
+  if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
+  for (;;) {
+    const index = run.e.nextStep;
+    const step = run.definition?.steps[index];
+    if (!step) return finish(run);
+    const left = remainingMs() - HANDOFF_MARGIN_MS;
+    if (left < stepBudgetMs(step)) return run.release();
+    if (external(step) && run.dirty && !(await run.flush())) return;
+    if (!(await runOne(run, step, index, left))) return;
+  }
+}
+
+const stateBytes = (variables: unknown, outputs: unknown) => Buffer.byteLength(JSON.stringify({ variables, outputs }));
+
+/** Run one step and apply its outcome to the run; false when the run stopped (ended, waits, released, lost). */
+async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): Promise<boolean> {
+  const e = run.e;
+  const startedAt = Date.now();
+  const abort = new AbortController();
+  const watch = step.type === 'http_request' ? watchForCancel(e, abort) : undefined;
+  let outcome: Outcome;
+  try {
+    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, maxMs });
+  } catch (err) {
+    if (!(err instanceof StepError)) throw err;
+    outcome = { kind: 'failed', error: { code: err.code, message: err.message }, continueRun: false };
+  } finally {
+    if (watch) clearInterval(watch);
+  }
+  if (abort.signal.aborted) {
+    await stopAfterLostWrite(e.accountId, e.executionId, run.owner);
+    return false;
+  }
+
+  const now = Date.now();
+  emit('StepDuration', now - startedAt);
+  const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now };
+  const started = newEvent(e.executionId, 'step.started', { stepId: step.id, type: step.type }, startedAt);
+  const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
+
+  if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
+    const variables = { ...e.variables, ...outcome.variables };
+    const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
+    if (stateBytes(variables, outputs) > MAX_STATE_BYTES || executionItemBytes({ ...e, variables, outputs }) > MAX_EXECUTION_ITEM_BYTES) {
+      const message = `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.`;
+      outcome = { kind: 'failed', error: { code: 'STATE_TOO_LARGE', message }, continueRun: false };
+    } else {
+      const failed = outcome.kind === 'failed' ? outcome.error : undefined;
+      run.update({ steps: steps(failed ? { ...base, status: 'FAILED', error: failed } : base), variables, outputs, nextStep: index + 1 });
+      const done = newEvent(
+        e.executionId,
+        failed ? 'step.failed' : 'step.succeeded',
+        { stepId: step.id, ...(failed ? { error: failed } : {}) },
+        now,
+      );
+      run.record([started, done], outcome.kind === 'done' ? outcome.items : []);
+      return external(step) ? run.flush() : true;
+    }
+  }
+  switch (outcome.kind) {
+    case 'skipped':
+      run.update({ steps: steps({ ...base, status: 'SKIPPED' }), nextStep: index + 1 });
+      return true;
+    case 'failed':
+    case 'fail-run': {
+      const error = outcome.error;
+      run.update({ steps: steps({ ...base, status: 'FAILED', error }) });
+      await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
+      return false;
+    }
+    case 'wait-approval': {
+      const a = outcome.approval;
+      const base = config().PUBLIC_BASE_URL ?? '';
+      const links = {
+        approve: `${base}/api/webhook-trigger/approval/${a.approvalId}/approve?api_key={API_KEY}`,
+        reject: `${base}/api/webhook-trigger/approval/${a.approvalId}/reject?api_key={API_KEY}`,
+      };
+      const requested = newEvent(
+        e.executionId,
+        'approval.requested',
+        {
+          approvalId: a.approvalId,
+          stepId: step.id,
+          title: a.title,
+          reviewers: a.reviewers,
+          form: a.form ?? null,
+          expiresAt: a.expiresAt ?? null,
+          links,
+        },
+        now,
+      );
+      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt }), approvalId: a.approvalId });
+      run.record([started, requested], outcome.items);
+      await run.letGo({ status: 'WAITING_APPROVAL' });
+      return false;
+    }
+    case 'sleep':
+      run.update({
+        steps: steps({ stepId: step.id, type: step.type, status: 'RUNNING', startedAt }),
+        nextStep: index + 1,
+        wakeAt: outcome.until,
+      });
+      run.record([started]);
+      await run.release(outcome.until);
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** Poll for a cancel request while a long step runs, and abort it when one arrives. */
+function watchForCancel(e: Pick<Execution, 'accountId' | 'executionId'>, abort: AbortController) {
+  return setInterval(() => {
+    getExecution(e.accountId, e.executionId)
+      .then((current) => {
+        if (current?.cancelRequested) abort.abort();
+      })
+      .catch(() => undefined);
+  }, CANCEL_POLL_MS);
+}
+
+/** The run's end: its output evaluated, SUCCEEDED (or FAILED with OUTPUT_FAILED), written with its last steps. */
+async function finish(run: HeldRun): Promise<void> {
+  const now = Date.now();
+  // A delay that was the last step completes here.
+  run.update({ steps: run.e.steps.map((s) => (s.status === 'RUNNING' ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s)) });
+  let output: unknown = null;
+  try {
+    const template = run.definition?.output;
+    output = template === undefined ? null : ((await evaluateTemplate(template, scopeOf(run.e))) ?? null);
+  } catch (err) {
+    if (!(err instanceof StepError)) throw err;
+    return run.fail({ code: 'OUTPUT_FAILED', message: err.message });
+  }
+  run.append([newEvent(run.e.executionId, 'execution.succeeded', { output }, now)]);
+  if (await run.end({ status: 'SUCCEEDED', output })) emit('ExecutionSucceeded');
+}

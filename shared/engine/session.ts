@@ -1,0 +1,153 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import {
+  activeSortKey,
+  cancelledUpdate,
+  type Execution,
+  eventsPut,
+  executionKey,
+  finishing,
+  getExecution,
+  heldBy,
+  IN_PROGRESS,
+  newEvent,
+  type RunEvent,
+  storedFields,
+} from '../db/entities/execution.ts';
+import { retryConflicts } from '../db/retry.ts';
+import { buildUpdate } from '../db/update.ts';
+import { isConditionFailure } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
+import type { WorkflowDefinition } from './definition.ts';
+import { newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dispatch.ts';
+import { notifyEvents } from './notify.ts';
+
+/**
+ * A run held by this worker invocation, with the progress not written yet. Steps without an external
+ * effect (`set`, `fail`, a skipped step, the run's end) only change it in memory; `flush` writes
+ * everything since the last write in one transaction: the run's changed fields, one event item per
+ * step, and the steps' side records (artifact metadata, approval). So a run of `set` steps costs one
+ * write, and a crash repeats no external effect: before an `http_request` or `artifact` the worker
+ * flushes, so the record shows the step it is in.
+ */
+export class HeldRun {
+  private changed = new Set<string>();
+  private groups: RunEvent[][] = [];
+  private items: object[] = [];
+
+  constructor(
+    public e: Execution,
+    readonly definition: WorkflowDefinition | undefined,
+    readonly owner: string,
+  ) {}
+
+  get dirty() {
+    return this.changed.size > 0 || this.groups.length > 0 || this.items.length > 0;
+  }
+
+  /** Change the run in memory; `flush` writes it. */
+  update(fields: Partial<Execution>) {
+    this.e = { ...this.e, ...fields };
+    for (const k of Object.keys(fields)) this.changed.add(k);
+  }
+
+  /** One step's events (written as one item), and its side records. */
+  record(events: RunEvent[], items: object[] = []) {
+    if (events.length) this.groups.push(events);
+    this.items.push(...items);
+  }
+
+  /** Add events to the last step's item (the run's end goes with its last step). */
+  append(events: RunEvent[]) {
+    const last = this.groups.at(-1);
+    if (last) last.push(...events);
+    else this.record(events);
+  }
+
+  /**
+   * Write the progress in one transaction, conditional on this worker's live lease and no cancel asked
+   * for; `remove` drops fields. False when the run was cancelled or taken away (then handled).
+   */
+  async flush(remove: readonly string[] = []): Promise<boolean> {
+    const now = Date.now();
+    const set: Record<string, unknown> = { updatedAt: now };
+    for (const k of this.changed) set[k] = (this.e as Record<string, unknown>)[k];
+    const events = this.groups.flat();
+    const transaction = [
+      { Update: buildUpdate(executionKey(this.e.accountId, this.e.executionId), storedFields(set), remove, heldBy(this.owner, now)) },
+      ...this.items,
+      ...this.groups.map((g) => eventsPut(this.e.accountId, g)),
+    ];
+    try {
+      // A cancel request written while this transaction is in flight makes DynamoDB refuse it: again,
+      // and then the condition sees the request.
+      await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: transaction as never[] })));
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      await stopAfterLostWrite(this.e.accountId, this.e.executionId, this.owner);
+      return false;
+    }
+    for (const k of remove) delete (this.e as Record<string, unknown>)[k];
+    this.e = { ...this.e, updatedAt: now };
+    this.changed.clear();
+    this.groups = [];
+    this.items = [];
+    await notifyEvents(this.e, events);
+    return true;
+  }
+
+  /** Leave the run (no lease): it waits in the active index for a message or a person. */
+  async letGo(fields: Partial<Execution>): Promise<boolean> {
+    this.update({ ...fields, ...({ GSI2SK: activeSortKey(this.e.executionId, undefined) } as object) });
+    return this.flush(['lease']);
+  }
+
+  /** End the run (SUCCEEDED, FAILED): it leaves the active index, and its retention starts. */
+  async end(fields: Partial<Execution>): Promise<boolean> {
+    const { set, remove } = finishing(Date.now());
+    this.update({ ...fields, ...(set as Partial<Execution>) });
+    if (IN_PROGRESS.includes(this.e.status)) throw new Error('end() needs a final status');
+    return this.flush(remove);
+  }
+
+  /** End the run FAILED with `error`: the events of the step that failed it (if any), then `execution.failed`. */
+  async fail(error: { code: string; message: string }, stepEvents: RunEvent[] = []): Promise<void> {
+    const failed = newEvent(this.e.executionId, 'execution.failed', { error }, Date.now());
+    if (stepEvents.length) this.record([...stepEvents, failed]);
+    else this.append([failed]);
+    if (await this.end({ status: 'FAILED', error })) emit('ExecutionFailed');
+  }
+
+  /**
+   * Hand the run to a new queue message: at once when this invocation runs out of time, or after a
+   * delay step's wait (`until`; SQS delays are at most 15 minutes, so a longer wait takes several hops).
+   */
+  async release(until?: number): Promise<void> {
+    const dispatch = newDispatch();
+    if (!(await this.letGo({ dispatch }))) return;
+    const delaySeconds = until === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000);
+    await sendRunMessage({ accountId: this.e.accountId, executionId: this.e.executionId, dispatch }, delaySeconds);
+  }
+}
+
+/** A write lost its condition: end the run CANCELLED if that was asked for, else stop without touching it. */
+export async function stopAfterLostWrite(accountId: string, executionId: string, owner: string) {
+  const current = await getExecution(accountId, executionId);
+  if (current?.status === 'RUNNING' && current.cancelRequested && current.lease?.owner === owner) {
+    const now = Date.now();
+    const event = newEvent(executionId, 'execution.cancelled', { reason: current.cancelReason ?? null, from: 'RUNNING' }, now);
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: cancelledUpdate(current, current.cancelReason, now) }, eventsPut(accountId, [event])],
+        }),
+      );
+      await notifyEvents(current, [event]);
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    return;
+  }
+  logger.warn('checkpoint lost: the run changed under this worker; stopping', { executionId, status: current?.status });
+}
