@@ -1,10 +1,18 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { db } from '../../shared/clients.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { bundle, KIB } from './bundles.ts';
 import { instrumentClients } from './counting.ts';
-import { type BenchData, givenBenchData, measureRoundTrips, type RoundTrips, triggerRequest } from './scenarios.ts';
+import {
+  type BenchData,
+  givenBenchData,
+  measureRoundTrips,
+  measureRunCosts,
+  type RoundTrips,
+  type RunCost,
+  triggerRequest,
+} from './scenarios.ts';
 
 /**
  * The fast variant of `npm run bench` (README "Performance"), run by `npm test` in CI as a regression
@@ -14,12 +22,14 @@ import { type BenchData, givenBenchData, measureRoundTrips, type RoundTrips, tri
  */
 
 let rows: RoundTrips[];
+let costs: RunCost[];
 let data: BenchData;
 beforeAll(async () => {
   await useOwnQueues();
   await instrumentClients();
   data = await givenBenchData();
   rows = await measureRoundTrips(data);
+  costs = await measureRunCosts(data);
 }, 120_000);
 
 const row = (scenario: string) => {
@@ -44,25 +54,28 @@ describe('round trips per request', () => {
   });
 
   it('a cold trigger reads the webhook and key together, counts the request (which returns the plan), then writes and sends together', () => {
-    expect(row('trigger (cold cache)').path).toBe('BatchGetItem → UpdateItem → TransactWriteItems‖SendMessage');
+    expect(row('trigger (cold cache)').path).toBe('BatchGetItem → UpdateItem → BatchWriteItem‖SendMessage');
   });
 
-  it('a warm trigger reads nothing: the rate-limit count, then the start transaction beside the queue message', () => {
-    expect(row('trigger (warm cache)').path).toBe('UpdateItem → TransactWriteItems‖SendMessage');
+  it('a warm trigger reads nothing: the rate-limit count, then the start (one BatchWrite) beside the queue message', () => {
+    expect(row('trigger (warm cache)').path).toBe('UpdateItem → BatchWriteItem‖SendMessage');
   });
 
-  it("a trigger's transaction writes only the run's own new items, so concurrent triggers of one webhook never conflict", async () => {
+  it("a trigger writes only the run's own two new items, in no transaction: concurrent triggers of one webhook never conflict", async () => {
     const client = db();
     const send = vi.spyOn(client, 'send');
     try {
       const res = await triggerRequest(data.teamHook.webhook.webhookId, data.teamHook.key.token);
       expect(res.status).toBe(200);
-      const transactions = send.mock.calls.map(([command]) => command).filter((c) => c instanceof TransactWriteCommand);
-      expect(transactions).toHaveLength(1);
-      const items = (transactions[0] as TransactWriteCommand).input.TransactItems ?? [];
-      expect(items.map((i) => Object.keys(i))).toEqual([['Put'], ['Put']]);
-      expect(items.map((i) => String(i.Put?.Item?.PK))).toEqual([`ACC#${data.team.account.accountId}`, expect.stringMatching(/#EX#ex_/)]);
-      expect(items[0]?.Put?.ConditionExpression).toBe('attribute_not_exists(PK)');
+      const commands = send.mock.calls.map(([command]) => command);
+      expect(commands.filter((c) => c instanceof TransactWriteCommand)).toHaveLength(0);
+      const batches = commands.filter((c) => c instanceof BatchWriteCommand) as BatchWriteCommand[];
+      expect(batches).toHaveLength(1);
+      const puts = Object.values(batches[0]?.input.RequestItems ?? {}).flat();
+      expect(puts.map((r) => [String(r.PutRequest?.Item?.PK), String(r.PutRequest?.Item?.SK)])).toEqual([
+        [`ACC#${data.team.account.accountId}`, `EX#${res.json.executionId}`],
+        [`ACC#${data.team.account.accountId}#EX#${res.json.executionId}`, expect.stringMatching(/^EV#ev_/)],
+      ]);
     } finally {
       send.mockRestore();
     }
@@ -73,6 +86,32 @@ describe('round trips per request', () => {
     expect(r.status).toBe(429);
     expect(r.raw.map((c) => c.command)).not.toContain('TransactWriteItems');
     expect(r.raw.map((c) => c.command)).not.toContain('SendMessage');
+  });
+});
+
+describe('what a run costs in DynamoDB (issue 12 targets)', () => {
+  const cost = (scenario: string) => {
+    const c = costs.find((x) => x.scenario.startsWith(scenario));
+    if (!c) throw new Error(`no row ${scenario}`);
+    return c;
+  };
+
+  it('a one-step webhook run, trigger 200 → SUCCEEDED, counting included: at most 6 calls and 16 write units', () => {
+    const c = cost('webhook run, 1 set step');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    expect(c.calls, c.path).toBeLessThanOrEqual(6);
+    expect(c.writeUnits, c.path).toBeLessThanOrEqual(16);
+    // The metering, the run's start, the claim, then the two counts beside one write for the step and the end.
+    expect(c.path).toBe('UpdateItem → BatchWriteItem → UpdateItem → UpdateItem‖UpdateItem‖TransactWriteItems');
+  });
+
+  it('each further set step: no call of its own and at most 3 write units (its event item)', () => {
+    const c = cost('each further set step');
+    expect(c.status).toBe('SUCCEEDED');
+    expect(c.calls).toBe(0);
+    expect(cost('webhook run, 5 set steps').path).toBe(cost('webhook run, 1 set step').path);
+    expect(c.writeUnits).toBeGreaterThan(0);
+    expect(c.writeUnits).toBeLessThanOrEqual(3);
   });
 });
 

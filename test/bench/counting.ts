@@ -2,9 +2,16 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { MiddlewareStack } from '@smithy/types';
 import { db, queue, storage } from '../../shared/clients.ts';
+import { readItems, touchedKeys, writeUnits } from './write-units.ts';
 
-/** One AWS SDK call as the client saw it: from `send` to its result (retries included). */
-export type Call = { service: 'dynamodb' | 'sqs' | 's3'; command: string; start: number; end: number };
+/**
+ * One AWS SDK call as the client saw it: from `send` to its result (retries included). `wcu`: the
+ * write units a DynamoDB write costs on AWS, table and indexes, computed from the items before and
+ * after it by AWS's sizing rules (`./write-units.ts`).
+ */
+export type Call = { service: 'dynamodb' | 'sqs' | 's3'; command: string; start: number; end: number; wcu: number };
+
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
 
 const recorder = new AsyncLocalStorage<Call[]>();
 const instrumented = new WeakSet<object>();
@@ -26,9 +33,25 @@ export async function instrumentClients(): Promise<void> {
     stack.add(
       (next, context) => async (args) => {
         const calls = recorder.getStore();
-        const call: Call = { service, command: String(context.commandName).replace(/Command$/, ''), start: performance.now(), end: 0 };
+        const call: Call = {
+          service,
+          command: String(context.commandName).replace(/Command$/, ''),
+          start: performance.now(),
+          end: 0,
+          wcu: 0,
+        };
+        const touched =
+          calls && service === 'dynamodb' && WRITES.has(call.command)
+            ? touchedKeys(call.command, (args as { input: Record<string, never> }).input)
+            : undefined;
+        const before = touched && (await readItems(touched.keys));
         try {
-          return await next(args);
+          const result = await next(args);
+          if (touched && before) {
+            const after = await readItems(touched.keys);
+            call.wcu = before.reduce((n: number, b, i) => n + writeUnits(b, after[i], touched.transactional), 0);
+          }
+          return result;
         } finally {
           call.end = performance.now();
           calls?.push(call);

@@ -8,7 +8,7 @@ import { bundle, emptyHandler, FUNCTIONS, KIB, sdkFloor } from './bundles.ts';
 import { importInstructions, importTimes } from './cold-start.ts';
 import { measureCpu } from './cpu.ts';
 import { measureLoad } from './load.ts';
-import { givenBenchData, measureRoundTrips, measureWorker } from './scenarios.ts';
+import { givenBenchData, measureRoundTrips, measureRunCosts, measureWorker } from './scenarios.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -31,6 +31,14 @@ try {
     console.log('\nRound trips per request (budget, trigger: cold ≤ 4 calls / ≤ 3 steps, warm ≤ 2)');
     console.table(rows.map(({ raw, ...r }) => r));
     results.roundTrips = rows.map(({ raw, ...r }) => r);
+  }
+  if (wanted('run-costs')) {
+    const rows = await measureRunCosts(data);
+    console.log(
+      '\nDynamoDB per webhook run, warm (targets: 1 step ≤ 6 calls and ≤ 16 write units; a further set step ≤ 1 call, ≤ 3 units)',
+    );
+    console.table(rows);
+    results.runCosts = rows;
   }
   if (wanted('worker')) {
     const worker = await measureWorker(data);

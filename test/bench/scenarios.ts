@@ -158,6 +158,72 @@ export type { Execution };
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
 
+export type RunCost = { scenario: string; status: string; calls: number; steps: number; writeUnits: number; path: string };
+
+/**
+ * What one webhook run costs in DynamoDB from the trigger's 200 to SUCCEEDED, counting included:
+ * the trigger through its real handler, then the worker on the run's message, in-process on the
+ * emulators, warm (records and workflow version cached, as on a busy service). Calls and sequential
+ * steps by the SDK middleware; write units as DynamoDB Local reports them (table and indexes).
+ */
+async function webhookRunCost(hook: BenchData['teamHook'], scenario: string): Promise<RunCost> {
+  const { result, calls } = await recordCalls(async () => {
+    const res = await triggerRequest(hook.webhook.webhookId, hook.key.token);
+    const executionId = res.json.executionId as string;
+    for (let i = 0; i < 20; i++) {
+      const m = (await takeRunMessages()).find((x) => x.executionId === executionId);
+      if (m) {
+        await processRunMessage(m, { remainingMs: () => 60_000 });
+        break;
+      }
+    }
+    return getExecution(hook.webhook.accountId, executionId);
+  });
+  const ddb = calls.filter((c) => c.service === 'dynamodb');
+  // The test's own read of the result is not part of the run.
+  const run = ddb.slice(0, -1);
+  const steps = sequentialSteps(run);
+  return {
+    scenario,
+    status: result?.status ?? 'missing',
+    calls: run.length,
+    steps: steps.length,
+    writeUnits: run.reduce((n, c) => n + c.wcu, 0),
+    path: describeSteps(steps),
+  };
+}
+
+/** A key-bound webhook of the team account on an n-step `set` workflow. */
+async function hookOn(d: BenchData, steps: number) {
+  const a = d.team;
+  const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
+  const workflow = await createWorkflow(admin, { name: `${steps} steps`, definition: setFlow(steps), recovery: false, editors: [] });
+  const webhook = await createWebhook(
+    admin,
+    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: `bench ${steps}`, apiKeyId: d.teamHook.key.id }),
+  );
+  return { key: d.teamHook.key, workflow, webhook };
+}
+
+/** Run costs: a one-step and a five-step webhook run (warm), and what each further `set` step adds. */
+export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
+  const five = await hookOn(d, 5);
+  // Warm-up: the records, the workflow versions and today's key usage (its first use in a day costs one more write).
+  await webhookRunCost(d.teamHook, 'warm-up');
+  await webhookRunCost(five, 'warm-up');
+  const one = await webhookRunCost(d.teamHook, 'webhook run, 1 set step, trigger 200 → SUCCEEDED');
+  const many = await webhookRunCost(five, 'webhook run, 5 set steps, trigger 200 → SUCCEEDED');
+  const perStep = {
+    scenario: 'each further set step',
+    status: many.status,
+    calls: (many.calls - one.calls) / 4,
+    steps: (many.steps - one.steps) / 4,
+    writeUnits: (many.writeUnits - one.writeUnits) / 4,
+    path: '',
+  };
+  return [one, many, perStep];
+}
+
 /** Start a run of an n-step `set` workflow and take its queue message (others on the queue are left). */
 async function queuedRun(d: BenchData, steps: number) {
   const a = d.team;
