@@ -1,9 +1,13 @@
 // The CDK app: `npx cdk deploy -c stage=prod -c rateLimits='{"pro":1200}' ...` (all context optional;
 // the table in README "Deploying to AWS" lists every key).
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { nagPacks } from './nag.ts';
+import { THROTTLE_CLASSES, type Throttle, type ThrottleClass } from './settings.ts';
 import { FlowgateStack } from './stack.ts';
 
 const app = new App();
+// cdk-nag at every synth: an unacknowledged finding fails it (acknowledgements: Validations.of(...)).
+Validations.of(app).addPlugins(...nagPacks(app));
 
 /** A context value as a string; cdk.json may hold JSON values where `-c` gives strings. */
 function text(key: string): string | undefined {
@@ -43,6 +47,37 @@ function rateLimits(): string | undefined {
     throw new Error(`Context rateLimits must be a JSON object like {"pro": 1200}, got ${value}`);
   }
   return value;
+}
+
+/** `{"login": {"rateLimit": 5, "burstLimit": 10}, ...}`: the classes of infra/settings.ts only. */
+function throttles(): Partial<Record<ThrottleClass, Throttle>> | undefined {
+  const value = text('throttles');
+  if (value === undefined) return undefined;
+  const usage = `Context throttles must be JSON like {"login":{"rateLimit":5,"burstLimit":10}} with classes ${THROTTLE_CLASSES.join(', ')}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error(`${usage}, got ${value}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`${usage}, got ${value}`);
+  for (const [cls, t] of Object.entries(parsed)) {
+    const valid = (n: unknown) => Number.isInteger(n) && (n as number) > 0;
+    if (!THROTTLE_CLASSES.includes(cls as ThrottleClass) || !valid(t?.rateLimit) || !valid(t?.burstLimit)) {
+      throw new Error(`${usage}, got ${value}`);
+    }
+  }
+  return parsed as Partial<Record<ThrottleClass, Throttle>>;
+}
+
+function list(key: string): string[] | undefined {
+  const value = text(key);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 }
 
 function domain(): { domainName?: string; certificateArn?: string } {
@@ -90,8 +125,16 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   publicBaseUrl: text('publicBaseUrl'),
   httpStepAllowlist: text('httpStepAllowlist'),
   reservedConcurrency: int('reservedConcurrency'),
+  runsWorkerConcurrency: int('runsWorkerConcurrency'),
+  notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
+  runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
+  throttles: throttles(),
   ...domain(),
+  disableExecuteApiEndpoint: bool('disableExecuteApiEndpoint'),
+  corsOrigins: list('corsOrigins'),
   ...alarms(),
+  waiveAlarmDestination: bool('waiveAlarmDestination'),
+  tracing: bool('tracing'),
 });
 
 app.synth();

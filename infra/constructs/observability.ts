@@ -2,7 +2,7 @@ import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -24,8 +24,12 @@ export type ObservabilityProps = {
   groups: readonly FunctionGroup[];
   /** `worker/execute`: its errors alarm. */
   runsWorker: IFunction;
+  /** `worker/notify`: its errors alarm. */
+  notifyWorker: IFunction;
+  /** `sweep/scheduled`: its errors and not-running alarms. */
+  scheduledSweep: IFunction;
   queues: { runs: IQueue; runsDlq: IQueue; notifications: IQueue; notificationsDlq: IQueue };
-  table: ITable;
+  table: dynamodb.ITable;
   /** Subscribe this address to the alarm topic (created unless `alarmTopicArn` is given). */
   alarmEmail?: string;
   /** Send alarms to this existing topic. */
@@ -37,6 +41,30 @@ export type ObservabilityProps = {
 const FIVE_MINUTES = Duration.minutes(5);
 const ONE_MINUTE = Duration.minutes(1);
 
+/**
+ * The table operations the code issues (shared/db, shared/domain, shared/engine). DynamoDB reports
+ * throttles and system errors per operation, and an alarm may combine at most 10 metrics.
+ */
+const TABLE_OPERATIONS = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
+/** Lambda's throttles over every function of the account in this region (no per-stack aggregate exists). */
+const accountThrottles = () =>
+  new cw.Metric({
+    namespace: 'AWS/Lambda',
+    metricName: 'Throttles',
+    statistic: cw.Stats.SUM,
+    period: FIVE_MINUTES,
+    label: 'throttles (account)',
+  });
+
 /** What the alarms watch, so the README and the tests name the same things. */
 export const ALARMS = {
   runsDlq: 'runs-dlq-not-empty',
@@ -44,6 +72,13 @@ export const ALARMS = {
   api5xxRate: 'api-5xx-rate',
   runsWorkerErrors: 'runs-worker-errors',
   runsQueueAge: 'runs-queue-oldest-message-age',
+  notifyWorkerErrors: 'notifications-worker-errors',
+  notificationsQueueAge: 'notifications-queue-oldest-message-age',
+  sweepErrors: 'scheduled-sweep-errors',
+  sweepNotRunning: 'scheduled-sweep-not-running',
+  lambdaThrottles: 'lambda-throttles',
+  dynamoThrottles: 'dynamodb-throttled-requests',
+  dynamoSystemErrors: 'dynamodb-system-errors',
 } as const;
 export type AlarmKey = keyof typeof ALARMS;
 
@@ -84,7 +119,7 @@ export class Observability extends Construct {
       const a = new cw.Alarm(this, `${key.charAt(0).toUpperCase()}${key.slice(1)}Alarm`, {
         metric,
         alarmName: `${props.name}-${ALARMS[key]}`,
-        alarmDescription: description,
+        alarmDescription: `${description} See README "Operating".`,
         treatMissingData: cw.TreatMissingData.NOT_BREACHING,
         ...options,
       });
@@ -97,7 +132,7 @@ export class Observability extends Construct {
     const dlqAlarm = (key: AlarmKey, dlq: IQueue, what: string) =>
       alarm(
         key,
-        `${what} gave up on messages (the dead-letter queue is not empty). Inspect them in the SQS console, fix the cause, then redrive or purge. See README "Operating".`,
+        `${what} gave up on messages (the dead-letter queue is not empty). Inspect them in the SQS console, fix the cause, then redrive or purge.`,
         dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cw.Stats.MAXIMUM }),
         { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
       );
@@ -127,6 +162,54 @@ export class Observability extends Construct {
         queues.runs.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
         { threshold: 300, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
       ),
+      notifyWorkerErrors: alarm(
+        'notifyWorkerErrors',
+        'The notifications worker (worker/notify) failed invocations in 3 of the last 5 minutes (a refused delivery is no failed invocation): events are not going out. Read its log group.',
+        props.notifyWorker.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+      ),
+      notificationsQueueAge: alarm(
+        'notificationsQueueAge',
+        'A message has waited on the notifications queue for more than 15 minutes (longer than the first retries of a failing delivery): the worker is failing, throttled or not consuming.',
+        queues.notifications.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
+        { threshold: 900, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+      ),
+      sweepErrors: alarm(
+        'sweepErrors',
+        'The scheduled sweep (sweep/scheduled) failed in 3 of the last 5 minutes: approvals stop expiring and crashed runs are not found. Read its log group.',
+        props.scheduledSweep.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+      ),
+      sweepNotRunning: alarm(
+        'sweepNotRunning',
+        'The scheduled sweep has not been invoked for 10 minutes (it runs every minute): check its EventBridge rule (enabled?), the function (throttled?) and its reserved concurrency.',
+        props.scheduledSweep.metricInvocations({ period: FIVE_MINUTES, statistic: cw.Stats.SUM }),
+        {
+          threshold: 1,
+          comparisonOperator: cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+          evaluationPeriods: 2,
+          // No datapoint is the failure this alarm is for.
+          treatMissingData: cw.TreatMissingData.BREACHING,
+        },
+      ),
+      lambdaThrottles: alarm(
+        'lambdaThrottles',
+        "Lambda throttled invocations in this account and region in 2 of the last 3 five-minute periods: the account's concurrency is used up, or a function hit its reserved concurrency. API requests get 429/5xx; queued work waits.",
+        accountThrottles(),
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+      ),
+      dynamoThrottles: alarm(
+        'dynamoThrottles',
+        'DynamoDB throttled requests on the table in 2 of the last 3 five-minute periods: a hot partition or a jump past twice the previous peak (on-demand).',
+        table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES }),
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+      ),
+      dynamoSystemErrors: alarm(
+        'dynamoSystemErrors',
+        "DynamoDB answered the table's requests with internal errors (HTTP 500) in 2 of the last 3 five-minute periods; the SDK retries them, so this is an AWS-side problem: check the AWS Health Dashboard.",
+        table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES }),
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+      ),
     };
 
     const region = Stack.of(this).region;
@@ -145,17 +228,12 @@ export class Observability extends Construct {
     this.dashboard.addWidgets(...this.apiWidgets(api, min5xx));
     this.dashboard.addWidgets(...this.lambdaWidgets(props.groups));
     this.dashboard.addWidgets(...this.queueWidgets(queues));
+    // Each alarm's own metric, with its threshold: the table's, the sweep's and the account's throttles
+    // are shown nowhere else.
     this.dashboard.addWidgets(
-      new cw.GraphWidget({
-        title: 'DynamoDB throttled requests (all operations)',
-        left: [table.metricThrottledRequestsForOperations({ period: FIVE_MINUTES })],
-        width: 12,
-      }),
-      new cw.GraphWidget({
-        title: 'DynamoDB system errors (all operations)',
-        left: [table.metricSystemErrorsForOperations({ period: FIVE_MINUTES })],
-        width: 12,
-      }),
+      ...(Object.entries(this.alarms) as [AlarmKey, cw.Alarm][]).map(
+        ([key, a]) => new cw.AlarmWidget({ title: ALARMS[key], alarm: a, width: 6, height: 5 }),
+      ),
     );
     this.dashboard.addWidgets(...this.appWidgets());
   }

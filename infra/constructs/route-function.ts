@@ -14,6 +14,23 @@ import { BUNDLING } from './bundling.ts';
 /** The stateful resources a function can be bound to. */
 export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket };
 
+/**
+ * A route's grants, plus `table:meter`: the counters an API-key request updates (the key's usage and
+ * the account's rate-limit window), for routes that otherwise only read.
+ */
+export type FunctionGrant = Grant | 'table:meter';
+
+/**
+ * The DynamoDB actions the code issues (shared/db, shared/domain, shared/engine): no Scan, no
+ * BatchWriteItem, no stream or DescribeTable. IAM checks a TransactWriteItems item by item, as the
+ * put, update, delete or condition check it holds.
+ */
+export const TABLE_ACTIONS = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+  meter: ['dynamodb:UpdateItem'],
+} as const;
+
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export type RouteFunctionProps = {
@@ -22,6 +39,8 @@ export type RouteFunctionProps = {
   memoryMb?: number;
   timeoutSeconds?: number;
   reservedConcurrency?: number;
+  /** X-Ray active tracing; off by default (README "Operating", tracing). */
+  tracing?: boolean;
   environment?: Record<string, string>;
   /** Of the function's log group; RETAIN by default. */
   logRemovalPolicy?: RemovalPolicy;
@@ -29,7 +48,7 @@ export type RouteFunctionProps = {
 
 /**
  * A Lambda with the house defaults: Node 24 on arm64, ESM bundle with the AWS SDK inside (one
- * version, the one the tests ran against), source maps, X-Ray, and its own log group with retention.
+ * version, the one the tests ran against), source maps, and its own log group with retention.
  * Its role may write to that log group and nothing else until `bind` grants more (no
  * AWSLambdaBasicExecutionRole, which would let it create and write any log group).
  */
@@ -55,7 +74,7 @@ export class RouteFunction extends NodejsFunction {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb ?? 256,
       timeout: Duration.seconds(props.timeoutSeconds ?? 10),
-      tracing: lambda.Tracing.ACTIVE,
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       logGroup,
       ...(props.reservedConcurrency !== undefined && { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
@@ -66,43 +85,51 @@ export class RouteFunction extends NodejsFunction {
       },
     });
     // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which have no resource type.
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'Only the X-Ray actions of active tracing are on Resource *: X-Ray offers no resource-level permissions',
-    });
+    if (props.tracing) {
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'Only the X-Ray actions of active tracing are on Resource *: X-Ray offers no resource-level permissions',
+      });
+    }
   }
 
   /**
    * Grant exactly what the route declares, and hand over the matching resource names as env vars.
    * Returns this function, so a call can be chained onto its creation.
    */
-  bind(resources: Bindable, grants: readonly Grant[]): this {
+  bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
+    const { table, queue, notifyQueue, bucket } = resources;
+    const allow = (actions: readonly string[], on: string[]) =>
+      this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     for (const grant of grants) {
       switch (grant) {
         case 'table:read':
-          resources.table.grantReadData(this);
-          this.addEnvironment('TABLE_NAME', resources.table.tableName);
+          allow(TABLE_ACTIONS.read, [table.tableArn, `${table.tableArn}/index/*`]);
+          this.addEnvironment('TABLE_NAME', table.tableName);
           break;
         case 'table:write':
-          resources.table.grantWriteData(this);
-          this.addEnvironment('TABLE_NAME', resources.table.tableName);
+          allow(TABLE_ACTIONS.write, [table.tableArn]);
+          this.addEnvironment('TABLE_NAME', table.tableName);
+          break;
+        case 'table:meter':
+          allow(TABLE_ACTIONS.meter, [table.tableArn]);
+          this.addEnvironment('TABLE_NAME', table.tableName);
           break;
         case 'queue:send':
           // Whatever starts or moves runs also emits events, which go to the notifications queue.
-          resources.queue.grantSendMessages(this);
-          resources.notifyQueue.grantSendMessages(this);
-          this.addEnvironment('RUNS_QUEUE_URL', resources.queue.queueUrl);
-          this.addEnvironment('NOTIFY_QUEUE_URL', resources.notifyQueue.queueUrl);
+          allow(['sqs:SendMessage'], [queue.queueArn, notifyQueue.queueArn]);
+          this.addEnvironment('RUNS_QUEUE_URL', queue.queueUrl);
+          this.addEnvironment('NOTIFY_QUEUE_URL', notifyQueue.queueUrl);
           break;
         // The exact object actions the code uses (presigned GetObject, PutObject); the L2 grants would
         // add s3:GetObject*, s3:List*, s3:GetBucket*, s3:Abort* and the object-lock and tagging puts.
         case 'bucket:read':
-          this.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [resources.bucket.arnForObjects('*')] }));
-          this.addEnvironment('ARTIFACTS_BUCKET', resources.bucket.bucketName);
+          allow(['s3:GetObject'], [bucket.arnForObjects('*')]);
+          this.addEnvironment('ARTIFACTS_BUCKET', bucket.bucketName);
           break;
         case 'bucket:write':
-          this.addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [resources.bucket.arnForObjects('*')] }));
-          this.addEnvironment('ARTIFACTS_BUCKET', resources.bucket.bucketName);
+          allow(['s3:PutObject'], [bucket.arnForObjects('*')]);
+          this.addEnvironment('ARTIFACTS_BUCKET', bucket.bucketName);
           break;
         default:
           grant satisfies never;

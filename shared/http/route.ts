@@ -43,6 +43,8 @@ export type Route = {
   html?: boolean;
   memoryMb?: number;
   timeoutSeconds?: number;
+  /** The edge throttle this route gets from the stack's `throttles` setting; default the stage's. */
+  throttle?: 'login' | 'trigger' | 'approval';
 };
 
 export const routeKey = (r: Pick<Route, 'method' | 'path'>) => `${r.method} ${r.path}`;

@@ -79,11 +79,11 @@ describe('dashboard', () => {
     for (const [fnId] of ownFunctions(template)) expect(body).toContain(JSON.stringify({ Ref: fnId }));
   });
 
-  it('shows the table throttles and system errors', () => {
-    const [tableId] = all(template, 'AWS::DynamoDB::Table')[0]!;
-    expect(body).toContain(JSON.stringify({ Ref: tableId }));
-    expect(body).toContain('"ThrottledRequests"');
-    expect(body).toContain('"SystemErrors"');
+  it("shows each alarm's metric and threshold in a widget of its own", () => {
+    for (const [id, a] of all(template, 'AWS::CloudWatch::Alarm')) {
+      expect(body, a.Properties.AlarmName).toContain(`"annotations":{"alarms":["${JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] })}"]}`);
+      expect(body).toContain(`"title":"${a.Properties.AlarmName.slice(`${STACK}-`.length)}"`);
+    }
   });
 
   it('graphs every custom metric of the Flowgate namespace with service=flowgate', () => {
@@ -108,12 +108,12 @@ describe('dashboard', () => {
 describe('alarms', () => {
   const keys = Object.keys(ALARMS) as (keyof typeof ALARMS)[];
 
-  it('exist, each treating missing data as OK, and notify nobody without a topic', () => {
+  it('exist, each treating missing data as OK (but the sweep-not-running one), and notify nobody without a topic', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', keys.length);
     template.resourceCountIs('AWS::SNS::Topic', 0);
     for (const key of keys) {
       const a = alarm(template, key);
-      expect(a.TreatMissingData).toBe('notBreaching');
+      expect(a.TreatMissingData).toBe(key === 'sweepNotRunning' ? 'breaching' : 'notBreaching');
       expect(a.AlarmActions).toBeUndefined();
       expect(a.OKActions).toBeUndefined();
       expect(a.AlarmDescription).toEqual(expect.any(String));
@@ -203,5 +203,104 @@ describe('alarms', () => {
       Threshold: 300,
       ComparisonOperator: 'GreaterThanThreshold',
     });
+  });
+});
+
+describe('alarms for the silent failures', () => {
+  const functionRef = (key: keyof typeof ALARMS) => {
+    const a = alarm(template, key);
+    const fn = template.toJSON().Resources[a.Dimensions[0].Value.Ref] as Resource;
+    return fn.Properties.Role['Fn::GetAtt'][0];
+  };
+
+  it('fire on notifications worker errors in 3 of 5 minutes', () => {
+    expect(alarm(template, 'notifyWorkerErrors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Period: 60,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(functionRef('notifyWorkerErrors')).toBe(functionId(template, 'worker/notify'));
+  });
+
+  it('fire when the oldest message on the notifications queue is older than 15 minutes', () => {
+    expect(alarm(template, 'notificationsQueueAge')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(template, 'notifications'), 'QueueName'] } }],
+      Threshold: 900,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('fire when the scheduled sweep fails in 3 of 5 minutes', () => {
+    expect(alarm(template, 'sweepErrors')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Period: 60,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+      Threshold: 0,
+    });
+    expect(functionRef('sweepErrors')).toBe(functionId(template, 'sweep/scheduled'));
+  });
+
+  it('fire when the scheduled sweep has not run for 10 minutes, no data counting as not running', () => {
+    expect(alarm(template, 'sweepNotRunning')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 2,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+    });
+    expect(functionRef('sweepNotRunning')).toBe(functionId(template, 'sweep/scheduled'));
+  });
+
+  it("fire on the account's Lambda throttles in 2 of 3 five-minute periods", () => {
+    const a = alarm(template, 'lambdaThrottles');
+    expect(a).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+    // No dimension: every function of the account in the region.
+    expect(a.Metrics).toEqual([
+      expect.objectContaining({ MetricStat: { Metric: { Namespace: 'AWS/Lambda', MetricName: 'Throttles' }, Period: 300, Stat: 'Sum' } }),
+    ]);
+  });
+
+  it('fire on DynamoDB throttled requests and system errors, summed over the operations the code issues', () => {
+    const [tableId] = all(template, 'AWS::DynamoDB::Table')[0]!;
+    for (const [key, metric] of [
+      ['dynamoThrottles', 'ThrottledRequests'],
+      ['dynamoSystemErrors', 'SystemErrors'],
+    ] as const) {
+      const a = alarm(template, key);
+      expect(a).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+      type Query = { Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: { Name: string; Value: unknown }[] } } };
+      const metrics = a.Metrics as Query[];
+      const stats = metrics.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric);
+      // At most 10 metrics in one alarm; each operation of the code, on this table.
+      expect(stats.length).toBeLessThanOrEqual(10);
+      const operations = stats.map((m) => m.Dimensions.find((d) => d.Name === 'Operation')?.Value);
+      expect(operations).toEqual(expect.arrayContaining(['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']));
+      for (const m of stats) {
+        expect(m.MetricName).toBe(metric);
+        expect(m.Dimensions).toContainEqual({ Name: 'TableName', Value: { Ref: tableId } });
+      }
+      expect(metrics.find((m) => m.Expression)?.Expression).toMatch(/^\w+( \+ \w+){6}$/);
+    }
+  });
+});
+
+describe('a prod stage', () => {
+  const prod = (props: Partial<FlowgateStackProps>) => () => synth({ stage: 'prod', ...props });
+
+  it('needs an alarm destination, or a waiver', () => {
+    expect(prod({})).toThrow(/stage prod needs an alarm destination: alarmEmail or alarmTopicArn/);
+    expect(prod({ alarmTopicArn: TOPIC_ARN })).not.toThrow();
+    expect(prod({ waiveAlarmDestination: true })).not.toThrow();
   });
 });

@@ -3,10 +3,12 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
+import { TABLE_ACTIONS } from '../../infra/constructs/route-function.ts';
+import { DEFAULTS } from '../../infra/settings.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
-import { TABLE } from '../../shared/db/table.ts';
-import type { Route } from '../../shared/http/route.ts';
-import { ownFunctions } from '../support/template.ts';
+import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
+import { type Route, routeKey } from '../../shared/http/route.ts';
+import { ownFunctions, routeFunctionId, routesTemplate } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -14,12 +16,14 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown;
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
 
 /** The stack as `cdk synth` builds it (same feature flags), minus bundling: fast and offline. */
-function synth(props: Partial<FlowgateStackProps> = {}): Template {
+function build(props: Partial<FlowgateStackProps> = {}) {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new FlowgateStack(app, 'flowgate-test', { stage: 'test', ...props }));
+  const stack = new FlowgateStack(app, 'flowgate-test', { stage: 'test', ...props });
+  return { template: Template.fromStack(stack), routes: routesTemplate(stack) };
 }
+const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
 
-const template = synth();
+const { template, routes: routesNested } = build();
 const all = (type: string) => Object.entries(template.findResources(type) as Record<string, Resource>);
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
 const statements = (type: string) => all(type).flatMap(([, r]) => list<Statement>(r.Properties.PolicyDocument.Statement));
@@ -29,13 +33,9 @@ const denyWithoutTls = {
   Condition: { Bool: { 'aws:SecureTransport': 'false' } },
 };
 
-/** Route key → integration → function → role → the role's policy statements, walked in the template. */
+/** Route key → integration → function → role → the role's policy statements, walked in the templates. */
 function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
-  const [, apiRoute] = all('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === `${route.method} ${route.path}`)!;
-  const integrationId = apiRoute.Properties.Target['Fn::Join'][1][1].Ref;
-  const integration = template.toJSON().Resources[integrationId] as Resource;
-  const functionId = integration.Properties.IntegrationUri['Fn::GetAtt'][0];
-  const fn = template.toJSON().Resources[functionId] as Resource;
+  const fn = template.toJSON().Resources[routeFunctionId(template, routesNested, routeKey(route))] as Resource;
   const roleId = fn.Properties.Role['Fn::GetAtt'][0];
   return all('AWS::IAM::Policy')
     .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
@@ -50,18 +50,20 @@ describe('FlowgateStack', () => {
       template.resourceCountIs('AWS::Lambda::Function', routes.length + 6);
     });
 
-    it('mounts every route of the table, and the fallback on $default', () => {
+    it('mounts every route of the table (in the routes stack), and the fallback on $default', () => {
       for (const r of routes) {
-        template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${r.method} ${r.path}` });
+        routesNested.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${r.method} ${r.path}` });
+        expect(routeFunctionId(template, routesNested, routeKey(r))).toMatch(/^Http/);
       }
+      routesNested.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
     });
 
-    it('runs every function on Node 24, arm64, traced, with its own log group', () => {
+    it('runs every function on Node 24, arm64, untraced, with its own log group', () => {
       for (const [, fn] of ownFunctions(template)) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
-        expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+        expect(fn.Properties.TracingConfig).toBeUndefined();
         expect(fn.Properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.any(String) });
         expect(fn.Properties.Environment.Variables).toMatchObject({
           NODE_OPTIONS: '--enable-source-maps',
@@ -111,12 +113,40 @@ describe('FlowgateStack', () => {
       expect(changed.trigger.Properties.HandlerArn.Ref).not.toBe(trigger.Properties.HandlerArn.Ref);
     });
 
-    it('feeds the worker from the runs queue with partial batch failures', () => {
-      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionResponseTypes: ['ReportBatchItemFailures'],
-        BatchSize: 10,
+    it('feeds each worker from its queue with partial batch failures and a maximum concurrency; runs without a batching window', () => {
+      const mappings = all('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+      const of = (t: Template, queue: string) => {
+        const [queueId] = Object.entries(t.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(([, q]) =>
+          JSON.stringify(q.Properties.QueueName).includes(`-${queue}"`),
+        )!;
+        return Object.values(t.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>)
+          .map((m) => m.Properties)
+          .find((m) => m.EventSourceArn['Fn::GetAtt'][0] === queueId)!;
+      };
+      expect(mappings).toHaveLength(2);
+      for (const m of mappings) expect(m).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
+      expect(of(template, 'runs')).toMatchObject({ ScalingConfig: { MaximumConcurrency: DEFAULTS.runsWorkerConcurrency } });
+      expect(of(template, 'runs').MaximumBatchingWindowInSeconds).toBeUndefined();
+      expect(of(template, 'notifications')).toMatchObject({
+        ScalingConfig: { MaximumConcurrency: DEFAULTS.notifyWorkerConcurrency },
         MaximumBatchingWindowInSeconds: 1,
       });
+      const set = synth({ runsWorkerConcurrency: 7, notifyWorkerConcurrency: 3, runsBatchingWindowSeconds: 2 });
+      expect(of(set, 'runs')).toMatchObject({ ScalingConfig: { MaximumConcurrency: 7 }, MaximumBatchingWindowInSeconds: 2 });
+      expect(of(set, 'notifications')).toMatchObject({ ScalingConfig: { MaximumConcurrency: 3 } });
+    });
+
+    it('refuses a maximum concurrency outside 2-1000 or above the reserved concurrency', () => {
+      expect(() => synth({ runsWorkerConcurrency: 1 })).toThrow(/runsWorkerConcurrency must be a whole number from 2 to 1000/);
+      expect(() => synth({ notifyWorkerConcurrency: 1001 })).toThrow(/notifyWorkerConcurrency must be a whole number/);
+      expect(() => synth({ reservedConcurrency: 20 })).toThrow(/runsWorkerConcurrency \(50\) exceeds reservedConcurrency \(20\)/);
+    });
+
+    it('gives both workers the timeout of WORKER_TIMEOUT_SECONDS', () => {
+      const timeouts = ownFunctions(template)
+        .filter(([, f]) => /Worker(Execute|Notify)/.test(JSON.stringify(f.Properties.Role)))
+        .map(([, f]) => f.Properties.Timeout);
+      expect(timeouts).toEqual([WORKER_TIMEOUT_SECONDS, WORKER_TIMEOUT_SECONDS]);
     });
   });
 
@@ -189,15 +219,126 @@ describe('FlowgateStack', () => {
       }
     });
 
-    it('gives a read-only route no write action', () => {
-      const readOnly = (routes as readonly Route[]).find((r) => r.grants.length === 1 && r.grants[0] === 'table:read');
+    const tableActions = (route: Route) =>
+      policyOf(route)
+        .flatMap((s) => list(s.Action))
+        .filter((a) => a.startsWith('dynamodb:'))
+        .sort();
+
+    it('gives a read-only console route reads only, and no queue or bucket', () => {
+      const readOnly = (routes as readonly Route[]).find(
+        (r) => r.auth.kind === 'session' && r.grants.length === 1 && r.grants[0] === 'table:read',
+      );
       expect(readOnly).toBeDefined();
-      const actions = policyOf(readOnly!).flatMap((s) => list(s.Action));
-      expect(actions).toContain('dynamodb:Query');
-      for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
-        expect(actions).not.toContain(write);
+      expect(tableActions(readOnly!)).toEqual([...TABLE_ACTIONS.read].sort());
+      expect(
+        policyOf(readOnly!)
+          .flatMap((s) => list(s.Action))
+          .some((a) => a.startsWith('sqs:') || a.startsWith('s3:')),
+      ).toBe(false);
+    });
+
+    it('gives an API-key route that only reads its reads plus the UpdateItem of metering, and no other write', () => {
+      const metered = (routes as readonly Route[]).filter((r) => r.auth.kind === 'apiKey' && !r.grants.includes('table:write'));
+      expect(metered.map(routeKey)).toEqual(expect.arrayContaining(['GET /api/v1/executions', 'GET /api/v1/me']));
+      for (const r of metered) expect(tableActions(r)).toEqual([...TABLE_ACTIONS.read, 'dynamodb:UpdateItem'].sort());
+    });
+
+    it('grants every route exactly the table actions of its grants', () => {
+      for (const r of routes as readonly Route[]) {
+        const expected = new Set<string>([
+          ...(r.grants.includes('table:read') ? TABLE_ACTIONS.read : []),
+          ...(r.grants.includes('table:write') ? TABLE_ACTIONS.write : []),
+          ...(r.auth.kind === 'apiKey' ? TABLE_ACTIONS.meter : []),
+        ]);
+        expect(tableActions(r), routeKey(r)).toEqual([...expected].sort());
       }
-      expect(actions.some((a) => a.startsWith('sqs:') || a.startsWith('s3:'))).toBe(false);
+    });
+
+    it('grants no DynamoDB action the code does not issue: no Scan, BatchWriteItem, stream or DescribeTable', () => {
+      const used = new Set<string>([...TABLE_ACTIONS.read, ...TABLE_ACTIONS.write]);
+      const granted = statements('AWS::IAM::Policy').flatMap((s) => list(s.Action).filter((a) => a.startsWith('dynamodb:')));
+      expect(granted.length).toBeGreaterThan(0);
+      for (const a of granted) expect(used.has(a), a).toBe(true);
+    });
+
+    const roleStatements = (handler: string) => {
+      const [roleId] = all('AWS::IAM::Role').find(([, r]) => r.Properties.Description === `Flowgate function ${handler}`)!;
+      return all('AWS::IAM::Policy')
+        .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+        .flatMap(([, p]) => list<Statement>(p.Properties.PolicyDocument.Statement));
+    };
+    const actionsOf = (handler: string) => roleStatements(handler).flatMap((s) => list(s.Action));
+
+    it('gives the notifications worker table reads and its own queue only: no write, no send, no bucket', () => {
+      const actions = actionsOf('worker/notify');
+      expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([...TABLE_ACTIONS.read].sort());
+      expect(actions).toContain('sqs:ChangeMessageVisibility');
+      expect(actions).not.toContain('sqs:SendMessage');
+      expect(actions.some((a) => a.startsWith('s3:'))).toBe(false);
+      const sqsResources = roleStatements('worker/notify')
+        .filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')))
+        .flatMap((s) => list(s.Resource));
+      expect(JSON.stringify(sqsResources)).toMatch(/"Notifications[0-9A-F]{8}"/);
+      expect(JSON.stringify(sqsResources)).not.toMatch(/"Runs|Dlq/);
+      const [, notify] = ownFunctions(template).find(([, f]) => JSON.stringify(f.Properties.Role).includes('WorkerNotify'))!;
+      expect(Object.keys(notify.Properties.Environment.Variables)).toEqual(expect.arrayContaining(['TABLE_NAME', 'NOTIFY_QUEUE_URL']));
+      expect(notify.Properties.Environment.Variables).not.toHaveProperty('RUNS_QUEUE_URL');
+      expect(notify.Properties.Environment.Variables).not.toHaveProperty('ARTIFACTS_BUCKET');
+    });
+
+    it('lets the runs worker write artifacts but not read them back', () => {
+      const actions = actionsOf('worker/execute');
+      expect(actions).toContain('s3:PutObject');
+      expect(actions).not.toContain('s3:GetObject');
+      expect(actions).toContain('sqs:SendMessage');
+    });
+
+    it('sends with sqs:SendMessage only', () => {
+      const sends = statements('AWS::IAM::Policy').filter((s) => list(s.Action).includes('sqs:SendMessage'));
+      expect(sends.length).toBeGreaterThan(0);
+      for (const s of sends) expect(list(s.Action)).toEqual(['sqs:SendMessage']);
+    });
+  });
+
+  describe('room to grow', () => {
+    // CloudFormation takes 500 resources, 200 parameters and 200 outputs a template; keep 30 % free in each.
+    const counts = (t: Template) => {
+      const json = t.toJSON();
+      return [Object.keys(json.Resources ?? {}).length, Object.keys(json.Parameters ?? {}).length, Object.keys(json.Outputs ?? {}).length];
+    };
+
+    it('keeps at least 30 % headroom in the stack and in the routes stack', () => {
+      for (const t of [template, routesNested]) {
+        const [resources, parameters, outputs] = counts(t);
+        expect(resources).toBeLessThanOrEqual(0.7 * 500);
+        expect(parameters).toBeLessThanOrEqual(0.7 * 200);
+        expect(outputs).toBeLessThanOrEqual(0.7 * 200);
+      }
+    });
+
+    it('puts 3 of the 7 resources of a route in the routes stack', () => {
+      routesNested.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+      routesNested.resourceCountIs('AWS::ApiGatewayV2::Integration', routes.length);
+      routesNested.resourceCountIs('AWS::Lambda::Permission', routes.length);
+      expect(counts(routesNested)[0]).toBe(3 * routes.length);
+    });
+  });
+
+  describe('tracing', () => {
+    const xray = (t: Template) =>
+      Object.values(t.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+        .flatMap((p) => list<Statement>(p.Properties.PolicyDocument.Statement))
+        .filter((s) => list(s.Action).some((a) => a.startsWith('xray:')));
+
+    it('is off by default: no active tracing, no X-Ray grant', () => {
+      expect(xray(template)).toEqual([]);
+    });
+
+    it('is active on every function with the tracing setting', () => {
+      const traced = synth({ tracing: true });
+      for (const [, fn] of ownFunctions(traced)) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(xray(traced)).toHaveLength(ownFunctions(traced).length);
     });
   });
 
