@@ -104,6 +104,8 @@ async function claim(
       if (!isConditionFailure(err)) throw err;
     }
     const seen = await getExecution(m.accountId, m.executionId);
+    // The record landed between the claim and this read: claim again.
+    if (seen?.dispatch === m.dispatch && attempt + 1 < RECORD_WAIT.attempts) continue;
     if (!seen && attempt + 1 < RECORD_WAIT.attempts) {
       await new Promise((r) => setTimeout(r, RECORD_WAIT.firstPauseMs * 2 ** attempt));
       continue;
