@@ -26,6 +26,7 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { applyVariableDefaults } from './variables.ts';
+import { rememberVersion } from './versions.ts';
 
 /** A workflow by reference: the run takes its version when the worker first picks it up. */
 export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
@@ -79,6 +80,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   const { workflow } = input;
   const resolved = 'definition' in workflow ? runFromWorkflow(workflow, input.variables) : undefined;
   if (resolved && !resolved.ok) throw validationFailed(resolved.errors);
+  if ('definition' in workflow) rememberVersion(workflow);
   const execution: Execution = {
     executionId: newId('ex'),
     accountId: workflow.accountId,

@@ -34,9 +34,12 @@ export async function workflowVersion(accountId: string, workflowId: string, ver
 /** The workflow as it is now (within the cache's 5 s), for a run that starts by reference. */
 export async function currentWorkflow(accountId: string, workflowId: string): Promise<Workflow | undefined> {
   const w = await currentWorkflows.get(`${accountId}/${workflowId}`, () => getWorkflow(accountId, workflowId));
-  if (w) versions.set(versionId(accountId, workflowId, w.version), WorkflowVersion.parse(w));
+  if (w) rememberVersion(w);
   return w;
 }
+
+/** A run started with its workflow at hand: its version is known without a read. */
+export const rememberVersion = (w: Workflow) => versions.set(versionId(w.accountId, w.workflowId, w.version), WorkflowVersion.parse(w));
 
 /** The instance that changed or deleted a workflow sees it at once. */
 export const forgetWorkflow = (accountId: string, workflowId: string) => currentWorkflows.delete(`${accountId}/${workflowId}`);
