@@ -1,10 +1,13 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { ALARMS } from '../../infra/constructs/observability.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
 import { isTriggerProvider, ownFunctions } from '../support/template.ts';
 
@@ -148,13 +151,17 @@ describe('least privilege', () => {
 });
 
 describe('app context', () => {
-  /** Runs infra/app.ts with the given context; only refusals are tried here (a valid app bundles every function). */
-  const runApp = async (context: Record<string, string>) => {
+  /** Runs infra/app.ts with the given context (cdk-nag included); bundling is skipped unless asked for. */
+  const runApp = async (context: Record<string, unknown>, outdir?: string) => {
     try {
       await promisify(execFile)(`${repoRoot}node_modules/.bin/tsx`, ['infra/app.ts'], {
         cwd: repoRoot,
-        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context) },
-        timeout: 120_000,
+        env: {
+          ...process.env,
+          CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [], ...context }),
+          ...(outdir && { CDK_OUTDIR: outdir }),
+        },
+        timeout: 150_000,
       });
       return { failed: false, stderr: '' };
     } catch (e) {
@@ -162,20 +169,42 @@ describe('app context', () => {
     }
   };
 
-  it('refuses webAclArn and points at CloudFront, a domain without certificate, and malformed alarm settings', {
+  it('refuses webAclArn and points at CloudFront, a domain without certificate, malformed alarm and throttle settings, and a prod stage without alarm destination', {
     timeout: 180_000,
   }, async () => {
-    const [waf, halfDomain, email, topic] = await Promise.all([
+    const [waf, halfDomain, email, topic, throttles, prod] = await Promise.all([
       runApp({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/1' }),
       runApp({ domainName: 'api.example.com' }),
       runApp({ alarmEmail: 'not-an-address' }),
       runApp({ alarmTopicArn: 'ops' }),
+      runApp({ throttles: '{"signup":{"rateLimit":1,"burstLimit":1}}' }),
+      runApp({ stage: 'prod' }),
     ]);
-    for (const r of [waf, halfDomain, email, topic]) expect(r.failed).toBe(true);
+    for (const r of [waf, halfDomain, email, topic, throttles, prod]) expect(r.failed).toBe(true);
     expect(waf.stderr).toMatch(/WAF cannot be associated with an API Gateway HTTP API/);
     expect(waf.stderr).toMatch(/CloudFront/);
     expect(halfDomain.stderr).toMatch(/domainName and certificateArn go together/);
     expect(email.stderr).toMatch(/alarmEmail must be an email address/);
     expect(topic.stderr).toMatch(/alarmTopicArn must be an SNS topic ARN/);
+    expect(throttles.stderr).toMatch(/Context throttles must be JSON like .* with classes default, login, trigger, approval/);
+    expect(prod.stderr).toMatch(/stage prod needs an alarm destination/);
+  });
+
+  it('synthesizes a prod configuration offline, cdk-nag passing', { timeout: 180_000 }, async () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'flowgate-synth-'));
+    try {
+      const r = await runApp(
+        { stage: 'prod', alarmEmail: 'ops@example.com', throttles: '{"login":{"rateLimit":2,"burstLimit":4}}', tracing: 'true' },
+        outdir,
+      );
+      expect(r.stderr).toBe('');
+      const template = JSON.parse(readFileSync(join(outdir, 'flowgate-prod.template.json'), 'utf8'));
+      const types = Object.values<{ Type: string }>(template.Resources).map((x) => x.Type);
+      expect(types.filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(Object.keys(ALARMS).length);
+      expect(types).toContain('AWS::SNS::Subscription');
+      expect(types).toContain('AWS::CloudFormation::Stack');
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
   });
 });
