@@ -11,7 +11,9 @@ export async function startLocalProcess(dataDir: string, port: number, opts: { e
       ([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|NOTIFY_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k),
     ),
   );
-  const child = spawn('node_modules/.bin/tsx', ['infra/local/main.ts'], {
+  // As `npm start` runs it: Node with tsx as a loader, not the tsx CLI, whose signal relay kills the
+  // program (SIGKILL) when it does not acknowledge a signal within 30 ms, which a busy machine misses.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
     env: { ...inherited, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: opts.detached ?? false,
