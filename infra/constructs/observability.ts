@@ -97,7 +97,8 @@ function serverErrorRate(api: IHttpApi, min: number) {
 
 /**
  * The CloudWatch dashboard and the alarms of the service, and the optional SNS topic the alarms
- * notify. Every alarm treats missing data as OK: an idle service has no datapoints.
+ * notify. Every alarm treats missing data as OK (an idle service has no datapoints), but the one
+ * for the scheduled sweep not running, whose failure is the missing data.
  */
 export class Observability extends Construct {
   readonly dashboard: cw.Dashboard;

@@ -8,6 +8,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
+import { TABLE } from '../../shared/db/table.ts';
 import type { Grant } from '../../shared/http/route.ts';
 import { BUNDLING } from './bundling.ts';
 
@@ -104,7 +105,8 @@ export class RouteFunction extends NodejsFunction {
     for (const grant of grants) {
       switch (grant) {
         case 'table:read':
-          allow(TABLE_ACTIONS.read, [table.tableArn, `${table.tableArn}/index/*`]);
+          // Queries name the table or one of its own indexes, each by name.
+          allow(TABLE_ACTIONS.read, [table.tableArn, ...TABLE.indexes.map((ix) => `${table.tableArn}/index/${ix.name}`)]);
           this.addEnvironment('TABLE_NAME', table.tableName);
           break;
         case 'table:write':

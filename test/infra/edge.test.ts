@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { defaultThrottles } from '../../infra/settings.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
 import { PLAN_RATE_LIMITS } from '../../shared/config.ts';
 import { type Route, routeKey } from '../../shared/http/route.ts';
-import { ownFunctions, routesTemplate } from '../support/template.ts';
+import { ownFunctions, parameterValue, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
@@ -19,7 +19,7 @@ const DOMAIN = { domainName: 'api.example.com', certificateArn: CERT };
 function build(props: Partial<FlowgateStackProps> = {}) {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   const stack = new FlowgateStack(app, 'flowgate-edge', { stage: 'edge', ...props });
-  return { template: Template.fromStack(stack), routes: routesTemplate(stack) };
+  return templatesOf(stack);
 }
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
 const all = (t: Template, type: string) => Object.entries(t.findResources(type) as Record<string, Resource>);
@@ -54,7 +54,7 @@ describe('edge throttles', () => {
     }
     // Only the classed routes have settings of their own, and each names a route that exists.
     expect(Object.keys(settings).sort()).toEqual([...byClass('login'), ...byClass('trigger'), ...byClass('approval')].sort());
-    for (const key of Object.keys(settings)) plain.routes.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
+    for (const key of Object.keys(settings)) plain.template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: key });
   });
 
   it('follow the plan limits and the throttles setting', () => {
@@ -62,11 +62,6 @@ describe('edge throttles', () => {
     expect(settings['POST /api/webhooks/{webhookId}/trigger']).toEqual({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 });
     expect(settings['POST /api/auth/login']).toEqual({ ThrottlingRateLimit: 2, ThrottlingBurstLimit: 4 });
     expect(defaultThrottles({ enterprise: 60_000 }).trigger).toEqual({ rateLimit: 1000, burstLimit: 2000 });
-  });
-
-  it('are deployed after the routes they name', () => {
-    const [nestedId] = all(plain.template, 'AWS::CloudFormation::Stack')[0]!;
-    expect(stageOf(plain.template).DependsOn).toContain(nestedId);
   });
 
   it('refuse a limit that is not a positive whole number', () => {
@@ -113,17 +108,21 @@ describe('CORS', () => {
 });
 
 describe('cursor secret', () => {
-  const { template } = plain;
+  const { template, functions } = plain;
   const [secretId] = all(template, 'AWS::SecretsManager::Secret')[0]!;
   const paging = (routes as readonly Route[]).filter((r) => r.query !== undefined && 'cursor' in r.query.shape);
-  const statementsOf = (roleId: string) =>
-    all(template, 'AWS::IAM::Policy')
-      .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
-      .flatMap(([, p]) => list<Statement>(p.Properties.PolicyDocument.Statement));
+  const secretStatements = (t: Template) =>
+    all(t, 'AWS::IAM::Policy').flatMap(([, p]) =>
+      list<Statement>(p.Properties.PolicyDocument.Statement)
+        .filter((s) => list(s.Action).some((a) => a.startsWith('secretsmanager:')))
+        .map((s) => ({ roles: p.Properties.Roles as { Ref: string }[], statement: s })),
+    );
 
-  it('is in no function environment and nowhere in the template as a value', () => {
-    expect(JSON.stringify(template.toJSON())).not.toMatch(/resolve:secretsmanager/);
-    for (const [, fn] of ownFunctions(template)) expect(fn.Properties.Environment.Variables).not.toHaveProperty('CURSOR_SECRET');
+  it('is in no function environment and nowhere in the templates as a value', () => {
+    for (const t of [template, functions]) {
+      expect(JSON.stringify(t.toJSON())).not.toMatch(/resolve:secretsmanager/);
+      for (const [, fn] of ownFunctions(t)) expect(fn.Properties.Environment.Variables).not.toHaveProperty('CURSOR_SECRET');
+    }
   });
 
   it('is readable (GetSecretValue on that secret only) by exactly the functions of the routes that page, which get its ARN', () => {
@@ -134,23 +133,20 @@ describe('cursor secret', () => {
       'http/v1/workflows/list',
       'http/workflows/list',
     ]);
-    const holders = ownFunctions(template).filter(([, fn]) => fn.Properties.Environment.Variables.CURSOR_SECRET_ARN);
+    expect(secretStatements(template)).toEqual([]);
+    for (const [, fn] of ownFunctions(template)) expect(fn.Properties.Environment.Variables).not.toHaveProperty('CURSOR_SECRET_ARN');
+    const holders = ownFunctions(functions).filter(([, fn]) => fn.Properties.Environment.Variables.CURSOR_SECRET_ARN);
     expect(holders).toHaveLength(paging.length);
-    for (const [, fn] of holders) {
-      expect(fn.Properties.Environment.Variables.CURSOR_SECRET_ARN).toEqual({ Ref: secretId });
-      const description = all(template, 'AWS::IAM::Role').find(([id]) => id === fn.Properties.Role['Fn::GetAtt'][0])![1].Properties
-        .Description as string;
-      expect(paging.map((r) => `Flowgate function ${r.handler}`)).toContain(description);
-    }
-    const readers = all(template, 'AWS::IAM::Policy').filter(([, p]) =>
-      list<Statement>(p.Properties.PolicyDocument.Statement).some((s) => list(s.Action).some((a) => a.startsWith('secretsmanager:'))),
-    );
+    const readers = secretStatements(functions);
     expect(readers).toHaveLength(paging.length);
     for (const [, fn] of holders) {
-      const secretStatements = statementsOf(fn.Properties.Role['Fn::GetAtt'][0]).filter((s) =>
-        list(s.Action).some((a) => a.startsWith('secretsmanager:')),
-      );
-      expect(secretStatements).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: secretId } }]);
+      const arn = fn.Properties.Environment.Variables.CURSOR_SECRET_ARN as { Ref: string };
+      expect(parameterValue(template, arn.Ref)).toEqual({ Ref: secretId });
+      const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+      const role = all(functions, 'AWS::IAM::Role').find(([id]) => id === roleId)![1];
+      expect(paging.map((r) => `Flowgate function ${r.handler}`)).toContain(role.Properties.Description);
+      const own = readers.filter((r) => r.roles.some((ref) => ref.Ref === roleId)).map((r) => r.statement);
+      expect(own).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: arn }]);
     }
   });
 });

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { ALARMS, APP_METRICS, METRICS_NAMESPACE } from '../../infra/constructs/observability.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
-import { ownFunctions } from '../support/template.ts';
+import { ownFunctions, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -13,12 +13,13 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 const STACK = 'flowgate-obs';
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:ops-alarms';
 
-function synth(props: Partial<FlowgateStackProps> = {}): Template {
+function build(props: Partial<FlowgateStackProps> = {}) {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new FlowgateStack(app, STACK, { stage: 'obs', ...props }));
+  return templatesOf(new FlowgateStack(app, STACK, { stage: 'obs', ...props }));
 }
+const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
 
-const template = synth();
+const { template, functions } = build();
 const withEmail = synth({ alarmEmail: 'ops@example.com' });
 const withTopicArn = synth({ alarmTopicArn: TOPIC_ARN });
 
@@ -77,6 +78,12 @@ describe('dashboard', () => {
     for (const g of groups) expect(body).toContain(`"label":"${g}"`);
     // Every function of the stack is in some group.
     for (const [fnId] of ownFunctions(template)) expect(body).toContain(JSON.stringify({ Ref: fnId }));
+    // A route's function is named by an output of the route functions' stack.
+    const outputs = Object.entries(functions.toJSON().Outputs as Record<string, { Value: unknown }>);
+    for (const [fnId] of ownFunctions(functions)) {
+      const [output] = outputs.find(([, o]) => JSON.stringify(o.Value) === JSON.stringify({ Ref: fnId }))!;
+      expect(body).toContain(`"Outputs.${output}"]}`);
+    }
   });
 
   it("shows each alarm's metric and threshold in a widget of its own", () => {
@@ -96,7 +103,7 @@ describe('dashboard', () => {
   });
 
   it('gives every function the namespace and service Powertools Metrics publish under', () => {
-    for (const [, fn] of ownFunctions(template)) {
+    for (const [, fn] of [...ownFunctions(template), ...ownFunctions(functions)]) {
       expect(fn.Properties.Environment.Variables).toMatchObject({
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_SERVICE_NAME: 'flowgate',

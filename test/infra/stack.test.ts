@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { TABLE_ACTIONS } from '../../infra/constructs/route-function.ts';
@@ -8,7 +8,7 @@ import { DEFAULTS } from '../../infra/settings.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
 import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { type Route, routeKey } from '../../shared/http/route.ts';
-import { ownFunctions, routeFunctionId, routesTemplate } from '../support/template.ts';
+import { ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -19,12 +19,17 @@ const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.ur
 function build(props: Partial<FlowgateStackProps> = {}) {
   const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
   const stack = new FlowgateStack(app, 'flowgate-test', { stage: 'test', ...props });
-  return { template: Template.fromStack(stack), routes: routesTemplate(stack) };
+  return templatesOf(stack);
 }
 const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
+type Built = ReturnType<typeof build>;
+/** Every function of ours: the stack's (fallback, workers, sweeps) and the routes' (nested stack). */
+const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions)];
 
-const { template, routes: routesNested } = build();
-const all = (type: string) => Object.entries(template.findResources(type) as Record<string, Resource>);
+const built = build();
+const { template, functions: routeFunctions } = built;
+/** Resources of a type in both templates (logical ids are unique across them). */
+const all = (type: string) => [template, routeFunctions].flatMap((t) => Object.entries(t.findResources(type) as Record<string, Resource>));
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
 const statements = (type: string) => all(type).flatMap(([, r]) => list<Statement>(r.Properties.PolicyDocument.Statement));
 const denyWithoutTls = {
@@ -35,7 +40,7 @@ const denyWithoutTls = {
 
 /** Route key → integration → function → role → the role's policy statements, walked in the templates. */
 function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
-  const fn = template.toJSON().Resources[routeFunctionId(template, routesNested, routeKey(route))] as Resource;
+  const fn = routeFunctions.toJSON().Resources[routeFunctionId(template, routeFunctions, routeKey(route))] as Resource;
   const roleId = fn.Properties.Role['Fn::GetAtt'][0];
   return all('AWS::IAM::Policy')
     .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
@@ -45,22 +50,22 @@ function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
 describe('FlowgateStack', () => {
   describe('functions', () => {
     it('has one function per route, plus the fallback, the two queue workers and the two sweeps', () => {
-      expect(ownFunctions(template)).toHaveLength(routes.length + 5);
+      expect(ownFunctions(routeFunctions)).toHaveLength(routes.length);
+      expect(ownFunctions(template)).toHaveLength(5);
       // ... and CDK's provider that runs the startup sweep's trigger.
-      template.resourceCountIs('AWS::Lambda::Function', routes.length + 6);
+      template.resourceCountIs('AWS::Lambda::Function', 6);
     });
 
-    it('mounts every route of the table (in the routes stack), and the fallback on $default', () => {
-      for (const r of routes) {
-        routesNested.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: `${r.method} ${r.path}` });
-        expect(routeFunctionId(template, routesNested, routeKey(r))).toMatch(/^Http/);
-      }
-      routesNested.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
+    it('mounts every route of the table on its own function (in the route functions stack), and the fallback on $default', () => {
+      const ids = routes.map((r) => routeFunctionId(template, routeFunctions, routeKey(r)));
+      expect(new Set(ids).size).toBe(routes.length);
+      for (const id of ids) expect(id).toMatch(/^Http/);
+      template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
     });
 
     it('runs every function on Node 24, arm64, untraced, with its own log group', () => {
-      for (const [, fn] of ownFunctions(template)) {
+      for (const [, fn] of functionsOf(built)) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
         expect(fn.Properties.TracingConfig).toBeUndefined();
@@ -75,6 +80,10 @@ describe('FlowgateStack', () => {
     it('passes optional settings as env vars only when set; PUBLIC_BASE_URL defaults to the API endpoint', () => {
       const env = (t: Template) => ownFunctions(t).map(([, fn]) => fn.Properties.Environment.Variables);
       const [apiId] = all('AWS::ApiGatewayV2::Api')[0]!;
+      // The route functions' stack gets the endpoint as a parameter.
+      const routeEnv = env(routeFunctions);
+      expect(routeEnv).toHaveLength(routes.length);
+      for (const vars of routeEnv) expect(vars.PUBLIC_BASE_URL).toEqual({ Ref: expect.stringMatching(/ApiEndpoint$/) });
       for (const vars of env(template)) {
         expect(vars).not.toHaveProperty('RATE_LIMITS');
         expect(vars.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
@@ -105,7 +114,8 @@ describe('FlowgateStack', () => {
       const others = ownFunctions(template)
         .map(([fnId]) => fnId)
         .filter((fnId) => fnId !== id);
-      expect(trigger.DependsOn).toEqual(expect.arrayContaining([tableId, ...others]));
+      const [routeFunctionsId] = Object.keys(template.findResources('AWS::CloudFormation::Stack'));
+      expect(trigger.DependsOn).toEqual(expect.arrayContaining([tableId, ...others, routeFunctionsId]));
       // Same code and settings, same release (synth is deterministic); other settings, a new release and version.
       expect(startupOf(synth()).release).toBe(release);
       const changed = startupOf(synth({ rateLimits: '{"pro":20}' }));
@@ -308,8 +318,8 @@ describe('FlowgateStack', () => {
       return [Object.keys(json.Resources ?? {}).length, Object.keys(json.Parameters ?? {}).length, Object.keys(json.Outputs ?? {}).length];
     };
 
-    it('keeps at least 30 % headroom in the stack and in the routes stack', () => {
-      for (const t of [template, routesNested]) {
+    it('keeps at least 30 % headroom in the stack and in the route functions stack', () => {
+      for (const t of [template, routeFunctions]) {
         const [resources, parameters, outputs] = counts(t);
         expect(resources).toBeLessThanOrEqual(0.7 * 500);
         expect(parameters).toBeLessThanOrEqual(0.7 * 200);
@@ -317,28 +327,33 @@ describe('FlowgateStack', () => {
       }
     });
 
-    it('puts 3 of the 7 resources of a route in the routes stack', () => {
-      routesNested.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length);
-      routesNested.resourceCountIs('AWS::ApiGatewayV2::Integration', routes.length);
-      routesNested.resourceCountIs('AWS::Lambda::Permission', routes.length);
-      expect(counts(routesNested)[0]).toBe(3 * routes.length);
+    it('puts 4 of the 7 resources of a route in the route functions stack, 3 in the stack', () => {
+      expect(counts(routeFunctions)[0]).toBe(4 * routes.length);
+      for (const type of ['AWS::Lambda::Function', 'AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::Logs::LogGroup']) {
+        routeFunctions.resourceCountIs(type, routes.length);
+      }
+      // ... and the fallback's; one more permission lets the schedule invoke the sweep.
+      template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
+      template.resourceCountIs('AWS::ApiGatewayV2::Integration', routes.length + 1);
+      template.resourceCountIs('AWS::Lambda::Permission', routes.length + 2);
     });
   });
 
   describe('tracing', () => {
-    const xray = (t: Template) =>
-      Object.values(t.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+    const xray = (b: Built) =>
+      [b.template, b.functions]
+        .flatMap((t) => Object.values(t.findResources('AWS::IAM::Policy') as Record<string, Resource>))
         .flatMap((p) => list<Statement>(p.Properties.PolicyDocument.Statement))
         .filter((s) => list(s.Action).some((a) => a.startsWith('xray:')));
 
     it('is off by default: no active tracing, no X-Ray grant', () => {
-      expect(xray(template)).toEqual([]);
+      expect(xray(built)).toEqual([]);
     });
 
     it('is active on every function with the tracing setting', () => {
-      const traced = synth({ tracing: true });
-      for (const [, fn] of ownFunctions(traced)) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
-      expect(xray(traced)).toHaveLength(ownFunctions(traced).length);
+      const traced = build({ tracing: true });
+      for (const [, fn] of functionsOf(traced)) expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(xray(traced)).toHaveLength(functionsOf(traced).length);
     });
   });
 

@@ -10,19 +10,43 @@ export const isTriggerProvider = (logicalId: string) => logicalId.startsWith('AW
 export const ownFunctions = (t: Template) =>
   Object.entries(t.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(([id]) => !isTriggerProvider(id));
 
-/** The nested stack that holds the API's routes, integrations and invoke permissions. */
-export const routesTemplate = (stack: Stack) => Template.fromStack(stack.node.findChild('Routes') as NestedStack);
+/** The nested stack that holds the routes' functions (function, role, policy, log group). */
+export const routeFunctionsTemplate = (stack: Stack) => Template.fromStack(stack.node.findChild('RouteFunctions') as NestedStack);
+
+/** The stack and its route functions' stack, as the two templates CloudFormation deploys. */
+export const templatesOf = (stack: Stack) => ({ template: Template.fromStack(stack), functions: routeFunctionsTemplate(stack) });
+
+/** What a nested template's parameter is given by the parent (a value as written in the parent template). */
+export function parameterValue(parent: Template, name: string): unknown {
+  const [nested] = Object.values(parent.findResources('AWS::CloudFormation::Stack') as Record<string, Resource>);
+  return nested!.Properties.Parameters[name];
+}
 
 /**
- * The logical id, in the parent template, of the function behind a route: the route's integration
- * (nested template) names a parameter, which the nested stack resource sets to the function's ARN.
+ * The logical id, in the route functions' template, of the function behind a route: the route's
+ * integration (parent template) takes the function's ARN from an output of the nested stack.
  */
-export function routeFunctionId(parent: Template, nested: Template, routeKey: string): string {
-  const resources = nested.toJSON().Resources as Record<string, Resource>;
+export function routeFunctionId(parent: Template, functions: Template, routeKey: string): string {
+  const resources = parent.toJSON().Resources as Record<string, Resource>;
   const route = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey);
   if (!route) throw new Error(`No route ${routeKey}`);
   const integration = resources[route.Properties.Target['Fn::Join'][1][1].Ref]!;
-  const parameter: string = integration.Properties.IntegrationUri.Ref;
-  const [nestedStack] = Object.values(parent.findResources('AWS::CloudFormation::Stack') as Record<string, Resource>);
-  return nestedStack!.Properties.Parameters[parameter]['Fn::GetAtt'][0];
+  const output = (integration.Properties.IntegrationUri['Fn::GetAtt'][1] as string).replace(/^Outputs\./, '');
+  return functions.toJSON().Outputs[output].Value['Fn::GetAtt'][0];
+}
+
+/**
+ * The resources of both templates, the route functions' written in the stack's terms (each
+ * parameter reference replaced by what the stack passes), so one check covers every function.
+ */
+export function allResources({ template, functions }: { template: Template; functions: Template }): Record<string, Resource> {
+  const parameters = Object.keys(functions.toJSON().Parameters ?? {});
+  const substitute = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(substitute);
+    if (v === null || typeof v !== 'object') return v;
+    const ref = (v as { Ref?: unknown }).Ref;
+    if (typeof ref === 'string' && parameters.includes(ref)) return parameterValue(template, ref);
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x)]));
+  };
+  return { ...template.toJSON().Resources, ...(substitute(functions.toJSON().Resources) as Record<string, Resource>) };
 }
