@@ -10,7 +10,7 @@ import {
   type StackProps,
   Validations,
 } from 'aws-cdk-lib';
-import { ApiMapping, CfnStage, CorsHttpMethod, DomainName, HttpApi, HttpMethod, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, CfnStage, DomainName, HttpApi, HttpMethod, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -28,12 +28,13 @@ import type { Construct } from 'constructs';
 import { releaseDigest } from './release.ts';
 import { routes } from '../functions/routes.ts';
 import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../shared/db/table.ts';
-import { type Grant, type Route, routeKey } from '../shared/http/route.ts';
+import type { Grant, Route } from '../shared/http/route.ts';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/metric-names.ts';
 import { type FunctionGroup, Observability } from './constructs/observability.ts';
 import { type Bindable, type FunctionGrant, RouteFunction } from './constructs/route-function.ts';
 import { UNINSPECTED_RESOURCE } from './nag.ts';
-import { DEFAULTS, defaultThrottles, THROTTLE_CLASSES, type Throttle, type ThrottleClass } from './settings.ts';
+import { corsPreflight, throttleRoutes } from './constructs/edge.ts';
+import { DEFAULTS, type Throttle, type ThrottleClass } from './settings.ts';
 
 export type FlowgateStackProps = StackProps & {
   stage: string;
@@ -91,22 +92,6 @@ const SWEEP_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send
 const grantsOf = (route: Route): FunctionGrant[] => [...route.grants, ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : [])];
 /** Routes that take a cursor sign and check cursors, so they need the cursor key. */
 const pages = (route: Route) => route.query !== undefined && 'cursor' in route.query.shape;
-
-/** Request headers a browser may send, and response headers it may read (CORS). */
-const CORS_HEADERS = {
-  allow: ['authorization', 'content-type', 'x-api-key', 'idempotency-key', 'x-webhook-signature'],
-  expose: [
-    'x-request-id',
-    'x-ratelimit-limit',
-    'x-ratelimit-remaining',
-    'x-ratelimit-reset',
-    'ratelimit',
-    'ratelimit-policy',
-    'retry-after',
-    'location',
-    'idempotent-replayed',
-  ],
-};
 
 /** `http/keys/revoke` → `HttpKeysRevoke`: a stable construct id per handler module. */
 const idOf = (handler: string) =>
@@ -269,7 +254,7 @@ export class FlowgateStack extends Stack {
       apiName: `flowgate-${props.stage}`,
       defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
       disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,
-      corsPreflight: this.cors(props.corsOrigins ?? []),
+      corsPreflight: corsPreflight(props.corsOrigins ?? []),
     });
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
@@ -430,36 +415,7 @@ export class FlowgateStack extends Stack {
       removalPolicy,
     });
     stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
-    const throttles = { ...defaultThrottles(props.rateLimits ? JSON.parse(props.rateLimits) : {}), ...props.throttles };
-    for (const cls of THROTTLE_CLASSES) {
-      const t = throttles[cls];
-      if (!(Number.isInteger(t.rateLimit) && t.rateLimit > 0 && Number.isInteger(t.burstLimit) && t.burstLimit > 0)) {
-        throw new Error(`throttles.${cls} needs positive whole rateLimit and burstLimit, got ${JSON.stringify(t)}`);
-      }
-    }
-    stage.defaultRouteSettings = { throttlingRateLimit: throttles.default.rateLimit, throttlingBurstLimit: throttles.default.burstLimit };
-    // Untyped in the L1: CloudFormation's own casing.
-    stage.routeSettings = Object.fromEntries(
-      (routes as readonly Route[]).flatMap((r) => {
-        const t = r.throttle && throttles[r.throttle];
-        return t ? [[routeKey(r), { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }]] : [];
-      }),
-    );
-  }
-
-  /** Preflight answered by API Gateway for the allowed origins; none configured, none answered. */
-  private cors(origins: readonly string[]) {
-    if (origins.length === 0) return undefined;
-    for (const o of origins) {
-      if (!URL.canParse(o) || new URL(o).origin !== o) throw new Error(`corsOrigins: ${o} is not an origin like https://app.example.com`);
-    }
-    return {
-      allowOrigins: [...origins],
-      allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.HEAD, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
-      allowHeaders: CORS_HEADERS.allow,
-      exposeHeaders: CORS_HEADERS.expose,
-      maxAge: Duration.hours(1),
-    };
+    throttleRoutes(stage, props);
   }
 
   /** A worker's maximum concurrency: within SQS's range, and within its reserved concurrency if any. */
