@@ -12,23 +12,15 @@ import {
   newAuditId,
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
-import { getUser } from '../db/entities/user.ts';
 import { pause } from '../db/retry.ts';
-import { afterDecision, decisionTransition } from '../engine/decisions.ts';
-import {
-  AppError,
-  conflict,
-  type FieldError,
-  forbidden,
-  isConditionFailure,
-  isTransactionConflict,
-  notFound,
-  validationFailed,
-} from '../errors.ts';
+import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
+import { newDispatch } from '../engine/dispatch.ts';
+import { AppError, conflict, type FieldError, forbidden, notFound, validationFailed } from '../errors.ts';
 import { decodeCursor, encodeCursor } from '../http/cursor.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { Principal } from './principal.ts';
+import { readThrough, userRead } from './records.ts';
 
 type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
 export type Channel = 'post' | 'link' | 'v1';
@@ -71,7 +63,7 @@ export async function requireApproval(accountId: string, approvalId: string): Pr
 export async function isReviewer(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, a: Pick<Approval, 'reviewers'>): Promise<boolean> {
   if (a.reviewers.includes(`user:${p.userId}`)) return true;
   if (!a.reviewers.some((r) => r.startsWith('role:'))) return false;
-  const user = await getUser(p.accountId, p.userId);
+  const [user] = await readThrough([userRead(p.accountId, p.userId)]);
   return !!user && a.reviewers.includes(`role:${user.role}`);
 }
 
@@ -137,49 +129,44 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
     userAgent: req.userAgent?.slice(0, 512),
   };
   try {
-    // The run is read with the reviewer check (one round trip); a lost race reads it again.
-    const [, firstRead] = await Promise.all([assertReviewer(p, approval), getExecution(p.accountId, approval.executionId)]);
+    await assertReviewer(p, approval);
+    // One dispatch for every attempt: the run's message goes out beside the first write (the worker
+    // waits for a decision it cannot see yet) and stays valid when a retry is the write that lands.
+    const dispatch = newDispatch();
+    let sent: Promise<unknown> | undefined;
     let current = approval;
     for (let attempt = 0; attempt < 20; attempt++) {
       assertOpen(current, now);
       const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
       const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}) };
-      const execution = attempt === 0 ? firstRead : await getExecution(p.accountId, current.executionId);
-      const run =
-        execution &&
-        decisionTransition(
-          execution,
-          current,
-          { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
-          { now },
-        );
+      const run = decisionTransition(
+        current,
+        { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
+        { now, dispatch },
+      );
       const status: ApprovalStatus = req.decision === 'approve' ? 'APPROVED' : 'REJECTED';
       const decided = { status, decision: req.decision, comment: req.comment, decidedBy: p.userId, decidedAt: now };
-      try {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: handledUpdate(
-                  p.accountId,
-                  current.approvalId,
-                  { ...decided, ...(form ? { formData: JSON.stringify(form.values) } : {}) },
-                  now,
-                ),
-              },
-              auditPut(record),
-              ...((run?.items ?? []) as never[]),
-            ],
-          }),
-        );
-      } catch (e) {
-        if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
+      const own = [
+        {
+          Update: handledUpdate(
+            p.accountId,
+            current.approvalId,
+            { ...decided, ...(form ? { formData: JSON.stringify(form.values) } : {}) },
+            now,
+          ),
+        },
+        auditPut(record),
+      ];
+      sent ??= decisionMessage(current, run).catch((error: unknown) => error);
+      // A run that no longer waits for it (cancelled, interrupted) stays as it is; the decision is recorded.
+      if ((await writeDecision(own, run)) === 'refused') {
         await pause(attempt);
         current = (await getApproval(p.accountId, current.approvalId)) ?? current;
         continue;
       }
       emit('ApprovalDecided');
-      if (execution && run) await afterDecision(execution, run);
+      // The message sent beside the write failed: send it again now that the decision is in.
+      if ((await sent) instanceof Error) await decisionMessage(current, run);
       return { ...current, ...decided };
     }
     throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);

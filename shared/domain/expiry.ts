@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import {
   type Approval,
@@ -9,9 +9,8 @@ import {
   listExpired,
   newAuditId,
 } from '../db/entities/approval.ts';
-import { getExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
-import { afterDecision, type Decision, decisionTransition } from '../engine/decisions.ts';
+import { type Decision, decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -31,36 +30,30 @@ export const timeoutDecision = (onTimeout: Approval['onTimeout']): Decision => (
  * continue as approved / rejected). False when someone decided first.
  */
 export async function expireApproval(a: Approval, now = Date.now()): Promise<boolean> {
-  const execution = await getExecution(a.accountId, a.executionId);
   const { decision } = timeoutDecision(a.onTimeout);
-  const run = execution && decisionTransition(execution, a, timeoutDecision(a.onTimeout), { now, expired: a.onTimeout });
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: handledUpdate(
-              a.accountId,
-              a.approvalId,
-              { status: 'EXPIRED', decidedBy: TIMEOUT_ACTOR, decidedAt: now, ...(a.onTimeout !== 'fail' ? { decision } : {}) },
-              now,
-            ),
-          },
-          auditPut({
-            auditId: newAuditId(now),
-            approvalId: a.approvalId,
-            accountId: a.accountId,
-            at: now,
-            outcome: 'decided',
-            channel: 'timeout',
-            ...(a.onTimeout !== 'fail' ? { decision } : {}),
-          }),
-          ...((run?.items ?? []) as never[]),
-        ],
-      }),
-    );
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
+  const run = decisionTransition(a, timeoutDecision(a.onTimeout), { now, expired: a.onTimeout });
+  const own = [
+    {
+      Update: handledUpdate(
+        a.accountId,
+        a.approvalId,
+        { status: 'EXPIRED', decidedBy: TIMEOUT_ACTOR, decidedAt: now, ...(a.onTimeout !== 'fail' ? { decision } : {}) },
+        now,
+      ),
+    },
+    auditPut({
+      auditId: newAuditId(now),
+      approvalId: a.approvalId,
+      accountId: a.accountId,
+      at: now,
+      outcome: 'decided',
+      channel: 'timeout',
+      ...(a.onTimeout !== 'fail' ? { decision } : {}),
+    }),
+  ];
+  // A run that no longer waits for it (cancelled, interrupted) stays as it is; the expiry is recorded.
+  const written = await writeDecision(own, run);
+  if (written === 'refused') {
     // Decided meanwhile (or by data from before decisions left the index): take it out of the index.
     await db()
       .send(
@@ -78,7 +71,7 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
     return false;
   }
   emit('ApprovalExpired');
-  if (execution && run) await afterDecision(execution, run);
+  if (written === 'moved') await decisionMessage(a, run);
   return true;
 }
 

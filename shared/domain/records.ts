@@ -2,19 +2,22 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { TtlCache } from '../cache.ts';
 import { ApiKey, keyKey } from '../db/entities/api-key.ts';
+import { User, userKey } from '../db/entities/user.ts';
 import { Webhook, webhookKey } from '../db/entities/webhook.ts';
 
 /**
  * Records that open-platform requests read on every call, cached per function instance (bounded,
  * oldest evicted first) for 5 s: a revoked or expired key, a disabled, deleted or rebound webhook take
  * effect within 5 s in every instance, and at once in the instance that made the change (it drops its
- * own entry). A cached "not found" is kept for the same time. Plans need no cache: the rate-limit
+ * own entry). A cached "not found" is kept for the same time. Users (a reviewer's role) likewise. Plans need no cache: the rate-limit
  * write returns them (`countAccountRequest`); workflows are read by the worker, not the trigger.
  */
 export const RECORD_TTL_MS = 5_000;
 export const caches = {
   keys: new TtlCache<ApiKey | undefined>(RECORD_TTL_MS),
   webhooks: new TtlCache<Webhook | undefined>(RECORD_TTL_MS),
+  /** A reviewer's role, for approvals that name `role:` reviewers. */
+  users: new TtlCache<User | undefined>(RECORD_TTL_MS),
 };
 
 type Key = { PK: string; SK: string };
@@ -32,6 +35,13 @@ export const webhookRead = (webhookId: string): CachedRead<Webhook> => ({
   id: webhookId,
   key: webhookKey(webhookId),
   parse: (i) => Webhook.parse(i),
+});
+
+export const userRead = (accountId: string, userId: string): CachedRead<User> => ({
+  cache: caches.users,
+  id: `${accountId}/${userId}`,
+  key: userKey(accountId, userId),
+  parse: (i) => User.parse(i),
 });
 
 type Values<R> = { -readonly [I in keyof R]: R[I] extends CachedRead<infer T> ? T | undefined : undefined };

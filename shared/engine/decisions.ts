@@ -1,139 +1,125 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, getApproval } from '../db/entities/approval.ts';
-import {
-  activeIndex,
-  type Execution,
-  type ExecutionStatus,
-  eventsPut,
-  executionKey,
-  finishing,
-  getExecution,
-  newEvent,
-  type RunEvent,
-  storedFields,
-} from '../db/entities/execution.ts';
+import { activeIndex, type Execution, eventsPut, executionKey, newEvent, type RecordedDecision } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
-import { isConditionFailure, notFound } from '../errors.ts';
-import { emit } from '../metrics.ts';
+import { isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
-import { notifyEvents } from './notify.ts';
 
 export type Decision = { decision: 'approve' | 'reject'; comment?: string; decidedBy: string; formData?: Record<string, unknown> };
-export type DecisionApproval = Pick<Approval, 'approvalId' | 'stepId' | 'onReject'>;
+export type DecisionApproval = Pick<Approval, 'approvalId' | 'accountId' | 'executionId' | 'stepId' | 'onReject'>;
 
 /**
  * The run's side of an approval decision, as transaction items the approvals module writes together
- * with the approval's own state change and audit record. `undefined` when the run is no longer
- * waiting for this approval (cancelled, interrupted): the decision is then recorded but moves nothing.
- * The step and its `onReject` come from the approval, so no definition is read.
+ * with the approval's own state change and audit record: the decision is recorded on the run, which
+ * goes back to RUNNING with a new dispatch (its worker applies it: the step's output and state, the
+ * form values, or the failure), and the `approval.decided` (or `approval.expired`) event. No read of
+ * the run: the update is conditional on the run still waiting for this approval, and a decision on a
+ * run that no longer waits (cancelled, interrupted) is recorded without these items
+ * (`isRunItemRefusal`). `resumed`: a person resumes the INTERRUPTED run, which takes the decision
+ * recorded meanwhile (it rejoins the active index).
  */
 export function decisionTransition(
-  e: Execution,
   approval: DecisionApproval,
   d: Decision,
-  opts: {
-    now?: number;
-    /** The deadline passed: the step's `onTimeout`. */
-    expired?: 'fail' | 'approve' | 'reject';
-    /** A person resumes the INTERRUPTED run, which takes the decision recorded meanwhile. */
-    resumed?: boolean;
-  } = {},
+  opts: { now?: number; expired?: 'fail' | 'approve' | 'reject'; resumed?: Execution; dispatch?: string } = {},
 ) {
-  const { now = Date.now(), expired, resumed } = opts;
+  const { now = Date.now(), expired, resumed, dispatch = newDispatch() } = opts;
   const { approvalId, stepId } = approval;
-  if (e.status !== (resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL') || e.approvalId !== approvalId) return undefined;
-  const index = e.nextStep;
-  const state = e.steps[index];
-  if (state?.stepId !== stepId) return undefined;
   const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
-  const decided = newEvent(e.executionId, expired ? 'approval.expired' : 'approval.decided', { approvalId, stepId, ...output }, now);
-  const condition = {
-    expression: '#status = :seen AND approvalId = :ap',
-    names: { '#status': 'status' },
-    values: { ':seen': e.status, ':ap': approvalId },
-  };
-  // Leaving the waiting (or interrupted) state: what the run drops, and the active index it rejoins when it goes on.
-  const dropped = ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])];
-  const rejected = expired === 'fail' || (d.decision === 'reject' && approval.onReject !== 'continue');
-  const code = expired === 'fail' ? 'APPROVAL_EXPIRED' : 'APPROVAL_REJECTED';
-  const steps = e.steps.map((s, i) =>
-    i === index
+  const event = newEvent(approval.executionId, expired ? 'approval.expired' : 'approval.decided', { approvalId, stepId, ...output }, now);
+  const fails =
+    expired === 'fail'
       ? {
-          ...s,
-          status: rejected ? ('FAILED' as const) : ('SUCCEEDED' as const),
-          finishedAt: now,
-          ...(rejected ? { error: { code, message: expired ? 'The approval expired.' : `Rejected by ${d.decidedBy}.` } } : {}),
+          code: 'APPROVAL_EXPIRED' as const,
+          message: `Step ${stepId} was not decided before its deadline.`,
+          stepMessage: 'The approval expired.',
         }
-      : s,
+      : d.decision === 'reject' && approval.onReject !== 'continue'
+        ? {
+            code: 'APPROVAL_REJECTED' as const,
+            message: `Step ${stepId} was rejected${d.comment ? `: ${d.comment}` : '.'}`,
+            stepMessage: `Rejected by ${d.decidedBy}.`,
+          }
+        : undefined;
+  const decision: RecordedDecision = { approvalId, stepId, at: now, output, ...(fails ? { fails } : {}), event };
+  const update = buildUpdate(
+    executionKey(approval.accountId, approval.executionId),
+    {
+      status: 'RUNNING',
+      dispatch,
+      decision: JSON.stringify(decision),
+      updatedAt: now,
+      ...(resumed ? activeIndex({ ...resumed, lease: undefined }) : {}),
+    },
+    ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])],
+    {
+      expression: '#status = :seen AND approvalId = :ap',
+      names: { '#status': 'status' },
+      values: { ':seen': resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL', ':ap': approvalId },
+    },
   );
-  const outputs = { ...e.outputs, [stepId]: output };
-  const key = executionKey(e.accountId, e.executionId);
-  if (rejected) {
-    const error = expired
-      ? { code, message: `Step ${stepId} was not decided before its deadline.` }
-      : { code, message: `Step ${stepId} was rejected${d.comment ? `: ${d.comment}` : '.'}` };
-    const failed = newEvent(e.executionId, 'execution.failed', { error }, now);
-    const end = finishing(now);
-    return {
-      items: [
-        {
-          Update: buildUpdate(
-            key,
-            storedFields({ status: 'FAILED', steps, outputs, error, ...end.set }),
-            [...new Set([...dropped, ...end.remove])],
-            condition,
-          ),
-        },
-        eventsPut(e.accountId, [decided, failed]),
-      ],
-      events: [decided, failed] as RunEvent[],
-      dispatch: undefined,
-    };
-  }
-  const dispatch = newDispatch();
-  const variables = d.decision === 'approve' ? { ...e.variables, ...d.formData } : e.variables;
-  const fields = storedFields({
-    status: 'RUNNING' as const,
-    steps,
-    outputs,
-    variables,
-    nextStep: index + 1,
-    dispatch,
-    updatedAt: now,
-    ...(resumed ? activeIndex({ ...e, lease: undefined }) : {}),
-  });
-  return {
-    items: [{ Update: buildUpdate(key, fields, dropped, condition) }, eventsPut(e.accountId, [decided])],
-    events: [decided],
-    dispatch,
-  };
+  return { items: [{ Update: update }, eventsPut(approval.accountId, [event])], dispatch };
 }
 
-export type Transition = NonNullable<ReturnType<typeof decisionTransition>>;
+export type Transition = ReturnType<typeof decisionTransition>;
 
-/** After the decision's transaction: queue the resumed run and deliver its events. */
-export async function afterDecision(e: Execution, t: Transition): Promise<void> {
-  if (t.dispatch) await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch: t.dispatch });
-  else emit('ExecutionFailed');
-  await notifyEvents(e, t.events);
+/** The run's message for a recorded decision (it may go out beside the write: the worker waits for the record). */
+export const decisionMessage = (approval: DecisionApproval, t: Transition) =>
+  sendRunMessage({ accountId: approval.accountId, executionId: approval.executionId, dispatch: t.dispatch });
+
+/**
+ * Write an approval's own items (its change, its audit record) with its run's side, in one
+ * transaction: `moved`. When only the run's condition refused it (the run no longer waits for this
+ * approval: cancelled, interrupted), the approval's items alone: `recorded`. When the approval was
+ * handled meanwhile (or a transaction was in flight on its items): `refused`, nothing written.
+ */
+export async function writeDecision(own: readonly object[], t: Transition): Promise<'moved' | 'recorded' | 'refused'> {
+  const write = (items: readonly object[]) => db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
+  const refused = (e: unknown) => {
+    if (isConditionFailure(e) || isTransactionConflict(e)) return 'refused' as const;
+    throw e;
+  };
+  try {
+    await write([...own, ...t.items]);
+    return 'moved';
+  } catch (e) {
+    if (!isRunItemRefusal(e, own.length)) return refused(e);
+  }
+  try {
+    await write(own);
+    return 'recorded';
+  } catch (e) {
+    return refused(e);
+  }
+}
+
+/** The transaction was refused for the run's item only (its condition): the run no longer waits for this approval. */
+function isRunItemRefusal(err: unknown, runItemIndex: number): boolean {
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (
+    isConditionFailure(err) &&
+    Array.isArray(reasons) &&
+    reasons[runItemIndex]?.Code === 'ConditionalCheckFailed' &&
+    reasons.every((r, i) => i === runItemIndex || r.Code === 'None' || r.Code === undefined)
+  );
 }
 
 /**
- * Apply a decision to the run waiting for it (the approvals endpoints record the decision itself).
- * Returns the status the run moved to, or `undefined` when it was not waiting for this approval.
+ * Apply a decision to the run waiting for it (the approvals endpoints record the decision itself, with
+ * the approval's change): RUNNING when the run took it (its worker applies it next), `undefined` when
+ * it was not waiting for this approval.
  */
 export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
-  const [e, approval] = await Promise.all([getExecution(accountId, executionId), getApproval(accountId, approvalId)]);
-  if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-  const t = approval && decisionTransition(e, approval, d, { now });
-  if (!t) return undefined;
+  const approval = await getApproval(accountId, approvalId);
+  if (approval?.executionId !== executionId) return undefined;
+  const t = decisionTransition(approval, d, { now });
   try {
     await db().send(new TransactWriteCommand({ TransactItems: t.items }));
   } catch (err) {
     if (isConditionFailure(err)) return undefined;
     throw err;
   }
-  await afterDecision(e, t);
-  return (t.dispatch ? 'RUNNING' : 'FAILED') as ExecutionStatus;
+  await decisionMessage(approval, t);
+  return 'RUNNING' as const;
 }

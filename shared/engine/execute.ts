@@ -10,6 +10,7 @@ import {
 import { emit } from '../metrics.ts';
 import type { Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
+import { notifyEvents } from './notify.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
@@ -34,6 +35,7 @@ const external = (step: Step) => step.type === 'http_request' || step.type === '
 
 /** Run the held run's steps until it ends, waits (approval, delay) or needs a fresh invocation. */
 export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
+  if (!(await applyDecision(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
   for (;;) {
@@ -143,6 +145,29 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
     default:
       return false;
   }
+}
+
+/**
+ * An approval decision recorded on the run (`decisionTransition`) is applied by its worker: the
+ * waiting step's output and state and the form values (the run goes on), or the run's failure (a
+ * rejection with `onReject: "fail"`, an expiry with `onTimeout: "fail"`). False when the run ended.
+ */
+async function applyDecision(run: HeldRun): Promise<boolean> {
+  const d = run.e.decision;
+  if (!d) return true;
+  run.drop('decision');
+  await notifyEvents(run.e, [d.event]);
+  const index = run.e.steps.findIndex((s) => s.stepId === d.stepId);
+  const outputs = { ...run.e.outputs, [d.stepId]: d.output };
+  const steps = (s: Partial<StepState>) => run.e.steps.map((x, i) => (i === index ? { ...x, finishedAt: d.at, ...s } : x));
+  if (d.fails) {
+    run.update({ steps: steps({ status: 'FAILED', error: { code: d.fails.code, message: d.fails.stepMessage } }), outputs });
+    await run.fail({ code: d.fails.code, message: d.fails.message });
+    return false;
+  }
+  const variables = d.output.decision === 'approve' ? { ...run.e.variables, ...d.output.formData } : run.e.variables;
+  run.update({ steps: steps({ status: 'SUCCEEDED' }), outputs, variables, nextStep: index + 1 });
+  return true;
 }
 
 /** Poll for a cancel request while a long step runs, and abort it when one arrives. */

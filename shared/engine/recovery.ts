@@ -27,7 +27,7 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { timeoutDecision } from '../domain/expiry.ts';
-import { afterDecision, type Decision, decisionTransition } from './decisions.ts';
+import { type Decision, decisionMessage, decisionTransition } from './decisions.ts';
 import { countAcceptedTrigger } from './runs.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
@@ -220,10 +220,9 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       const recorded = approval && recordedDecision(approval);
       const resumed = resumedEvent(e, by, 'manual', now);
       if (approval && recorded) {
-        const t = decisionTransition(e, approval, recorded.decision, { now, expired: recorded.expired, resumed: true });
-        if (!t) throw conflict('CONFLICT', 'The run no longer waits for its approval.');
+        const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e });
         await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
-        await afterDecision(e, { ...t, events: [resumed, ...t.events] });
+        await Promise.all([decisionMessage(approval, t), notifyEvents(e, [resumed])]);
       } else if (approval?.status === 'PENDING') {
         const fields = { status: 'WAITING_APPROVAL' as const, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };
         await transition(e, buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)), resumed, fields);

@@ -33,6 +33,7 @@ import { notifyEvents } from './notify.ts';
  */
 export class HeldRun {
   private changed = new Set<string>();
+  private dropped = new Set<string>();
   private groups: RunEvent[][] = [];
   private items: object[] = [];
 
@@ -43,7 +44,13 @@ export class HeldRun {
   ) {}
 
   get dirty() {
-    return this.changed.size > 0 || this.groups.length > 0 || this.items.length > 0;
+    return this.changed.size > 0 || this.dropped.size > 0 || this.groups.length > 0 || this.items.length > 0;
+  }
+
+  /** Remove a field from the run, in memory now and with the next write. */
+  drop(field: keyof Execution) {
+    delete this.e[field];
+    this.dropped.add(field);
   }
 
   /** Change the run in memory; `flush` writes it. */
@@ -69,8 +76,9 @@ export class HeldRun {
    * Write the progress in one transaction, conditional on this worker's live lease and no cancel asked
    * for; `remove` drops fields. False when the run was cancelled or taken away (then handled).
    */
-  async flush(remove: readonly string[] = []): Promise<boolean> {
+  async flush(only: readonly string[] = []): Promise<boolean> {
     const now = Date.now();
+    const remove = [...new Set([...only, ...this.dropped])];
     const set: Record<string, unknown> = { updatedAt: now };
     for (const k of this.changed) set[k] = (this.e as Record<string, unknown>)[k];
     const events = this.groups.flat();
@@ -91,6 +99,7 @@ export class HeldRun {
     for (const k of remove) delete (this.e as Record<string, unknown>)[k];
     this.e = { ...this.e, updatedAt: now };
     this.changed.clear();
+    this.dropped.clear();
     this.groups = [];
     this.items = [];
     await notifyEvents(this.e, events);

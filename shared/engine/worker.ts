@@ -57,8 +57,8 @@ export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Pro
 }
 
 /**
- * A run's message goes out together with the write of its record (`startRun`), so the message can be
- * first. The worker looks again a few times within the invocation (pauses of 25 ms, doubling: under a
+ * A run's message goes out together with the write of its record (`startRun`, and an approval
+ * decision's), so the message can be first. The worker looks again a few times within the invocation (pauses of 25 ms, doubling: under a
  * second in all), then, while the start may still be writing (a throttled write retried by the SDK;
  * no start outlives its function's timeout), sends the message again to come back in a few seconds.
  * A record still missing after that belongs to a start that failed: the message is dropped.
@@ -106,11 +106,13 @@ async function claim(
     const seen = await getExecution(m.accountId, m.executionId);
     // The record landed between the claim and this read: claim again.
     if (seen?.dispatch === m.dispatch && attempt + 1 < RECORD_WAIT.attempts) continue;
-    if (!seen && attempt + 1 < RECORD_WAIT.attempts) {
+    // Not written yet: a start's record, or an approval decision (its message goes out beside its write too).
+    const early = !seen || seen.status === 'WAITING_APPROVAL';
+    if (early && attempt + 1 < RECORD_WAIT.attempts) {
       await new Promise((r) => setTimeout(r, RECORD_WAIT.firstPauseMs * 2 ** attempt));
       continue;
     }
-    if (!seen && m.sentAt !== undefined && Date.now() - m.sentAt < RECORD_WAIT.startDeadlineMs) {
+    if (early && m.sentAt !== undefined && Date.now() - m.sentAt < RECORD_WAIT.startDeadlineMs) {
       await sendRunMessage(m, RECORD_WAIT.recheckSeconds);
       return undefined;
     }

@@ -43,7 +43,7 @@ describe('round trips per request', () => {
     // scenario, status, SDK calls, sequential steps
     ['trigger (cold cache)', 200, 4, 3],
     ['trigger (warm cache)', 200, 3, 2],
-    ['approval POST (warm cache)', 200, 7, 5],
+    ['approval POST (warm cache)', 200, 5, 3],
     ['v1 start (warm cache)', 202, 5, 3],
     ['v1 read (warm cache)', 200, 3, 2],
   ])('%s: %i with at most %i SDK calls in %i sequential steps', (scenario, status, calls, steps) => {
@@ -79,6 +79,10 @@ describe('round trips per request', () => {
     } finally {
       send.mockRestore();
     }
+  });
+
+  it("a warm approval POST reads only the approval, then writes the decision beside the run's message (no read of the run)", () => {
+    expect(row('approval POST (warm cache)').path).toBe('UpdateItem‖UpdateItem → GetItem → SendMessage‖TransactWriteItems');
   });
 
   it('a rate-limited trigger answers 429 and writes no execution (no transaction at all)', () => {

@@ -3,7 +3,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { startLocalStack } from '../../infra/local/stack.ts';
 import { queue } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
-import { getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { getExecution, listEvents, listExecutions } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { useOwnQueues } from '../support/engine.ts';
@@ -79,6 +79,12 @@ async function pendingApprovals(d: BenchData, n: number): Promise<string[]> {
   return ids;
 }
 
+/** The workflow's latest 100 runs have all ended (a check that the drained queue means what it says). */
+async function lastRunsEnded(accountId: string, workflowId: string) {
+  const { items } = await listExecutions(accountId, { workflowId }, 100);
+  return items.every((e) => e.status === 'SUCCEEDED' || e.status === 'FAILED');
+}
+
 export type LoadRow = {
   request: string;
   connections: number;
@@ -92,6 +98,10 @@ export type LoadRow = {
   /** Non-2xx answers other than the intended ones (none are intended here: the plan allows 1 M a minute). */
   non2xx: number;
   statusCodes: string;
+  /** Triggers only: runs that reached their end per second, over the load and the drain that followed. */
+  runsPerSecond?: number;
+  /** Triggers only: seconds from the end of the load until every run had ended (the backlog). */
+  backlogSeconds?: number;
 };
 
 /**
@@ -140,7 +150,19 @@ export async function measureLoad(
     await runLoad({ ...trigger, connections: 1, seconds: 1 });
     for (const c of connections) {
       await runsQueueDrained();
-      rows.push(row('trigger', c, await runLoad({ ...trigger, connections: c, seconds })));
+      const r = await runLoad({ ...trigger, connections: c, seconds });
+      const loadEnded = Date.now();
+      // One-step runs: the queue is empty with nothing in flight once every run has ended.
+      await runsQueueDrained();
+      const backlogSeconds = (Date.now() - loadEnded) / 1000;
+      const ended = await lastRunsEnded(hook.webhook.accountId, hook.workflow.workflowId);
+      if (!ended) throw new Error('the runs queue drained with runs not ended');
+      const completed = r.statusCodes['200'] ?? 0;
+      rows.push({
+        ...row('trigger', c, r),
+        runsPerSecond: Math.round(completed / (r.seconds + backlogSeconds)),
+        backlogSeconds: Math.round(backlogSeconds * 10) / 10,
+      });
     }
 
     const supply = await pendingApprovals(

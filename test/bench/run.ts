@@ -47,7 +47,7 @@ try {
     results.worker = worker;
   }
   if (wanted('load')) {
-    const { rows, dispatch } = await measureLoad(data);
+    const { rows, dispatch } = await measureLoad(data, { seconds: 10 });
     console.log('\nThroughput and latency of the local stack, autocannon, 5 s per row (approvals: one POST per pending approval)');
     console.table(rows);
     console.log("\nDispatch latency, local stack: trigger 200 → worker claim (run's step.started), ms");

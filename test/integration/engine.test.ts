@@ -278,8 +278,9 @@ describe('the worker on the real queue', () => {
         decidedBy: strict.admin.userId,
         comment: 'no',
       }),
-    ).toBe('FAILED');
-    const rejected = await read(w1);
+    ).toBe('RUNNING');
+    // The worker applies the decision: the rejection fails the run.
+    const rejected = await settled(w1, ['FAILED']);
     expect(rejected).toMatchObject({ status: 'FAILED', error: { code: 'APPROVAL_REJECTED' } });
     expect(rejected.steps.map((s) => s.status)).toEqual(['FAILED', 'PENDING']);
 

@@ -354,10 +354,10 @@ describe('manual handling over v1', () => {
 
     const rejected = await interruptedWhileWaiting();
     expect((await decide(rejected.approvalId as string, 'reject')).status).toBe(200);
-    expect((await call(resumeHandler, 'resume', rejected.executionId)).json).toMatchObject({
-      status: 'FAILED',
-      error: { code: 'APPROVAL_REJECTED' },
-    });
+    // The resumed run takes the rejection recorded meanwhile; its worker applies it and fails the run.
+    expect((await call(resumeHandler, 'resume', rejected.executionId)).json).toMatchObject({ status: 'RUNNING' });
+    await drain();
+    expect(await read(rejected)).toMatchObject({ status: 'FAILED', error: { code: 'APPROVAL_REJECTED' } });
 
     const expiring = await interruptedWhileWaiting({ timeoutSeconds: 60, onTimeout: 'approve' });
     expect(await expireDueApprovals(Date.now() + 120_000)).toBeGreaterThanOrEqual(1);

@@ -31,10 +31,38 @@ export const StepState = z.object({
 export type StepState = z.infer<typeof StepState>;
 
 /** Fields holding user JSON, stored as text (see ../json.ts). */
-const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload'] as const;
+const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload', 'decision'] as const;
 
 /** Execution fields as stored: the JSON fields as text. Use for every write of those fields. */
 export const storedFields = <T extends Record<string, unknown>>(fields: T): T => asJsonText(fields, JSON_FIELDS);
+
+export const RunEvent = z.object({
+  eventId: z.string(),
+  type: z.string(),
+  at: z.number(),
+  executionId: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
+export type RunEvent = z.infer<typeof RunEvent>;
+
+/**
+ * An approval decision recorded on the run that waited for it, for its worker to apply: the step's
+ * output and the form values, or the failure it causes; and its event, for the notifications.
+ */
+export const RecordedDecision = z.object({
+  approvalId: z.string(),
+  stepId: z.string(),
+  at: z.number(),
+  output: z.object({
+    decision: z.enum(['approve', 'reject']),
+    comment: z.string().nullable(),
+    decidedBy: z.string(),
+    formData: z.record(z.string(), z.unknown()),
+  }),
+  fails: z.object({ code: z.enum(['APPROVAL_REJECTED', 'APPROVAL_EXPIRED']), message: z.string(), stepMessage: z.string() }).optional(),
+  event: RunEvent,
+});
+export type RecordedDecision = z.infer<typeof RecordedDecision>;
 
 export const Execution = z.object({
   executionId: z.string(),
@@ -72,6 +100,8 @@ export const Execution = z.object({
   cancelRequested: z.boolean().optional(),
   cancelReason: z.string().optional(),
   approvalId: z.string().optional(),
+  /** A decision on its approval that the run's worker has yet to apply. */
+  decision: jsonText(RecordedDecision).optional(),
   wakeAt: z.number().optional(),
   rerunOf: z.string().optional(),
   interruptedAt: z.number().optional(),
@@ -155,7 +185,7 @@ export const heldBy = (owner: string, now: number): Condition => ({
 /** What every write that finishes a run sets (the retention clock starts) and removes (it leaves the active index). */
 export const finishing = (now: number) => ({
   set: { finishedAt: now, updatedAt: now, ttl: retentionTtl(now) },
-  remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', ...ACTIVE_INDEX_ATTRIBUTES],
+  remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', 'decision', ...ACTIVE_INDEX_ATTRIBUTES],
 });
 
 /** The fields of a run that ends CANCELLED: its unfinished steps are cancelled with it. */
@@ -214,15 +244,6 @@ export function listExecutions(accountId: string, f: ExecutionFilters, limit: nu
     keep,
   );
 }
-
-export const RunEvent = z.object({
-  eventId: z.string(),
-  type: z.string(),
-  at: z.number(),
-  executionId: z.string(),
-  data: z.record(z.string(), z.unknown()),
-});
-export type RunEvent = z.infer<typeof RunEvent>;
 
 const eventUlid = monotonicFactory();
 
