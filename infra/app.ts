@@ -128,6 +128,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   runsWorkerConcurrency: int('runsWorkerConcurrency'),
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
+  retentionDays: int('retentionDays'),
   throttles: throttles(),
   ...domain(),
   disableExecuteApiEndpoint: bool('disableExecuteApiEndpoint'),

@@ -17,6 +17,8 @@ export const DEFAULTS = {
   notifyWorkerConcurrency: 10,
   /** No batching window: a run starts as soon as its message arrives. */
   runsBatchingWindowSeconds: 0,
+  /** Days finished runs, their events, approvals and artifacts are kept (DynamoDB TTL, S3 lifecycle). */
+  retentionDays: 90,
 } as const;
 
 /**

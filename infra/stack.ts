@@ -56,6 +56,11 @@ export type FlowgateStackProps = StackProps & {
   notifyWorkerConcurrency?: number;
   /** Seconds the runs queue gathers messages before invoking the worker; 0 (the default): none. */
   runsBatchingWindowSeconds?: number;
+  /**
+   * Days a finished run, its events, approvals, audit records and artifacts are kept: the functions'
+   * RETENTION_DAYS (DynamoDB TTL) and the artifacts bucket's lifecycle rule, from one setting.
+   */
+  retentionDays?: number;
   /** Edge throttles per class of route (`Route.throttle`), over `defaultThrottles()`. */
   throttles?: Partial<Record<ThrottleClass, Throttle>>;
   /**
@@ -152,7 +157,8 @@ export class FlowgateStack extends Stack {
         indexName: ix.name,
         partitionKey: { name: ix.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: ix.sortKey, type: dynamodb.AttributeType.STRING },
-        projectionType: dynamodb.ProjectionType.ALL,
+        // Keys only (TABLE.projection): a write that leaves an item's index keys alone costs no index write.
+        projectionType: dynamodb.ProjectionType.KEYS_ONLY,
       });
     }
 
@@ -194,6 +200,10 @@ export class FlowgateStack extends Stack {
       id: 'AwsSolutions-S1',
       reason: 'This bucket is the server-access-log destination of the artifacts bucket; logging it would log the log delivery itself',
     });
+    const retentionDays = props.retentionDays ?? DEFAULTS.retentionDays;
+    if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 3650) {
+      throw new Error(`retentionDays must be a whole number of days from 1 to 3650, got ${retentionDays}`);
+    }
     this.bucket = new s3.Bucket(this, idOf(ARTIFACTS_BUCKET.name), {
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       encryption: s3.BucketEncryption.S3_MANAGED,
@@ -201,7 +211,14 @@ export class FlowgateStack extends Stack {
       versioned: false,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'artifacts/',
-      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1), noncurrentVersionExpiration: Duration.days(7) }],
+      // Artifacts go with their runs: the objects expire after the retention the metadata items' TTL uses.
+      lifecycleRules: [
+        {
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+          noncurrentVersionExpiration: Duration.days(7),
+          expiration: Duration.days(retentionDays),
+        },
+      ],
       // Emptying the bucket on delete would need a custom-resource Lambda; a non-empty bucket is kept.
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -235,6 +252,7 @@ export class FlowgateStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrl,
       ...(props.rateLimits && { RATE_LIMITS: props.rateLimits }),
       ...(props.httpStepAllowlist && { HTTP_STEP_ALLOWLIST: props.httpStepAllowlist }),
+      RETENTION_DAYS: String(retentionDays),
     };
     const fn = (handler: string, settings: { memoryMb?: number; timeoutSeconds?: number } = {}, scope: Construct = this) =>
       new RouteFunction(scope, idOf(handler), {

@@ -178,11 +178,28 @@ describe('FlowgateStack', () => {
             { AttributeName: ix.partitionKey, KeyType: 'HASH' },
             { AttributeName: ix.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: 'KEYS_ONLY' },
         })),
       });
       expect(TABLE.ttlAttribute).toBe('ttl');
       template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
+    });
+
+    it('keeps finished runs for retentionDays: the functions\' RETENTION_DAYS (TTL) and the artifacts\' lifecycle agree', () => {
+      const expiry = (t: Template) =>
+        Object.values(t.findResources('AWS::S3::Bucket'))
+          .flatMap((b) => b.Properties.LifecycleConfiguration?.Rules ?? [])
+          .filter((r: { AbortIncompleteMultipartUpload?: unknown }) => r.AbortIncompleteMultipartUpload)
+          .map((r: { ExpirationInDays?: number }) => r.ExpirationInDays);
+      const days = (t: Template) => new Set(ownFunctions(t).map(([, fn]) => fn.Properties.Environment.Variables.RETENTION_DAYS));
+      expect(expiry(template)).toEqual([90]);
+      expect([...days(template)]).toEqual(['90']);
+      expect([...days(routeFunctions)]).toEqual(['90']);
+      const { template: kept, functions } = build({ retentionDays: 30 });
+      expect(expiry(kept)).toEqual([30]);
+      expect([...days(kept)]).toEqual(['30']);
+      expect([...days(functions)]).toEqual(['30']);
+      expect(() => build({ retentionDays: 0 })).toThrow(/retentionDays/);
     });
 
     it('lets the table go when deletion protection is off', () => {
