@@ -33,6 +33,12 @@ function int(key: string): number | undefined {
   return n;
 }
 
+function restartSweep(): 'orphaned' | 'all' | undefined {
+  const value = text('restartSweep');
+  if (value === undefined || value === 'orphaned' || value === 'all') return value;
+  throw new Error(`Context restartSweep must be "orphaned" or "all", got ${value}`);
+}
+
 /** Fail at synth, not at the first cold start, when RATE_LIMITS would not parse. */
 function rateLimits(): string | undefined {
   const value = text('rateLimits');
@@ -129,6 +135,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),
+  restartSweep: restartSweep(),
   throttles: throttles(),
   ...domain(),
   disableExecuteApiEndpoint: bool('disableExecuteApiEndpoint'),

@@ -19,6 +19,8 @@ export const DEFAULTS = {
   runsBatchingWindowSeconds: 0,
   /** Days finished runs, their events, approvals and artifacts are kept (DynamoDB TTL, S3 lifecycle). */
   retentionDays: 90,
+  /** A release interrupts only the webhook runs nothing can carry on (README "Restarts, crashes and INTERRUPTED runs"). */
+  restartSweep: 'orphaned',
 } as const;
 
 /**

@@ -61,6 +61,11 @@ export type FlowgateStackProps = StackProps & {
    * RETENTION_DAYS (DynamoDB TTL) and the artifacts bucket's lifecycle rule, from one setting.
    */
   retentionDays?: number;
+  /**
+   * Which webhook runs in progress a release interrupts (RESTART_SWEEP): `orphaned` (default) only
+   * those nothing can carry on, `all` every one (a hard cut).
+   */
+  restartSweep?: 'orphaned' | 'all';
   /** Edge throttles per class of route (`Route.throttle`), over `defaultThrottles()`. */
   throttles?: Partial<Record<ThrottleClass, Throttle>>;
   /**
@@ -341,6 +346,7 @@ export class FlowgateStack extends Stack {
     // version changes; RELEASE (a digest of the code and settings) changes that on every release.
     const startup = fn('sweep/startup', { timeoutSeconds: 300 }).bind(resources, SWEEP_GRANTS);
     startup.addEnvironment('RELEASE', releaseDigest(this.resolve(environment)));
+    startup.addEnvironment('RESTART_SWEEP', props.restartSweep ?? DEFAULTS.restartSweep);
     inGroup('Sweep', startup);
     new triggers.Trigger(this, 'StartupSweep', {
       handler: startup,

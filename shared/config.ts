@@ -42,6 +42,12 @@ const Env = z.object({
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /** Finished runs, their events, approvals and artifacts are deleted this many days later (DynamoDB TTL, S3 lifecycle). */
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /**
+   * Which webhook runs in progress the startup sweep after a release interrupts: `orphaned` (the
+   * default on AWS: expired leases, PENDING runs whose message is long overdue) or `all` (a hard cut).
+   * Local mode always sweeps `all`: `npm start` is a real process restart.
+   */
+  RESTART_SWEEP: z.enum(['orphaned', 'all']).default('orphaned'),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
 });

@@ -1,11 +1,14 @@
-// The startup sweep: after every deployment (a CDK trigger) and at every `npm start`. Every webhook
-// run in progress becomes INTERRUPTED (reason `restart`) and waits for a person; nothing is replayed.
+// The startup sweep: after every deployment (a CDK trigger) and at every `npm start`. Webhook runs in
+// progress become INTERRUPTED (reason `restart`) and wait for a person; nothing is replayed. On AWS only
+// the orphaned ones by default (RESTART_SWEEP); `npm start` passes `rule: "all"` (a real restart).
 // A failure fails the deployment, which CloudFormation rolls back: a restart is never left half-swept.
-import { sweepRestart } from '../../shared/engine/recovery.ts';
+import { config } from '../../shared/config.ts';
+import { type RestartRule, sweepRestart } from '../../shared/engine/recovery.ts';
 import { logger } from '../../shared/logger.ts';
 
-export const handler = async (event?: { redispatch?: boolean }) => {
-  const result = await sweepRestart({ redispatch: event?.redispatch === true });
+export const handler = async (event?: { redispatch?: boolean; rule?: RestartRule }) => {
+  const rule = event?.rule ?? config().RESTART_SWEEP;
+  const result = await sweepRestart({ redispatch: event?.redispatch === true, rule });
   logger.info('startup sweep', result);
   return result;
 };

@@ -31,7 +31,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
   // in tests, are no restart.)
-  if (emulators) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true });
+  if (emulators) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true, rule: 'all' });
   // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
   const workers = [
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {

@@ -115,26 +115,45 @@ const count = (results: PromiseSettledResult<boolean>[], what: string) => {
   return results.filter((r) => r.status === 'fulfilled' && r.value).length;
 };
 
+export type RestartRule = 'all' | 'orphaned';
+
 /**
- * The startup sweep (after every deployment; at every `npm start`): every webhook run in progress
- * becomes INTERRUPTED (reason `restart`) and is never replayed. Idempotent: interrupted runs leave
- * the index, so a second sweep finds nothing. `redispatch` (local mode, whose queue does not survive a
- * restart) re-sends the message every other waiting run needs; the dispatch id makes duplicates harmless.
+ * A PENDING run whose message has not claimed it for this long has lost it (SQS delays are at most
+ * 15 minutes; the runs queue's age alarm fires at 5).
  */
-export async function sweepRestart(opts: { now?: number; redispatch?: boolean } = {}) {
+export const ORPHANED_PENDING_MS = 15 * 60_000;
+
+/**
+ * On AWS a release ends no invocation and loses no message: a run is orphaned only when nothing can
+ * carry it on, a lease that expired (its worker died) or a PENDING run whose message is long overdue.
+ * A live lease, a message on its way (PENDING, or RUNNING without a lease: sleeping, handed off) and
+ * a run waiting for its approval carry on.
+ */
+export const isOrphaned = (e: Execution, now: number) =>
+  (e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt <= now) ||
+  (e.status === 'PENDING' && now - e.updatedAt > ORPHANED_PENDING_MS);
+
+/**
+ * The startup sweep (after every deployment; at every `npm start`): webhook runs in progress become
+ * INTERRUPTED (reason `restart`) and are never replayed: with `rule: "all"` every one (local mode,
+ * where a start is a real process restart, or a stack that wants a release to be a hard cut), with
+ * `"orphaned"` only those nothing can carry on (`isOrphaned`, AWS's default). Idempotent: interrupted
+ * runs leave the index, so a second sweep finds nothing. `redispatch` (local mode, whose queue does not
+ * survive a restart) re-sends the message every other waiting run needs; the dispatch id makes
+ * duplicates harmless.
+ */
+export async function sweepRestart(opts: { now?: number; redispatch?: boolean; rule?: RestartRule } = {}) {
   const now = opts.now ?? Date.now();
+  const swept = (e: Execution) =>
+    e.trigger === 'webhook' && IN_PROGRESS.includes(e.status) && (opts.rule !== 'orphaned' || isOrphaned(e, now));
   let interrupted = 0;
   await eachActive('webhook', undefined, async (items) => {
     const results = await Promise.allSettled(
       items.map((seen) =>
-        settle(
-          seen,
-          (e) => e.trigger === 'webhook' && IN_PROGRESS.includes(e.status),
-          async (e) => {
-            await (e.cancelRequested ? cancelAsAsked(e, now) : interrupt(e, 'restart', now));
-            if (e.status === 'PENDING') await countAcceptedTrigger(e);
-          },
-        ),
+        settle(seen, swept, async (e) => {
+          await (e.cancelRequested ? cancelAsAsked(e, now) : interrupt(e, 'restart', now));
+          if (e.status === 'PENDING') await countAcceptedTrigger(e);
+        }),
       ),
     );
     interrupted += count(results, 'run not interrupted');

@@ -174,15 +174,17 @@ describe('app context', () => {
   it('refuses webAclArn and points at CloudFront, a domain without certificate, malformed alarm and throttle settings, and a prod stage without alarm destination', {
     timeout: 180_000,
   }, async () => {
-    const [waf, halfDomain, email, topic, throttles, prod] = await Promise.all([
+    const [waf, halfDomain, email, topic, throttles, prod, sweep] = await Promise.all([
       runApp({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/1' }),
       runApp({ domainName: 'api.example.com' }),
       runApp({ alarmEmail: 'not-an-address' }),
       runApp({ alarmTopicArn: 'ops' }),
       runApp({ throttles: '{"signup":{"rateLimit":1,"burstLimit":1}}' }),
       runApp({ stage: 'prod' }),
+      runApp({ restartSweep: 'some' }),
     ]);
-    for (const r of [waf, halfDomain, email, topic, throttles, prod]) expect(r.failed).toBe(true);
+    for (const r of [waf, halfDomain, email, topic, throttles, prod, sweep]) expect(r.failed).toBe(true);
+    expect(sweep.stderr).toMatch(/restartSweep must be "orphaned" or "all"/);
     expect(waf.stderr).toMatch(/WAF cannot be associated with an API Gateway HTTP API/);
     expect(waf.stderr).toMatch(/CloudFront/);
     expect(halfDomain.stderr).toMatch(/domainName and certificateArn go together/);

@@ -123,6 +123,14 @@ describe('FlowgateStack', () => {
       expect(changed.trigger.Properties.HandlerArn.Ref).not.toBe(trigger.Properties.HandlerArn.Ref);
     });
 
+    it('a release interrupts only orphaned webhook runs by default; restartSweep "all" makes it a hard cut', () => {
+      const sweepOf = (t: Template) =>
+        ownFunctions(t).find(([, f]) => JSON.stringify(f.Properties.Role).includes('SweepStartup'))?.[1].Properties.Environment.Variables
+          .RESTART_SWEEP;
+      expect(sweepOf(template)).toBe('orphaned');
+      expect(sweepOf(synth({ restartSweep: 'all' }))).toBe('all');
+    });
+
     it('feeds each worker from its queue with partial batch failures and a maximum concurrency; runs without a batching window', () => {
       const mappings = all('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
       const of = (t: Template, queue: string) => {
@@ -185,7 +193,7 @@ describe('FlowgateStack', () => {
       template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
     });
 
-    it('keeps finished runs for retentionDays: the functions\' RETENTION_DAYS (TTL) and the artifacts\' lifecycle agree', () => {
+    it("keeps finished runs for retentionDays: the functions' RETENTION_DAYS (TTL) and the artifacts' lifecycle agree", () => {
       const expiry = (t: Template) =>
         Object.values(t.findResources('AWS::S3::Bucket'))
           .flatMap((b) => b.Properties.LifecycleConfiguration?.Rules ?? [])

@@ -15,7 +15,7 @@ import { createKey } from '../../shared/domain/keys.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
-import { sweepCrashed, sweepRestart } from '../../shared/engine/recovery.ts';
+import { ORPHANED_PENDING_MS, sweepCrashed, sweepRestart } from '../../shared/engine/recovery.ts';
 import { readStats } from '../../shared/db/entities/webhook.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
@@ -71,16 +71,19 @@ async function workflowOf(definition: unknown, recovery = false) {
 async function started(
   definition: unknown,
   trigger: 'webhook' | 'api',
-  opts: { recovery?: boolean; variables?: Record<string, unknown> } = {},
+  opts: { recovery?: boolean; variables?: Record<string, unknown>; now?: number } = {},
 ) {
   const workflow = await workflowOf(definition, opts.recovery);
-  const { execution } = await startRun({
-    workflow,
-    trigger,
-    variables: opts.variables ?? {},
-    startedBy: account.admin.userId,
-    ...(trigger === 'webhook' ? { webhookId: 'wh_test', extra: { payload: { order: 42 }, authMode: 'open' } } : {}),
-  });
+  const { execution } = await startRun(
+    {
+      workflow,
+      trigger,
+      variables: opts.variables ?? {},
+      startedBy: account.admin.userId,
+      ...(trigger === 'webhook' ? { webhookId: 'wh_test', extra: { payload: { order: 42 }, authMode: 'open' } } : {}),
+    },
+    opts.now,
+  );
   const [message] = await takeRunMessages(1);
   expect(message?.executionId).toBe(execution.executionId);
   return { execution, message: message as RunMessage };
@@ -96,8 +99,11 @@ const read = (e: Pick<Execution, 'accountId' | 'executionId'>) => getExecution(e
 const events = async (e: Execution) => (await listEvents(e.accountId, e.executionId, 100)).items;
 const eventTypes = async (e: Execution) => (await events(e)).map((ev) => ev.type);
 
-/** The worker dies after its step's side effect, before the checkpoint: the next transaction write fails. */
-async function crashMidStep(m: RunMessage) {
+/**
+ * The worker dies mid-run: its next transaction write fails. `remainingMs`: the time its invocation
+ * had (a negative one gives a lease that is over at once, as if its worker died long ago).
+ */
+async function crashMidStep(m: RunMessage, remainingMs = 30_000) {
   const client = db();
   const send = client.send.bind(client);
   const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
@@ -107,7 +113,7 @@ async function crashMidStep(m: RunMessage) {
     }
     return (send as (...a: unknown[]) => unknown)(command, ...rest);
   }) as never);
-  await expect(deliver(m)).rejects.toThrow('simulated crash');
+  await expect(processRunMessage(m, { remainingMs: () => remainingMs })).rejects.toThrow('simulated crash');
   spy.mockRestore();
 }
 
@@ -173,7 +179,8 @@ describe('the startup sweep', () => {
     const accepted = async () => (await readStats('wh_test', Date.now())).accepted;
     const counted = await accepted();
 
-    const first = await startupSweep();
+    // As `npm start` runs it (a real restart), or a stack with restartSweep "all".
+    const first = await startupSweep({ rule: 'all' });
     expect(first).toEqual({ interrupted: 3, redispatched: 0 });
     // The run interrupted before any worker claimed it counts its trigger now (the others did at their claim).
     expect(await accepted()).toBe(counted + 1);
@@ -201,7 +208,7 @@ describe('the startup sweep', () => {
 
     // Twice in a row: the second sweep finds nothing and changes nothing.
     const after = await Promise.all([pending, waiting, running].map((r) => read(r.execution)));
-    expect(await startupSweep()).toEqual({ interrupted: 0, redispatched: 0 });
+    expect(await startupSweep({ rule: 'all' })).toEqual({ interrupted: 0, redispatched: 0 });
     expect(await Promise.all([pending, waiting, running].map((r) => read(r.execution)))).toEqual(after);
     expect(await accepted()).toBe(counted + 1);
 
@@ -239,6 +246,69 @@ describe('the startup sweep', () => {
     ]);
     await deliver(again[0] as RunMessage);
     expect((await read(apiRun)).status).toBe('WAITING_APPROVAL');
+  });
+});
+
+describe('the startup sweep after a release on AWS', () => {
+  it('"orphaned" (the default) interrupts only what nothing can carry on; "all" interrupts every webhook run in progress', async () => {
+    const live = await started(callFlow(`/release/live/${Math.random()}`), 'webhook');
+    await crashMidStep(live.message); // RUNNING, its worker's lease live
+    const expired = await started(callFlow(`/release/expired/${Math.random()}`), 'webhook');
+    await crashMidStep(expired.message, -20_000); // RUNNING, its lease over: its worker died
+    const waiting = await started(approvalFlow(), 'webhook');
+    await deliver(waiting.message); // WAITING_APPROVAL
+    const sleeping = await started({ steps: [{ id: 'wait', type: 'delay', seconds: 600 }] }, 'webhook');
+    await deliver(sleeping.message); // RUNNING without a lease: its wake-up message is on its way
+    const inFlight = await started(approvalFlow(), 'webhook'); // PENDING, its message just sent
+    const overdue = await started(approvalFlow(), 'webhook', { now: Date.now() - ORPHANED_PENDING_MS - 60_000 });
+    const api = await started(callFlow(`/release/api/${Math.random()}`), 'api');
+    await crashMidStep(api.message, -20_000); // an API run's expired lease is the crash sweep's, not a release's
+    const status = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries({ live, expired, waiting, sleeping, inFlight, overdue, api }).map(async ([k, r]) => [
+            k,
+            (await read(r.execution)).status,
+          ]),
+        ),
+      );
+    expect(await status()).toEqual({
+      live: 'RUNNING',
+      expired: 'RUNNING',
+      waiting: 'WAITING_APPROVAL',
+      sleeping: 'RUNNING',
+      inFlight: 'PENDING',
+      overdue: 'PENDING',
+      api: 'RUNNING',
+    });
+
+    await sweepRestart({ rule: 'orphaned' });
+    expect(await status()).toEqual({
+      live: 'RUNNING',
+      expired: 'INTERRUPTED',
+      waiting: 'WAITING_APPROVAL',
+      sleeping: 'RUNNING',
+      inFlight: 'PENDING',
+      overdue: 'INTERRUPTED',
+      api: 'RUNNING',
+    });
+    for (const r of [expired, overdue]) expect(await read(r.execution)).toMatchObject({ interruptReason: 'restart' });
+    // Its approval is kept for a person: the interrupted runs can be resumed, rerun or cancelled as ever.
+    expect((await getApproval(account.account.accountId, (await read(waiting.execution)).approvalId as string))?.status).toBe('PENDING');
+
+    await sweepRestart({ rule: 'all' });
+    expect(await status()).toEqual({
+      live: 'INTERRUPTED',
+      expired: 'INTERRUPTED',
+      waiting: 'INTERRUPTED',
+      sleeping: 'INTERRUPTED',
+      inFlight: 'INTERRUPTED',
+      overdue: 'INTERRUPTED',
+      api: 'RUNNING',
+    });
+    // The API run's expired lease is the crash sweep's: it interrupts it (no recovery), reason crash.
+    expect(await sweepCrashed()).toBe(1);
+    expect(await read(api.execution)).toMatchObject({ status: 'INTERRUPTED', interruptReason: 'crash' });
   });
 });
 
