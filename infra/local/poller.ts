@@ -71,6 +71,11 @@ export type PollerOptions = {
   batchSize?: number;
   /** The worker function as Lambda knows it: its timeout bounds every invocation. */
   fn?: FunctionSettings;
+  /**
+   * Invocations at once, as Lambda's event source runs several (up to the mapping's maximum
+   * concurrency): each is a receive loop of its own, so a busy batch does not hold the next one back.
+   */
+  concurrency?: number;
 };
 
 /**
@@ -127,7 +132,7 @@ export function startPoller(queueUrl: string, worker: Worker, opts: PollerOption
       }
     }
   };
-  const running = loop();
+  const running = Promise.all(Array.from({ length: opts.concurrency ?? 1 }, loop));
   return {
     stop: async () => {
       stopping = true;

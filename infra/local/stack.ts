@@ -19,6 +19,13 @@ export type LocalStackOptions = {
 };
 
 /**
+ * Runs-worker invocations at once locally. On AWS the event source runs up to its maximum concurrency
+ * (`runsWorkerConcurrency`, 50); here one process shares two cores with DynamoDB Local, and a few
+ * receive loops keep a busy batch from holding the next one back.
+ */
+const LOCAL_RUNS_CONCURRENCY = 4;
+
+/**
  * The whole local stack: emulators, the HTTP server over the route table, the queue pollers feeding
  * the workers, the scheduled sweep on a one-minute timer, and the demo seed. Everything it started stops with `stop()`.
  */
@@ -36,6 +43,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   const workers = [
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {
       fn: { name: 'worker-execute', timeoutSeconds: WORKER_TIMEOUT_SECONDS },
+      concurrency: LOCAL_RUNS_CONCURRENCY,
     }),
     startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler, {
       fn: { name: 'worker-notify', timeoutSeconds: WORKER_TIMEOUT_SECONDS },

@@ -227,4 +227,35 @@ describe('local poller', () => {
       (n) => n === 0,
     );
   });
+  it('with concurrency, a batch still at work does not hold the next one back (as the event source runs several invocations)', async () => {
+    const queueUrl = await givenQueue();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const seen: string[] = [];
+    const worker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      const bodies = event.Records.map((r) => r.body);
+      seen.push(...bodies);
+      if (bodies.includes('first')) await held;
+      return { batchItemFailures: [] };
+    };
+    pollers.push(startPoller(queueUrl, worker, { concurrency: 2 }));
+    try {
+      await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'first' }));
+      await eventually(
+        async () => seen.length,
+        (n) => n === 1,
+      );
+      await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'second' }));
+      // The second message is handed over while the first invocation is still at work.
+      await eventually(
+        async () => [...seen],
+        (s) => s.includes('second'),
+      );
+      expect(seen).toEqual(['first', 'second']);
+    } finally {
+      release();
+    }
+  });
 });
