@@ -5,7 +5,7 @@ import { db, queue, storage } from '../../shared/clients.ts';
  * I/O stubbed at the SDK's network boundary: the shared clients' HTTP handler is replaced by one that
  * answers in memory, so each call still goes through the whole SDK (middleware, serialization,
  * SigV4 signing, response parsing) but no socket, TLS or server. DynamoDB keeps the items it is given
- * (PutItem, the Puts of TransactWriteItems) in their wire form and returns them to GetItem and
+ * (PutItem, the Puts of TransactWriteItems and BatchWriteItem) in their wire form and returns them to GetItem and
  * BatchGetItem; every UpdateItem succeeds and returns the item kept with its rate count at 1 (a
  * first request in its rate-limit window);
  * SQS accepts every message; S3 every object. Enough for the request paths the benchmarks drive.
@@ -57,6 +57,10 @@ function dynamodb(op: string, input: any): unknown {
     case 'TransactWriteItems':
       for (const t of input.TransactItems as { Put?: { Item: Item } }[]) if (t.Put) keep(t.Put.Item);
       return {};
+    case 'BatchWriteItem':
+      for (const requests of Object.values(input.RequestItems as Record<string, { PutRequest?: { Item: Item } }[]>))
+        for (const r of requests) if (r.PutRequest) keep(r.PutRequest.Item);
+      return { UnprocessedItems: {} };
     case 'Query':
       return { Items: [], Count: 0, ScannedCount: 0 };
     default:

@@ -48,7 +48,7 @@ try {
   }
   if (wanted('load')) {
     const { rows, dispatch } = await measureLoad(data, { seconds: 10 });
-    console.log('\nThroughput and latency of the local stack, autocannon, 5 s per row (approvals: one POST per pending approval)');
+    console.log('\nThroughput and latency of the local stack, autocannon, 10 s per row (approvals: one POST per pending approval)');
     console.table(rows);
     console.log("\nDispatch latency, local stack: trigger 200 → worker claim (run's step.started), ms");
     console.table(dispatch);
