@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { startLocalStack } from '../../infra/local/stack.ts';
 import { queue } from '../../shared/clients.ts';
-import { config } from '../../shared/config.ts';
+import { config, resetConfig } from '../../shared/config.ts';
 import { getExecution, listEvents, listExecutions } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
@@ -148,6 +148,13 @@ export async function measureLoad(
       body: JSON.stringify({ n: 1 }),
     };
     await runLoad({ ...trigger, connections: 1, seconds: 1 });
+    // The trigger alone, its runs sent to queues no worker reads: what a trigger costs when it does not
+    // share the process and the two cores with the runs it starts (as on AWS, where they never do).
+    const polled = { RUNS_QUEUE_URL: config().RUNS_QUEUE_URL as string, NOTIFY_QUEUE_URL: config().NOTIFY_QUEUE_URL as string };
+    await useOwnQueues();
+    rows.push(row('trigger, its runs not executed', 1, await runLoad({ ...trigger, connections: 1, seconds })));
+    Object.assign(process.env, polled);
+    resetConfig();
     for (const c of connections) {
       await runsQueueDrained();
       const r = await runLoad({ ...trigger, connections: c, seconds });
