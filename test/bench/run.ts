@@ -8,7 +8,7 @@ import { bundle, emptyHandler, FUNCTIONS, KIB, sdkFloor } from './bundles.ts';
 import { importInstructions, importTimes } from './cold-start.ts';
 import { measureCpu } from './cpu.ts';
 import { measureLoad } from './load.ts';
-import { givenBenchData, measureRoundTrips, measureRunCosts, measureWorker } from './scenarios.ts';
+import { givenBenchData, measureRoundTrips, measureRunCosts, measureTriggerTimes, measureWorker } from './scenarios.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -31,6 +31,12 @@ try {
     console.log('\nRound trips per request (budget, trigger: cold ≤ 4 calls / ≤ 3 steps, warm ≤ 2)');
     console.table(rows.map(({ raw, ...r }) => r));
     results.roundTrips = rows.map(({ raw, ...r }) => r);
+  }
+  if (wanted('trigger-times')) {
+    const rows = await measureTriggerTimes(data);
+    console.log("\nWhere a warm trigger's time goes on the emulators, in-process, 200 one at a time (ms)");
+    console.table(rows);
+    results.triggerTimes = rows;
   }
   if (wanted('run-costs')) {
     const rows = await measureRunCosts(data);
