@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import { type Approval, getApproval } from '../db/entities/approval.ts';
+import type { Approval } from '../db/entities/approval.ts';
 import { activeIndex, type Execution, eventsPut, executionKey, newEvent, type RecordedDecision } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
@@ -16,7 +16,7 @@ export type DecisionApproval = Pick<Approval, 'approvalId' | 'accountId' | 'exec
  * form values, or the failure), and the `approval.decided` (or `approval.expired`) event. No read of
  * the run: the update is conditional on the run still waiting for this approval, and a decision on a
  * run that no longer waits (cancelled, interrupted) is recorded without these items
- * (`isRunItemRefusal`). `resumed`: a person resumes the INTERRUPTED run, which takes the decision
+ * (`writeDecision`). `resumed`: a person resumes the INTERRUPTED run, which takes the decision
  * recorded meanwhile (it rejoins the active index).
  */
 export function decisionTransition(
@@ -103,23 +103,4 @@ function isRunItemRefusal(err: unknown, runItemIndex: number): boolean {
     reasons[runItemIndex]?.Code === 'ConditionalCheckFailed' &&
     reasons.every((r, i) => i === runItemIndex || r.Code === 'None' || r.Code === undefined)
   );
-}
-
-/**
- * Apply a decision to the run waiting for it (the approvals endpoints record the decision itself, with
- * the approval's change): RUNNING when the run took it (its worker applies it next), `undefined` when
- * it was not waiting for this approval.
- */
-export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
-  const approval = await getApproval(accountId, approvalId);
-  if (approval?.executionId !== executionId) return undefined;
-  const t = decisionTransition(approval, d, { now });
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: t.items }));
-  } catch (err) {
-    if (isConditionFailure(err)) return undefined;
-    throw err;
-  }
-  await decisionMessage(approval, t);
-  return 'RUNNING' as const;
 }

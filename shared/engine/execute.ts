@@ -7,6 +7,7 @@ import {
   newEvent,
   type StepState,
 } from '../db/entities/execution.ts';
+import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
@@ -158,6 +159,10 @@ async function applyDecision(run: HeldRun): Promise<boolean> {
   run.drop('decision');
   await notifyEvents(run.e, [d.event]);
   const index = run.e.steps.findIndex((s) => s.stepId === d.stepId);
+  if (index < 0) {
+    logger.error('decision for a step the run does not have; dropped', { executionId: run.e.executionId, stepId: d.stepId });
+    return true;
+  }
   const outputs = { ...run.e.outputs, [d.stepId]: d.output };
   const steps = (s: Partial<StepState>) => run.e.steps.map((x, i) => (i === index ? { ...x, finishedAt: d.at, ...s } : x));
   if (d.fails) {

@@ -81,6 +81,8 @@ export class HeldRun {
     const remove = [...new Set([...only, ...this.dropped])];
     const set: Record<string, unknown> = { updatedAt: now };
     for (const k of this.changed) set[k] = (this.e as Record<string, unknown>)[k];
+    // The active index follows the lease: a run let go of (not ended) waits under `W#`.
+    if (remove.includes('lease') && !remove.includes('GSI2SK')) set.GSI2SK = activeSortKey(this.e.executionId, undefined);
     const events = this.groups.flat();
     const transaction = [
       { Update: buildUpdate(executionKey(this.e.accountId, this.e.executionId), storedFields(set), remove, heldBy(this.owner, now)) },
@@ -108,7 +110,7 @@ export class HeldRun {
 
   /** Leave the run (no lease): it waits in the active index for a message or a person. */
   async letGo(fields: Partial<Execution>): Promise<boolean> {
-    this.update({ ...fields, ...({ GSI2SK: activeSortKey(this.e.executionId, undefined) } as object) });
+    this.update(fields);
     return this.flush(['lease']);
   }
 

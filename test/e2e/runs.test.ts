@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../infra/local/stack.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
-import { resumeAfterDecision } from '../../shared/engine/decisions.ts';
-import { eventually, useOwnQueues } from '../support/engine.ts';
+import { eventually, resumeAfterDecision, useOwnQueues } from '../support/engine.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 
 // Runs over HTTP on the local stack (server, poller, worker, emulators), with the seeded demo.

@@ -11,11 +11,10 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { artifactDownload, executionResult } from '../../shared/domain/executions.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
-import { resumeAfterDecision } from '../../shared/engine/decisions.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { eventually, startWorkers, takeRunMessages, useOwnQueues } from '../support/engine.ts';
+import { eventually, resumeAfterDecision, startWorkers, takeRunMessages, useOwnQueues } from '../support/engine.ts';
 
 // A local HTTP target for http_request steps: counts hits per path; /slow never answers.
 let target: Server;

@@ -7,7 +7,11 @@ import { config, resetConfig } from '../../shared/config.ts';
 import { startPoller } from '../../infra/local/poller.ts';
 import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { handler as notifyWorker } from '../../functions/worker/notify.ts';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { getApproval } from '../../shared/db/entities/approval.ts';
+import { type Decision, decisionMessage, decisionTransition } from '../../shared/engine/decisions.ts';
 import { RunMessage } from '../../shared/engine/dispatch.ts';
+import { isConditionFailure } from '../../shared/errors.ts';
 
 /**
  * Give this test file its own runs and notifications queues (test files run in parallel and would
@@ -61,4 +65,23 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
       throw new Error(`condition not reached in ${timeoutMs} ms; last value: ${JSON.stringify(v)?.slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Tests: move the run waiting for an approval on a decision, without recording the decision on the
+ * approval (the approvals endpoints do both in one transaction): RUNNING when the run took it (its worker applies it next), `undefined` when
+ * it was not waiting for this approval.
+ */
+export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
+  const approval = await getApproval(accountId, approvalId);
+  if (approval?.executionId !== executionId) return undefined;
+  const t = decisionTransition(approval, d, { now });
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: t.items }));
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined;
+    throw err;
+  }
+  await decisionMessage(approval, t);
+  return 'RUNNING' as const;
 }
