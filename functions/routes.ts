@@ -51,6 +51,7 @@ import {
 import {
   CreateWebhookBody,
   TriggerParams,
+  TriggerPayload,
   TriggerResult,
   UpdateWebhookBody,
   WebhookList,
@@ -481,6 +482,7 @@ export const routes = [
     grants: triggers,
     throttle: 'trigger',
     params: TriggerParams,
+    body: TriggerPayload,
     response: TriggerResult,
     maxBodyBytes: TRIGGER_BYTES,
   },
@@ -494,6 +496,7 @@ export const routes = [
     grants: triggers,
     throttle: 'trigger',
     params: TriggerParams,
+    body: TriggerPayload,
     response: TriggerResult,
     maxBodyBytes: TRIGGER_BYTES,
   },

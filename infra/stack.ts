@@ -230,7 +230,7 @@ export class FlowgateStack extends Stack {
 
     const resources: Bindable = { table: this.table, queue: this.queue, notifyQueue: this.notifyQueue, bucket: this.bucket };
     // Signs list cursors; the same value must reach every function that pages. Those functions get
-    // its ARN and read it at a cold start (shared/http/cursor.ts): no function environment holds it.
+    // its ARN and read it at a cold start (shared/db/cursor.ts): no function environment holds it.
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
       description: 'Signs the opaque list cursors of the v1 API',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },

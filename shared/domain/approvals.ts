@@ -16,7 +16,7 @@ import { pause } from '../db/retry.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { newDispatch } from '../engine/dispatch.ts';
 import { AppError, conflict, type FieldError, forbidden, notFound, validationFailed } from '../errors.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { Principal } from './principal.ts';

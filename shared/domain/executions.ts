@@ -3,7 +3,7 @@ import { config } from '../config.ts';
 import { getArtifact, listArtifacts } from '../db/entities/artifact.ts';
 import { type Execution, type ExecutionFilters, getExecution, listEvents, listExecutions, TERMINAL } from '../db/entities/execution.ts';
 import { conflict, notFound } from '../errors.ts';
-import { decodeCursor, encodeCursor } from '../http/cursor.ts';
+import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 
 export const DOWNLOAD_URL_SECONDS = 300;
 

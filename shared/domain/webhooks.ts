@@ -37,6 +37,7 @@ export const webhookView = (w: Webhook) => ({
   apiKeyId: w.apiKeyId ?? null,
   hasSecretKey: w.secretKey !== undefined,
   authMode: authMode(w),
+  signatureScheme: authMode(w) === 'hmac' ? (w.signatureScheme ?? 'legacy-hmac') : null,
   variableMapping: w.variableMapping ?? null,
   allowedSourceIps: w.allowedSourceIps,
   enabled: w.enabled,

@@ -5,11 +5,11 @@ import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
-import { encodeCursor, decodeCursor } from '../http/cursor.ts';
+import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
 import type { Principal } from './principal.ts';
 
-type Actor = Pick<Principal, 'accountId' | 'userId'> & { role?: 'admin' | 'member' };
+type Actor = { accountId: string; userId: string; role?: 'admin' | 'member' };
 
 /** Owner, listed editors and account admins may change a workflow (and bind webhooks to it). */
 export const canEditWorkflow = (p: Actor, w: Workflow) => p.role === 'admin' || w.ownerId === p.userId || w.editors.includes(p.userId);

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { inRanges, parseIp, parseRange } from '../http/client-ip.ts';
+import { inRanges, parseIp, parseRange } from '../ip-ranges.ts';
 import { StepError } from './step-error.ts';
 
 export type HttpRequestInput = { method: string; url: string; headers: Record<string, string>; body?: string; timeoutMs: number };

@@ -39,8 +39,9 @@ export type StartRun = {
   startedBy?: string;
   webhookId?: string;
   rerunOf?: string;
-  /** Opt-in deduplication: the same key and request within 24 h return the first execution. */
-  idempotency?: { scope: string; key: string; request: unknown };
+  /** Opt-in deduplication: the same key and request within 24 h return the first execution. `label`
+   * names the key in a refusal (default `Idempotency-Key`; a webhook sender's `delivery id`). */
+  idempotency?: { scope: string; key: string; request: unknown; label?: string };
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
 };
@@ -144,7 +145,10 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       if (!isConditionFailure(e)) throw e;
       const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
       if (!earlier || earlier.requestHash !== requestHash) {
-        throw conflict('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request in the last 24 hours.');
+        throw conflict(
+          'IDEMPOTENCY_KEY_REUSED',
+          `This ${idem.label ?? 'Idempotency-Key'} was used with a different request in the last 24 hours.`,
+        );
       }
       const first = await getExecution(workflow.accountId, earlier.executionId);
       if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { MiddlewareObj, Request } from '@middy/core';
+import type { Webhook } from '../db/entities/webhook.ts';
 import type { Principal } from '../domain/principal.ts';
 
 /** Per-request state the house middlewares fill in for the handler. */
@@ -8,6 +9,8 @@ export type RequestState = {
   startedAt: number;
   sourceIp: string;
   principal?: Principal;
+  /** The webhook a trigger names, once found, and the key it was called with: refusals count against them. */
+  trigger?: { webhook: Webhook; keyId?: string };
   params?: unknown;
   query?: unknown;
   body?: unknown;

@@ -10,6 +10,7 @@ import { parseRequest } from './middleware/parse-request.ts';
 import { problemDetails } from './middleware/problem.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { sessionAuth } from './middleware/session-auth.ts';
+import { webhookAuth } from './middleware/webhook-auth.ts';
 
 export const DEFAULT_MAX_BODY = 64 * 1024;
 
@@ -18,7 +19,9 @@ type PrincipalOf<R extends Route> = R['auth']['kind'] extends 'session'
   ? Extract<Principal, { kind: 'session' }>
   : R['auth']['kind'] extends 'apiKey'
     ? Extract<Principal, { kind: 'apiKey' }>
-    : undefined;
+    : R['auth']['kind'] extends 'webhook'
+      ? Extract<Principal, { kind: 'webhook' }>
+      : undefined;
 
 export type Input<R extends Route> = {
   event: HttpEvent;
@@ -30,11 +33,12 @@ export type Input<R extends Route> = {
 };
 
 /** The house stack, outermost first: request id + access log, problem rendering, body limit,
- * credentials (session or API key + metering), then params/query/body validation. */
+ * credentials (session, API key + metering, or the webhook's own checks), then params/query/body validation. */
 export function stackFor(route: Route): Middleware[] {
   const stack: Middleware[] = [requestLog(), problemDetails({ html: route.html }), bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY)];
   if (route.auth.kind === 'session') stack.push(sessionAuth({ admin: route.auth.admin }));
   if (route.auth.kind === 'apiKey') stack.push(apiKeyAuth(route.auth));
+  if (route.auth.kind === 'webhook') stack.push(webhookAuth());
   stack.push(parseRequest(route));
   return stack;
 }

@@ -12,12 +12,12 @@ export type Auth =
   | {
       kind: 'apiKey';
       scope: Scope;
-      /** Accept `?api_key=` (the one-click link; the trigger handles its own credentials). */
+      /** Accept `?api_key=` (the one-click link; the trigger's `webhook-auth` always does). */
       allowQuery?: boolean;
       /** The spec's approval endpoints answer a missing scope with 401; v1 with 403. */
       missingScopeStatus?: 401 | 403;
     }
-  /** Webhook trigger: the webhook's own mode (bound key, HMAC or open), checked by the trigger itself. */
+  /** Webhook trigger: the webhook's own mode (bound key, signature or open) and gates, by `webhook-auth`. */
   | { kind: 'webhook' };
 
 /** One HTTP route: read by the CDK stack, the local server, the OpenAPI generator and the handler. */

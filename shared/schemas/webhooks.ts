@@ -2,7 +2,8 @@ import ipaddr from 'ipaddr.js';
 import * as z from 'zod';
 import { VarName } from '../engine/definition.ts';
 import { Id } from './common.ts';
-import { parseRange } from '../http/client-ip.ts';
+import { parseRange } from '../ip-ranges.ts';
+import { SIGNATURE_SCHEMES } from '../db/entities/webhook.ts';
 
 /**
  * One allowlist entry: an IPv4 address in dotted four-part decimal, an IPv6 address, or a CIDR of
@@ -29,12 +30,15 @@ export const VariableMapping = z
   .refine((m) => Object.keys(m).length <= 100, 'at most 100 entries');
 const SecretKey = z.string().min(16, 'at least 16 characters').max(256);
 const KeyId = z.string().regex(/^[0-9a-z]{26}$/, 'must be an API key id');
+/** How the webhook's requests are signed when it has a `secretKey` and no bound key (README "Webhook senders"). */
+const SignatureScheme = z.enum(SIGNATURE_SCHEMES);
 
 export const CreateWebhookBody = z.object({
   workflowId: Id,
   name: z.string().trim().min(1).max(200),
   apiKeyId: KeyId.optional(),
   secretKey: SecretKey.optional(),
+  signatureScheme: SignatureScheme.optional(),
   variableMapping: VariableMapping.optional(),
   allowedSourceIps: AllowedSourceIps.default([]),
   enabled: z.boolean().default(true),
@@ -46,6 +50,7 @@ export const UpdateWebhookBody = z
     apiKeyId: KeyId.optional(),
     clearApiKeyId: z.boolean().optional(),
     secretKey: SecretKey.optional(),
+    signatureScheme: SignatureScheme.optional(),
     variableMapping: VariableMapping.nullable().optional(),
     allowedSourceIps: AllowedSourceIps.optional(),
     enabled: z.boolean().optional(),
@@ -65,6 +70,8 @@ export const UpdateWebhookBody = z
 
 export const WebhookParams = z.object({ id: Id });
 export const TriggerParams = z.object({ webhookId: Id });
+/** Any JSON object, or an empty body (= `{}`); its top-level fields feed the variable mapping. */
+export const TriggerPayload = z.record(z.string(), z.unknown());
 
 export const WebhookView = z.object({
   id: z.string(),
@@ -73,6 +80,8 @@ export const WebhookView = z.object({
   apiKeyId: z.string().nullable(),
   hasSecretKey: z.boolean(),
   authMode: z.enum(['api_key', 'hmac', 'open']),
+  /** The scheme of an `hmac` webhook; null in the other modes. */
+  signatureScheme: SignatureScheme.nullable(),
   variableMapping: z.record(z.string(), z.string()).nullable(),
   allowedSourceIps: z.array(z.string()),
   enabled: z.boolean(),

@@ -9,7 +9,7 @@ import { createKey, revokeKey } from '../../shared/domain/keys.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { inRanges, parseRange } from '../../shared/http/client-ip.ts';
+import { inRanges, parseRange } from '../../shared/ip-ranges.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';

@@ -113,6 +113,7 @@ describe('create', () => {
         'apiKeyId',
         'hasSecretKey',
         'authMode',
+        'signatureScheme',
         'variableMapping',
         'allowedSourceIps',
         'enabled',

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
-import { clientIp, inRanges, parseIp, parseRange } from '../../shared/http/client-ip.ts';
+import { clientIp } from '../../shared/http/client-ip.ts';
+import { inRanges, parseIp, parseRange } from '../../shared/ip-ranges.ts';
 import { apiEvent } from '../support/http.ts';
 
 const original = process.env.TRUSTED_PROXIES;

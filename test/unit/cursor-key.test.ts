@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
- * The cursor key is settled when shared/http/cursor.ts is first imported (a cold start), so each case
+ * The cursor key is settled when shared/db/cursor.ts is first imported (a cold start), so each case
  * is a fresh process: it signs a cursor, or checks one given as `CHECK`, and prints the result.
  */
 async function inProcess(env: Record<string, string>) {
   const script = `
-    const { decodeCursor, encodeCursor } = await import('./shared/http/cursor.ts');
+    const { decodeCursor, encodeCursor } = await import('./shared/db/cursor.ts');
     console.log(process.env.CHECK ? JSON.stringify(decodeCursor(process.env.CHECK, 'list')) : encodeCursor({ PK: 'A', SK: 'B' }, 'list'));
   `;
   const clean = Object.fromEntries(

@@ -25,21 +25,35 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody(b64('  \n '), true)).toEqual({});
   });
 
-  it('parses JSON bodies, plain or base64-encoded', () => {
+  it('parses JSON object bodies, plain or base64-encoded', () => {
     expect(parseJsonBody('{"a":1,"b":[true,null,"x"]}', false)).toEqual({ a: 1, b: [true, null, 'x'] });
-    expect(parseJsonBody('  [1,2] ', false)).toEqual([1, 2]);
-    expect(parseJsonBody('"str"', false)).toBe('str');
-    expect(parseJsonBody('42', false)).toBe(42);
-    expect(parseJsonBody('null', false)).toBeNull();
     expect(parseJsonBody(b64('{"name":"café ✓ 🔑"}'), true)).toEqual({ name: 'café ✓ 🔑' });
     fc.assert(
-      fc.property(fc.jsonValue(), (v) => {
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 10 })), (v) => {
         const text = JSON.stringify(v);
         expect(parseJsonBody(text, false)).toEqual(JSON.parse(text));
         expect(parseJsonBody(b64(text), true)).toEqual(JSON.parse(text));
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('refuses a body that is JSON but not an object with 400 BODY_NOT_OBJECT', () => {
+    for (const body of ['  [1,2] ', '"str"', '42', 'null', 'true'])
+      expect(parseError(body, false), body).toMatchObject({ statusCode: 400, code: 'BODY_NOT_OBJECT' });
+  });
+
+  it('refuses nesting deeper than 64 levels with 400 VALIDATION_FAILED naming the path, at any depth', () => {
+    const nested = (n: number, open: string, close: string) => `{"a":${open.repeat(n)}1${close.repeat(n)}}`;
+    expect(parseJsonBody(nested(63, '[', ']'), false)).toBeTypeOf('object');
+    for (const n of [64, 65, 6_000, 100_000]) {
+      const e = parseError(nested(n, '[', ']'), false) as AppError;
+      expect(e, String(n)).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
+      expect((e.extra.body as { errors: { path: string }[] }).errors[0]?.path).toBe(['a', ...Array(63).fill('0')].join('.'));
+    }
+    const objects = (n: number) => `${'{"k":'.repeat(n)}1${'}'.repeat(n)}`;
+    expect(parseJsonBody(objects(64), false)).toBeTypeOf('object');
+    expect(parseError(objects(65), false)).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
   });
 
   it('does not base64-decode a body that is not flagged as base64', () => {
@@ -78,7 +92,11 @@ describe('parseJsonBody', () => {
       fc.json(),
       fc.base64String(),
       fc.uint8Array().map((u) => b64(u)),
-      fc.constantFrom('['.repeat(100_000), `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`),
+      fc.constantFrom(
+        '['.repeat(100_000),
+        `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+        `{"a":${'['.repeat(6_000)}${']'.repeat(6_000)}}`,
+      ),
     );
     fc.assert(
       fc.property(body, fc.boolean(), (b, base64) => {
@@ -86,7 +104,7 @@ describe('parseJsonBody', () => {
         if (e !== undefined) {
           expect(e).toBeInstanceOf(AppError);
           expect((e as AppError).statusCode).toBe(400);
-          expect((e as AppError).code).toBe('INVALID_JSON');
+          expect(['INVALID_JSON', 'BODY_NOT_OBJECT', 'VALIDATION_FAILED']).toContain((e as AppError).code);
         }
       }),
       { numRuns: 1000 },

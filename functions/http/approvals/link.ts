@@ -4,7 +4,7 @@ import { http } from '../../../shared/http/handler.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
-import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/domain/approval-page.ts';
+import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
 
 export const handler = http(
   route('GET /api/webhook-trigger/approval/{approvalId}/{decision}'),

@@ -8,6 +8,10 @@ import { queryAll } from '../query.ts';
 // list an account's webhooks, or one creator's (GSI1: ACC#<account>#WH / USR#<creator>#WH#<id>) ·
 // stats (PK WH#<id>, SK STATS: totals, refusals by status, and a counter per day, `d<yyyymmdd>a|r`) ·
 // the account's webhook count for plan limits (PK ACC#<account>, SK WEBHOOKS).
+/** How an HMAC webhook's requests are signed (README "Webhook senders"); absent = `legacy-hmac`. */
+export const SIGNATURE_SCHEMES = ['legacy-hmac', 'standard-webhooks', 'github', 'stripe', 'slack'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
+
 export const Webhook = z.object({
   webhookId: z.string(),
   accountId: z.string(),
@@ -16,6 +20,7 @@ export const Webhook = z.object({
   apiKeyId: z.string().optional(),
   /** The HMAC shared secret. Stored as is (an HMAC needs the key itself); never returned or logged. */
   secretKey: z.string().optional(),
+  signatureScheme: z.enum(SIGNATURE_SCHEMES).optional(),
   variableMapping: z.record(z.string(), z.string()).optional(),
   allowedSourceIps: z.array(z.string()),
   enabled: z.boolean(),

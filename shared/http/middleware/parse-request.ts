@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { badRequest, notFound, unsupportedMediaType, validationFailed, type FieldError } from '../../errors.ts';
+import { MAX_JSON_DEPTH, tooDeep } from '../../json-depth.ts';
 import type { AppContext, Middleware } from '../context.ts';
 
 export const isJsonContentType = (ct: string | undefined) =>
@@ -8,15 +9,25 @@ export const isJsonContentType = (ct: string | undefined) =>
 export const fieldErrors = (error: z.ZodError): FieldError[] =>
   error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
 
-/** Decode the raw body to text; an absent or empty body is `{}` (the spec's rule for triggers). */
-export function parseJsonBody(body: string | undefined, isBase64Encoded: boolean): unknown {
+/**
+ * Decode the raw body: an absent or empty body is `{}` (the spec's rule for triggers); else JSON
+ * (400 `INVALID_JSON`), an object (400 `BODY_NOT_OBJECT`: every body of the API is one), nested at
+ * most `MAX_JSON_DEPTH` deep (400 `VALIDATION_FAILED` with the path).
+ */
+export function parseJsonBody(body: string | undefined, isBase64Encoded: boolean): Record<string, unknown> {
   const text = body ? (isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body) : '';
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw badRequest('INVALID_JSON', 'The body is not valid JSON.');
   }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('BODY_NOT_OBJECT', 'The body must be a JSON object.');
+  const deep = tooDeep(value);
+  if (deep !== undefined) throw validationFailed([{ path: deep, message: `nested deeper than ${MAX_JSON_DEPTH} levels` }]);
+  return value as Record<string, unknown>;
 }
 
 type Schemas = { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };

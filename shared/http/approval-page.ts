@@ -1,5 +1,5 @@
 import type { Approval } from '../db/entities/approval.ts';
-import { escapeHtml, htmlPage } from '../http/html.ts';
+import { escapeHtml, htmlPage } from './html.ts';
 
 /** User agents of link previewers and mail scanners: they get the confirmation page, never a decision. */
 export const PREVIEW_BOT =

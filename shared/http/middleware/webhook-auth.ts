@@ -1,0 +1,88 @@
+import type { ApiKey } from '../../db/entities/api-key.ts';
+import { recordKeyUsage } from '../../db/entities/api-key.ts';
+import { recordRejected, type Webhook } from '../../db/entities/webhook.ts';
+import { authenticateKey } from '../../domain/keys.ts';
+import { takeAccountBudget } from '../../domain/rate-limit.ts';
+import { readThrough, webhookRead } from '../../domain/records.ts';
+import { authMode } from '../../domain/webhooks.ts';
+import { AppError, conflict, forbidden, notFound, unauthorized } from '../../errors.ts';
+import { inRanges, parseRange } from '../../ip-ranges.ts';
+import { logger } from '../../logger.ts';
+import { emit } from '../../metrics.ts';
+import { Id } from '../../schemas/common.ts';
+import type { AppContext, HttpEvent, Middleware } from '../context.ts';
+import { presentedKey } from '../credentials.ts';
+import { signedBy, verifySignature } from '../webhook-senders.ts';
+
+const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
+
+/** Key-bound mode: exactly the bound key, of the webhook's account, valid, with WEBHOOK_TRIGGER. */
+function boundKey(w: Webhook, key: ApiKey | AppError | undefined): ApiKey {
+  if (!key) throw unauthorized('UNAUTHORIZED', 'This webhook needs its bound API key (Bearer, X-API-Key or api_key).');
+  if (key instanceof AppError) throw key;
+  if (key.keyId !== w.apiKeyId || key.accountId !== w.accountId)
+    throw unauthorized('KEY_NOT_BOUND', 'This API key is not the one bound to the webhook.');
+  if (!key.scopes.includes('WEBHOOK_TRIGGER')) throw unauthorized('MISSING_SCOPE', 'The API key lacks the WEBHOOK_TRIGGER scope.');
+  return key;
+}
+
+/**
+ * The webhook trigger's credentials and gates, in API.md's order: 404 (no such webhook: a malformed
+ * id is one), 401 (the webhook's mode: bound key, signature by its scheme, or open), 403 (source
+ * allowlist), 409 (disabled), 429 (the account's budget, whose headers every later answer carries).
+ * 415 and 400 follow in `parseRequest`. The webhook and a presented key are read together, from the
+ * per-instance caches of `records.ts` when fresh: a warm trigger reads nothing here.
+ *
+ * A refusal of an existing webhook counts in its stats by status, whichever later layer refused; a
+ * key that got as far as the rate limit was used, whatever came after. Accepted triggers are counted
+ * when their run leaves PENDING, off the hot path.
+ */
+export const webhookAuth = (): Middleware => ({
+  before: async ({ event, context }) => {
+    const app = (context as AppContext).app;
+    const now = Date.now();
+    const webhookId = event.pathParameters?.webhookId ?? '';
+    const token = presentedKey(event, true);
+    const [[w], key] = Id.safeParse(webhookId).success
+      ? await Promise.all([
+          readThrough([webhookRead(webhookId)], now),
+          token ? authenticateKey(token, now).catch((e: AppError) => e) : undefined,
+        ])
+      : [[undefined], undefined];
+    if (!w) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 64)} does not exist.`);
+    app.trigger = { webhook: w };
+
+    const bound = authMode(w) === 'api_key' ? boundKey(w, key) : undefined;
+    const scheme = signedBy(w);
+    if (scheme) verifySignature(scheme, w.secretKey as string, event.headers, rawBody(event), now);
+    if (
+      w.allowedSourceIps.length &&
+      !inRanges(
+        app.sourceIp,
+        w.allowedSourceIps.map(parseRange).filter((r) => r !== undefined),
+      )
+    )
+      throw forbidden('IP_NOT_ALLOWED', `Requests from ${app.sourceIp} may not trigger this webhook.`);
+    if (!w.enabled) throw conflict('WEBHOOK_DISABLED', `Webhook ${webhookId} is disabled.`);
+
+    app.trigger.keyId = bound?.keyId;
+    try {
+      Object.assign(app.responseHeaders, (await takeAccountBudget(w.accountId, now)).headers);
+    } catch (e) {
+      if (e instanceof AppError) Object.assign(app.responseHeaders, e.extra.headers);
+      throw e;
+    }
+    app.principal = { kind: 'webhook', accountId: w.accountId, webhook: w, keyId: bound?.keyId };
+  },
+  onError: async ({ error, context }) => {
+    if (!(error instanceof AppError)) return;
+    emit('TriggerRejected', 1, { code: error.code });
+    const trigger = (context as AppContext).app.trigger;
+    if (!trigger || error.statusCode >= 500) return;
+    const now = Date.now();
+    await Promise.all([
+      recordRejected(trigger.webhook.webhookId, error.statusCode, now),
+      trigger.keyId && recordKeyUsage(trigger.keyId, now),
+    ]).catch((err: unknown) => logger.warn('webhook rejection not counted', { webhookId: trigger.webhook.webhookId, error: err as Error }));
+  },
+});
