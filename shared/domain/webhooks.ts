@@ -14,9 +14,9 @@ import {
   webhookItem,
 } from '../db/entities/webhook.ts';
 import { getWorkflow, workflowKey } from '../db/entities/workflow.ts';
-import { badRequest, forbidden, isConditionFailure, notFound } from '../errors.ts';
+import { badRequest, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { CreateWebhookBody, UpdateWebhookBody } from '../schemas/webhooks.ts';
+import { type CreateWebhookBody, isStandardWebhooksSecret, type UpdateWebhookBody } from '../schemas/webhooks.ts';
 import { keyStatus } from './keys.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
@@ -55,6 +55,12 @@ async function visibleWebhook(p: SessionPrincipal, webhookId: string): Promise<W
   return w;
 }
 
+/** A `standard-webhooks` webhook's secret is the specification's `whsec_<base64>`, whichever of the two an update changes. */
+function checkSchemeSecret(w: Pick<Webhook, 'signatureScheme' | 'secretKey'>) {
+  if (w.signatureScheme === 'standard-webhooks' && w.secretKey !== undefined && !isStandardWebhooksSecret(w.secretKey))
+    throw validationFailed([{ path: 'secretKey', message: 'a standard-webhooks secret is whsec_ and the base64 of 24 to 64 bytes' }]);
+}
+
 async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string) {
   const workflow = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, workflow))
@@ -82,6 +88,7 @@ async function checkBinding(p: SessionPrincipal, creatorId: string, keyId: strin
 }
 
 export async function createWebhook(p: SessionPrincipal, input: z.output<typeof CreateWebhookBody>, now = Date.now()): Promise<Webhook> {
+  checkSchemeSecret(input);
   await requireEditableWorkflow(p, input.workflowId);
   if (input.apiKeyId) await checkBinding(p, p.userId, input.apiKeyId);
   const account = await getAccount(p.accountId);
@@ -138,6 +145,7 @@ export async function updateWebhook(
   const next: Webhook = { ...w, ...rest, updatedAt: now };
   if (variableMapping !== undefined) next.variableMapping = variableMapping ?? undefined;
   if (clearApiKeyId) delete next.apiKeyId;
+  checkSchemeSecret(next);
   try {
     await db().send(
       new TransactWriteCommand({

@@ -30,6 +30,11 @@ export const VariableMapping = z
   .refine((m) => Object.keys(m).length <= 100, 'at most 100 entries');
 const SecretKey = z.string().min(16, 'at least 16 characters').max(256);
 const KeyId = z.string().regex(/^[0-9a-z]{26}$/, 'must be an API key id');
+/** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes (the specification's range). */
+export const isStandardWebhooksSecret = (s: string) => {
+  const bytes = /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s) ? Buffer.from(s.slice(6), 'base64').length : 0;
+  return bytes >= 24 && bytes <= 64;
+};
 /** How the webhook's requests are signed when it has a `secretKey` and no bound key (README "Webhook senders"). */
 const SignatureScheme = z.enum(SIGNATURE_SCHEMES);
 
