@@ -7,7 +7,6 @@ import type { WorkflowDefinition } from '../engine/definition.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
-import type { Principal } from './principal.ts';
 
 type Actor = { accountId: string; userId: string; role?: 'admin' | 'member' };
 

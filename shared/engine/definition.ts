@@ -6,7 +6,8 @@ import { compileExpression, ExpressionError, findExpressions, isExpression } fro
 export const VarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a variable name (letters, digits, _; ≤ 64)');
 export const StepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
 /** A user id: `usr_` and a lower-case ULID (Crockford base32). */
-export const UserId = z.string().regex(/^usr_[0-9a-hjkmnp-tv-z]{26}$/, 'must be a user id');
+export const USER_ID = /^usr_[0-9a-hjkmnp-tv-z]{26}$/;
+export const UserId = z.string().regex(USER_ID, 'must be a user id');
 export const Reviewer = z
   .string()
   .regex(/^user:usr_[0-9a-hjkmnp-tv-z]{26}$|^role:(admin|member)$/, 'must be user:<user id>, role:admin or role:member');

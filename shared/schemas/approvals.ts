@@ -1,16 +1,16 @@
 import * as z from 'zod';
 import { ApprovalStatus } from '../db/entities/approval.ts';
-import { Id } from './common.ts';
+import { idOf } from './common.ts';
 
 export const Comment = z.string().max(2000, 'at most 2,000 characters');
 
 /** The spec's POST body; `decision` is checked by the handler so a bad word is `INVALID_DECISION`. */
 export const DecisionBody = z.object({ approvalId: z.string().min(1).max(64), decision: z.string().max(64), comment: Comment.optional() });
 
-export const LinkParams = z.object({ approvalId: z.string().max(64), decision: z.string().max(64) });
+export const LinkParams = z.object({ approvalId: idOf('APPROVAL_NOT_FOUND', 'Approval'), decision: z.string().max(64) });
 export const LinkQuery = z.object({ api_key: z.string().optional(), comment: Comment.optional(), confirm: z.string().max(8).optional() });
 
-export const ApprovalParams = z.object({ approvalId: Id });
+export const ApprovalParams = z.object({ approvalId: idOf('APPROVAL_NOT_FOUND', 'Approval') });
 export const ApprovalsQuery = z.object({
   status: ApprovalStatus.default('PENDING'),
   limit: z.coerce.number().int().min(1).max(100).default(25),

@@ -12,7 +12,20 @@ export const Problem = z
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details with a stable `code`.' });
 
-/** Path ids: opaque, bounded, no separators. A malformed id is simply not found. */
-export const Id = z.string().regex(/^[a-z]{2,3}_[0-9a-z]{26}$|^[0-9a-z]{26}$/);
+const ID = /^[a-z]{2,3}_[0-9a-z]{26}$|^[0-9a-z]{26}$/;
+/** Ids: opaque, bounded, no separators. */
+export const Id = z.string().regex(ID);
+
+/** What an id of each kind answers when nothing has it (404 in a path, 404 or 400 in a body): a
+ * malformed id gets exactly this too (`parseRequest`), since a caller cannot know our id format and
+ * keys its handling on `code`. */
+export type IdKind = { code: string; noun: string; status: 400 | 404 };
+export const idKinds = z.registry<IdKind>();
+/** An id of one kind: `idOf('WEBHOOK_NOT_FOUND', 'Webhook')`. */
+export const idOf = (code: string, noun: string, opts: { status?: 400 | 404; pattern?: RegExp } = {}) =>
+  z
+    .string()
+    .regex(opts.pattern ?? ID)
+    .register(idKinds, { code, noun, status: opts.status ?? 404 });
 
 export const Health = z.object({ status: z.literal('ok'), time: z.number() });

@@ -1,20 +1,25 @@
 import * as z from 'zod';
 import { ExecutionStatus, RunError, StepState, Trigger } from '../db/entities/execution.ts';
-import { Id } from './common.ts';
+import { idOf } from './common.ts';
 
 const cursor = z.string().max(4096).optional();
 const limit = z.coerce.number().int().min(1).max(100).default(25);
 const list = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable() });
 
 export const PageQuery = z.object({ limit, cursor });
-export const WorkflowParams = z.object({ id: Id });
-export const V1WorkflowParams = z.object({ workflowId: Id });
-export const ExecutionParams = z.object({ executionId: Id });
-export const ArtifactParams = z.object({ executionId: Id, artifactId: Id });
+export const WorkflowParams = z.object({ id: idOf('WORKFLOW_NOT_FOUND', 'Workflow') });
+export const V1WorkflowParams = z.object({ workflowId: idOf('WORKFLOW_NOT_FOUND', 'Workflow') });
+export const ExecutionParams = z.object({ executionId: idOf('EXECUTION_NOT_FOUND', 'Execution') });
+export const ArtifactParams = z.object({
+  // An artifact is looked up by both ids at once: either unknown is ARTIFACT_NOT_FOUND.
+  executionId: idOf('ARTIFACT_NOT_FOUND', 'Artifact of execution'),
+  artifactId: idOf('ARTIFACT_NOT_FOUND', 'Artifact'),
+});
 export const ExecutionsQuery = z.object({
   limit,
   cursor,
-  workflowId: Id.optional(),
+  /** Any string: a malformed id filters like an unknown one (an empty page). */
+  workflowId: z.string().max(128).optional(),
   status: ExecutionStatus.optional(),
   trigger: Trigger.optional(),
 });

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { Plan } from '../config.ts';
 import { Role } from '../db/entities/user.ts';
 import { Scope } from '../db/entities/api-key.ts';
+import { idOf } from './common.ts';
 
 export const Email = z.email().max(254);
 export const Password = z.string().min(10, 'at least 10 characters').max(256);
@@ -40,7 +41,7 @@ export const KeyView = z.object({
 export const KeyCreated = KeyView.extend({ token: z.string().describe('Shown this once.') });
 export const KeyList = z.object({ items: z.array(KeyView), nextCursor: z.null() });
 export const KeyListQuery = z.object({ all: z.stringbool().optional() });
-export const KeyParams = z.object({ id: z.string().regex(/^[0-9a-z]{26}$/) });
+export const KeyParams = z.object({ id: idOf('KEY_NOT_FOUND', 'API key', { pattern: /^[0-9a-z]{26}$/ }) });
 
 export const V1Me = z.object({
   accountId: z.string(),

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import * as z from 'zod';
 import { VarName } from '../engine/definition.ts';
-import { Id } from './common.ts';
+import { idOf } from './common.ts';
 import { parseRange } from '../ip-ranges.ts';
 import { SIGNATURE_SCHEMES } from '../db/entities/webhook.ts';
 
@@ -29,7 +29,7 @@ export const VariableMapping = z
   .record(VarName, z.string().min(1).max(256))
   .refine((m) => Object.keys(m).length <= 100, 'at most 100 entries');
 const SecretKey = z.string().min(16, 'at least 16 characters').max(256);
-const KeyId = z.string().regex(/^[0-9a-z]{26}$/, 'must be an API key id');
+const KeyId = idOf('INVALID_API_KEY_BINDING', 'API key', { status: 400, pattern: /^[0-9a-z]{26}$/ });
 /** A Standard Webhooks secret: `whsec_` and the base64 of 24 to 64 random bytes (the specification's range). */
 export const isStandardWebhooksSecret = (s: string) => {
   const bytes = /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s) ? Buffer.from(s.slice(6), 'base64').length : 0;
@@ -39,7 +39,7 @@ export const isStandardWebhooksSecret = (s: string) => {
 const SignatureScheme = z.enum(SIGNATURE_SCHEMES);
 
 export const CreateWebhookBody = z.object({
-  workflowId: Id,
+  workflowId: idOf('WORKFLOW_NOT_FOUND', 'Workflow'),
   name: z.string().trim().min(1).max(200),
   apiKeyId: KeyId.optional(),
   secretKey: SecretKey.optional(),
@@ -73,8 +73,8 @@ export const UpdateWebhookBody = z
       ctx.addIssue({ code: 'custom', path: [], message: 'at least one field is required' });
   });
 
-export const WebhookParams = z.object({ id: Id });
-export const TriggerParams = z.object({ webhookId: Id });
+export const WebhookParams = z.object({ id: idOf('WEBHOOK_NOT_FOUND', 'Webhook') });
+export const TriggerParams = z.object({ webhookId: idOf('WEBHOOK_NOT_FOUND', 'Webhook') });
 /** Any JSON object, or an empty body (= `{}`); its top-level fields feed the variable mapping. */
 export const TriggerPayload = z.record(z.string(), z.unknown());
 

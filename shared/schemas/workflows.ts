@@ -1,7 +1,9 @@
 import * as z from 'zod';
-import { UserId, WorkflowDefinition } from '../engine/definition.ts';
+import { USER_ID, WorkflowDefinition } from '../engine/definition.ts';
+import { idOf } from './common.ts';
 
-const Editors = z.array(UserId).max(100);
+/** A malformed editor id is refused like an unknown one: 400 `INVALID_EDITORS`. */
+const Editors = z.array(idOf('INVALID_EDITORS', 'User', { status: 400, pattern: USER_ID })).max(100);
 
 /** Console create (`POST /api/workflows`). */
 export const WorkflowBody = z.object({

@@ -39,6 +39,7 @@ import {
   text,
   tokenBody,
   ulidish,
+  deeplyNested,
 } from '../support/properties.ts';
 
 import { exampleDefinition } from '../support/definitions.ts';
@@ -91,6 +92,7 @@ const bodies = (shaped: fc.Arbitrary<unknown>, oversized: { min: number; max: nu
   fc.oneof(
     fc.constant<Body>({ isBase64Encoded: false }),
     fc.json().map((body) => ({ body, isBase64Encoded: false })),
+    { weight: 2, arbitrary: deeplyNested.map((body) => ({ body, isBase64Encoded: false })) },
     text.map((body) => ({ body, isBase64Encoded: false })),
     fc.anything().map((v) => ({ body: serialize(v), isBase64Encoded: false })),
     fc.uint8Array({ maxLength: 600 }).map((u) => ({ body: b64(u), isBase64Encoded: true })),

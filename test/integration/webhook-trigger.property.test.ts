@@ -14,7 +14,7 @@ import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
-import { contentTypes, mutated, serialize, text, tokenBody } from '../support/properties.ts';
+import { contentTypes, deeplyNested, mutated, serialize, text, tokenBody } from '../support/properties.ts';
 
 /**
  * Whatever a client sends to the webhook trigger (both paths, every credential mode, unknown and
@@ -58,6 +58,7 @@ const bodySpec: fc.Arbitrary<BodySpec> = fc.oneof(
       .map((o): BodySpec => ({ kind: 'text', body: serialize(o), b64: false })),
   },
   { weight: 3, arbitrary: text.map((body): BodySpec => ({ kind: 'text', body, b64: false })) },
+  { weight: 2, arbitrary: deeplyNested.map((body): BodySpec => ({ kind: 'text', body, b64: false })) },
   { weight: 2, arbitrary: fc.anything().map((v): BodySpec => ({ kind: 'text', body: serialize(v), b64: false })) },
   {
     weight: 3,
@@ -424,6 +425,7 @@ describe('the webhook trigger answers every request with a documented status, ne
       fc.asyncProperty(ids, requests(), async (id, req) => {
         const { res, what } = await send(id, req);
         expect([404, 413], what).toContain(res.status);
+        if (res.status === 404) expect(res.json.code, what).toBe('WEBHOOK_NOT_FOUND');
       }),
       { numRuns: 60 },
     );

@@ -1,6 +1,7 @@
-import type { z } from 'zod';
+import * as z from 'zod';
 import { badRequest, notFound, unsupportedMediaType, validationFailed, type FieldError } from '../../errors.ts';
 import { MAX_JSON_DEPTH, tooDeep } from '../../json-depth.ts';
+import { type IdKind, idKinds } from '../../schemas/common.ts';
 import type { AppContext, Middleware } from '../context.ts';
 
 export const isJsonContentType = (ct: string | undefined) =>
@@ -32,8 +33,35 @@ export function parseJsonBody(body: string | undefined, isBase64Encoded: boolean
 
 type Schemas = { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
 
+/** The registered kind of the id at `path` in `schema` (through optional/default wrappers and into arrays), if any. */
+function idKind(schema: z.ZodType, path: readonly PropertyKey[]): IdKind | undefined {
+  const inner = (t: z.ZodType | undefined) => {
+    let u = t as { _zod: { def: { innerType?: z.ZodType } } } | undefined;
+    while (u?._zod.def.innerType) u = u._zod.def.innerType as never;
+    return u as z.ZodType | undefined;
+  };
+  let at = inner(schema);
+  for (const key of path) at = inner(at instanceof z.ZodObject ? at.shape[String(key)] : at instanceof z.ZodArray ? at.element : undefined);
+  return at && idKinds.get(at);
+}
+
 /**
- * Validate path parameters (a malformed id is 404: it cannot exist), the query (400) and the JSON body
+ * Refuse what `schema` refused in `input`. A malformed id is answered as an unknown one of its kind
+ * (`idOf`: 404 `WEBHOOK_NOT_FOUND`, 400 `INVALID_API_KEY_BINDING`...), once nothing else is wrong.
+ */
+function refusal(schema: z.ZodType, input: unknown, error: z.ZodError) {
+  const other = error.issues.filter((i) => !idKind(schema, i.path));
+  const first = error.issues[0];
+  if (other.length || !first) return validationFailed(fieldErrors({ issues: other } as z.ZodError));
+  const kind = idKind(schema, first.path) as IdKind;
+  const path = first.path.map(String).join('.');
+  const value = first.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)?.[k], input);
+  const detail = `${kind.noun} ${String(value).slice(0, 64)} does not exist.`;
+  return kind.status === 404 ? notFound(kind.code, detail) : badRequest(kind.code, `${path}: ${detail}`, [{ path, message: detail }]);
+}
+
+/**
+ * Validate path parameters (a malformed id is its kind's 404: it cannot exist), the query (400) and the JSON body
  * (415 for a non-JSON content type, 400 `INVALID_JSON`, 400 `VALIDATION_FAILED` with `errors[]`).
  * middy's JSON parser answers 415/422 for malformed JSON and rejects empty bodies; the contract
  * needs these codes instead.
@@ -42,8 +70,9 @@ export const parseRequest = (schemas: Schemas): Middleware => ({
   before: async ({ event, context }) => {
     const app = (context as AppContext).app;
     if (schemas.params) {
-      const r = schemas.params.safeParse(event.pathParameters ?? {});
-      if (!r.success) throw notFound();
+      const given = event.pathParameters ?? {};
+      const r = schemas.params.safeParse(given);
+      if (!r.success) throw refusal(schemas.params, given, r.error);
       app.params = r.data;
     }
     if (schemas.query) {
@@ -53,8 +82,9 @@ export const parseRequest = (schemas: Schemas): Middleware => ({
     }
     if (schemas.body) {
       if (!isJsonContentType(event.headers['content-type'])) throw unsupportedMediaType();
-      const r = schemas.body.safeParse(parseJsonBody(event.body, event.isBase64Encoded));
-      if (!r.success) throw validationFailed(fieldErrors(r.error));
+      const given = parseJsonBody(event.body, event.isBase64Encoded);
+      const r = schemas.body.safeParse(given);
+      if (!r.success) throw refusal(schemas.body, given, r.error);
       app.body = r.data;
     }
   },
