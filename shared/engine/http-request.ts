@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { inRanges, parseIp, parseRange } from '../ip-ranges.ts';
+import { tooDeep } from '../json-depth.ts';
 import { StepError } from './step-error.ts';
 
 export type HttpRequestInput = { method: string; url: string; headers: Record<string, string>; body?: string; timeoutMs: number };
@@ -278,7 +279,9 @@ function decodeBody(bytes: Buffer, contentType: string | undefined): unknown {
   }
   if (JSON_TYPE.test(type)) {
     try {
-      return JSON.parse(text);
+      const value: unknown = JSON.parse(text);
+      // Nested past what the run's record and expressions can walk: kept as the text it came as.
+      return tooDeep(value) === undefined ? value : text;
     } catch {
       return text;
     }

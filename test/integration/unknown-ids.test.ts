@@ -66,7 +66,8 @@ const credentials = (r: Route): Record<string, string> =>
       : {};
 
 async function call(r: Route, params: Record<string, string>) {
-  const { handler } = (await modules[`../../functions/${r.handler}.ts`]?.()) as { handler: Handler };
+  const load = modules[`../../functions/${r.handler}.ts`] as () => Promise<unknown>;
+  const { handler } = (await load()) as { handler: Handler };
   const key = `${r.method} ${r.path}`;
   const res = await invoke(
     handler,

@@ -50,7 +50,10 @@ export const serialize = (v: unknown) => {
 /** Hostile nesting (issue: a 6,000-deep body overflowed the stack after parsing): 60 to 8,000 levels of arrays or objects inside an object. */
 export const deeplyNested = fc
   .record({ depth: fc.integer({ min: 60, max: 8_000 }), objects: fc.boolean() })
-  .map(({ depth, objects }) => `{"deep":${objects ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`}}`);
+  .map(
+    ({ depth, objects }) =>
+      `{"deep":${objects ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`}}`,
+  );
 export const anyUnits = (maxLength = 40) => fc.string({ unit: fc.nat(0xffff).map((c) => String.fromCharCode(c)), maxLength });
 export const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' }), anyUnits());
 export const tokenBody = fc.stringMatching(/^[0-9a-z]{26}_[0-9A-Za-z]{49}$/);

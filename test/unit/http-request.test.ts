@@ -113,6 +113,9 @@ beforeAll(async () => {
       case 'bad-json':
         res.setHeader('content-type', 'application/json');
         return void res.end('not json');
+      case 'deep-json':
+        res.setHeader('content-type', 'application/json');
+        return void res.end(`${'['.repeat(6000)}${']'.repeat(6000)}`);
       case 'echo':
         return echo(req, res, body);
       case 'status':
@@ -200,9 +203,10 @@ describe('performHttpRequest against an allowlisted server', () => {
     expect(Object.keys(r.headers).every((k) => k === k.toLowerCase())).toBe(true);
   });
 
-  it('keeps a text body as text, and an unparsable JSON body as text', async () => {
+  it('keeps a text body as text, and an unparsable or too deeply nested JSON body as text', async () => {
     expect((await performHttpRequest(get(`${baseA}/text`), LOCAL)).body).toBe('{"looks":"like json"}');
     expect((await performHttpRequest(get(`${baseA}/bad-json`), LOCAL)).body).toBe('not json');
+    expect((await performHttpRequest(get(`${baseA}/deep-json`), LOCAL)).body).toBe(`${'['.repeat(6000)}${']'.repeat(6000)}`);
   });
 
   it('POST delivers the body and headers exactly, with a computed content-length and the default user-agent', async () => {
