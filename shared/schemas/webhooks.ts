@@ -76,7 +76,10 @@ export const UpdateWebhookBody = z
 export const WebhookParams = z.object({ id: idOf('WEBHOOK_NOT_FOUND', 'Webhook') });
 export const TriggerParams = z.object({ webhookId: idOf('WEBHOOK_NOT_FOUND', 'Webhook') });
 /** Any JSON object, or an empty body (= `{}`); its top-level fields feed the variable mapping. */
-export const TriggerPayload = z.record(z.string(), z.unknown());
+export const TriggerPayload = z
+  .custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), 'must be a JSON object')
+  // Kept as parsed (a copy would turn a `__proto__` key into a prototype); parseRequest has checked its shape.
+  .meta({ type: 'object', additionalProperties: true });
 
 export const WebhookView = z.object({
   id: z.string(),

@@ -130,6 +130,7 @@ const SECRETS = Array.from({ length: 3 }, () => `whsecret-${randomBytes(12).toSt
 const ALLOWED_CODES = [
   'VALIDATION_FAILED',
   'INVALID_JSON',
+  'BODY_NOT_OBJECT',
   'INVALID_API_KEY_BINDING',
   'NOT_WORKFLOW_EDITOR',
   'WORKFLOW_NOT_FOUND',

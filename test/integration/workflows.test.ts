@@ -361,7 +361,7 @@ describe('console workflows: invalid definitions', () => {
 
   it('a body that is not JSON, not an object or not declared JSON is refused', async () => {
     expectProblem(await createRaw(session, '{"name":'), 400, 'INVALID_JSON');
-    expectProblem(await createRaw(session, '[1,2]'), 400, 'VALIDATION_FAILED');
+    expectProblem(await createRaw(session, '[1,2]'), 400, 'BODY_NOT_OBJECT');
     const text = await invoke(
       createHandler,
       apiEvent({
@@ -520,7 +520,8 @@ describe('console workflows: update and delete', () => {
         created.body,
       ).toBe(true);
     }
-    expectProblem(await update(sessions.owner, w.id, { editors: ['not-a-user-id'] }), 400, 'VALIDATION_FAILED');
+    // A malformed id is refused like an unknown one.
+    expectProblem(await update(sessions.owner, w.id, { editors: ['not-a-user-id'] }), 400, 'INVALID_EDITORS');
     expect((await get(sessions.owner, w.id)).json).toMatchObject({ version: 1, editors: [editor.userId] });
 
     const dup = await update(sessions.owner, w.id, { editors: [outsider.userId, editor.userId, outsider.userId] });

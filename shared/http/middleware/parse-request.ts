@@ -50,9 +50,8 @@ function idKind(schema: z.ZodType, path: readonly PropertyKey[]): IdKind | undef
  * (`idOf`: 404 `WEBHOOK_NOT_FOUND`, 400 `INVALID_API_KEY_BINDING`...), once nothing else is wrong.
  */
 function refusal(schema: z.ZodType, input: unknown, error: z.ZodError) {
-  const other = error.issues.filter((i) => !idKind(schema, i.path));
   const first = error.issues[0];
-  if (other.length || !first) return validationFailed(fieldErrors({ issues: other } as z.ZodError));
+  if (!first || error.issues.some((i) => !idKind(schema, i.path))) return validationFailed(fieldErrors(error));
   const kind = idKind(schema, first.path) as IdKind;
   const path = first.path.map(String).join('.');
   const value = first.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)?.[k], input);
