@@ -58,13 +58,32 @@ describe('console login', () => {
     expect(JSON.stringify(session)).not.toContain(res.json.token);
   });
 
-  it('limits attempts per email, even with the right password after the limit', async () => {
+  it('limits failed attempts per email and address, even with the right password after the limit', async () => {
     const { admin } = await givenAccount();
-    for (let i = 0; i < LOGIN_LIMITS.perEmail; i++) expect((await loginAs(admin.email, 'wrong password!')).status).toBe(401);
-    const blocked = await loginAs(admin.email);
+    const ip = randomIp();
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp; i++) expect((await loginAs(admin.email, 'wrong password!', ip)).status).toBe(401);
+    const blocked = await loginAs(admin.email, PASSWORD, ip);
     expect(blocked.status).toBe(429);
     expect(blocked.json.code).toBe('RATE_LIMITED');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('cannot be used to lock someone out: failures elsewhere do not count against their address', async () => {
+    const { admin } = await givenAccount();
+    const attacker = '192.0.2.201';
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp + 2; i++) await loginAs(admin.email, 'wrong password!', attacker);
+    expect((await loginAs(admin.email, PASSWORD, attacker)).status).toBe(429);
+    expect((await loginAs(admin.email, PASSWORD, '192.0.2.202')).status).toBe(200);
+  });
+
+  it('counts failures only, and a success resets the count', async () => {
+    const { admin } = await givenAccount();
+    const ip = randomIp();
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp + 5; i++) expect((await loginAs(admin.email, PASSWORD, ip)).status).toBe(200);
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp - 1; i++) expect((await loginAs(admin.email, 'wrong password!', ip)).status).toBe(401);
+      expect((await loginAs(admin.email, PASSWORD, ip)).status).toBe(200);
+    }
   });
 
   it('limits attempts per client address across emails', async () => {
