@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
+import { giveBack } from '../db/entities/counter.ts';
 import { config } from '../config.ts';
 import { AppError, isConditionFailure, rateLimited } from '../errors.ts';
 import { emit } from '../metrics.ts';
@@ -49,7 +50,7 @@ export async function recordFailure(ip: string, now = Date.now()): Promise<numbe
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { PK: `AUTHFAIL#${ip}`, SK: `WINDOW#${start}` },
+        Key: { PK: `AUTHFAIL#${ip}`, SK: `WINDOW#${start}` }, // the layout of counter.ts's windows
         UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(#count) OR #count <= :limit',
         ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
@@ -67,6 +68,14 @@ export async function recordFailure(ip: string, now = Date.now()): Promise<numbe
   blocked.set(ip, resetAt);
   return resetAt - Math.floor(now / 1000);
 }
+
+/** Take back a failure recorded before the credential was checked (login reserves one; a success gives it back). */
+export async function forgiveFailure(ip: string, now = Date.now()): Promise<void> {
+  await giveBack(`AUTHFAIL#${ip}`, AUTH_FAILURE_WINDOW_SECONDS, now);
+}
+
+/** The 429 for an address over its budget, `retryAfter` seconds before its window ends. */
+export const overBudget = (retryAfter: number) => refusal(retryAfter);
 
 /**
  * The error to answer for a failed authentication `err` from `ip`: `err` itself for anything but a 401;

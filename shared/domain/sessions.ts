@@ -5,7 +5,7 @@ import { clearWindow, giveBack, takeFromWindow } from '../db/entities/counter.ts
 import { config } from '../config.ts';
 import { forbidden, rateLimited, unauthorized } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { checkBudget, failedAuthentication } from './auth-failures.ts';
+import { checkBudget, forgiveFailure, overBudget, recordFailure } from './auth-failures.ts';
 import { newTokenId } from '../ids.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../passwords.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
@@ -20,32 +20,33 @@ export const LOGIN_LIMITS = { windowSeconds: 300, perEmailAndIp: 10, perIp: 50 }
 const badCredentials = () => unauthorized('INVALID_CREDENTIALS', 'Email or password is wrong.');
 
 /**
- * Log in. Before the password is looked at, one attempt is reserved from each of the two failure
- * windows (email + address, address), each a conditional increment, so concurrent guesses can never
- * pass a limit; a success gives both back (the email + address window is cleared: reset on success).
- * So only failures stay counted. A failure also counts against the address's failure budget shared
- * with every route (auth-failures.ts). An unknown email costs a full scrypt like a known one, so
- * the answer takes the same time either way; a disabled member learns it only with the right password.
+ * Log in. Before the password is looked at, one attempt is reserved from each of the two login
+ * windows (email + address, address) and from the address's failure budget shared with every route
+ * (auth-failures.ts), three conditional increments in parallel, so concurrent guesses can never pass
+ * a limit; a success gives all three back (the email + address window is cleared: reset on success).
+ * So only failures stay counted. An unknown email costs a full scrypt like a known one, so the answer
+ * takes the same time either way; a disabled member learns it only with the right password.
  */
 export async function login(email: string, password: string, sourceIp: string, now = Date.now()) {
   const normalized = email.trim().toLowerCase();
   checkBudget(sourceIp, now);
   const subjects = [`LOGINFAIL#${normalized}#${sourceIp}`, `LOGINFAIL#IP#${sourceIp}`] as const;
-  const [byEmail, byIp] = await Promise.all([
+  const [byEmail, byIp, over] = await Promise.all([
     takeFromWindow(subjects[0], LOGIN_LIMITS.perEmailAndIp, LOGIN_LIMITS.windowSeconds, now),
     takeFromWindow(subjects[1], LOGIN_LIMITS.perIp, LOGIN_LIMITS.windowSeconds, now),
+    recordFailure(sourceIp, now),
   ]);
+  if (over !== undefined) throw overBudget(over);
   if (!byEmail.allowed || !byIp.allowed) {
     const retry = Math.max(1, Math.max(byEmail.resetAt, byIp.resetAt) - Math.floor(now / 1000));
     throw rateLimited(retry, {});
   }
   const user = await getUserByEmail(normalized);
-  if (!(await verifyPassword(password, user?.passwordHash)) || !user) {
-    throw await failedAuthentication(sourceIp, badCredentials(), now);
-  }
+  if (!(await verifyPassword(password, user?.passwordHash)) || !user) throw badCredentials();
   await Promise.all([
     clearWindow(subjects[0], LOGIN_LIMITS.windowSeconds, now),
     giveBack(subjects[1], LOGIN_LIMITS.windowSeconds, now),
+    forgiveFailure(sourceIp, now),
     needsRehash(user.passwordHash) ? upgradePasswordHash(user, password) : undefined,
   ]);
   if (user.disabled) throw forbidden('MEMBER_DISABLED', 'This member is disabled; ask an account admin.');
