@@ -91,9 +91,9 @@ describe('secrets in workflow definitions', () => {
     expect(echoed.json.definition).toEqual(shown);
     const { secret: _, ...withoutSecret } = shown.notifications[0];
     expect((await update(adminSession, id, { definition: { ...shown, notifications: [withoutSecret] } })).status).toBe(200);
-    const stored = await getWorkflow(account.accountId, id);
+    const stored = (await getWorkflow(account.accountId, id)) as any;
     expect(stored?.definition).toEqual(expect.objectContaining({ notifications: definition().notifications }));
-    expect((stored?.definition.steps[0] as { headers: unknown }).headers).toEqual(definition().steps[0].headers);
+    expect(stored.definition.steps[0].headers).toEqual(definition().steps[0].headers);
     expect(stored?.version).toBe(3);
     // A member who may not edit gets 403 and learns nothing either way.
     expect((await update(memberSession, id, { definition: shown })).status).toBe(403);
@@ -124,8 +124,8 @@ describe('secrets in workflow definitions', () => {
     const ok = await update(adminSession, id, { definition: next });
     expect(ok.status).toBe(200);
     expect(ok.json.definition.steps[0].headers.Authorization).toBe('••••1111');
-    const stored = (await getWorkflow(account.accountId, id))?.definition;
-    expect((stored?.steps[0] as { headers: Record<string, string> }).headers.Authorization).toBe('Bearer new-token-value-1111');
+    const stored = (await getWorkflow(account.accountId, id))?.definition as any;
+    expect(stored.steps[0].headers.Authorization).toBe('Bearer new-token-value-1111');
     expect(stored?.notifications?.[0]?.secret).toBe('whsec_bmV3c2VjcmV0bmV3c2VjcmV0bmV3c2VjcmV0');
   });
 
