@@ -30,10 +30,10 @@ export function needsRehash(stored: string): boolean {
 }
 
 /** A stored hash for unknown emails, at today's parameters, so a failed login costs the same either way. */
-const dummy = () => `scrypt$${params().N}$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+export const dummyHash = () => `scrypt$${params().N}$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
 
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const parts = (stored ?? dummy()).split('$');
+  const parts = (stored ?? dummyHash()).split('$');
   const [alg, n, r, p, salt = '', hash = ''] = parts;
   const N = Number(n);
   const R = Number(r);
