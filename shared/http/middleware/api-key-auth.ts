@@ -21,8 +21,8 @@ export type KeyAuthOptions = {
  * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
  * and the account's rate limit (which returns the plan) are written in parallel, one round trip. The
  * usage write is conditional on the key being live, so a revocation or suspension made elsewhere
- * takes effect at once even where the key record is still cached. The
- * rate-limit headers go on every later response of the request, error or not.
+ * takes effect at once even where the key record is still cached. The rate-limit headers go on every
+ * later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
   before: async ({ event, context }) => {
