@@ -10,6 +10,8 @@ import {
   LoginResult,
   Me,
   MemberList,
+  MemberParams,
+  UpdateMemberBody,
   UserView,
   V1Me,
 } from '../shared/schemas/identity.ts';
@@ -120,6 +122,8 @@ export const routes = [
     body: LoginBody,
     response: LoginResult,
     maxBodyBytes: 4096,
+    // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts); more memory is also more CPU for it.
+    memoryMb: 1024,
   },
   {
     method: 'POST',
@@ -164,6 +168,31 @@ export const routes = [
     status: 201,
     response: UserView,
     maxBodyBytes: 4096,
+    memoryMb: 1024,
+  },
+  {
+    method: 'PUT',
+    path: '/api/members/{id}',
+    handler: 'http/members/update',
+    summary: 'Change a member: role, disabled (admins)',
+    tag: 'Console',
+    auth: admin,
+    grants: readWrite,
+    params: MemberParams,
+    body: UpdateMemberBody,
+    response: UserView,
+    maxBodyBytes: 4096,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/members/{id}',
+    handler: 'http/members/remove',
+    summary: 'Remove a member (admins)',
+    tag: 'Console',
+    auth: admin,
+    grants: readWrite,
+    params: MemberParams,
+    status: 204,
   },
 
   {

@@ -136,6 +136,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),
   restartSweep: restartSweep(),
+  authFailureLimit: int('authFailureLimit'),
   throttles: throttles(),
   ...domain(),
   disableExecuteApiEndpoint: bool('disableExecuteApiEndpoint'),

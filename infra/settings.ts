@@ -21,6 +21,8 @@ export const DEFAULTS = {
   retentionDays: 90,
   /** A release interrupts only the webhook runs nothing can carry on (README "Restarts, crashes and INTERRUPTED runs"). */
   restartSweep: 'orphaned',
+  /** Failed authentications per source address per minute before a failing request gets 429 (AUTH_FAILURE_LIMIT). */
+  authFailureLimit: 300,
 } as const;
 
 /**

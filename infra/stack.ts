@@ -66,6 +66,8 @@ export type FlowgateStackProps = StackProps & {
    * those nothing can carry on, `all` every one (a hard cut).
    */
   restartSweep?: 'orphaned' | 'all';
+  /** Failed authentications per source address per minute (AUTH_FAILURE_LIMIT); default 300. */
+  authFailureLimit?: number;
   /** Edge throttles per class of route (`Route.throttle`), over `defaultThrottles()`. */
   throttles?: Partial<Record<ThrottleClass, Throttle>>;
   /**
@@ -258,6 +260,7 @@ export class FlowgateStack extends Stack {
       ...(props.rateLimits && { RATE_LIMITS: props.rateLimits }),
       ...(props.httpStepAllowlist && { HTTP_STEP_ALLOWLIST: props.httpStepAllowlist }),
       RETENTION_DAYS: String(retentionDays),
+      AUTH_FAILURE_LIMIT: String(props.authFailureLimit ?? DEFAULTS.authFailureLimit),
     };
     const fn = (handler: string, settings: { memoryMb?: number; timeoutSeconds?: number } = {}, scope: Construct = this) =>
       new RouteFunction(scope, idOf(handler), {

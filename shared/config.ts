@@ -40,6 +40,16 @@ const Env = z.object({
   /** Signs list cursors; required on AWS (the stack sets it), optional locally. */
   CURSOR_SECRET: z.string().min(32).optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
+  /** scrypt's N for new password hashes (passwords.ts); the default is the production figure, tests lower it. */
+  PASSWORD_SCRYPT_N: z.coerce
+    .number()
+    .int()
+    .min(2 ** 14)
+    .max(2 ** 18)
+    .refine((n) => (n & (n - 1)) === 0, 'a power of two')
+    .default(2 ** 17),
+  /** Failed authentications allowed per source address per minute, on every route (auth-failures.ts). */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(300),
   /** Finished runs, their events, approvals and artifacts are deleted this many days later (DynamoDB TTL, S3 lifecycle). */
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /**

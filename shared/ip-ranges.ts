@@ -12,6 +12,8 @@ export function parseIp(s: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
 
 /** Parse an address or CIDR into a range (a single address is a /32 or /128); undefined if invalid. */
 export function parseRange(s: string): Range | undefined {
+  // A zone id (`fe80::1%eth0`) names an interface of one host: it means nothing in an allowlist.
+  if (s.includes('%')) return undefined;
   try {
     if (s.includes('/')) {
       if (!ipaddr.isValidCIDR(s)) return undefined;

@@ -19,6 +19,8 @@ export const APP_METRICS = {
   TriggerRejected: { unit: 'Count', dimensions: ['code'] },
   /** A request was refused with 429 by the account's rate limit. */
   RateLimited: { unit: 'Count', dimensions: [] },
+  /** A failed authentication was answered 429: its source address is over AUTH_FAILURE_LIMIT. */
+  AuthFailureLimited: { unit: 'Count', dimensions: [] },
   ExecutionStarted: { unit: 'Count', dimensions: [] },
   ExecutionSucceeded: { unit: 'Count', dimensions: [] },
   ExecutionFailed: { unit: 'Count', dimensions: [] },

@@ -1,5 +1,6 @@
 // Operator CLI (API.md "Local mode and operator CLI"):
-//   npm run admin -- create-account --name <name> --plan <plan> --email <email> --password <password>
+//   npm run admin -- create-account --name <name> --plan <plan> --email <email> --password-stdin
+//   (or the password in ADMIN_PASSWORD; never in the arguments, which process lists and shell history show)
 //   npm run admin -- set-plan --account <id> --plan <plan>
 // Against AWS: TABLE_NAME and the usual AWS credentials in the environment. Otherwise it finds the
 // emulators of a running `npm start` through DATA_DIR (default .data/).
@@ -9,7 +10,9 @@ import * as z from 'zod';
 import { runningEmulatorsEnv } from '../local/emulators.ts';
 
 const USAGE = `usage:
-  npm run admin -- create-account --name <name> --plan <free|pro|team|enterprise> --email <email> --password <password>
+  npm run admin -- create-account --name <name> --plan <free|pro|team|enterprise> --email <email> --password-stdin
+      the admin's password: the first line of standard input with --password-stdin, else the ADMIN_PASSWORD
+      environment variable (never an argument: process lists and shell history show those)
   npm run admin -- set-plan --account <accountId> --plan <free|pro|team|enterprise>`;
 
 const fail = (message: string): never => {
@@ -25,6 +28,7 @@ const { positionals, values } = parseArgs({
     plan: { type: 'string' },
     email: { type: 'string' },
     password: { type: 'string' },
+    'password-stdin': { type: 'boolean' },
     account: { type: 'string' },
   },
 });
@@ -41,6 +45,23 @@ const { createAccount } = await import('../../shared/domain/accounts.ts');
 const { setPlan } = await import('../../shared/db/entities/account.ts');
 const { Email, Password } = await import('../../shared/schemas/identity.ts');
 
+/** The first line of standard input (without its line ending). */
+async function stdinLine(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
+}
+
+async function password(): Promise<string | undefined> {
+  if (values.password !== undefined)
+    fail('--password is not accepted: process lists and shell history would show it. Use --password-stdin or ADMIN_PASSWORD.');
+  if (values['password-stdin']) return stdinLine();
+  return process.env.ADMIN_PASSWORD;
+}
+
 const parse = <T>(schema: z.ZodType<T>, input: unknown): T => {
   const r = schema.safeParse(input);
   return r.success ? r.data : fail(r.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('\n'));
@@ -49,7 +70,10 @@ const parse = <T>(schema: z.ZodType<T>, input: unknown): T => {
 try {
   switch (positionals[0]) {
     case 'create-account': {
-      const input = parse(z.object({ name: z.string().min(1).max(100), plan: Plan, email: Email, password: Password }), values);
+      const input = parse(z.object({ name: z.string().min(1).max(100), plan: Plan, email: Email, password: Password }), {
+        ...values,
+        password: await password(),
+      });
       const { account, admin } = await createAccount(input);
       console.log(JSON.stringify({ accountId: account.accountId, userId: admin.userId }));
       break;

@@ -389,7 +389,11 @@ export class Observability extends Construct {
     });
     const graph = (title: string, left: cw.IMetric[]) => new cw.GraphWidget({ title, left, width: 8 });
     return [
-      graph('Webhook triggers', [app('TriggerAccepted', cw.Stats.SUM, 'accepted'), app('RateLimited', cw.Stats.SUM, '429 rate limited')]),
+      graph('Webhook triggers', [
+        app('TriggerAccepted', cw.Stats.SUM, 'accepted'),
+        app('RateLimited', cw.Stats.SUM, '429 rate limited'),
+        app('AuthFailureLimited', cw.Stats.SUM, '429 auth failures'),
+      ]),
       graph('Trigger rejections by code', [rejectedByCode]),
       graph('Executions', [
         app('ExecutionStarted', cw.Stats.SUM, 'started'),

@@ -2,7 +2,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { accountItem, type Account } from '../db/entities/account.ts';
-import { createUserItems, type Role, type User } from '../db/entities/user.ts';
+import { addAdminItem, adminsKey, createUserItems, ensureAdminSet, type Role, type User } from '../db/entities/user.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
@@ -14,6 +14,7 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
   await transact([
     { Put: { TableName: tableName(), Item: accountItem(account), ConditionExpression: 'attribute_not_exists(PK)' } },
     ...createUserItems(admin),
+    { Put: { TableName: tableName(), Item: { ...adminsKey(account.accountId), type: 'admins', admins: new Set([admin.userId]) } } },
   ]);
   return { account, admin };
 }
@@ -21,7 +22,8 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
 /** Create a user in an existing account; the email must be unused across the service. */
 export async function createUser(accountId: string, email: string, password: string, role: Role, now = Date.now()) {
   const user = await newUser(accountId, email, password, role, now);
-  await transact(createUserItems(user));
+  if (role === 'admin') await ensureAdminSet(accountId);
+  await transact([...createUserItems(user), ...(role === 'admin' ? [addAdminItem(accountId, user.userId)] : [])]);
   return user;
 }
 

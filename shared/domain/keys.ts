@@ -10,8 +10,9 @@ const DAY = 86_400_000;
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
-export function keyStatus(k: ApiKey, now = Date.now()): 'active' | 'expired' | 'revoked' {
+export function keyStatus(k: ApiKey, now = Date.now()): 'active' | 'expired' | 'revoked' | 'suspended' {
   if (k.revokedAt !== undefined) return 'revoked';
+  if (k.ownerDisabled) return 'suspended';
   return k.expiresAt <= now ? 'expired' : 'active';
 }
 
@@ -72,7 +73,7 @@ export async function revokeKey(p: SessionPrincipal, keyId: string, now = Date.n
   caches.keys.delete(keyId);
 }
 
-const invalidKey = () => unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
+export const invalidKey = () => unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
 
 /**
  * Resolve a presented token to its key: format and checksum first (no read for garbage), then the

@@ -1,40 +1,67 @@
 import { deleteSession, getSession, putSession } from '../db/entities/session.ts';
-import { getUser, getUserByEmail } from '../db/entities/user.ts';
+import { getUser, getUserByEmail, setPasswordHash, type User } from '../db/entities/user.ts';
 import { getAccount } from '../db/entities/account.ts';
-import { takeFromWindow } from '../db/entities/counter.ts';
+import { clearWindow, giveBack, takeFromWindow } from '../db/entities/counter.ts';
 import { config } from '../config.ts';
-import { rateLimited, unauthorized } from '../errors.ts';
+import { forbidden, rateLimited, unauthorized } from '../errors.ts';
+import { logger } from '../logger.ts';
+import { checkBudget, forgiveFailure, overBudget, recordFailure } from './auth-failures.ts';
 import { newTokenId } from '../ids.ts';
-import { verifyPassword } from '../passwords.ts';
+import { hashPassword, needsRehash, verifyPassword } from '../passwords.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
 import type { Principal } from './principal.ts';
 
-/** Login attempts allowed per window, per email and per client address. */
-export const LOGIN_LIMITS = { windowSeconds: 300, perEmail: 10, perIp: 50 } as const;
+/**
+ * Failed logins allowed per window: per email from one address (the lockout a stranger elsewhere
+ * cannot trigger), and per address across emails (password spraying). Successes are not counted.
+ */
+export const LOGIN_LIMITS = { windowSeconds: 300, perEmailAndIp: 10, perIp: 50 } as const;
 
 const badCredentials = () => unauthorized('INVALID_CREDENTIALS', 'Email or password is wrong.');
 
 /**
- * Log in: rate-limited per email and per address before the password is looked at; an unknown email
- * and a wrong password give the same answer after the same amount of work.
+ * Log in. Before the password is looked at, one attempt is reserved from each of the two login
+ * windows (email + address, address) and from the address's failure budget shared with every route
+ * (auth-failures.ts), three conditional increments in parallel, so concurrent guesses can never pass
+ * a limit; a success gives all three back (the email + address window is cleared: reset on success).
+ * So only failures stay counted. An unknown email costs a full scrypt like a known one, so the answer
+ * takes the same time either way; a disabled member learns it only with the right password.
  */
 export async function login(email: string, password: string, sourceIp: string, now = Date.now()) {
   const normalized = email.trim().toLowerCase();
-  const [byEmail, byIp] = await Promise.all([
-    takeFromWindow(`LOGIN#EMAIL#${normalized}`, LOGIN_LIMITS.perEmail, LOGIN_LIMITS.windowSeconds, now),
-    takeFromWindow(`LOGIN#IP#${sourceIp}`, LOGIN_LIMITS.perIp, LOGIN_LIMITS.windowSeconds, now),
+  checkBudget(sourceIp, now);
+  const subjects = [`LOGINFAIL#${normalized}#${sourceIp}`, `LOGINFAIL#IP#${sourceIp}`] as const;
+  const [byEmail, byIp, over] = await Promise.all([
+    takeFromWindow(subjects[0], LOGIN_LIMITS.perEmailAndIp, LOGIN_LIMITS.windowSeconds, now),
+    takeFromWindow(subjects[1], LOGIN_LIMITS.perIp, LOGIN_LIMITS.windowSeconds, now),
+    recordFailure(sourceIp, now),
   ]);
+  if (over !== undefined) throw overBudget(over);
   if (!byEmail.allowed || !byIp.allowed) {
     const retry = Math.max(1, Math.max(byEmail.resetAt, byIp.resetAt) - Math.floor(now / 1000));
     throw rateLimited(retry, {});
   }
   const user = await getUserByEmail(normalized);
   if (!(await verifyPassword(password, user?.passwordHash)) || !user) throw badCredentials();
+  await Promise.all([
+    clearWindow(subjects[0], LOGIN_LIMITS.windowSeconds, now),
+    giveBack(subjects[1], LOGIN_LIMITS.windowSeconds, now),
+    forgiveFailure(sourceIp, now),
+    needsRehash(user.passwordHash) ? upgradePasswordHash(user, password) : undefined,
+  ]);
+  if (user.disabled) throw forbidden('MEMBER_DISABLED', 'This member is disabled; ask an account admin.');
   const sessionId = newTokenId();
   const token = mintToken('dys', sessionId);
   const expiresAt = now + config().SESSION_TTL_HOURS * 3_600_000;
   await putSession({ sessionId, tokenHash: hashToken(token), accountId: user.accountId, userId: user.userId, createdAt: now, expiresAt });
   return { token, expiresAt, user: { id: user.userId, email: user.email, role: user.role } };
+}
+
+/** A stored hash with older parameters is replaced at a successful login (best effort). */
+async function upgradePasswordHash(user: User, password: string) {
+  await setPasswordHash(user, await hashPassword(password)).catch((error: unknown) =>
+    logger.warn('password hash not upgraded', { userId: user.userId, error: error as Error }),
+  );
 }
 
 const invalidSession = () => unauthorized('INVALID_SESSION', 'The session is invalid or expired; log in again.');
@@ -45,8 +72,10 @@ export async function authenticateSession(token: string, now = Date.now()): Prom
   if (!parsed) throw invalidSession();
   const session = await getSession(parsed.id);
   if (!session || !safeEqual(hashToken(token), session.tokenHash) || session.expiresAt <= now) throw invalidSession();
+  // The user is read on every request (never cached), so removing or disabling a member, or changing
+  // their role, applies to their live sessions at once.
   const user = await getUser(session.accountId, session.userId);
-  if (!user) throw invalidSession();
+  if (!user || user.disabled) throw invalidSession();
   return { kind: 'session', accountId: user.accountId, userId: user.userId, role: user.role, sessionId: session.sessionId };
 }
 

@@ -4,6 +4,7 @@ import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
+import { maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
@@ -17,7 +18,8 @@ export const workflowView = (w: Workflow) => ({
   id: w.workflowId,
   name: w.name,
   description: w.description ?? null,
-  definition: w.definition,
+  // Secrets are write-only: masked for every reader, admins included.
+  definition: maskDefinition(w.definition),
   recovery: w.recovery,
   ownerId: w.ownerId,
   editors: w.editors,
@@ -66,6 +68,7 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
     workflowId: newId('wf'),
     accountId: p.accountId,
     ...input,
+    definition: restoreSecrets(input.definition, undefined),
     editors: [...new Set(input.editors)],
     ownerId: p.userId,
     createdAt: now,
@@ -83,6 +86,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   const next: Workflow = {
     ...w,
     ...patch,
+    ...(patch.definition ? { definition: restoreSecrets(patch.definition, w.definition) } : {}),
     ...(patch.editors ? { editors: [...new Set(patch.editors)] } : {}),
     updatedAt: now,
     version: w.version + 1,

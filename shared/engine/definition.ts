@@ -85,6 +85,8 @@ export const HttpRequestStep = z
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']).default('GET'),
     url: z.string().refine((s) => isExpression(s) || isHttpUrl(s), 'must be an absolute http(s) URL or an expression'),
     headers: z.record(HeaderName, z.string()).optional(),
+    /** Further headers whose values are secrets (masked in views), besides the credential headers. */
+    secretHeaders: z.array(HeaderName).max(50).optional(),
     body: JsonValue.optional(),
     timeoutMs: z.number().int().min(1).max(30_000).default(10_000),
     saveAs: VarName.optional(),
@@ -191,10 +193,12 @@ export const Notification = z.strictObject({
     .max(2048)
     .refine((s) => isHttpUrl(s, true), 'must be an https URL (http only for localhost or 127.0.0.1)'),
   events: z.array(EventType).min(1).max(EventType.options.length),
+  // On update, the mask a view showed (or no secret) keeps the stored one (shared/domain/definition-secrets.ts).
   secret: z
     .string()
     .max(512)
-    .regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must be a whsec_ secret'),
+    .regex(/^(whsec_[A-Za-z0-9+/=]{24,}|••••[A-Za-z0-9+/=]{0,4})$/, 'must be a whsec_ secret')
+    .optional(),
 });
 
 export const MAX_STEPS = 100;

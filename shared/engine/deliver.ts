@@ -27,7 +27,7 @@ export async function deliverNotification(m: NotifyMessage, now = new Date()): P
     timestamp: new Date(m.event.at).toISOString(),
     data: { ...m.event, workflowId: e.workflowId },
   });
-  const signature = new Webhook(target.secret).sign(m.event.eventId, now, payload);
+  const signature = new Webhook(target.secret as string).sign(m.event.eventId, now, payload);
   const res = await performHttpRequest(
     {
       method: 'POST',

@@ -44,8 +44,6 @@ const STRIPPED_HEADERS = new Set([
   'te',
   'trailer',
 ]);
-/** Dropped when a redirect changes the origin. */
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 /** Dropped when a redirect turns the request into a GET without body. */
 const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location'];
 
@@ -358,7 +356,15 @@ export async function performHttpRequest(input: HttpRequestInput, opts: HttpRequ
           body = undefined;
           dropHeaders(headers, BODY_HEADERS);
         }
-        if (next.origin !== url.origin) dropHeaders(headers, CREDENTIAL_HEADERS);
+        // Another origin gets none of the headers the definition set (any of them may carry a
+        // credential), only our User-Agent and, when the body goes along (307/308), what describes it.
+        if (next.origin !== url.origin) {
+          dropHeaders(
+            headers,
+            Object.keys(headers).filter((n) => !(body !== undefined && BODY_HEADERS.includes(n))),
+          );
+          headers['user-agent'] = USER_AGENT;
+        }
         url = next;
         continue;
       }

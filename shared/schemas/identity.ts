@@ -3,13 +3,14 @@ import { Plan } from '../config.ts';
 import { Role } from '../db/entities/user.ts';
 import { Scope } from '../db/entities/api-key.ts';
 import { idOf } from './common.ts';
+import { USER_ID } from '../engine/definition.ts';
 
 export const Email = z.email().max(254);
 export const Password = z.string().min(10, 'at least 10 characters').max(256);
 
 export const LoginBody = z.object({ email: z.string().max(254), password: z.string().max(256) });
 
-export const UserView = z.object({ id: z.string(), email: z.string(), role: Role, createdAt: z.number() });
+export const UserView = z.object({ id: z.string(), email: z.string(), role: Role, disabled: z.boolean(), createdAt: z.number() });
 
 export const Me = z.object({
   user: UserView.pick({ id: true, email: true, role: true }),
@@ -19,6 +20,10 @@ export const Me = z.object({
 export const LoginResult = z.object({ token: z.string(), expiresAt: z.number(), user: Me.shape.user });
 
 export const CreateMemberBody = z.object({ email: Email, password: Password, role: Role.default('member') });
+export const MemberParams = z.object({ id: idOf('MEMBER_NOT_FOUND', 'Member', { pattern: USER_ID }) });
+export const UpdateMemberBody = z
+  .strictObject({ role: Role.optional(), disabled: z.boolean().optional() })
+  .refine((b) => b.role !== undefined || b.disabled !== undefined, 'Send role, disabled or both.');
 export const MemberList = z.object({ items: z.array(UserView), nextCursor: z.null() });
 
 export const CreateKeyBody = z.object({
@@ -35,7 +40,7 @@ export const KeyView = z.object({
   createdAt: z.number(),
   expiresAt: z.number(),
   revokedAt: z.number().nullable(),
-  status: z.enum(['active', 'expired', 'revoked']),
+  status: z.enum(['active', 'expired', 'revoked', 'suspended']).describe('suspended: the owner is disabled'),
   usage: z.object({ total: z.number(), today: z.number(), lastUsedAt: z.number().nullable() }),
 });
 export const KeyCreated = KeyView.extend({ token: z.string().describe('Shown this once.') });

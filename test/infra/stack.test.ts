@@ -64,6 +64,15 @@ describe('FlowgateStack', () => {
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
     });
 
+    it('gives the functions that hash passwords (scrypt N=2^17, 128 MiB a hash) 1,024 MB', () => {
+      const memory = (prefix: string) =>
+        ownFunctions(routeFunctions)
+          .filter(([id]) => id.startsWith(prefix))
+          .map(([, fn]) => fn.Properties.MemorySize);
+      expect(memory('HttpAuthLogin')).toEqual([1024]);
+      expect(memory('HttpMembersCreate')).toEqual([1024]);
+    });
+
     it('runs every function on Node 24, arm64, untraced, with its own log group', () => {
       for (const [, fn] of functionsOf(built)) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
@@ -84,13 +93,14 @@ describe('FlowgateStack', () => {
       const routeEnv = env(routeFunctions);
       expect(routeEnv).toHaveLength(routes.length);
       for (const vars of routeEnv) expect(vars.PUBLIC_BASE_URL).toEqual({ Ref: expect.stringMatching(/ApiEndpoint$/) });
+      for (const vars of [...env(template), ...routeEnv]) expect(vars.AUTH_FAILURE_LIMIT).toBe('300');
       for (const vars of env(template)) {
         expect(vars).not.toHaveProperty('RATE_LIMITS');
         expect(vars.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
       }
-      const configured = synth({ rateLimits: '{"pro":20}', publicBaseUrl: 'https://flows.example.com' });
+      const configured = synth({ rateLimits: '{"pro":20}', publicBaseUrl: 'https://flows.example.com', authFailureLimit: 50 });
       for (const vars of env(configured)) {
-        expect(vars).toMatchObject({ RATE_LIMITS: '{"pro":20}', PUBLIC_BASE_URL: 'https://flows.example.com' });
+        expect(vars).toMatchObject({ RATE_LIMITS: '{"pro":20}', PUBLIC_BASE_URL: 'https://flows.example.com', AUTH_FAILURE_LIMIT: '50' });
       }
     });
 

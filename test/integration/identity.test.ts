@@ -1,4 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as logout } from '../../functions/http/auth/logout.ts';
@@ -6,6 +7,7 @@ import { handler as me } from '../../functions/http/auth/me.ts';
 import { handler as createMember } from '../../functions/http/members/create.ts';
 import { handler as listMembers } from '../../functions/http/members/list.ts';
 import { db, tableName } from '../../shared/clients.ts';
+import { config } from '../../shared/config.ts';
 import { putSession } from '../../shared/db/entities/session.ts';
 import { LOGIN_LIMITS } from '../../shared/domain/sessions.ts';
 import { hashToken, mintToken } from '../../shared/tokens.ts';
@@ -58,13 +60,61 @@ describe('console login', () => {
     expect(JSON.stringify(session)).not.toContain(res.json.token);
   });
 
-  it('limits attempts per email, even with the right password after the limit', async () => {
+  it('limits failed attempts per email and address, even with the right password after the limit', async () => {
     const { admin } = await givenAccount();
-    for (let i = 0; i < LOGIN_LIMITS.perEmail; i++) expect((await loginAs(admin.email, 'wrong password!')).status).toBe(401);
-    const blocked = await loginAs(admin.email);
+    const ip = randomIp();
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp; i++) expect((await loginAs(admin.email, 'wrong password!', ip)).status).toBe(401);
+    const blocked = await loginAs(admin.email, PASSWORD, ip);
     expect(blocked.status).toBe(429);
     expect(blocked.json.code).toBe('RATE_LIMITED');
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('cannot be used to lock someone out: failures elsewhere do not count against their address', async () => {
+    const { admin } = await givenAccount();
+    const attacker = '192.0.2.201';
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp + 2; i++) await loginAs(admin.email, 'wrong password!', attacker);
+    expect((await loginAs(admin.email, PASSWORD, attacker)).status).toBe(429);
+    expect((await loginAs(admin.email, PASSWORD, '192.0.2.202')).status).toBe(200);
+  });
+
+  it('counts failures only, and a success resets the count', async () => {
+    const { admin } = await givenAccount();
+    const ip = randomIp();
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp + 5; i++) expect((await loginAs(admin.email, PASSWORD, ip)).status).toBe(200);
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < LOGIN_LIMITS.perEmailAndIp - 1; i++) expect((await loginAs(admin.email, 'wrong password!', ip)).status).toBe(401);
+      expect((await loginAs(admin.email, PASSWORD, ip)).status).toBe(200);
+    }
+  });
+
+  it('upgrades a hash stored with older scrypt parameters at the next successful login, not at a failed one', async () => {
+    const { admin } = await givenAccount();
+    const key = { PK: `ACC#${admin.accountId}`, SK: `USER#${admin.userId}` };
+    const salt = randomBytes(16);
+    const old = [
+      'scrypt',
+      1024,
+      8,
+      1,
+      salt.toString('base64url'),
+      scryptSync(PASSWORD, salt, 32, { N: 1024, r: 8, p: 1 }).toString('base64url'),
+    ].join('$');
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET passwordHash = :h',
+        ExpressionAttributeValues: { ':h': old },
+      }),
+    );
+    expect((await loginAs(admin.email, 'wrong password!')).status).toBe(401);
+    expect((await db().send(new GetCommand({ TableName: tableName(), Key: key }))).Item?.passwordHash).toBe(old);
+    expect((await loginAs(admin.email)).status).toBe(200);
+    const upgraded = (await db().send(new GetCommand({ TableName: tableName(), Key: key }))).Item?.passwordHash as string;
+    expect(upgraded).toMatch(new RegExp(`^scrypt\\$${config().PASSWORD_SCRYPT_N}\\$8\\$1\\$`));
+    expect(upgraded).not.toBe(old);
+    expect((await loginAs(admin.email)).status).toBe(200);
   });
 
   it('limits attempts per client address across emails', async () => {

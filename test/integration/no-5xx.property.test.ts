@@ -4,10 +4,13 @@ import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createKeyHandler } from '../../functions/http/keys/create.ts';
 import { handler as listKeysHandler } from '../../functions/http/keys/list.ts';
 import { handler as revokeKeyHandler } from '../../functions/http/keys/revoke.ts';
+import { handler as removeMemberHandler } from '../../functions/http/members/remove.ts';
+import { handler as updateMemberHandler } from '../../functions/http/members/update.ts';
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { resetConfig } from '../../shared/config.ts';
+import { createUser } from '../../shared/domain/accounts.ts';
 import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
+import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 import {
   anyUnits,
@@ -275,6 +278,55 @@ describe('no request makes a handler answer 5xx', () => {
           expect(spareKeyIds).toContain(req.params?.id);
           expect(res.body ?? '').toBe('');
         }
+      }),
+      RUNS,
+    );
+  });
+
+  const memberIds = async () => {
+    // Members these properties may change or remove without spoiling the sessions the others use.
+    const spares = await Promise.all([0, 1, 2].map(() => createUser(account.account.accountId, uniqueEmail('spare'), PASSWORD, 'member')));
+    const ids = spares.map((u) => u.userId);
+    const id = fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...ids, other.admin.userId, other.member.userId) },
+      ulidish.map((u) => `usr_${u}`),
+      text,
+      fc.constantFrom('', ' ', '%', '..', 'USER#x', 'ADMINS', `${ids[0]}x`, ids[0]!.toUpperCase(), 'x'.repeat(65)),
+    );
+    const params = fc.option(
+      fc.oneof({ weight: 4, arbitrary: id.map((v) => ({ id: v })) }, fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 })),
+      { nil: undefined, freq: 8 },
+    );
+    return { ids, params };
+  };
+
+  it('PUT /api/members/{id}', async () => {
+    const { ids, params } = await memberIds();
+    const shaped = fc.record(
+      {
+        role: fc.oneof(fc.constantFrom('admin', 'member'), fc.jsonValue()),
+        disabled: fc.oneof(fc.boolean(), fc.jsonValue()),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params, query: queries }), async (req) => {
+        const path = `/api/members/${req.params?.id ?? ''}`;
+        const res = await check(updateMemberHandler, 'PUT', path, req, [200, 400, 401, 403, 404, 409, 413, 415]);
+        if (res.status === 200) expect(ids).toContain(res.json.id);
+      }),
+      RUNS,
+    );
+  });
+
+  it('DELETE /api/members/{id}', async () => {
+    const { ids, params } = await memberIds();
+    await fc.assert(
+      fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue()), { params, query: queries }), async (req) => {
+        const path = `/api/members/${req.params?.id ?? ''}`;
+        const res = await check(removeMemberHandler, 'DELETE', path, req, [204, 401, 403, 404, 409, 413]);
+        if (res.status === 204) expect(ids).toContain(req.params?.id);
       }),
       RUNS,
     );

@@ -337,6 +337,8 @@ describe('allowedSourceIps', () => {
       '',
       '2001:db8::/129',
       '01.2.3.4',
+      'fe80::1%eth0',
+      'fe80::%1/64',
     ]) {
       const body = { workflowId: t.adminWf.workflowId, name: 'x', allowedSourceIps: ['192.0.2.1', bad] };
       const res = await api.create(t.adminSession, body);

@@ -5,5 +5,11 @@ import { resetConfig } from '../../shared/config.ts';
 Object.assign(process.env, inject('emulatorEnv'), {
   POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT',
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+  // Password hashing at the production cost (2^17) would double the suite's time; the cost itself is
+  // tested in test/unit/passwords-cache.test.ts.
+  PASSWORD_SCRYPT_N: String(2 ** 14),
+  // Every in-process test event comes from the same address; the failure budget is tested on its own
+  // (test/integration/auth-failures.test.ts).
+  AUTH_FAILURE_LIMIT: process.env.AUTH_FAILURE_LIMIT ?? '1000000',
 });
 resetConfig();

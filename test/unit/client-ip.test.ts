@@ -137,6 +137,10 @@ describe('parseIp / parseRange / inRanges', () => {
       '10.0.0.0/-1',
       '::1::1',
       'fe80::1%eth0/64x',
+      'fe80::1%eth0',
+      'fe80::1%25eth0',
+      'fe80::%1/64',
+      'fe80::1%',
     ]) {
       expect(parseRange(s), JSON.stringify(s)).toBeUndefined();
     }

@@ -479,19 +479,28 @@ describe('redirects', () => {
     expect(kept.headers['content-type']).toBe('application/json');
   });
 
-  it('drops Authorization when the origin changes, keeps it on the same origin', async () => {
-    const headers = { Authorization: 'Bearer secret', Cookie: 'sid=1', 'X-Other': 'kept' };
+  it('drops every header the definition set when the origin changes, keeps them on the same origin', async () => {
+    const headers = {
+      Authorization: 'Bearer secret',
+      Cookie: 'sid=1',
+      'X-Api-Key': 'k',
+      'X-Vendor-Token': 'v',
+      'X-Other': 'o',
+      'User-Agent': 'custom/1',
+    };
     const cross = (await performHttpRequest(get(`${baseA}/to-b`, { headers }), BOTH)).body as {
       url: string;
       headers: Record<string, string>;
     };
     expect(cross.url).toBe('/echo');
-    expect(cross.headers.authorization).toBeUndefined();
-    expect(cross.headers.cookie).toBeUndefined();
-    expect(cross.headers['x-other']).toBe('kept');
+    for (const name of ['authorization', 'cookie', 'x-api-key', 'x-vendor-token', 'x-other'])
+      expect(cross.headers[name], name).toBeUndefined();
+    expect(cross.headers['user-agent']).not.toBe('custom/1');
     expect(b.seen.at(-1)?.headers.authorization).toBeUndefined();
     const same = (await performHttpRequest(get(`${baseA}/same-origin`, { headers }), BOTH)).body as { headers: Record<string, string> };
     expect(same.headers.authorization).toBe('Bearer secret');
+    expect(same.headers['x-vendor-token']).toBe('v');
+    expect(same.headers['user-agent']).toBe('custom/1');
   });
 });
 

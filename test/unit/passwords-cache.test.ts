@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TtlCache } from '../../shared/cache.ts';
-import { hashPassword, verifyPassword } from '../../shared/passwords.ts';
+import { resetConfig } from '../../shared/config.ts';
+import { dummyHash, hashPassword, needsRehash, SCRYPT_N, verifyPassword } from '../../shared/passwords.ts';
 
 describe('hashPassword / verifyPassword', () => {
   it('round-trips, and a wrong password is refused', async () => {
@@ -56,6 +57,28 @@ describe('hashPassword / verifyPassword', () => {
       ),
     );
     expect(outcomes.filter((o) => o.outcome !== false)).toEqual([]);
+  });
+});
+
+describe('password hashing cost', () => {
+  it('is scrypt N=2^17, r=8, p=1 by default (the test suite lowers N), and older parameters need a rehash', async () => {
+    const lowered = process.env.PASSWORD_SCRYPT_N;
+    delete process.env.PASSWORD_SCRYPT_N;
+    resetConfig();
+    try {
+      expect(SCRYPT_N).toBe(2 ** 17);
+      const stored = await hashPassword('correct horse battery');
+      expect(stored).toMatch(/^scrypt\$131072\$8\$1\$[\w-]{22}\$[\w-]{43}$/);
+      expect(await verifyPassword('correct horse battery', stored)).toBe(true);
+      expect(needsRehash(stored)).toBe(false);
+      expect(needsRehash(stored.replace('$131072$', '$16384$'))).toBe(true);
+      expect(needsRehash(stored.replace('$8$1$', '$8$2$'))).toBe(true);
+      // An unknown email is checked against a dummy hash at today's cost: the same work as a known one.
+      expect(dummyHash()).toMatch(/^scrypt\$131072\$8\$1\$/);
+    } finally {
+      process.env.PASSWORD_SCRYPT_N = lowered;
+      resetConfig();
+    }
   });
 });
 

@@ -20,6 +20,8 @@ export const ApiKey = z.object({
   createdAt: z.number(),
   expiresAt: z.number(),
   revokedAt: z.number().optional(),
+  /** Set while the key's owner is disabled (members.ts); the key is refused meanwhile. */
+  ownerDisabled: z.boolean().optional(),
   usageTotal: z.number().default(0),
   usageDay: z.string().optional(),
   usageToday: z.number().default(0),
@@ -80,11 +82,39 @@ export async function revokeApiKey(keyId: string, now: number): Promise<boolean>
   }
 }
 
+/** Suspend (owner disabled) or reinstate a key; false when the key does not exist. */
+export async function setKeySuspended(keyId: string, suspended: boolean): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyKey(keyId),
+        UpdateExpression: suspended ? 'SET ownerDisabled = :true' : 'REMOVE ownerDisabled',
+        ConditionExpression: 'attribute_exists(PK)',
+        ...(suspended ? { ExpressionAttributeValues: { ':true': true } } : {}),
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** The key item as stored now (a strongly consistent read). */
+async function readKeyNow(keyId: string): Promise<ApiKey | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keyKey(keyId), ConsistentRead: true }));
+  return Item ? ApiKey.parse(Item) : undefined;
+}
+
 /**
  * Count one use: total, today's count and last use, on the key item itself (constant size). One write
  * on the usual path; the first use of a UTC day resets today's count with a second conditional write.
+ * The write is conditional on the key being live (not revoked, owner not disabled), so a key revoked
+ * or suspended in another function instance is refused at once although the key record is cached
+ * there: returns false then (the caller refuses the request), at no cost on the usual path.
  */
-export async function recordKeyUsage(keyId: string, now: number): Promise<void> {
+export async function recordKeyUsage(keyId: string, now: number): Promise<boolean> {
   const day = new Date(now).toISOString().slice(0, 10);
   const update = (expr: string, cond: string) =>
     db().send(
@@ -92,23 +122,29 @@ export async function recordKeyUsage(keyId: string, now: number): Promise<void> 
         TableName: tableName(),
         Key: keyKey(keyId),
         UpdateExpression: expr,
-        ConditionExpression: `attribute_exists(PK) AND ${cond}`,
+        ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt) AND attribute_not_exists(ownerDisabled) AND ${cond}`,
         ExpressionAttributeValues: { ':one': 1, ':now': now, ':day': day },
       }),
     );
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return void (await update('ADD usageTotal :one, usageToday :one SET lastUsedAt = :now', 'usageDay = :day'));
+      await update('ADD usageTotal :one, usageToday :one SET lastUsedAt = :now', 'usageDay = :day');
+      return true;
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
     }
     try {
-      return void (await update(
+      await update(
         'ADD usageTotal :one SET usageToday = :one, usageDay = :day, lastUsedAt = :now',
         '(attribute_not_exists(usageDay) OR usageDay <> :day)',
-      ));
+      );
+      return true;
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
     }
+    // Both conditions failed: either the day turned between them, or the key is no longer live.
+    const key = await readKeyNow(keyId);
+    if (!key || key.revokedAt !== undefined || key.ownerDisabled) return false;
   }
+  return true;
 }

@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
 
@@ -31,4 +31,32 @@ export async function takeFromWindow(subject: string, limit: number, windowSecon
     if (isConditionFailure(e)) return { allowed: false, count: limit, limit, resetAt };
     throw e;
   }
+}
+
+const windowKey = (subject: string, windowSeconds: number, now: number) => ({
+  PK: subject,
+  SK: `WINDOW#${Math.floor(now / 1000 / windowSeconds) * windowSeconds}`,
+});
+
+/** Give back one unit taken from the window of `now` (never below zero). */
+export async function giveBack(subject: string, windowSeconds: number, now: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: windowKey(subject, windowSeconds, now),
+        UpdateExpression: 'ADD #count :minus',
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
+
+/** Forget the window of `now` altogether (a reset). */
+export async function clearWindow(subject: string, windowSeconds: number, now: number): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: windowKey(subject, windowSeconds, now) }));
 }

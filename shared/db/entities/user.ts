@@ -1,10 +1,13 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { isConditionFailure } from '../../errors.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: get by account + id · list by account (PK, SK begins_with USER#) ·
-// get by email (global lookup item EMAIL#<email>, also what keeps emails unique).
+// get by email (global lookup item EMAIL#<email>, also what keeps emails unique) · the account's
+// active admins (ACC#<account> / ADMINS: a string set of the enabled admins' ids, written in the same
+// transaction as every change that adds or removes one, so the last admin can never be lost).
 export const Role = z.enum(['admin', 'member']);
 export type Role = z.infer<typeof Role>;
 
@@ -15,14 +18,76 @@ export const User = z.object({
   role: Role,
   passwordHash: z.string(),
   createdAt: z.number(),
+  /** A disabled member cannot log in; their sessions and API keys are refused. */
+  disabled: z.boolean().optional(),
 });
 export type User = z.infer<typeof User>;
 
 /** What leaves the service about a user: never the password hash. */
-export const publicUser = (u: User) => ({ id: u.userId, email: u.email, role: u.role, createdAt: u.createdAt });
+export const publicUser = (u: User) => ({
+  id: u.userId,
+  email: u.email,
+  role: u.role,
+  disabled: u.disabled ?? false,
+  createdAt: u.createdAt,
+});
+
+/** An admin who is not disabled: what the ADMINS set holds. */
+export const isActiveAdmin = (u: Pick<User, 'role' | 'disabled'>) => u.role === 'admin' && !u.disabled;
 
 export const userKey = (accountId: string, userId: string) => ({ PK: `ACC#${accountId}`, SK: `USER#${userId}` });
-const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' });
+export const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' });
+
+export const adminsKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'ADMINS' });
+
+/** The account's set of active admins; undefined for an account created before the set existed. */
+export async function getAdminSet(accountId: string): Promise<string[] | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: adminsKey(accountId), ConsistentRead: true }));
+  return Item ? [...((Item.admins as Set<string> | undefined) ?? [])] : undefined;
+}
+
+/** Transaction item: add an admin to the set (which must exist). */
+export const addAdminItem = (accountId: string, userId: string) => ({
+  Update: {
+    TableName: tableName(),
+    Key: adminsKey(accountId),
+    UpdateExpression: 'ADD admins :id',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':id': new Set([userId]) },
+  },
+});
+
+/** Transaction item: remove an admin from the set, refused when it is the only one left. */
+export const removeAdminItem = (accountId: string, userId: string) => ({
+  Update: {
+    TableName: tableName(),
+    Key: adminsKey(accountId),
+    UpdateExpression: 'DELETE admins :id',
+    ConditionExpression: 'contains(admins, :uid) AND size(admins) > :one',
+    ExpressionAttributeValues: { ':id': new Set([userId]), ':uid': userId, ':one': 1 },
+  },
+});
+
+/**
+ * Create the admin set of an account that predates it, from its users (a no-op when it exists). Every
+ * later change of an admin goes through a transaction that needs the set, so one built here from a
+ * slightly stale listing is corrected by the change that raced it (which then fails and is retried).
+ */
+export async function ensureAdminSet(accountId: string): Promise<void> {
+  if (await getAdminSet(accountId)) return;
+  const admins = (await listUsers(accountId)).filter(isActiveAdmin).map((u) => u.userId);
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...adminsKey(accountId), type: 'admins', ...(admins.length ? { admins: new Set(admins) } : {}) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}
 
 /** Transaction items that create a user and claim its email (fails if the email is taken). */
 export function createUserItems(u: User) {
@@ -62,3 +127,16 @@ export const listUsers = (accountId: string): Promise<User[]> =>
     },
     (i) => User.parse(i),
   );
+
+/** Replace a user's password hash, on the condition that it is still the one read. */
+export async function setPasswordHash(u: Pick<User, 'accountId' | 'userId' | 'passwordHash'>, passwordHash: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: userKey(u.accountId, u.userId),
+      UpdateExpression: 'SET passwordHash = :new',
+      ConditionExpression: 'passwordHash = :old',
+      ExpressionAttributeValues: { ':new': passwordHash, ':old': u.passwordHash },
+    }),
+  );
+}

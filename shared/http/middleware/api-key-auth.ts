@@ -1,6 +1,8 @@
 import type { Scope } from '../../db/entities/api-key.ts';
 import { recordKeyUsage } from '../../db/entities/api-key.ts';
-import { authenticateKey } from '../../domain/keys.ts';
+import { failedAuthentication } from '../../domain/auth-failures.ts';
+import { authenticateKey, invalidKey } from '../../domain/keys.ts';
+import { caches } from '../../domain/records.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { AppError, unauthorized } from '../../errors.ts';
 import { logger } from '../../logger.ts';
@@ -18,14 +20,22 @@ export type KeyAuthOptions = {
 /**
  * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
  * and the account's rate limit (which returns the plan) are written in parallel, one round trip. The
- * rate-limit headers go on every later response of the request, error or not.
+ * usage write is conditional on the key being live, so a revocation or suspension made elsewhere
+ * takes effect at once even where the key record is still cached. The rate-limit headers go on every
+ * later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
   before: async ({ event, context }) => {
     const app = (context as AppContext).app;
-    const token = presentedKey(event, opts.allowQuery ?? false);
-    if (!token) throw unauthorized('UNAUTHORIZED', 'Send an API key as a Bearer credential.');
-    const key = await authenticateKey(token);
+    const authenticate = async () => {
+      const token = presentedKey(event, opts.allowQuery ?? false);
+      if (!token) throw unauthorized('UNAUTHORIZED', 'Send an API key as a Bearer credential.');
+      return authenticateKey(token);
+    };
+    // A missing or invalid key counts against the source address's failure budget (429 once over it).
+    const key = await authenticate().catch(async (e: unknown) => {
+      throw await failedAuthentication(app.sourceIp, e);
+    });
     if (!key.scopes.includes(opts.scope)) {
       const status = opts.missingScopeStatus ?? 403;
       const detail = `The API key lacks the ${opts.scope} scope.`;
@@ -34,6 +44,11 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
     const now = Date.now();
     const [budget, usage] = await Promise.allSettled([takeAccountBudget(key.accountId, now), recordKeyUsage(key.keyId, now)]);
     if (usage.status === 'rejected') logger.warn('key usage not recorded', { keyId: key.keyId, error: usage.reason as Error });
+    // The usage write refuses a key revoked or suspended since this instance cached it.
+    if (usage.status === 'fulfilled' && !usage.value) {
+      caches.keys.delete(key.keyId);
+      throw await failedAuthentication(app.sourceIp, invalidKey());
+    }
     // A refusal of the budget carries its headers and the plan is not needed then.
     if (budget.status === 'rejected') throw budget.reason;
     app.principal = {

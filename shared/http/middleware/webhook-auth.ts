@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../db/entities/api-key.ts';
 import { recordKeyUsage } from '../../db/entities/api-key.ts';
 import { recordRejected, type Webhook } from '../../db/entities/webhook.ts';
+import { failedAuthentication } from '../../domain/auth-failures.ts';
 import { authenticateKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { readThrough, webhookRead } from '../../domain/records.ts';
@@ -28,7 +29,8 @@ function boundKey(w: Webhook, key: ApiKey | AppError | undefined): ApiKey {
 
 /**
  * The webhook trigger's credentials and gates, in API.md's order: 404 (no such webhook: a malformed
- * id is one), 401 (the webhook's mode: bound key, signature by its scheme, or open), 403 (source
+ * id is one), 401 (the webhook's mode: bound key, signature by its scheme, or open; counted against
+ * the address's failure budget, 429 past it), 403 (source
  * allowlist), 409 (disabled), 429 (the account's budget, whose headers every later answer carries).
  * 415 and 400 follow in `parseRequest`. The webhook and a presented key are read together, from the
  * per-instance caches of `records.ts` when fresh: a warm trigger reads nothing here.
@@ -52,9 +54,18 @@ export const webhookAuth = (): Middleware => ({
     if (!w) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 64)} does not exist.`);
     app.trigger = { webhook: w };
 
-    const bound = authMode(w) === 'api_key' ? boundKey(w, key) : undefined;
-    const scheme = signedBy(w);
-    if (scheme) verifySignature(scheme, w.secretKey as string, event.headers, rawBody(event), now);
+    const authenticate = () => {
+      const scheme = signedBy(w);
+      if (scheme) verifySignature(scheme, w.secretKey as string, event.headers, rawBody(event), now);
+      return authMode(w) === 'api_key' ? boundKey(w, key) : undefined;
+    };
+    let bound: ApiKey | undefined;
+    try {
+      bound = authenticate();
+    } catch (e) {
+      // A missing or wrong credential counts against the source address's failure budget (429 once over it).
+      throw await failedAuthentication(app.sourceIp, e, now);
+    }
     if (
       w.allowedSourceIps.length &&
       !inRanges(

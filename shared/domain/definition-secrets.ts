@@ -1,0 +1,91 @@
+import type { HttpRequestStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
+import { type FieldError, validationFailed } from '../errors.ts';
+
+/**
+ * Secrets in workflow definitions are write-only. A view (every console workflow read, for every
+ * member and admin alike) shows a stored secret as a mask: `••••` followed by its last four
+ * characters when the secret is at least 16 characters long, or `••••` alone for a shorter one. An
+ * update keeps the stored value when it sends back exactly the mask the view showed, or (for a
+ * notification's signing secret) leaves the secret out.
+ *
+ * Secrets are: every notification's `secret`; and on `http_request` steps the values of the
+ * credential headers (`authorization`, `cookie`, `proxy-authorization`, `x-api-key`) and of every
+ * header the step lists in `secretHeaders`. A header value that is only a reference to an account
+ * secret, `{% $secrets.NAME %}` (optionally after an auth scheme: `{% 'Bearer ' & $secrets.NAME %}`),
+ * holds no secret itself and is shown as written.
+ */
+export const MASK = '••••';
+export const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key'] as const;
+
+const SECRET_REFERENCE = /^\{%\s*(?:(['"])(?:Bearer|Basic|Token|Bot) \1\s*&\s*)?\$secrets\.[A-Za-z_][A-Za-z0-9_]*\s*%\}$/i;
+
+export const mask = (secret: string) => (secret.length >= 16 ? `${MASK}${secret.slice(-4)}` : MASK);
+export const isMask = (value: string) => value.startsWith(MASK);
+
+const isSecretHeader = (step: HttpRequestStep, name: string) => {
+  const n = name.toLowerCase();
+  return (CREDENTIAL_HEADERS as readonly string[]).includes(n) || (step.secretHeaders ?? []).some((h) => h.toLowerCase() === n);
+};
+const hidden = (step: HttpRequestStep, name: string, value: string) => isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
+
+const isHttp = (s: Step): s is HttpRequestStep => s.type === 'http_request';
+
+/** The definition as views show it: every secret masked. */
+export function maskDefinition(def: WorkflowDefinition): WorkflowDefinition {
+  return {
+    ...def,
+    steps: def.steps.map((s) =>
+      isHttp(s) && s.headers
+        ? { ...s, headers: Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, hidden(s, k, v) ? mask(v) : v])) }
+        : s,
+    ),
+    ...(def.notifications ? { notifications: def.notifications.map((n) => ({ ...n, secret: mask(n.secret as string) })) } : {}),
+  };
+}
+
+/** The stored notification a sent one stands for: the same position and URL, else the only one with that URL. */
+function storedNotification(n: Notification, i: number, stored: readonly Notification[]): Notification | undefined {
+  if (stored[i]?.url === n.url) return stored[i];
+  const sameUrl = stored.filter((s) => s.url === n.url);
+  return sameUrl.length === 1 ? sameUrl[0] : undefined;
+}
+
+/**
+ * Put the stored secrets back where an update sent their masks (or left a notification's secret
+ * out). `stored` is the current definition (undefined on create). A mask that matches no stored
+ * secret, or a missing secret with nothing to keep, is a 400 `VALIDATION_FAILED` naming the field.
+ */
+export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinition | undefined, base = 'definition'): WorkflowDefinition {
+  const errors: FieldError[] = [];
+  const storedSteps = new Map((stored?.steps ?? []).filter(isHttp).map((s) => [s.id, s]));
+  const steps = next.steps.map((s, i) => {
+    if (!isHttp(s) || !s.headers) return s;
+    const old = storedSteps.get(s.id);
+    const headers = Object.fromEntries(
+      Object.entries(s.headers).map(([name, value]) => {
+        if (!isMask(value)) return [name, value];
+        const match =
+          old && Object.entries(old.headers ?? {}).find(([n, v]) => n.toLowerCase() === name.toLowerCase() && hidden(old, n, v));
+        if (match && mask(match[1]) === value) return [name, match[1]];
+        errors.push({
+          path: `${base}.steps.${i}.headers.${name}`,
+          message: 'a masked value keeps the stored secret only where the view showed it; send the new value',
+        });
+        return [name, value];
+      }),
+    );
+    return { ...s, headers };
+  });
+  const notifications = next.notifications?.map((n, i) => {
+    if (n.secret !== undefined && !isMask(n.secret)) return n;
+    const old = stored && storedNotification(n, i, stored.notifications ?? []);
+    if (old && (n.secret === undefined || mask(old.secret as string) === n.secret)) return { ...n, secret: old.secret };
+    errors.push({
+      path: `${base}.notifications.${i}.secret`,
+      message: old || n.secret !== undefined ? 'does not match the stored secret; send the new whsec_ secret' : 'required: a whsec_ secret',
+    });
+    return n;
+  });
+  if (errors.length) throw validationFailed(errors);
+  return { ...next, steps, ...(notifications ? { notifications } : {}) };
+}
