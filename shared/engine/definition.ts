@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
+import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
 
@@ -193,7 +194,7 @@ export const Notification = z.strictObject({
   secret: z
     .string()
     .max(512)
-    .regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, 'must be a whsec_ secret'),
+    .refine((s) => /^whsec_[A-Za-z0-9+/=]{24,}$/.test(s) || SECRET_REFERENCE.test(s), 'must be a whsec_ secret or {% $secrets.NAME %}'),
 });
 
 export const MAX_STEPS = 100;
@@ -219,6 +220,7 @@ function crossCheck(def: unknown, ctx: z.RefinementCtx) {
       ctx.addIssue({ code: 'custom', path, message: e instanceof ExpressionError ? e.message : 'invalid expression' });
     }
   }
+  for (const issue of secretIssues(def, MAX_JSON_DEPTH + 8)) ctx.addIssue({ code: 'custom', ...issue });
 }
 
 export const WorkflowDefinition = z
