@@ -8,6 +8,8 @@ export const SecretName = z.string().regex(SECRET_NAME, SECRET_NAME_MESSAGE);
 export const SecretValue = z
   .string()
   .min(1)
+  // A lone surrogate has no UTF-8 form: sealed, it would silently become U+FFFD.
+  .refine((s) => !/\p{Cs}/u.test(s), 'must be well-formed Unicode (no lone surrogates)')
   .refine((s) => Buffer.byteLength(s, 'utf8') <= MAX_SECRET_BYTES, `must be at most ${MAX_SECRET_BYTES} bytes (UTF-8)`)
   .describe('Write-only: never returned by any route.');
 
