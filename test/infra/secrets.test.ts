@@ -42,7 +42,7 @@ describe('account secrets in the stack', () => {
     const { resources } = built;
     const keys = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::KMS::Key');
     expect(keys).toHaveLength(1);
-    const [, key] = keys[0]!;
+    const key = keys[0]?.[1] as Resource;
     expect(key.Properties.EnableKeyRotation).toBe(true);
     expect(key.DeletionPolicy).toBe('Retain');
   });

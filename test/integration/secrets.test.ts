@@ -129,6 +129,7 @@ describe('account secrets: console routes', () => {
       [{ name: 'OK', value: 'x'.repeat(8193) }, 'value'],
       [{ name: 'OK', value: euro.repeat(2731) }, 'value'],
       [{ name: 'OK', value: 42 }, 'value'],
+      [{ name: 'OK', value: 'half a pair \ud800' }, 'value'],
       [{ name: 'OK' }, 'value'],
       [{ value: 'x' }, 'name'],
     ] as const) {
