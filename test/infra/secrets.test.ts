@@ -22,7 +22,7 @@ function build(props: Partial<FlowgateStackProps> = {}) {
     .filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && !isTriggerProvider(id))
     .map(([, fn]) => {
       const role = roleOf(fn);
-      const handler = (resources[role]?.Properties.Description as string).replace('Flowgate function ', '');
+      const handler = String(resources[role]?.Properties.Description).replace('Flowgate function ', '');
       const kms = Object.values(resources)
         .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === role))
         .flatMap((p) => list<{ Action: string | string[]; Resource: unknown }>(p.Properties.PolicyDocument.Statement))

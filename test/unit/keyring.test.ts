@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fileKeyring, kmsKeyring, type KmsSender, seal, unseal } from '../../shared/keyring.ts';
+import { resetConfig } from '../../shared/config.ts';
+import { fileKeyring, keyring, kmsKeyring, type KmsSender, resetKeyring, seal, unseal } from '../../shared/keyring.ts';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'flowgate-keyring-'));
 const ctx = { accountId: 'acc_1', secret: 'API_TOKEN' };
@@ -116,5 +117,32 @@ describe('the KMS keyring', () => {
   it('fails loudly when KMS answers without a key', async () => {
     const ring = kmsKeyring(KEY, { send: (async () => ({})) as KmsSender['send'] });
     await expect(seal(ring, 'v', ctx)).rejects.toThrow(/no key/);
+  });
+});
+
+describe('keyring()', () => {
+  it('is KMS with SECRETS_KEY_ID, else the key file of SECRETS_KEY_FILE, else refuses', () => {
+    const saved = { id: process.env.SECRETS_KEY_ID, file: process.env.SECRETS_KEY_FILE };
+    const set = (id?: string, file?: string) => {
+      for (const [k, v] of [
+        ['SECRETS_KEY_ID', id],
+        ['SECRETS_KEY_FILE', file],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      resetConfig();
+      resetKeyring();
+    };
+    try {
+      set('alias/flowgate', '/tmp/x/secrets.key');
+      expect(keyring().id).toBe('kms:alias/flowgate');
+      set(undefined, '/tmp/x/secrets.key');
+      expect(keyring().id).toBe('file:/tmp/x/secrets.key');
+      set(undefined, undefined);
+      expect(() => keyring()).toThrow(/SECRETS_KEY_ID/);
+    } finally {
+      set(saved.id, saved.file);
+    }
   });
 });
