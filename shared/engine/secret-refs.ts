@@ -85,7 +85,12 @@ export function stepSecretNames(step: { url: string; headers?: unknown; body?: u
   if (!names) {
     const found = new Set<string>();
     for (const { source } of findExpressions({ url: step.url, headers: step.headers, body: step.body })) {
-      if (source.includes('secrets')) for (const n of secretRefs(source).names) found.add(n);
+      if (!source.includes('secrets')) continue;
+      try {
+        for (const n of secretRefs(source).names) found.add(n);
+      } catch {
+        // Does not compile (saved under older rules): evaluating it fails the step with EXPRESSION_FAILED.
+      }
     }
     names = [...found];
     stepNames.set(step, names);
