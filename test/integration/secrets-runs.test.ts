@@ -168,7 +168,15 @@ describe('account secrets in runs', () => {
 
     // The secrets the run read show when they were last used; the one it did not read does not.
     const session = (
-      await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: run!.admin.email, password: PASSWORD } }))
+      await invoke(
+        login,
+        apiEvent({
+          method: 'POST',
+          path: '/api/auth/login',
+          body: { email: run!.admin.email, password: PASSWORD },
+          sourceIp: '198.18.0.3',
+        }),
+      )
     ).json.token;
     const listed = await invoke(listSecretsHandler, apiEvent({ path: '/api/secrets', headers: { authorization: `Bearer ${session}` } }));
     const used = Object.fromEntries(listed.json.items.map((s: { name: string; lastUsedAt: number | null }) => [s.name, s.lastUsedAt]));
