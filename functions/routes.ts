@@ -50,6 +50,7 @@ import {
   LinkQuery,
   RejectBody,
 } from '../shared/schemas/approvals.ts';
+import { CreateSecretBody, SecretList, SecretParams, SecretView, UpdateSecretBody } from '../shared/schemas/secrets.ts';
 import {
   CreateWebhookBody,
   TriggerParams,
@@ -69,6 +70,8 @@ const none = { kind: 'none' } as const;
 const read = ['table:read'] as const;
 const readWrite = ['table:read', 'table:write'] as const;
 const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
+/** Writing an account secret seals it under a fresh data key of the secrets key. */
+const sealsSecrets = ['table:read', 'table:write', 'secrets:encrypt'] as const;
 const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
 const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
 const webhook = { kind: 'webhook' } as const;
@@ -228,6 +231,54 @@ export const routes = [
     auth: session,
     grants: readWrite,
     params: KeyParams,
+    status: 204,
+  },
+
+  {
+    method: 'GET',
+    path: '/api/secrets',
+    handler: 'http/secrets/list',
+    summary: 'List the account secrets (names and dates, never values)',
+    tag: 'Console',
+    auth: session,
+    grants: read,
+    response: SecretList,
+  },
+  {
+    method: 'POST',
+    path: '/api/secrets',
+    handler: 'http/secrets/create',
+    summary: 'Create an account secret (admins)',
+    tag: 'Console',
+    auth: admin,
+    grants: sealsSecrets,
+    body: CreateSecretBody,
+    status: 201,
+    response: SecretView,
+    maxBodyBytes: 64 * 1024,
+  },
+  {
+    method: 'PUT',
+    path: '/api/secrets/{name}',
+    handler: 'http/secrets/update',
+    summary: "Replace an account secret's value (admins)",
+    tag: 'Console',
+    auth: admin,
+    grants: sealsSecrets,
+    params: SecretParams,
+    body: UpdateSecretBody,
+    response: SecretView,
+    maxBodyBytes: 64 * 1024,
+  },
+  {
+    method: 'DELETE',
+    path: '/api/secrets/{name}',
+    handler: 'http/secrets/delete',
+    summary: 'Delete an account secret (admins)',
+    tag: 'Console',
+    auth: admin,
+    grants: readWrite,
+    params: SecretParams,
     status: 204,
   },
 

@@ -130,6 +130,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   trustedProxies: text('trustedProxies'),
   publicBaseUrl: text('publicBaseUrl'),
   httpStepAllowlist: text('httpStepAllowlist'),
+  secretsKeyArn: text('secretsKeyArn'),
   reservedConcurrency: int('reservedConcurrency'),
   runsWorkerConcurrency: int('runsWorkerConcurrency'),
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),

@@ -17,6 +17,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -48,6 +49,11 @@ export type FlowgateStackProps = StackProps & {
   publicBaseUrl?: string;
   /** Comma-separated hosts or CIDRs http_request steps may call despite the private-address rule (HTTP_STEP_ALLOWLIST). */
   httpStepAllowlist?: string;
+  /**
+   * ARN of an existing KMS key (same region) that seals account secrets (SECRETS_KEY_ID); default a
+   * key the stack creates, with yearly rotation. Its key policy must let the account's IAM policies grant its use.
+   */
+  secretsKeyArn?: string;
   /** Per-function reserved concurrency; default none (the account pool). */
   reservedConcurrency?: number;
   /** Maximum concurrent invocations of the runs worker by its queue (2-1,000). */
@@ -93,10 +99,10 @@ export type FlowgateStackProps = StackProps & {
   // front is a CloudFront distribution with the web ACL whose origin is the API (README, "Deploying").
 };
 
-/** Runs move runs, emit events and write artifacts; they never read an object back. */
-const RUNS_WORKER_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send', 'bucket:write'];
-/** A notification reads its run's definition snapshot; the worker only delays its own messages. */
-const NOTIFY_WORKER_GRANTS: readonly Grant[] = ['table:read'];
+/** Runs move runs, emit events and write artifacts; they never read an object back. They open the account secrets their steps read. */
+const RUNS_WORKER_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send', 'bucket:write', 'secrets:decrypt'];
+/** A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages. */
+const NOTIFY_WORKER_GRANTS: readonly Grant[] = ['table:read', 'secrets:decrypt'];
 /** The sweeps move runs, so they write the table and emit events; the crash sweep also queues runs it resumes. */
 const SWEEP_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send'];
 
@@ -230,7 +236,21 @@ export class FlowgateStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    const resources: Bindable = { table: this.table, queue: this.queue, notifyQueue: this.notifyQueue, bucket: this.bucket };
+    // Account secrets are sealed under data keys of this key (envelope encryption, shared/keyring.ts).
+    const secretsKey = props.secretsKeyArn
+      ? kms.Key.fromKeyArn(this, 'SecretsKey', props.secretsKeyArn)
+      : new kms.Key(this, 'SecretsKey', {
+          description: `Flowgate ${props.stage}: seals the account secrets of workflow definitions`,
+          enableKeyRotation: true,
+          removalPolicy: RemovalPolicy.RETAIN,
+        });
+    const resources: Bindable = {
+      table: this.table,
+      queue: this.queue,
+      notifyQueue: this.notifyQueue,
+      bucket: this.bucket,
+      secretsKey,
+    };
     // Signs list cursors; the same value must reach every function that pages. Those functions get
     // its ARN and read it at a cold start (shared/db/cursor.ts): no function environment holds it.
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {

@@ -58,6 +58,10 @@ const Env = z.object({
    * Local mode always sweeps `all`: `npm start` is a real process restart.
    */
   RESTART_SWEEP: z.enum(['orphaned', 'all']).default('orphaned'),
+  /** Account secrets' keyring on AWS: the KMS key (id, ARN or alias) their data keys are made under. */
+  SECRETS_KEY_ID: z.string().min(1).optional(),
+  /** Account secrets' keyring locally (without SECRETS_KEY_ID): a key file, created 0600 on first use. */
+  SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
 });

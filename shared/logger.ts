@@ -24,3 +24,29 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SENSITIVE.test(k) ? '[redacted]' : redact(v, depth + 1)]));
 }
+
+/** What stands where a secret's value was. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Deep copy with every occurrence of every one of `values` (account secrets a run used) replaced by
+ * `[redacted]` in every string and key: as given, JSON-escaped and URL-encoded, the forms a value
+ * comes back in when a server echoes a body or a URL. Longer values first, so one that contains
+ * another is replaced whole.
+ */
+export function redactValues<T>(value: T, values: readonly string[]): T {
+  const forms = [...new Set(values.flatMap((v) => (v ? [v, JSON.stringify(v).slice(1, -1), encodeURIComponent(v)] : [])))].sort(
+    (a, b) => b.length - a.length,
+  );
+  if (forms.length === 0) return value;
+  // One pass: what was put in for one value is never searched for another.
+  const pattern = new RegExp(forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  const text = (s: string) => s.replace(pattern, REDACTED);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [text(k), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}

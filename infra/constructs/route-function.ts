@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -13,7 +14,7 @@ import type { Grant } from '../../shared/http/route.ts';
 import { BUNDLING } from './bundling.ts';
 
 /** The stateful resources a function can be bound to. */
-export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket };
+export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket; secretsKey: IKey };
 
 /**
  * A route's grants, plus `table:meter`: the counters an API-key request updates (the key's usage and
@@ -99,7 +100,7 @@ export class RouteFunction extends NodejsFunction {
    * Returns this function, so a call can be chained onto its creation.
    */
   bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
-    const { table, queue, notifyQueue, bucket } = resources;
+    const { table, queue, notifyQueue, bucket, secretsKey } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     for (const grant of grants) {
@@ -132,6 +133,15 @@ export class RouteFunction extends NodejsFunction {
         case 'bucket:write':
           allow(['s3:PutObject'], [bucket.arnForObjects('*')]);
           this.addEnvironment('ARTIFACTS_BUCKET', bucket.bucketName);
+          break;
+        // Account secrets (shared/keyring.ts): sealing needs a data key, opening one Decrypt; never both.
+        case 'secrets:encrypt':
+          allow(['kms:GenerateDataKey'], [secretsKey.keyArn]);
+          this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
+          break;
+        case 'secrets:decrypt':
+          allow(['kms:Decrypt'], [secretsKey.keyArn]);
+          this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
           break;
         default:
           grant satisfies never;

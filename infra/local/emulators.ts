@@ -89,6 +89,8 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       RUNS_QUEUE_URL: names.queueUrl,
       NOTIFY_QUEUE_URL: names.notifyQueueUrl,
       ARTIFACTS_BUCKET: names.bucket,
+      // The local keyring of account secrets (shared/keyring.ts): created 0600 on first use.
+      SECRETS_KEY_FILE: join(dataDir ?? `${tmpS3}-keys`, 'secrets.key'),
     };
     if (dataDir) writeFileSync(join(dataDir, STATE_FILE), JSON.stringify({ env, javaPid: java.pid }, null, 2));
     return { env, stop };

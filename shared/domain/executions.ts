@@ -37,7 +37,7 @@ export async function requireExecution(accountId: string, executionId: string): 
 }
 
 export async function pageExecutions(accountId: string, filters: ExecutionFilters, limit: number, cursor: string | undefined) {
-  const binding = `executions:${accountId}:${filters.workflowId ?? ''}:${filters.status ?? ''}:${filters.trigger ?? ''}`;
+  const binding = `executions:${JSON.stringify([accountId, filters.workflowId ?? '', filters.status ?? '', filters.trigger ?? ''])}`;
   const page = await listExecutions(accountId, filters, limit, decodeCursor(cursor, binding));
   return { items: page.items.map(executionView), nextCursor: encodeCursor(page.lastKey, binding) };
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
+import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
 
@@ -197,7 +198,10 @@ export const Notification = z.strictObject({
   secret: z
     .string()
     .max(512)
-    .regex(/^(whsec_[A-Za-z0-9+/=]{24,}|••••[A-Za-z0-9+/=]{0,4})$/, 'must be a whsec_ secret')
+    .refine(
+      (s) => /^whsec_[A-Za-z0-9+/=]{24,}$/.test(s) || /^••••[A-Za-z0-9+/=]{0,4}$/.test(s) || SECRET_REFERENCE.test(s),
+      'must be a whsec_ secret or {% $secrets.NAME %}',
+    )
     .optional(),
 });
 
@@ -224,6 +228,7 @@ function crossCheck(def: unknown, ctx: z.RefinementCtx) {
       ctx.addIssue({ code: 'custom', path, message: e instanceof ExpressionError ? e.message : 'invalid expression' });
     }
   }
+  for (const issue of secretIssues(def, MAX_JSON_DEPTH + 8)) ctx.addIssue({ code: 'custom', ...issue });
 }
 
 export const WorkflowDefinition = z

@@ -1,9 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import { config } from '../config.ts';
 import { getExecution } from '../db/entities/execution.ts';
+import { readSecrets } from '../domain/account-secrets.ts';
 import { logger } from '../logger.ts';
 import { performHttpRequest } from './http-request.ts';
 import type { NotifyMessage } from './notify.ts';
+import { referencedSecret } from './secret-refs.ts';
 import { StepError } from './step-error.ts';
 import { runDefinition } from './versions.ts';
 
@@ -27,7 +29,9 @@ export async function deliverNotification(m: NotifyMessage, now = new Date()): P
     timestamp: new Date(m.event.at).toISOString(),
     data: { ...m.event, workflowId: e.workflowId },
   });
-  const signature = new Webhook(target.secret as string).sign(m.event.eventId, now, payload);
+  const secret = await signingSecret(m.accountId, target.secret as string);
+  if (secret === undefined) return 'dropped';
+  const signature = secret.sign(m.event.eventId, now, payload);
   const res = await performHttpRequest(
     {
       method: 'POST',
@@ -46,6 +50,24 @@ export async function deliverNotification(m: NotifyMessage, now = new Date()): P
   );
   if (res.status < 200 || res.status >= 300) throw new StepError('DELIVERY_FAILED', `${new URL(target.url).host} answered ${res.status}`);
   return 'delivered';
+}
+
+/**
+ * The target's signer: its literal `whsec_` secret, or the account secret it names
+ * (`{% $secrets.NAME %}`, read through the worker's cache). A missing or malformed account secret
+ * drops the delivery with a warning that names it (never its value).
+ */
+async function signingSecret(accountId: string, secret: string): Promise<Webhook | undefined> {
+  const name = referencedSecret(secret);
+  if (name === undefined) return new Webhook(secret);
+  const { values } = await readSecrets(accountId, [name], Date.now(), false);
+  const value = values[name];
+  if (value === undefined) return void logger.warn('notification dropped: no such account secret', { accountId, secret: name });
+  try {
+    return new Webhook(value);
+  } catch {
+    return void logger.warn('notification dropped: the account secret is not a whsec_ secret', { accountId, secret: name });
+  }
 }
 
 /** Seconds before the next try: 10 s, 20 s, 40 s, ... capped at 15 minutes. */

@@ -15,7 +15,13 @@ import { StepError } from './step-error.ts';
  */
 
 export type Path = (string | number)[];
-export type Scope = { vars: Record<string, unknown>; execution: Record<string, unknown>; steps: Record<string, unknown> };
+export type Scope = {
+  vars: Record<string, unknown>;
+  execution: Record<string, unknown>;
+  steps: Record<string, unknown>;
+  /** Account secrets an http_request step reads (`$secrets.NAME`); bound only where given. */
+  secrets?: Record<string, string>;
+};
 /** `timeoutMs` bounds one `evaluateTemplate` call (all of its expressions); the others apply per expression. */
 export type Budget = { timeoutMs: number; maxDepth: number; maxBytes: number };
 /** What callers may do with a compiled expression (it is cached and shared: do not `assign` on it). */
@@ -173,7 +179,13 @@ const messageOf = (e: unknown) => {
 
 async function evaluateOne(source: string, scope: Scope, state: EvalState): Promise<unknown> {
   const expr = compileExpression(source);
-  const bindings = { vars: scope.vars, execution: scope.execution, steps: scope.steps, [BUDGET_BINDING]: state };
+  const bindings = {
+    vars: scope.vars,
+    execution: scope.execution,
+    steps: scope.steps,
+    ...(scope.secrets && { secrets: scope.secrets }),
+    [BUDGET_BINDING]: state,
+  };
   const result = toJson(await expr.evaluate(scope.vars, bindings));
   if (result !== undefined && Buffer.byteLength(JSON.stringify(result)) > state.maxBytes) throw sizeError(state);
   return result;

@@ -3,10 +3,13 @@ import { config } from '../config.ts';
 import { approvalPut, type Approval } from '../db/entities/approval.ts';
 import { type Artifact, artifactObjectKey, artifactPut } from '../db/entities/artifact.ts';
 import type { Execution, RunError } from '../db/entities/execution.ts';
+import { readSecrets } from '../domain/account-secrets.ts';
 import { newId } from '../ids.ts';
+import { redactValues } from '../logger.ts';
 import type { ArtifactStep, HttpRequestStep, ManualApprovalStep, Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
 import { performHttpRequest } from './http-request.ts';
+import { stepSecretNames } from './secret-refs.ts';
 import { StepError } from './step-error.ts';
 
 export const MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
@@ -58,10 +61,39 @@ export async function runStep(step: Step, ctx: StepContext): Promise<Outcome> {
   }
 }
 
+/**
+ * An http_request that reads account secrets gets them bound as `$secrets`; whatever of its outcome
+ * would show one of their values (output, saved variable, error message) shows `[redacted]`.
+ */
 async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Outcome> {
-  const url = asText(await evaluateTemplate(step.url, ctx.scope));
-  const headers = (await evaluateTemplate(step.headers ?? {}, ctx.scope)) as Record<string, unknown>;
-  const body = step.body === undefined ? undefined : await evaluateTemplate(step.body, ctx.scope);
+  const names = stepSecretNames(step);
+  if (names.length === 0) return sendRequest(step, ctx, ctx.scope);
+  const { values, missing } = await readSecrets(ctx.execution.accountId, names, ctx.now);
+  if (missing.length) throw new StepError('SECRET_NOT_FOUND', `The account has no secret named ${missing.join(', ')}.`);
+  const used = Object.values(values);
+  let outcome: Outcome;
+  try {
+    outcome = await sendRequest(step, ctx, { ...ctx.scope, secrets: values });
+  } catch (e) {
+    throw e instanceof StepError ? new StepError(e.code, redactValues(e.message, used)) : e;
+  }
+  const r = <T>(v: T): T => redactValues(v, used);
+  const vars = (v?: Record<string, unknown>) => v && Object.fromEntries(Object.entries(v).map(([k, x]) => [k, r(x)]));
+  try {
+    if (outcome.kind === 'done') return { ...outcome, output: r(outcome.output), variables: vars(outcome.variables) };
+    if (outcome.kind !== 'failed') return outcome;
+    const error = { ...outcome.error, message: r(outcome.error.message) };
+    return { ...outcome, error, output: r(outcome.output), variables: vars(outcome.variables) };
+  } catch {
+    // A response nested deeper than the call stack: it cannot be checked, so it is not kept.
+    throw new StepError('REDACTION_FAILED', 'The response is nested too deeply to check it for secret values.');
+  }
+}
+
+async function sendRequest(step: HttpRequestStep, ctx: StepContext, scope: StepContext['scope']): Promise<Outcome> {
+  const url = asText(await evaluateTemplate(step.url, scope));
+  const headers = (await evaluateTemplate(step.headers ?? {}, scope)) as Record<string, unknown>;
+  const body = step.body === undefined ? undefined : await evaluateTemplate(step.body, scope);
   const result = await performHttpRequest(
     {
       method: step.method,

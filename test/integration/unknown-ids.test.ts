@@ -126,7 +126,7 @@ describe('malformed ids in bodies and queries', () => {
 
   it('a malformed editor is 400 INVALID_EDITORS, as for an unknown user', async () => {
     const definition = { steps: [{ id: 'mark', type: 'set', values: { marked: true } }] };
-    for (const editor of ['usr_0000000000000000000000000z', 'bob', 42]) {
+    for (const editor of ['usr_0000000000000000000000000z', 'bob', '']) {
       const res = await post(createWorkflowRoute, { name: 'e', definition, editors: [editor] });
       expect({ status: res.status, code: res.json.code }, String(editor)).toEqual({ status: 400, code: 'INVALID_EDITORS' });
     }

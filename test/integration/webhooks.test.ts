@@ -180,7 +180,6 @@ describe('create', () => {
     const t = await givenTeam();
     for (const [body, path] of [
       [{ name: 'x' }, 'workflowId'],
-      [{ workflowId: '', name: 'x' }, 'workflowId'],
       [{ workflowId: 42, name: 'x' }, 'workflowId'],
       [{ workflowId: t.memberWf.workflowId }, 'name'],
       [{ workflowId: t.memberWf.workflowId, name: '   ' }, 'name'],
@@ -189,6 +188,8 @@ describe('create', () => {
       expectProblem(res, 400, 'VALIDATION_FAILED');
       expect(paths(res), JSON.stringify(body)).toContain(path);
     }
+    // An empty or malformed workflow id is an unknown one.
+    expectProblem(await api.create(t.memberSession, { workflowId: '', name: 'x' }), 404, 'WORKFLOW_NOT_FOUND');
     expect(ids(await api.list(t.adminSession))).toEqual([]);
   });
 
@@ -256,11 +257,11 @@ describe('API key binding', () => {
       expectProblem(res, 400, 'INVALID_API_KEY_BINDING');
       expect(paths(res), what).toEqual(['apiKeyId']);
     }
-    // A malformed id is a plain validation failure.
+    // A malformed id is refused like an unknown one.
     expectProblem(
       await api.create(t.memberSession, { workflowId: t.memberWf.workflowId, name: 'x', apiKeyId: 'nope' }),
       400,
-      'VALIDATION_FAILED',
+      'INVALID_API_KEY_BINDING',
     );
     expect(ids(await api.list(t.adminSession))).toEqual([]);
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redact, redactQuery } from '../../shared/logger.ts';
+import { redact, redactQuery, redactValues } from '../../shared/logger.ts';
 
 const SECRET = 'S3CR3T-value';
 
@@ -178,6 +178,63 @@ describe('redactQuery', () => {
         const out = redactQuery(q);
         expect(out).not.toContain(s);
         expect(out).toBe([...before, 'api_key=[redacted]', ...after].join('&'));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('redactValues (account secret values a run used)', () => {
+  const TOKEN = 'sk_live_"tok/en"&x=1';
+
+  it('replaces every occurrence in strings and keys at any depth, as given, JSON-escaped and URL-encoded', () => {
+    const input = {
+      status: 200,
+      headers: { 'x-echo': `Bearer ${TOKEN}`, [TOKEN]: 'as a key' },
+      body: {
+        raw: `${TOKEN}${TOKEN}`,
+        escaped: JSON.stringify({ t: TOKEN }),
+        url: `https://h.test/?t=${encodeURIComponent(TOKEN)}`,
+        list: [[{ deep: [TOKEN] }], 7, null, true],
+      },
+    };
+    const out = redactValues(input, [TOKEN]);
+    expect(out).toEqual({
+      status: 200,
+      headers: { 'x-echo': 'Bearer [redacted]', '[redacted]': 'as a key' },
+      body: {
+        raw: '[redacted][redacted]',
+        escaped: '{"t":"[redacted]"}',
+        url: 'https://h.test/?t=[redacted]',
+        list: [[{ deep: ['[redacted]'] }], 7, null, true],
+      },
+    });
+    expect(input.body.raw).toBe(`${TOKEN}${TOKEN}`); // a copy
+  });
+
+  it('replaces a value that contains another whole, and never rewrites what it put in', () => {
+    expect(redactValues('abc-abcdef', ['abc', 'abcdef'])).toBe('[redacted]-[redacted]');
+    expect(redactValues('x red y', ['red', 'redacted'])).toBe('x [redacted] y');
+    expect(redactValues('a.c abc', ['a.c'])).toBe('[redacted] abc'); // a value is text, not a pattern
+    expect(redactValues({ a: 'plain' }, [])).toEqual({ a: 'plain' });
+    expect(redactValues('plain', [''])).toBe('plain');
+  });
+
+  it('leaves no string or key holding any of the values, whatever the values and wherever they sit', () => {
+    // Characters outside the marker's, so what is left can be searched plainly.
+    const value = fc.stringMatching(/^[A-Z0-9"\\/&%=+ é-]{1,12}$/);
+    const strings = (v: unknown): string[] =>
+      typeof v === 'string'
+        ? [v]
+        : Array.isArray(v)
+          ? v.flatMap(strings)
+          : v && typeof v === 'object'
+            ? Object.entries(v).flatMap(([k, x]) => [k, ...strings(x)])
+            : [];
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 3 }), fc.jsonValue(), fc.string(), (values, json, filler) => {
+        const planted = { json, at: values.map((v) => `${filler}${v}${filler}`), [values.join(filler)]: JSON.stringify(values) };
+        for (const s of strings(redactValues(planted, values))) for (const v of values) expect(s).not.toContain(v);
       }),
       { numRuns: 300 },
     );

@@ -50,12 +50,15 @@ function idKind(schema: z.ZodType, path: readonly PropertyKey[]): IdKind | undef
  * (`idOf`: 404 `WEBHOOK_NOT_FOUND`, 400 `INVALID_API_KEY_BINDING`...), once nothing else is wrong.
  */
 function refusal(schema: z.ZodType, input: unknown, error: z.ZodError) {
+  // A malformed id: a string refused for its shape (a missing id, one of another type, or a rule across fields is a validation failure).
+  const at = (path: readonly PropertyKey[]) => path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)?.[k], input);
+  const malformedId = (i: z.core.$ZodIssue) =>
+    i.code !== 'custom' && typeof at(i.path) === 'string' && idKind(schema, i.path) !== undefined;
   const first = error.issues[0];
-  if (!first || error.issues.some((i) => !idKind(schema, i.path))) return validationFailed(fieldErrors(error));
+  if (!first || !error.issues.every(malformedId)) return validationFailed(fieldErrors(error));
   const kind = idKind(schema, first.path) as IdKind;
   const path = first.path.map(String).join('.');
-  const value = first.path.reduce<unknown>((v, k) => (v as Record<PropertyKey, unknown>)?.[k], input);
-  const detail = `${kind.noun} ${String(value).slice(0, 64)} does not exist.`;
+  const detail = `${kind.noun} ${String(at(first.path)).slice(0, 64)} does not exist.`;
   return kind.status === 404 ? notFound(kind.code, detail) : badRequest(kind.code, `${path}: ${detail}`, [{ path, message: detail }]);
 }
 

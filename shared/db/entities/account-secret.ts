@@ -1,0 +1,126 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { db, tableName } from '../../clients.ts';
+import { isConditionFailure } from '../../errors.ts';
+
+// Access patterns: get by account and name · list an account's names (one partition per account,
+// the ciphertext left out of the listing by projection). The value is stored sealed (shared/keyring.ts).
+export const AccountSecret = z.object({
+  accountId: z.string(),
+  name: z.string(),
+  /** The keyring that sealed it, the encrypted data key, the GCM iv, ciphertext and tag (base64). */
+  kid: z.string(),
+  edk: z.string(),
+  iv: z.string(),
+  ct: z.string(),
+  tag: z.string(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  lastUsedAt: z.number().optional(),
+});
+export type AccountSecret = z.infer<typeof AccountSecret>;
+export const SecretSummary = AccountSecret.pick({ name: true, createdAt: true, updatedAt: true, lastUsedAt: true });
+export type SecretSummary = z.infer<typeof SecretSummary>;
+type SealedFields = Pick<AccountSecret, 'kid' | 'edk' | 'iv' | 'ct' | 'tag'>;
+
+export const secretKey = (accountId: string, name: string) => ({ PK: `SECRET#${accountId}`, SK: `SECRET#${name}` });
+
+/** Create; false when the account already has a secret of this name. */
+export async function putSecret(s: AccountSecret): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...secretKey(s.accountId, s.name), type: 'accountSecret', ...s },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+/** Replace the sealed value; the summary after, or undefined when there is no such secret. */
+export async function replaceSecretValue(accountId: string, name: string, sealed: SealedFields, now: number) {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: secretKey(accountId, name),
+        UpdateExpression: 'SET kid = :kid, edk = :edk, iv = :iv, ct = :ct, tag = :tag, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: {
+          ':kid': sealed.kid,
+          ':edk': sealed.edk,
+          ':iv': sealed.iv,
+          ':ct': sealed.ct,
+          ':tag': sealed.tag,
+          ':now': now,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return SecretSummary.parse(Attributes);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Delete; false when there was no such secret. */
+export async function deleteSecret(accountId: string, name: string): Promise<boolean> {
+  try {
+    await db().send(
+      new DeleteCommand({ TableName: tableName(), Key: secretKey(accountId, name), ConditionExpression: 'attribute_exists(PK)' }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
+}
+
+export async function getSecret(accountId: string, name: string): Promise<AccountSecret | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: secretKey(accountId, name) }));
+  return Item ? AccountSecret.parse(Item) : undefined;
+}
+
+/** The account's secrets by name, without their sealed values. */
+export async function listSecrets(accountId: string): Promise<SecretSummary[]> {
+  const out: SecretSummary[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ProjectionExpression: '#name, createdAt, updatedAt, lastUsedAt',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':pk': `SECRET#${accountId}` },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of res.Items ?? []) out.push(SecretSummary.parse(item));
+    startKey = res.LastEvaluatedKey;
+  } while (startKey);
+  return out;
+}
+
+/** Note a use (one small write per cache fill of the worker); a deleted secret is not brought back. */
+export async function touchSecret(accountId: string, name: string, now: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: secretKey(accountId, name),
+        UpdateExpression: 'SET lastUsedAt = :now',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+}

@@ -1,0 +1,102 @@
+import { compileExpression, findExpressions, type Path } from './expressions.ts';
+
+/**
+ * `$secrets.NAME` in definitions: account secrets (shared/domain/account-secrets.ts) that an
+ * expression reads by name. Names are static (found in the expression's syntax tree at save time), so
+ * the worker reads only the secrets a step names, and only where they may go: an http_request's url,
+ * headers and body, and a notification's signing secret. Anywhere else a value could reach variables,
+ * approvals, artifacts or the run's output, so a definition that tries is refused.
+ */
+
+export const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
+export const SECRET_NAME_MESSAGE = 'must be A-Z, 0-9 and _, starting with a letter (at most 64)';
+/** A notification's signing secret may be exactly this (or a literal `whsec_` secret). */
+export const SECRET_REFERENCE = /^\{%\s*\$secrets\.([A-Za-z0-9_]+)\s*%\}$/;
+
+type Node = Record<string, unknown>;
+const isSecretsVariable = (n: unknown) => (n as Node | undefined)?.type === 'variable' && (n as Node).value === 'secrets';
+
+/**
+ * The secret names an expression reads, the malformed names it asks for, and whether it uses
+ * `$secrets` in any other way than `$secrets.NAME` (dynamically, bound, passed to a function).
+ */
+export function secretRefs(source: string): { names: string[]; badNames: string[]; misused: boolean } {
+  const names = new Set<string>();
+  const badNames = new Set<string>();
+  let misused = false;
+  const seen = new Set<unknown>();
+  const walk = (v: unknown): void => {
+    if (typeof v !== 'object' || v === null || seen.has(v)) return;
+    seen.add(v);
+    if (Array.isArray(v)) {
+      for (const item of v) walk(item);
+      return;
+    }
+    const n = v as Node;
+    const steps = n.type === 'path' && Array.isArray(n.steps) ? (n.steps as Node[]) : undefined;
+    const [first, second] = steps ?? [];
+    if (steps && isSecretsVariable(first)) {
+      const plain = Object.keys(first as Node).every((k) => ['type', 'value', 'position'].includes(k));
+      if (plain && second?.type === 'name' && typeof second.value === 'string') {
+        (SECRET_NAME.test(second.value) ? names : badNames).add(second.value);
+        seen.add(first);
+      }
+    } else if (isSecretsVariable(n)) misused = true;
+    for (const child of Object.values(n)) walk(child);
+  };
+  walk(compileExpression(source).ast());
+  return { names: [...names], badNames: [...badNames], misused };
+}
+
+/** Where `$secrets` may appear: an http_request's url, headers, body; a notification's secret. */
+function allowedAt(def: unknown, path: Path): boolean {
+  const [section, index, field] = path;
+  if (section === 'notifications') return field === 'secret' && path.length === 3;
+  if (section !== 'steps' || typeof index !== 'number') return false;
+  const step = (def as { steps?: { type?: unknown }[] }).steps?.[index];
+  return step?.type === 'http_request' && (field === 'url' || field === 'headers' || field === 'body');
+}
+
+/** Issues with `$secrets` in a definition (raw, before its own schema ran), each with its path. Expressions that do not compile are skipped. */
+export function secretIssues(def: unknown, maxDepth: number): { path: Path; message: string }[] {
+  const issues: { path: Path; message: string }[] = [];
+  for (const { path, source } of findExpressions(def, [], maxDepth)) {
+    if (!source.includes('secrets')) continue;
+    let refs: ReturnType<typeof secretRefs>;
+    try {
+      refs = secretRefs(source);
+    } catch {
+      continue; // reported by the compile check
+    }
+    if (refs.names.length + refs.badNames.length === 0 && !refs.misused) continue;
+    for (const name of refs.badNames) issues.push({ path, message: `$secrets.${name}: a secret name ${SECRET_NAME_MESSAGE}` });
+    if (refs.misused) issues.push({ path, message: '$secrets may only be read as $secrets.NAME' });
+    if (!allowedAt(def, path))
+      issues.push({ path, message: "$secrets may be used only in an http_request's url, headers and body and in a notification's secret" });
+  }
+  return issues;
+}
+
+const stepNames = new WeakMap<object, string[]>();
+
+/** The secrets an http_request step reads (url, headers, body), computed once per step object. */
+export function stepSecretNames(step: { url: string; headers?: unknown; body?: unknown }): string[] {
+  let names = stepNames.get(step);
+  if (!names) {
+    const found = new Set<string>();
+    for (const { source } of findExpressions({ url: step.url, headers: step.headers, body: step.body })) {
+      if (!source.includes('secrets')) continue;
+      try {
+        for (const n of secretRefs(source).names) found.add(n);
+      } catch {
+        // Does not compile (saved under older rules): evaluating it fails the step with EXPRESSION_FAILED.
+      }
+    }
+    names = [...found];
+    stepNames.set(step, names);
+  }
+  return names;
+}
+
+/** The name a notification's secret refers to, if it is a `{% $secrets.NAME %}` reference. */
+export const referencedSecret = (secret: string): string | undefined => SECRET_REFERENCE.exec(secret)?.[1];
