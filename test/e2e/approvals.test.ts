@@ -16,7 +16,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { eventually, useOwnQueues } from '../support/engine.ts';
-import { readResponse } from '../support/http.ts';
+import { expectProblem, readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
 import { givenAccount } from '../support/fixtures.ts';
 
@@ -94,15 +94,6 @@ const link = (
 
 const v1 = (path: string, key: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) =>
   call(`/api/v1${path}`, { ...init, key });
-
-/** A refusal: status, problem+json code, and the 401 challenge. */
-function expectProblem(res: Res, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.json).toMatchObject({ status, code });
-  expect(res.headers.get('x-request-id')).toBeTruthy();
-  if (status === 401) expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-}
 
 /** Headers every one-click page carries (API.md "One-click link"). */
 function expectPageHeaders(headers: Headers) {

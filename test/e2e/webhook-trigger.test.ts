@@ -22,7 +22,7 @@ import { newTokenId } from '../../shared/ids.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { hashToken, mintToken } from '../../shared/tokens.ts';
 import { eventually, useOwnQueues } from '../support/engine.ts';
-import { readResponse } from '../support/http.ts';
+import { bearer, expectProblem, readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 
@@ -60,7 +60,6 @@ async function send(path: string, req: Req = {}): Promise<Res> {
 }
 
 const JSON_CT = { 'content-type': 'application/json' };
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const sign = (body: string | Buffer, secret = SECRET) => createHmac('sha256', secret).update(body).digest('hex');
 
 /** A JSON object of exactly `bytes` bytes, padded inside a nested object (not a variable). */
@@ -133,14 +132,6 @@ const inputOf = async (e: { accountId: string; executionId: string }) =>
 
 describe.each(PATHS)('$name', ({ path }) => {
   const trigger = (h: Hook | string, req: Req = {}) => send(path(typeof h === 'string' ? h : h.webhook.webhookId), req);
-
-  function expectProblem(res: Res, status: number, code: string) {
-    const what = `${res.status} ${res.text.slice(0, 300)}`;
-    expect(res.status, what).toBe(status);
-    expect(res.headers.get('content-type'), what).toBe('application/problem+json');
-    expect(res.json, what).toMatchObject({ status, code, requestId: res.headers.get('x-request-id') });
-    if (status === 401) expect(res.headers.get('www-authenticate')).toBe('Bearer');
-  }
 
   /** Send, check the refusal, and check that no execution of the webhook's workflow was written. */
   async function refused(h: Hook, req: Req, status: number, code: string) {

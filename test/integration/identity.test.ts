@@ -12,12 +12,11 @@ import { putSession } from '../../shared/db/entities/session.ts';
 import { LOGIN_LIMITS } from '../../shared/domain/sessions.ts';
 import { hashToken, mintToken } from '../../shared/tokens.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
 
 const randomIp = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
 const loginAs = (email: string, password = PASSWORD, sourceIp = randomIp()) =>
   invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password }, sourceIp }));
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('console login', () => {
   it('issues a session token that identifies the user and account', async () => {

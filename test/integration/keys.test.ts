@@ -1,6 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createKeyHandler } from '../../functions/http/keys/create.ts';
 import { handler as listKeysHandler } from '../../functions/http/keys/list.ts';
 import { handler as revokeHandler } from '../../functions/http/keys/revoke.ts';
@@ -9,14 +8,11 @@ import { db, tableName } from '../../shared/clients.ts';
 import { recordKeyUsage } from '../../shared/db/entities/api-key.ts';
 import { authenticateKey, createKey } from '../../shared/domain/keys.ts';
 import { hashToken } from '../../shared/tokens.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
 const DAY = 86_400_000;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const sessionOf = async (email: string) =>
-  (await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: '198.18.0.1' })))
-    .json.token as string;
 const list = async (session: string, all = false) =>
   (await invoke(listKeysHandler, apiEvent({ path: '/api/keys', headers: bearer(session), query: all ? { all: 'true' } : undefined }))).json;
 const create = (session: string, body: unknown) =>

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as downloadHandler } from '../../functions/http/v1/artifacts/download.ts';
 import { handler as cancelHandler } from '../../functions/http/v1/executions/cancel.ts';
 import { handler as rerunHandler } from '../../functions/http/v1/executions/rerun.ts';
@@ -12,7 +11,6 @@ import { handler as createWorkflowHandler } from '../../functions/http/workflows
 import { handler as updateWorkflowHandler } from '../../functions/http/workflows/update.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { listArtifacts } from '../../shared/db/entities/artifact.ts';
-import { createKey } from '../../shared/domain/keys.ts';
 import { pageEvents, pageExecutions } from '../../shared/domain/executions.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -20,8 +18,8 @@ import { cancelRun } from '../../shared/engine/cancel.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import type { givenAccount } from '../support/fixtures.ts';
+import { givenPropertyAccounts } from '../support/sessions.ts';
 import {
   anyQuery,
   anyUnits,
@@ -317,27 +315,13 @@ describe('no request makes an engine handler answer 5xx', () => {
     // Shrinking a failure sends hundreds of requests: a high budget keeps one property's shrinking from
     // starving the next one into 429s.
     await useOwnQueues({ RATE_LIMITS: JSON.stringify({ team: 1_000_000 }) });
-    [account, other] = await Promise.all([givenAccount(), givenAccount()]);
-    const session = async (email: string, ip: string) => {
-      const res = await invoke(
-        login,
-        apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: ip }),
-      );
-      expect(res.status).toBe(200);
-      return res.json.token as string;
-    };
-    [adminSession, memberSession] = await Promise.all([
-      session(account.admin.email, `198.19.${Math.floor(Math.random() * 250)}.11`),
-      session(account.member.email, `198.19.${Math.floor(Math.random() * 250)}.12`),
-    ]);
-    const keyOf = async (scopes: ('WORKFLOW_READ' | 'WORKFLOW_EXECUTE')[]) =>
-      (
-        await createKey(
-          { accountId: account.account.accountId, userId: account.member.userId },
-          { name: scopes.join('+'), scopes, validityDays: 1 },
-        )
-      ).token;
-    [readOnlyToken, executeOnlyToken] = await Promise.all([keyOf(['WORKFLOW_READ']), keyOf(['WORKFLOW_EXECUTE'])]);
+    const given = await givenPropertyAccounts({
+      readOnly: { user: 'member', scopes: ['WORKFLOW_READ'] },
+      executeOnly: { user: 'member', scopes: ['WORKFLOW_EXECUTE'] },
+    });
+    ({ account, other, adminSession, memberSession } = given);
+    readOnlyToken = given.keys.readOnly.token;
+    executeOnlyToken = given.keys.executeOnly.token;
 
     const admin = { accountId: account.account.accountId, userId: account.admin.userId, role: 'admin' as const };
     const member = { accountId: account.account.accountId, userId: account.member.userId, role: 'member' as const };

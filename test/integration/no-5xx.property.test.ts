@@ -9,9 +9,9 @@ import { handler as updateMemberHandler } from '../../functions/http/members/upd
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
-import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
-import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { ALL_SCOPES } from '../../shared/domain/keys.ts';
+import { type givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
+import { givenPropertyAccounts } from '../support/sessions.ts';
 import {
   anyUnits,
   b64,
@@ -71,26 +71,14 @@ describe('no request makes a handler answer 5xx', () => {
   let spareKeyIds: string[];
 
   beforeAll(async () => {
-    [account, other] = await Promise.all([givenAccount(), givenAccount()]);
-    const session = async (email: string, ip: string) => {
-      const res = await invoke(
-        login,
-        apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: ip }),
-      );
-      expect(res.status).toBe(200);
-      return res.json.token as string;
-    };
-    [adminSession, memberSession] = await Promise.all([
-      session(account.admin.email, '192.0.2.201'),
-      session(account.member.email, '192.0.2.202'),
-    ]);
-    // Keys the DELETE property may revoke without spoiling the keys the other properties use.
-    const spares = await Promise.all(
-      [account.admin, account.admin, account.member].map((u) =>
-        createKey({ accountId: u.accountId, userId: u.userId }, { name: 'spare', scopes: ALL_SCOPES, validityDays: 1 }),
-      ),
-    );
-    spareKeyIds = spares.map((k) => k.id);
+    // Spare keys: ones the DELETE property may revoke without spoiling the keys the other properties use.
+    const given = await givenPropertyAccounts({
+      spare1: { user: 'admin', scopes: ALL_SCOPES },
+      spare2: { user: 'admin', scopes: ALL_SCOPES },
+      spare3: { user: 'member', scopes: ALL_SCOPES },
+    });
+    ({ account, other, adminSession, memberSession } = given);
+    spareKeyIds = Object.values(given.keys).map((k) => k.id);
   });
 
   const sessionAuth = () =>

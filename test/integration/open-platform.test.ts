@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { db } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
@@ -7,6 +6,7 @@ import { createKey } from '../../shared/domain/keys.ts';
 import { logger } from '../../shared/logger.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
 const PRO_LIMIT = 5;
 beforeAll(() => {
@@ -122,18 +122,14 @@ describe('logs', () => {
     });
     logger.setLogLevel('DEBUG');
     try {
-      const session = await invoke(
-        login,
-        apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: admin.email, password: PASSWORD } }),
-      );
+      const session = await sessionOf(admin.email);
       await callV1({ authorization: `Bearer ${adminKey.token}` });
       await callV1({ 'x-api-key': adminKey.token }, { api_key: adminKey.token });
-      await callV1({ authorization: `Bearer ${session.json.token}` });
+      await callV1({ authorization: `Bearer ${session}` });
       const out = lines.join('');
       expect(out).toContain('"message":"request"');
       expect(out).toContain('api_key=[redacted]');
-      for (const secret of [adminKey.token, adminKey.token.split('_')[2] as string, PASSWORD, session.json.token])
-        expect(out).not.toContain(secret);
+      for (const secret of [adminKey.token, adminKey.token.split('_')[2] as string, PASSWORD, session]) expect(out).not.toContain(secret);
     } finally {
       logger.setLogLevel('SILENT');
       spy.mockRestore();

@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createWebhookRoute } from '../../functions/http/webhooks/create.ts';
 import { handler as updateWebhookRoute } from '../../functions/http/webhooks/update.ts';
 import { handler as createWorkflowRoute } from '../../functions/http/workflows/create.ts';
@@ -10,8 +9,9 @@ import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
+import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
 /**
  * A caller cannot know our id format and keys its error handling on `code`: an id of the wrong shape
@@ -26,11 +26,7 @@ let workflowId: string;
 
 beforeAll(async () => {
   a = await givenAccount({ plan: 'enterprise' });
-  const res = await invoke(
-    login,
-    apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: a.admin.email, password: PASSWORD } }),
-  );
-  session = res.json.token;
+  session = await sessionOf(a.admin.email);
   const actor = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
   const definition = WorkflowDefinition.parse({ steps: [{ id: 'mark', type: 'set', values: { marked: true } }] });
   workflowId = (await createWorkflow(actor, { name: 'ids', definition, recovery: false, editors: [] })).workflowId;

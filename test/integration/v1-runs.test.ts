@@ -16,7 +16,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 
 /** The v1 run endpoints (start, executions, result, events, cancel, artifacts) through the handlers. */
 
@@ -24,7 +24,6 @@ type Res = Awaited<ReturnType<typeof invoke>>;
 type Account = Awaited<ReturnType<typeof givenAccount>>;
 
 const KiB = 1024;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 const start = (token: string, workflowId: string, body?: unknown, headers: Record<string, string> = {}) =>
   invoke(
@@ -80,11 +79,6 @@ const download = (token: string, executionId: string, artifactId: string, query?
     }),
   );
 
-const expectProblem = (res: Res, status: number, code: string) => {
-  expect(res.status, res.body?.slice(0, 500)).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json');
-  expect(res.json).toMatchObject({ status, code, requestId: res.headers['x-request-id'] });
-};
 const pathsOf = (res: Res) => (res.json?.errors ?? []).map((e: { path: string }) => e.path);
 const idsOf = (res: Res) => res.json.items.map((e: { executionId: string }) => e.executionId);
 const tick = () => new Promise((r) => setTimeout(r, 3));

@@ -1,16 +1,16 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createHandler } from '../../functions/http/webhooks/create.ts';
 import { handler as getHandler } from '../../functions/http/webhooks/get.ts';
 import { handler as updateHandler } from '../../functions/http/webhooks/update.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { WebhookView } from '../../shared/schemas/webhooks.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
 /**
  * Whatever a console client sends to create or update a webhook, the answer is a 2xx or a 4xx
@@ -122,8 +122,6 @@ const serialize = (v: unknown) => {
 
 // ---- Fixture -------------------------------------------------------------------------------------
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const loginIp = () => `198.19.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 const DEFINITION = WorkflowDefinition.parse({ steps: [{ id: 'greet', type: 'set', values: { greeting: 'hello' } }] });
 /** Secrets the bodies may carry; none may ever appear in a response. */
 const SECRETS = Array.from({ length: 3 }, () => `whsecret-${randomBytes(12).toString('hex')}`);
@@ -198,14 +196,6 @@ describe('webhook management never answers 5xx and validates as specified', () =
   let memberWf: string;
   let otherWf: string;
 
-  const session = async (email: string) => {
-    const res = await invoke(
-      login,
-      apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: loginIp() }),
-    );
-    expect(res.status).toBe(200);
-    return res.json.token as string;
-  };
   const create = (s: string, body: Body) =>
     invoke(createHandler, apiEvent({ method: 'POST', path: '/api/webhooks', headers: bearer(s), ...(body !== undefined ? { body } : {}) }));
   const update = (s: string, id: string, body: Body) =>
@@ -219,7 +209,7 @@ describe('webhook management never answers 5xx and validates as specified', () =
   beforeAll(async () => {
     // Enterprise: no plan limit gets in the way of the many creates.
     [t, other] = await Promise.all([givenAccount({ plan: 'enterprise' }), givenAccount({ plan: 'enterprise' })]);
-    [adminSession, memberSession] = await Promise.all([session(t.admin.email), session(t.member.email)]);
+    [adminSession, memberSession] = await Promise.all([sessionOf(t.admin.email), sessionOf(t.member.email)]);
     const wf = (u: { accountId: string; userId: string; role: 'admin' | 'member' }) =>
       createWorkflow(u, { name: 'wf', definition: DEFINITION, recovery: false, editors: [] }).then((w) => w.workflowId);
     [adminWf, memberWf, otherWf] = await Promise.all([wf(t.admin), wf(t.member), wf(other.admin)]);

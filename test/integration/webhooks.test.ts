@@ -1,6 +1,5 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createHandler } from '../../functions/http/webhooks/create.ts';
 import { handler as deleteHandler } from '../../functions/http/webhooks/delete.ts';
 import { handler as getHandler } from '../../functions/http/webhooks/get.ts';
@@ -19,23 +18,12 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { newTokenId } from '../../shared/ids.ts';
 import { WebhookStats, WebhookView } from '../../shared/schemas/webhooks.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
 /** Webhook management (API.md "Console", spec "Webhook management"), through the handlers with console sessions. */
 
 const DAY = 86_400_000;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-/** Logins are rate-limited per address (shared by every test file): each login gets its own address. */
-const loginIp = () => `198.18.${randomInt(0, 256)}.${randomInt(1, 255)}`;
-async function sessionOf(email: string): Promise<string> {
-  const res = await invoke(
-    login,
-    apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: loginIp() }),
-  );
-  expect(res.status, res.body).toBe(200);
-  return res.json.token as string;
-}
 
 const api = {
   create: (session: string, body: unknown) =>
@@ -57,12 +45,6 @@ const api = {
 type Res = Awaited<ReturnType<typeof invoke>>;
 const ids = (res: Res): string[] => res.json.items.map((w: { id: string }) => w.id);
 const paths = (res: Res): string[] => (res.json.errors ?? []).map((e: { path: string }) => e.path);
-
-function expectProblem(res: Res, status: number, code: string) {
-  expect(res.status, res.body).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json');
-  expect(res.json).toMatchObject({ status, code });
-}
 
 const DEFINITION = WorkflowDefinition.parse({ steps: [{ id: 'greet', type: 'set', values: { greeting: 'hello' } }] });
 const workflowOf = (owner: Pick<User, 'accountId' | 'userId' | 'role'>, editors: string[] = []) =>

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
 import { handler as v1GetHandler } from '../../functions/http/v1/workflows/get.ts';
 import { handler as v1ListHandler } from '../../functions/http/v1/workflows/list.ts';
@@ -14,26 +13,14 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { Scope } from '../../shared/db/entities/api-key.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 import { EXAMPLE_SECRET, exampleDefinition } from '../support/definitions.ts';
 
 /** Console workflows (`/api/workflows`, session) and the v1 workflow reads (API key), through the handlers. */
 
 const SECRET = EXAMPLE_SECRET;
 const KiB = 1024;
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-// Login is rate-limited per address (50 / 5 min, shared with other test files): a fresh address per login.
-let logins = 0;
-const freshIp = () => `198.18.${200 + Math.floor(Math.random() * 50)}.${(logins++ % 250) + 1}`;
-const sessionOf = async (email: string) => {
-  const res = await invoke(
-    login,
-    apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: freshIp() }),
-  );
-  expect(res.status, res.body).toBe(200);
-  return res.json.token as string;
-};
 
 const create = (session: string, body: unknown) =>
   invoke(createHandler, apiEvent({ method: 'POST', path: '/api/workflows', headers: bearer(session), body: body as object }));
@@ -95,15 +82,6 @@ const example = () => {
 };
 
 const pathsOf = (res: { json: any }) => (res.json?.errors ?? []).map((e: { path: string }) => e.path);
-const expectProblem = (
-  res: { status: number; headers: Record<string, string>; json: any; body?: string },
-  status: number,
-  code: string,
-) => {
-  expect(res.status, res.body).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json');
-  expect(res.json).toMatchObject({ status, code, requestId: res.headers['x-request-id'] });
-};
 const keyWith = async (u: { accountId: string; userId: string }, scopes: Scope[]) =>
   (await createKey({ accountId: u.accountId, userId: u.userId }, { name: scopes.join('+') || 'none', scopes, validityDays: 1 })).token;
 const tick = () => new Promise((r) => setTimeout(r, 3));

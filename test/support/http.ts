@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { expect } from 'vitest';
 
 /** An API Gateway HTTP API (payload 2.0) event, for calling handlers in-process. */
 export function apiEvent(opts: {
@@ -65,4 +66,26 @@ export async function readResponse(res: Response) {
     json = undefined;
   }
   return { status: res.status, headers: res.headers, text, json };
+}
+
+/** The Authorization header of a bearer credential (session token or API key). */
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** An answer in-process (`invoke`) or over HTTP (`readResponse`). */
+type Answer =
+  | { status: number; headers: Record<string, string>; json: any; body?: string }
+  | { status: number; headers: Headers; json: any; text: string };
+
+/**
+ * A refusal as API.md "Errors" specifies it, in-process or over HTTP: the status, a problem+json body
+ * with that status and code, its requestId the X-Request-Id header, and for a 401 the Bearer challenge.
+ */
+export function expectProblem(res: Answer, status: number, code: string) {
+  const header = (name: string) => (res.headers instanceof Headers ? (res.headers.get(name) ?? undefined) : res.headers[name]);
+  const what = `${res.status} ${('text' in res ? res.text : (res.body ?? '')).slice(0, 500)}`;
+  expect(res.status, what).toBe(status);
+  expect(header('content-type'), what).toBe('application/problem+json');
+  expect(header('x-request-id'), what).toBeTruthy();
+  expect(res.json, what).toMatchObject({ status, code, requestId: header('x-request-id') });
+  if (status === 401) expect(header('www-authenticate'), what).toBe('Bearer');
 }
