@@ -135,6 +135,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),
+  retryLimit: int('retryLimit'),
   restartSweep: restartSweep(),
   throttles: throttles(),
   ...domain(),

@@ -180,6 +180,7 @@ export const EventType = z.enum([
   'execution.failed',
   'execution.cancelled',
   'execution.interrupted',
+  'execution.retried',
 ]);
 export type EventType = z.infer<typeof EventType>;
 
