@@ -31,7 +31,8 @@ const idemScope = (executionId: string) => `RETRY#${executionId}`;
  * deleted, inputs of the wrong type, never queued) has no step to re-enter: rerun it.
  */
 export function retryRefusal(e: Execution, now: number) {
-  if (e.status !== 'FAILED') return conflict('EXECUTION_NOT_FAILED', `Execution ${e.executionId} is ${e.status}; only a FAILED run can be retried.`);
+  if (e.status !== 'FAILED')
+    return conflict('EXECUTION_NOT_FAILED', `Execution ${e.executionId} is ${e.status}; only a FAILED run can be retried.`);
   if (e.error?.code === 'APPROVAL_REJECTED') {
     return conflict('EXECUTION_REJECTED', `Execution ${e.executionId} failed because its approval was rejected; rerun it to ask again.`);
   }
@@ -92,9 +93,7 @@ export async function retryRun(
     if (refusal) throw refusal;
     const { fields, remove, event } = retried(e, by.userId, now);
     const items = [
-      ...(idempotency
-        ? [idempotencyPut(accountId, scope, idempotency.key, { executionId, requestHash: 'retry', createdAt: now })]
-        : []),
+      ...(idempotency ? [idempotencyPut(accountId, scope, idempotency.key, { executionId, requestHash: 'retry', createdAt: now })] : []),
       {
         Update: buildUpdate(
           executionKey(accountId, executionId),
@@ -131,7 +130,15 @@ export async function retryRun(
 async function abandonUnsent(e: Execution, dispatch: string, idem: { scope: string; key: string } | undefined, cause: unknown) {
   const now = Date.now();
   const finishedAt = e.finishedAt ?? now;
-  const restore = { status: 'FAILED', error: e.error, steps: e.steps, finishedAt, ttl: retentionTtl(finishedAt), updatedAt: now, retries: e.retries };
+  const restore = {
+    status: 'FAILED',
+    error: e.error,
+    steps: e.steps,
+    finishedAt,
+    ttl: retentionTtl(finishedAt),
+    updatedAt: now,
+    retries: e.retries,
+  };
   try {
     await db().send(
       new TransactWriteCommand({
