@@ -78,7 +78,8 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   const attempts = e.steps[index]?.attempts;
   const again = attempts ? { attempts } : {};
   const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now, ...again };
-  const started = newEvent(e.executionId, 'step.started', { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) }, startedAt);
+  const startedData = { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) };
+  const started = newEvent(e.executionId, 'step.started', startedData, startedAt);
   const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
 
   if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
