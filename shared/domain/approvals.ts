@@ -22,7 +22,6 @@ import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { Principal } from './principal.ts';
 import {
-  approvalsNeeded,
   assertNotVoted,
   castVote,
   completeQuorum,

@@ -37,10 +37,6 @@ export const QUORUM_GRACE_MS = 30_000;
 export const isQuorum = (a: Pick<Approval, 'minApprovals'>) => (a.minApprovals ?? 1) > 1;
 export const quorumReached = (a: Pick<Approval, 'minApprovals' | 'approvals'>) =>
   isQuorum(a) && (a.approvals ?? 0) >= (a.minApprovals ?? 1);
-/** Approving votes still needed (0 once reached). */
-export const approvalsNeeded = (a: Pick<Approval, 'minApprovals' | 'approvals' | 'status'>) =>
-  a.status === 'PENDING' ? Math.max(0, (a.minApprovals ?? 1) - (a.approvals ?? 0)) : 0;
-
 /** 409 when this reviewer has already approved (one decision per reviewer). */
 export function assertNotVoted(a: Pick<Approval, 'approvalId' | 'approvedBy'>, userId: string) {
   if (a.approvedBy?.includes(userId)) throw conflict('REVIEWER_ALREADY_DECIDED', `You have already decided approval ${a.approvalId}.`);
