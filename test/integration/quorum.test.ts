@@ -181,6 +181,8 @@ describe('quorum decisions', () => {
       if (channel !== 'link') expect(again.json.code).toBe('REVIEWER_ALREADY_DECIDED');
     }
     expect((await read(run)).status).toBe('WAITING_APPROVAL');
+    // The one-click page answers like a decision would: this reviewer has decided.
+    expect((await page(approvalId, 'approve', member.token)).status).toBe(409);
 
     const seen = await detail(approvalId, admin.token);
     expect(seen.status, seen.body).toBe(200);
