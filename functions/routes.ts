@@ -460,6 +460,18 @@ export const routes = [
     response: ExecutionView,
   },
   {
+    method: 'POST',
+    path: '/api/v1/executions/{executionId}/retry',
+    handler: 'http/v1/executions/retry',
+    summary: 'Retry a FAILED run from the step that failed (optional Idempotency-Key)',
+    tag: 'Execute V1',
+    auth: wfExecute,
+    grants: startsRuns,
+    params: ExecutionParams,
+    status: 202,
+    response: ExecutionView,
+  },
+  {
     method: 'GET',
     path: '/api/v1/executions/{executionId}/artifacts',
     handler: 'http/v1/artifacts/list',

@@ -136,6 +136,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),
+  retryLimit: int('retryLimit'),
   restartSweep: restartSweep(),
   authFailureLimit: int('authFailureLimit'),
   throttles: throttles(),

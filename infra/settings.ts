@@ -19,6 +19,8 @@ export const DEFAULTS = {
   runsBatchingWindowSeconds: 0,
   /** Days finished runs, their events, approvals and artifacts are kept (DynamoDB TTL, S3 lifecycle). */
   retentionDays: 90,
+  /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT). */
+  retryLimit: 10,
   /** A release interrupts only the webhook runs nothing can carry on (README "Restarts, crashes and INTERRUPTED runs"). */
   restartSweep: 'orphaned',
   /** Failed authentications per source address per minute before a failing request gets 429 (AUTH_FAILURE_LIMIT). */

@@ -67,6 +67,8 @@ export type FlowgateStackProps = StackProps & {
    * RETENTION_DAYS (DynamoDB TTL) and the artifacts bucket's lifecycle rule, from one setting.
    */
   retentionDays?: number;
+  /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT, 0-1,000); default 10. */
+  retryLimit?: number;
   /**
    * Which webhook runs in progress a release interrupts (RESTART_SWEEP): `orphaned` (default) only
    * those nothing can carry on, `all` every one (a hard cut).
@@ -214,6 +216,10 @@ export class FlowgateStack extends Stack {
       reason: 'This bucket is the server-access-log destination of the artifacts bucket; logging it would log the log delivery itself',
     });
     const retentionDays = props.retentionDays ?? DEFAULTS.retentionDays;
+    const retryLimit = props.retryLimit ?? DEFAULTS.retryLimit;
+    if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > 1000) {
+      throw new Error(`retryLimit must be a whole number from 0 to 1000, got ${retryLimit}`);
+    }
     if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 3650) {
       throw new Error(`retentionDays must be a whole number of days from 1 to 3650, got ${retentionDays}`);
     }
@@ -281,6 +287,7 @@ export class FlowgateStack extends Stack {
       ...(props.httpStepAllowlist && { HTTP_STEP_ALLOWLIST: props.httpStepAllowlist }),
       RETENTION_DAYS: String(retentionDays),
       AUTH_FAILURE_LIMIT: String(props.authFailureLimit ?? DEFAULTS.authFailureLimit),
+      RETRY_LIMIT: String(retryLimit),
     };
     const fn = (handler: string, settings: { memoryMb?: number; timeoutSeconds?: number } = {}, scope: Construct = this) =>
       new RouteFunction(scope, idOf(handler), {

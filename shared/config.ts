@@ -52,6 +52,8 @@ const Env = z.object({
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(300),
   /** Finished runs, their events, approvals and artifacts are deleted this many days later (DynamoDB TTL, S3 lifecycle). */
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** How many times one FAILED run may be retried from its failed step (`POST /api/v1/executions/{id}/retry`). */
+  RETRY_LIMIT: z.coerce.number().int().min(0).max(1000).default(10),
   /**
    * Which webhook runs in progress the startup sweep after a release interrupts: `orphaned` (the
    * default on AWS: expired leases, PENDING runs whose message is long overdue) or `all` (a hard cut).

@@ -12,6 +12,7 @@ import {
   newAuditId,
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
+import { listUsers } from '../db/entities/user.ts';
 import { pause } from '../db/retry.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { newDispatch } from '../engine/dispatch.ts';
@@ -20,6 +21,16 @@ import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { Principal } from './principal.ts';
+import {
+  assertNotVoted,
+  castVote,
+  completeQuorum,
+  completeStalledQuorum,
+  isQuorum,
+  quorumReached,
+  recordVote,
+  rejectCondition,
+} from './quorum.ts';
 import { readThrough, userRead } from './records.ts';
 
 type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
@@ -48,6 +59,8 @@ export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
   ...(a.form ? { form: a.form } : {}),
   ...(a.expiresAt !== undefined ? { expiresAt: a.expiresAt } : {}),
   createdAt: a.createdAt,
+  minApprovals: a.minApprovals ?? 1,
+  approvals: a.approvals ?? (a.status === 'APPROVED' ? 1 : 0),
   ...(a.decision ? { decision: a.decision, comment: a.comment ?? null, decidedBy: a.decidedBy, decidedAt: a.decidedAt } : {}),
   ...(history ? { history: history.map(({ accountId: _a, approvalId: _b, ...h }) => h) } : {}),
 });
@@ -130,6 +143,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
   };
   try {
     await assertReviewer(p, approval);
+    if (isQuorum(approval)) return await decideByQuorum(req, approval, audit, now);
     // One dispatch for every attempt: the run's message goes out beside the first write (the worker
     // waits for a decision it cannot see yet) and stays valid when a retry is the write that lands.
     const dispatch = newDispatch();
@@ -181,6 +195,61 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
   }
 }
 
+/**
+ * A decision on a quorum approval (`minApprovals` above 1; `quorum.ts` explains why the run moves
+ * once): an approval is one vote, counted by a conditional write on the approval; the vote that
+ * completes the quorum moves the run (its form values apply). One rejection rejects, as long as the
+ * quorum is open. A reviewer decides once (409 `REVIEWER_ALREADY_DECIDED`).
+ */
+async function decideByQuorum(req: DecisionRequest, approval: Approval, audit: AuditRecord, now: number): Promise<Approval> {
+  const { principal: p } = req;
+  let current = approval;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    assertOpen(current, now);
+    assertNotVoted(current, p.userId);
+    if (quorumReached(current)) {
+      await completeStalledQuorum(current, now);
+      throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has its approvals.`);
+    }
+    if (req.decision === 'reject') {
+      const run = decisionTransition(current, { decision: 'reject', comment: req.comment, decidedBy: p.userId }, { now });
+      const decided = {
+        status: 'REJECTED' as const,
+        decision: 'reject' as const,
+        comment: req.comment,
+        decidedBy: p.userId,
+        decidedAt: now,
+      };
+      const own = [{ Update: handledUpdate(p.accountId, current.approvalId, decided, now, rejectCondition(p.userId)) }, auditPut(audit)];
+      const written = await writeDecision(own, run);
+      if (written !== 'refused') {
+        if (written === 'moved') await decisionMessage(current, run);
+        emit('ApprovalDecided');
+        return { ...current, ...decided };
+      }
+    } else {
+      const form = formValues(current, req.formData, req.channel === 'v1');
+      const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form.original, edited: req.formData } } : {}) };
+      const voted = await castVote(current, p.userId, { audit: record, formData: form.values });
+      if (voted) {
+        emit('ApprovalDecided');
+        if (!quorumReached(voted)) {
+          await recordVote(voted, { audit: record, formData: form.values });
+          return voted;
+        }
+        // This vote completed the quorum: it moves the run.
+        const done = await completeQuorum(voted, now);
+        if (!done) throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} was cancelled.`);
+        return done;
+      }
+    }
+    // Refused by its condition: decided, voted or ended meanwhile; look again.
+    await pause(attempt);
+    current = (await getApproval(p.accountId, current.approvalId)) ?? current;
+  }
+  throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
+}
+
 /** v1 list: approvals in a status (PENDING by default) that the key owner may decide, oldest first. */
 export async function pageApprovals(p: KeyPrincipal, status: ApprovalStatus, limit: number, cursor: string | undefined) {
   const binding = `approvals:${p.accountId}:${p.userId}:${status}`;
@@ -189,13 +258,37 @@ export async function pageApprovals(p: KeyPrincipal, status: ApprovalStatus, lim
   return { items: page.items.filter((_, i) => mine[i]).map((a) => approvalView(a)), nextCursor: encodeCursor(page.lastKey, binding) };
 }
 
+/** The users who may still decide a pending approval: its reviewers (roles resolved) who have not approved yet. */
+async function stillToDecide(a: Approval): Promise<string[]> {
+  if (a.status !== 'PENDING') return [];
+  const named = a.reviewers.filter((r) => r.startsWith('user:')).map((r) => r.slice('user:'.length));
+  const users = a.reviewers.some((r) => r.startsWith('role:'))
+    ? (await listUsers(a.accountId)).filter((u) => a.reviewers.includes(`role:${u.role}`) || named.includes(u.userId)).map((u) => u.userId)
+    : named;
+  return users.filter((u) => !a.approvedBy?.includes(u));
+}
+
 /** v1 detail: the approval, its form and context, and its audit history. Reviewers only (else 403). */
 export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
   const a = await requireApproval(p.accountId, approvalId);
   await assertReviewer(p, a);
-  const [history, execution] = await Promise.all([listAudit(p.accountId, approvalId), getExecution(p.accountId, a.executionId)]);
+  const [history, execution, pending] = await Promise.all([
+    listAudit(p.accountId, approvalId),
+    getExecution(p.accountId, a.executionId),
+    stillToDecide(a),
+  ]);
   return {
     ...approvalView(a, history),
+    decisions: history
+      .filter((h) => h.outcome === 'decided')
+      .map((h) => ({
+        decidedBy: h.userId ?? h.channel,
+        decision: h.decision ?? null,
+        channel: h.channel,
+        at: h.at,
+        comment: h.comment ?? null,
+      })),
+    pendingReviewers: pending,
     context: execution ? { executionStatus: execution.status, trigger: execution.trigger, variables: execution.variables } : null,
   };
 }

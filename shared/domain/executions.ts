@@ -28,6 +28,7 @@ export const executionView = (e: Execution) => ({
   ...(e.cancelRequested ? { cancelRequested: true } : {}),
   ...(e.interruptedAt !== undefined ? { interruptedAt: e.interruptedAt, interruptReason: e.interruptReason } : {}),
   ...(e.rerunOf ? { rerunOf: e.rerunOf } : {}),
+  ...(e.retries ? { retries: e.retries } : {}),
 });
 
 export async function requireExecution(accountId: string, executionId: string): Promise<Execution> {

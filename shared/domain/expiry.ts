@@ -7,8 +7,11 @@ import {
   EXPIRY_INDEX_ATTRIBUTES,
   handledUpdate,
   listExpired,
+  getApproval,
   newAuditId,
+  QUORUM_OPEN,
 } from '../db/entities/approval.ts';
+import { completeStalledQuorum } from './quorum.ts';
 import { buildUpdate } from '../db/update.ts';
 import { type Decision, decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { isConditionFailure } from '../errors.ts';
@@ -39,6 +42,8 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
         a.approvalId,
         { status: 'EXPIRED', decidedBy: TIMEOUT_ACTOR, decidedAt: now, ...(a.onTimeout !== 'fail' ? { decision } : {}) },
         now,
+        // A quorum reached before the deadline is not expired: its deciding vote moves the run.
+        QUORUM_OPEN,
       ),
     },
     auditPut({
@@ -54,6 +59,12 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
   // A run that no longer waits for it (cancelled, interrupted) stays as it is; the expiry is recorded.
   const written = await writeDecision(own, run);
   if (written === 'refused') {
+    // A quorum reached whose deciding vote did not move the run (its function died): move it now.
+    const seen = await getApproval(a.accountId, a.approvalId);
+    if (seen?.status === 'PENDING') {
+      await completeStalledQuorum(seen, now);
+      return false;
+    }
     // Decided meanwhile (or by data from before decisions left the index): take it out of the index.
     await db()
       .send(

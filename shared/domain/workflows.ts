@@ -1,11 +1,11 @@
 import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
-import { getUser } from '../db/entities/user.ts';
+import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { maskDefinition, restoreSecrets } from './definition-secrets.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
 
@@ -60,10 +60,27 @@ async function checkEditors(accountId: string, editors: readonly string[]) {
     );
 }
 
+/**
+ * A quorum (`minApprovals` above 1) needs as many users who may decide: the named users and the
+ * account's users of the listed roles, counted when the definition is saved (400 otherwise).
+ */
+async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
+  const quorums = definition.steps.flatMap((s, i) => (s.type === 'manual_approval' && (s.minApprovals ?? 1) > 1 ? [{ s, i }] : []));
+  if (quorums.length === 0) return;
+  const users = await listUsers(accountId);
+  const errors = quorums.flatMap(({ s, i }) => {
+    const eligible = users.filter((u) => s.reviewers.includes(`user:${u.userId}`) || s.reviewers.includes(`role:${u.role}`)).length;
+    const message = `must be at most ${eligible}, the users of this account who may decide this approval`;
+    return (s.minApprovals ?? 1) > eligible ? [{ path: `definition.steps.${i}.minApprovals`, message }] : [];
+  });
+  if (errors.length) throw validationFailed(errors);
+}
+
 type WorkflowInput = { name: string; description?: string; definition: WorkflowDefinition; recovery: boolean; editors: string[] };
 
 export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now()): Promise<Workflow> {
   await checkEditors(p.accountId, input.editors);
+  await checkQuorums(p.accountId, input.definition);
   const w: Workflow = {
     workflowId: newId('wf'),
     accountId: p.accountId,
@@ -83,6 +100,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
+  if (patch.definition) await checkQuorums(p.accountId, patch.definition);
   const next: Workflow = {
     ...w,
     ...patch,

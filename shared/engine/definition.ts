@@ -127,6 +127,8 @@ export const ManualApprovalStep = z.strictObject({
   title: z.string().min(1),
   description: z.string().optional(),
   reviewers: z.array(Reviewer).min(1).max(50),
+  /** Distinct reviewers who must approve (absent: 1); one rejection rejects. See `quorumIssue`. */
+  minApprovals: z.number().int().min(1).max(100).optional(),
   timeoutSeconds: z.number().int().min(60).max(2_592_000).optional(),
   onTimeout: z.enum(['fail', 'approve', 'reject']).default('fail'),
   onReject: z.enum(['fail', 'continue']).default('fail'),
@@ -184,6 +186,7 @@ export const EventType = z.enum([
   'execution.failed',
   'execution.cancelled',
   'execution.interrupted',
+  'execution.retried',
 ]);
 export type EventType = z.infer<typeof EventType>;
 
@@ -207,10 +210,26 @@ export const Notification = z.strictObject({
 
 export const MAX_STEPS = 100;
 
-/** Unique step ids, and every expression anywhere compiles. Runs even when other fields failed, on the raw value. */
+/**
+ * A quorum of named users only cannot exceed them (`role:` reviewers are counted against the
+ * account when the workflow is saved, `shared/domain/workflows.ts`).
+ */
+function quorumIssue(step: unknown): string | undefined {
+  const { type, reviewers, minApprovals } = (step ?? {}) as { type?: unknown; reviewers?: unknown; minApprovals?: unknown };
+  if (type !== 'manual_approval' || typeof minApprovals !== 'number' || !Array.isArray(reviewers)) return undefined;
+  if (!reviewers.every((r) => typeof r === 'string' && r.startsWith('user:'))) return undefined;
+  const users = new Set(reviewers).size;
+  return minApprovals > users ? `must be at most ${users}, the reviewers listed` : undefined;
+}
+
+/** Unique step ids, quorums, and every expression anywhere compiles. Runs even when other fields failed, on the raw value. */
 function crossCheck(def: unknown, ctx: z.RefinementCtx) {
   const steps = (def as { steps?: unknown } | null)?.steps;
   if (Array.isArray(steps)) {
+    steps.forEach((s: unknown, i) => {
+      const issue = quorumIssue(s);
+      if (issue) ctx.addIssue({ code: 'custom', path: ['steps', i, 'minApprovals'], message: issue });
+    });
     const firstIndex = new Map<unknown, number>();
     steps.forEach((s: unknown, i) => {
       const id = (s as { id?: unknown } | null)?.id;

@@ -74,8 +74,12 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
 
   const now = Date.now();
   emit('StepDuration', now - startedAt);
-  const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now };
-  const started = newEvent(e.executionId, 'step.started', { stepId: step.id, type: step.type }, startedAt);
+  // A step re-entered by a retry keeps its attempt count.
+  const attempts = e.steps[index]?.attempts;
+  const again = attempts ? { attempts } : {};
+  const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now, ...again };
+  const startedData = { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) };
+  const started = newEvent(e.executionId, 'step.started', startedData, startedAt);
   const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
 
   if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
@@ -129,14 +133,14 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
         },
         now,
       );
-      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt }), approvalId: a.approvalId });
+      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), approvalId: a.approvalId });
       run.record([started, requested], outcome.items);
       await run.letGo({ status: 'WAITING_APPROVAL' });
       return false;
     }
     case 'sleep':
       run.update({
-        steps: steps({ stepId: step.id, type: step.type, status: 'RUNNING', startedAt }),
+        steps: steps({ stepId: step.id, type: step.type, status: 'RUNNING', startedAt, ...again }),
         nextStep: index + 1,
         wakeAt: outcome.until,
       });

@@ -204,7 +204,8 @@ async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause:
  * an error.
  */
 export async function countAcceptedTrigger(e: Execution): Promise<void> {
-  if (e.trigger !== 'webhook' || !e.webhookId) return;
+  // A retried run leaving PENDING again was counted when it first did.
+  if (e.trigger !== 'webhook' || !e.webhookId || e.retries) return;
   const now = Date.now();
   await Promise.all([recordAccepted(e.webhookId, now), e.keyId && recordKeyUsage(e.keyId, now)]).catch((error: unknown) =>
     logger.warn('accepted trigger not counted', { executionId: e.executionId, webhookId: e.webhookId, error: error as Error }),

@@ -160,6 +160,8 @@ async function manualApproval(step: ManualApprovalStep, ctx: StepContext): Promi
     title: asText(await evaluateTemplate(step.title, ctx.scope)),
     description,
     reviewers: step.reviewers,
+    ...((step.minApprovals ?? 1) > 1 ? { minApprovals: step.minApprovals, approvals: 0, approvedBy: [] } : {}),
+    workflowVersion: e.workflowVersion,
     form,
     onTimeout: step.onTimeout,
     onReject: step.onReject,

@@ -6,6 +6,10 @@ export const PREVIEW_BOT =
   /bot\b|crawler|spider|preview|slack|facebookexternalhit|whatsapp|telegram|discord|skype|teams|outlook|microsoft office|ms-office|google-safety|barracuda|proofpoint|mimecast|embedly|iframely|pinterest|mastodon|curl-preview/i;
 
 const row = (label: string, value: string) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`;
+/** A quorum's count: how many approvals it has and how many are still needed. */
+const needed = (a: Approval) => Math.max(0, (a.minApprovals ?? 1) - (a.approvals ?? 0));
+const quorumRow = (a: Approval) =>
+  (a.minApprovals ?? 1) > 1 ? row('Approvals', `${a.approvals ?? 0} of ${a.minApprovals}; ${needed(a)} more needed`) : '';
 
 /** The page a link opens: what will be decided, and a button (a form POST, never a GET link). */
 export function confirmationPage(a: Approval, decision: 'approve' | 'reject', action: string, comment: string | undefined) {
@@ -13,7 +17,7 @@ export function confirmationPage(a: Approval, decision: 'approve' | 'reject', ac
   return htmlPage(
     200,
     `${verb}: ${a.title}`,
-    `<dl>${row('Step', a.title)}${a.description ? row('Details', a.description) : ''}${row('Workflow', a.workflowId)}${row('Run', a.executionId)}${row('Decision', verb)}${
+    `<dl>${row('Step', a.title)}${a.description ? row('Details', a.description) : ''}${row('Workflow', a.workflowId)}${row('Run', a.executionId)}${quorumRow(a)}${row('Decision', verb)}${
       comment ? row('Comment', comment) : ''
     }</dl>
 <form method="post" action="${escapeHtml(action)}"><button type="submit" class="${decision}">${verb}</button></form>
@@ -26,6 +30,8 @@ export function decidedPage(a: Approval, decision: 'approve' | 'reject') {
   return htmlPage(
     200,
     done,
-    `<dl>${row('Step', a.title)}${row('Run', a.executionId)}${row('Decision', done)}</dl><p class="note">Recorded. You can close this page.</p>`,
+    `<dl>${row('Step', a.title)}${row('Run', a.executionId)}${row('Decision', done)}${quorumRow(a)}</dl><p class="note">Recorded.${
+      a.status === 'PENDING' ? ` ${needed(a)} more approval${needed(a) === 1 ? '' : 's'} needed.` : ''
+    } You can close this page.</p>`,
   );
 }

@@ -43,11 +43,29 @@ export const ApprovalView = z.object({
     .optional(),
   expiresAt: z.number().optional(),
   createdAt: z.number(),
+  /** Distinct reviewers who must approve; one rejection rejects. */
+  minApprovals: z.number(),
+  /** Approving decisions so far. */
+  approvals: z.number(),
   decision: z.enum(['approve', 'reject']).optional(),
   comment: z.string().nullable().optional(),
   decidedBy: z.string().optional(),
   decidedAt: z.number().optional(),
   history: z.array(z.record(z.string(), z.unknown())).optional(),
+  /** Detail only: every decision so far (a quorum's votes), oldest first. */
+  decisions: z
+    .array(
+      z.object({
+        decidedBy: z.string(),
+        decision: z.enum(['approve', 'reject']).nullable(),
+        channel: z.string(),
+        at: z.number(),
+        comment: z.string().nullable(),
+      }),
+    )
+    .optional(),
+  /** Detail only: the users who may still decide (none once it is handled). */
+  pendingReviewers: z.array(z.string()).optional(),
   /** Detail only: the run's status, trigger and variables. */
   context: z
     .object({ executionStatus: z.string(), trigger: z.string(), variables: z.record(z.string(), z.unknown()) })

@@ -72,6 +72,7 @@ export const ExecutionView = z.object({
   interruptedAt: z.number().optional(),
   interruptReason: z.enum(['restart', 'crash']).optional(),
   rerunOf: z.string().optional(),
+  retries: z.number().optional(),
 });
 export const ExecutionList = list(ExecutionView);
 export const ExecutionResult = z.object({

@@ -4,6 +4,7 @@ import { handler as downloadHandler } from '../../functions/http/v1/artifacts/do
 import { handler as cancelHandler } from '../../functions/http/v1/executions/cancel.ts';
 import { handler as rerunHandler } from '../../functions/http/v1/executions/rerun.ts';
 import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
+import { handler as retryHandler } from '../../functions/http/v1/executions/retry.ts';
 import { handler as eventsHandler } from '../../functions/http/v1/executions/events.ts';
 import { handler as listExecutionsHandler } from '../../functions/http/v1/executions/list.ts';
 import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
@@ -166,7 +167,22 @@ const literalSlots: ((d: any, v: unknown) => void)[] = [
     if (d.variables?.meta) d.variables.meta.default = v;
   },
 ];
-const STEP_KEYS = ['id', 'type', 'title', 'when', 'values', 'url', 'method', 'reviewers', 'form', 'seconds', 'message', 'name', 'content'];
+const STEP_KEYS = [
+  'id',
+  'type',
+  'title',
+  'when',
+  'values',
+  'url',
+  'method',
+  'reviewers',
+  'minApprovals',
+  'form',
+  'seconds',
+  'message',
+  'name',
+  'content',
+];
 const expressionText = fc
   .oneof(
     fc.string(),
@@ -261,6 +277,13 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
           step(d, i).reviewers = reviewers;
         },
     ),
+  // A quorum: any number, against the account's users (one admin, one member here).
+  fc.tuple(fc.nat(6), fc.oneof(fc.integer({ min: -1, max: 4 }), fc.double(), text)).map(
+    ([i, minApprovals]): Mutation =>
+      (d) => {
+        step(d, i).minApprovals = minApprovals;
+      },
+  ),
 );
 
 /** The example with up to three mutations applied (a mutation that does not fit the shape is skipped). */
@@ -690,7 +713,7 @@ describe('no request makes an engine handler answer 5xx', () => {
     expect(cancelled).toBeGreaterThan(0);
   });
 
-  it('POST /api/v1/executions/{executionId}/resume and /rerun', async () => {
+  it('POST /api/v1/executions/{executionId}/resume, /rerun and /retry', async () => {
     const params = fc.option(
       fc.oneof({ weight: 6, arbitrary: idLike([...executions, otherExecution]).map((executionId) => ({ executionId })) }, anyQuery),
       { nil: undefined, freq: 10 },
@@ -699,6 +722,7 @@ describe('no request makes an engine handler answer 5xx', () => {
     const actions = [
       ['resume', resumeHandler, [400, 401, 403, 404, 409, 413, 415, 429]],
       ['rerun', rerunHandler, [202, 400, 401, 403, 404, 409, 413, 415, 429]],
+      ['retry', retryHandler, [202, 400, 401, 403, 404, 409, 413, 415, 429]],
     ] as const;
     for (const [action, handler, allowed] of actions) {
       await fc.assert(
@@ -708,7 +732,9 @@ describe('no request makes an engine handler answer 5xx', () => {
           outcomes.add(`${action} ${res.status} ${res.json?.code ?? ''}`);
           if (res.status === 202) {
             expectOwnerAsked(req, req.params?.executionId, executions, [otherExecution]);
-            expect(res.json).toMatchObject({ trigger: 'rerun', rerunOf: req.params?.executionId, status: 'PENDING' });
+            if (action === 'rerun')
+              expect(res.json).toMatchObject({ trigger: 'rerun', rerunOf: req.params?.executionId, status: 'PENDING' });
+            else expect(res.json).toMatchObject({ executionId: req.params?.executionId, status: 'PENDING', retries: expect.any(Number) });
           }
         }),
         runsWith({ numRuns: 50 }, good(`Bearer ${account.adminKey.token}`, { params: { executionId: artifact.executionId } })),
@@ -717,6 +743,7 @@ describe('no request makes an engine handler answer 5xx', () => {
     // Nothing here is INTERRUPTED, so resume is always refused; the finished run can be rerun.
     expect(outcomes).toContain('resume 409 EXECUTION_NOT_INTERRUPTED');
     expect(outcomes).toContain('rerun 202 ');
+    expect([...outcomes].some((o) => o.startsWith('retry 409 '))).toBe(true);
   });
 
   it('GET /api/v1/executions/{executionId}/artifacts/{artifactId}/download', async () => {

@@ -138,6 +138,13 @@ describe('WorkflowDefinition', () => {
     expect(stepPaths({ ...ok, onTimeout: 'approve', onReject: 'continue' })).toEqual([]);
     expect(stepPaths({ ...ok, onTimeout: 'ignore' })).toEqual(['steps.0.onTimeout']);
     expect(stepPaths({ ...ok, onReject: 'approve' })).toEqual(['steps.0.onReject']);
+    // A quorum: 1..100 approvals, at most the named users when only users are listed.
+    expect(stepPaths({ ...ok, minApprovals: 5 })).toEqual([]);
+    expect(stepPaths({ ...ok, minApprovals: 0 })).toEqual(['steps.0.minApprovals']);
+    expect(stepPaths({ ...ok, minApprovals: 1.5 })).toEqual(['steps.0.minApprovals']);
+    expect(stepPaths({ ...ok, minApprovals: 101 })).toEqual(['steps.0.minApprovals']);
+    expect(stepPaths({ ...ok, reviewers: [`user:${USER}`], minApprovals: 1 })).toEqual([]);
+    expect(stepPaths({ ...ok, reviewers: [`user:${USER}`, `user:${USER}`], minApprovals: 2 })).toEqual(['steps.0.minApprovals']);
   });
 
   it('checks approval forms', () => {
@@ -211,8 +218,9 @@ describe('WorkflowDefinition', () => {
     expect(pathsOf({ ...example(), notifications: many })).toEqual(['notifications']);
   });
 
-  it('lists the 11 event types of API.md', () => {
-    expect(EventType.options).toHaveLength(11);
+  it('lists the 11 event types of API.md, and execution.retried', () => {
+    expect(EventType.options).toHaveLength(12);
+    expect(EventType.options).toContain('execution.retried');
   });
 
   it('refuses unknown top-level keys and deeply nested JSON', () => {

@@ -4,6 +4,7 @@ import { http } from '../../../shared/http/handler.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
+import { assertNotVoted } from '../../../shared/domain/quorum.ts';
 import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
 
 export const handler = http(
@@ -30,6 +31,7 @@ export const handler = http(
     const a = await requireApproval(principal.accountId, params.approvalId);
     await assertReviewer(principal, a);
     assertOpen(a);
+    assertNotVoted(a, principal.userId);
     const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
     return confirmationPage(a, decision, action, query.comment);
   },

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
-import { buildUpdate } from '../update.ts';
+import { buildUpdate, type Condition } from '../update.ts';
 import { queryAll, queryPage } from '../query.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
@@ -43,6 +43,15 @@ export const Approval = z.object({
   decidedAt: z.number().optional(),
   /** The form values an approval applied (the audit keeps what was sent and what was edited). */
   formData: jsonText(z.record(z.string(), z.unknown())).optional(),
+  /** The run's workflow version (its notification targets, for the events of a quorum's votes). */
+  workflowVersion: z.number().optional(),
+  /** A quorum: distinct reviewers who must approve (absent: 1). The fields below count its votes. */
+  minApprovals: z.number().optional(),
+  /** Approving votes so far (a quorum's), and who cast them. */
+  approvals: z.number().optional(),
+  approvedBy: z.array(z.string()).optional(),
+  /** The last approving vote: what moves the run once the quorum is reached (see `shared/domain/quorum.ts`). */
+  lastApproval: jsonText(z.object({ audit: z.lazy(() => AuditRecord), formData: z.record(z.string(), z.unknown()).optional() })).optional(),
 });
 export type Approval = z.infer<typeof Approval>;
 
@@ -80,13 +89,27 @@ export const handledUpdate = (
   approvalId: string,
   fields: Record<string, unknown> & { status: ApprovalStatus },
   now: number,
+  also?: Condition,
 ) =>
   buildUpdate(
     approvalKey(accountId, approvalId),
     { ...fields, ...approvalIndex(accountId, fields.status, approvalId), ttl: retentionTtl(now) },
     EXPIRY_INDEX_ATTRIBUTES,
-    { expression: '#status = :pending', names: { '#status': 'status' }, values: { ':pending': 'PENDING' } },
+    {
+      expression: `#status = :pending${also ? ` AND (${also.expression})` : ''}`,
+      names: { '#status': 'status', ...also?.names },
+      values: { ':pending': 'PENDING', ...also?.values },
+    },
   );
+
+/**
+ * The condition of a write that ends a quorum approval other than by its quorum (a rejection, its
+ * deadline): no quorum reached yet. A quorum reached is the last approver's to apply.
+ */
+export const QUORUM_OPEN: Condition = {
+  expression: 'attribute_not_exists(#qa) OR #qa < #qm',
+  names: { '#qa': 'approvals', '#qm': 'minApprovals' },
+};
 
 /** The approval update that cancels a pending approval with its run. */
 export const cancelApprovalUpdate = (accountId: string, approvalId: string, now: number) =>

@@ -27,6 +27,8 @@ export const StepState = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   error: RunError.optional(),
+  /** How many times the step was entered, when more than once (a retry re-enters the step that failed). */
+  attempts: z.number().int().optional(),
 });
 export type StepState = z.infer<typeof StepState>;
 
@@ -104,6 +106,8 @@ export const Execution = z.object({
   decision: jsonText(RecordedDecision).optional(),
   wakeAt: z.number().optional(),
   rerunOf: z.string().optional(),
+  /** How many times the run was retried from its failed step (`shared/engine/retry.ts`). */
+  retries: z.number().int().optional(),
   interruptedAt: z.number().optional(),
   interruptReason: z.enum(['restart', 'crash']).optional(),
   idempotencyKey: z.string().optional(),
