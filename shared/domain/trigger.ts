@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { type ApiKey, recordKeyUsage } from '../db/entities/api-key.ts';
-import { recordRejected, type Webhook } from '../db/entities/webhook.ts';
+import { authMode, recordRejected, type Webhook } from '../db/entities/webhook.ts';
 import { logger } from '../logger.ts';
 import { startRun } from '../engine/runs.ts';
 import { AppError, badRequest, conflict, forbidden, notFound, unauthorized, unsupportedMediaType } from '../errors.ts';
@@ -15,7 +15,6 @@ import { hashToken, parseToken, safeEqual } from '../tokens.ts';
 import { keyStatus } from './keys.ts';
 import { takeAccountBudget } from './rate-limit.ts';
 import { keyRead, readThrough, webhookRead } from './records.ts';
-import { authMode } from './webhooks.ts';
 import { emit } from '../metrics.ts';
 
 export type TriggerRequest = { event: HttpEvent; webhookId: string; sourceIp: string };

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import * as z from 'zod';
-import { VarName } from '../engine/definition.ts';
+import { VarName } from '../engine/variable-types.ts';
 import { Id } from './common.ts';
 import { parseRange } from '../http/client-ip.ts';
 

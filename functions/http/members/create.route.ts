@@ -1,0 +1,17 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { CreateMemberBody, UserView } from '../../../shared/schemas/identity.ts';
+import { admin, readWrite } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: '/api/members',
+  handler: 'http/members/create',
+  summary: 'Create a member (admins)',
+  tag: 'Console',
+  auth: admin,
+  grants: readWrite,
+  body: CreateMemberBody,
+  status: 201,
+  response: UserView,
+  maxBodyBytes: 4096,
+} as const satisfies Route;
