@@ -58,7 +58,6 @@ async function storablePayload(accountId: string, webhookId: string, payload: un
   const text = JSON.stringify(payload);
   if (Buffer.byteLength(text) <= INLINE_PAYLOAD_BYTES) return { payload };
   const bucket = config().ARTIFACTS_BUCKET;
-  if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
   const payloadRef = `${accountId}/payloads/${webhookId}/${now}-${randomUUID()}.json`;
   const { PutObjectCommand } = await import('../s3.ts');
   await (await storage()).send(new PutObjectCommand({ Bucket: bucket, Key: payloadRef, Body: text, ContentType: 'application/json' }));

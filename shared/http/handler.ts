@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Principal } from '../domain/principal.ts';
 import type { AppContext, HttpEvent, HttpResult, Middleware, RequestState } from './context.ts';
 import type { Route } from './route.ts';
+import { requireConfig, settingsFor } from '../config.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { parseRequest } from './middleware/parse-request.ts';
@@ -41,10 +42,12 @@ export function stackFor(route: Route): Middleware[] {
 
 /**
  * A Lambda handler for one route of the route table: the stack that route's settings call for, then
- * `fn` with typed, validated input. Handlers return a result or throw `AppError`s; they never build
+ * `fn` with typed, validated input. Checks the settings the route's grants give it first. Handlers return a result or throw `AppError`s; they never build
  * error responses.
  */
 export function http<R extends Route>(route: R, fn: (input: Input<R>) => Promise<HttpResult>) {
+  // At import, i.e. the cold start: a function without a setting its grants give it fails here.
+  requireConfig(settingsFor(route.grants));
   return middy<HttpEvent, HttpResult, Error, Context>()
     .use(stackFor(route))
     .handler(async (event, context) => {

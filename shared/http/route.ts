@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import type { Scope } from '../db/entities/api-key.ts';
 
-/** What a route's function may touch; the CDK stack turns each into a least-privilege grant. */
-export type Grant = 'table:read' | 'table:write' | 'queue:send' | 'bucket:read' | 'bucket:write';
+import type { Grant } from '../config.ts';
+
+export type { Grant };
 
 export type Auth =
   | { kind: 'none' }
