@@ -15,13 +15,16 @@ import { sessionAuth } from './middleware/session-auth.ts';
 export const DEFAULT_MAX_BODY = 64 * 1024;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
-type PrincipalOf<R extends Route> = R['auth']['kind'] extends 'session'
+/** What a handler's input depends on: routes that agree on these can share a handler function. */
+export type RouteIo = Pick<Route, 'auth' | 'params' | 'query' | 'body'>;
+
+type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session'
   ? Extract<Principal, { kind: 'session' }>
   : R['auth']['kind'] extends 'apiKey'
     ? Extract<Principal, { kind: 'apiKey' }>
     : undefined;
 
-export type Input<R extends Route> = {
+export type Input<R extends RouteIo> = {
   event: HttpEvent;
   params: Infer<R['params']>;
   query: Infer<R['query']>;
@@ -45,7 +48,7 @@ export function stackFor(route: Route): Middleware[] {
  * `fn` with typed, validated input. Checks the settings the route's grants give it first. Handlers return a result or throw `AppError`s; they never build
  * error responses.
  */
-export function http<R extends Route>(route: R, fn: (input: Input<R>) => Promise<HttpResult>) {
+export function http<R extends Route>(route: R, fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>) {
   // At import, i.e. the cold start: a function without a setting its grants give it fails here.
   requireConfig(settingsFor(route.grants));
   return middy<HttpEvent, HttpResult, Error, Context>()

@@ -63,5 +63,7 @@ describe('settings are checked at a cold start, per function', () => {
   it('a function asks only for what it is given: health needs nothing, a read route no queue or bucket', () => {
     expect(coldStart('http/health/get', {})).toMatchObject({ ok: true });
     expect(coldStart('http/v1/executions/get', { TABLE_NAME: DEPLOYED.TABLE_NAME })).toMatchObject({ ok: true });
+    // HEAD of the approval link shares the GET's code, not its grants: it reads only.
+    expect(coldStart('http/approvals/link-head', { TABLE_NAME: DEPLOYED.TABLE_NAME })).toMatchObject({ ok: true });
   });
 });

@@ -1,12 +1,13 @@
 // GET /api/webhook-trigger/approval/{approvalId}/{decision} (also HEAD, and POST from the page's button)
 import { route } from './link.route.ts';
-import { http } from '../../../shared/http/handler.ts';
+import { http, type Input } from '../../../shared/http/handler.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
 import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/domain/approval-page.ts';
 
-export const handler = http(route, async ({ principal, params, query, event, request }) => {
+/** The link's answer for its three methods; each is its own function, with its own route's settings. */
+export const respond = async ({ principal, params, query, event, request }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
   const decision = parseDecision(params.decision);
   if (!decision) throw badRequest('INVALID_DECISION', 'The link must end in /approve or /reject.');
   const method = event.requestContext.http.method;
@@ -30,4 +31,6 @@ export const handler = http(route, async ({ principal, params, query, event, req
   assertOpen(a);
   const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
   return confirmationPage(a, decision, action, query.comment);
-});
+};
+
+export const handler = http(route, respond);
