@@ -1,36 +1,6 @@
-// GET /api/webhook-trigger/approval/{approvalId}/{decision} (also HEAD, and POST from the page's button)
+// GET /api/webhook-trigger/approval/{approvalId}/{decision}: the confirmation page; `confirm=1` decides.
 import { route } from './link.route.ts';
-import { http, type Input } from '../../../shared/http/handler.ts';
-import { badRequest } from '../../../shared/errors.ts';
-import { parseDecision } from '../../../shared/schemas/approvals.ts';
-import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
-import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/domain/approval-page.ts';
-
-/** The link's answer for its three methods; each is its own function, with its own route's settings. */
-export const respond = async ({ principal, params, query, event, request }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
-  const decision = parseDecision(params.decision);
-  if (!decision) throw badRequest('INVALID_DECISION', 'The link must end in /approve or /reject.');
-  const method = event.requestContext.http.method;
-  const userAgent = event.headers['user-agent'] ?? '';
-  const confirmed = query.confirm === '1' && (method === 'POST' || (method === 'GET' && !PREVIEW_BOT.test(userAgent)));
-  if (confirmed) {
-    const a = await decide({
-      principal,
-      approvalId: params.approvalId,
-      decision,
-      comment: query.comment,
-      channel: 'link',
-      sourceIp: request.sourceIp,
-      userAgent,
-    });
-    return decidedPage(a, decision);
-  }
-  // The page itself answers like a decision would: 404, 403, 409 before anything is shown.
-  const a = await requireApproval(principal.accountId, params.approvalId);
-  await assertReviewer(principal, a);
-  assertOpen(a);
-  const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
-  return confirmationPage(a, decision, action, query.comment);
-};
+import { http } from '../../../shared/http/handler.ts';
+import { respond } from './link-answer.ts';
 
 export const handler = http(route, respond);
