@@ -128,7 +128,8 @@ describe('bundle size', () => {
   it("the trigger's bundle holds its own route only: no other route's schemas, no jsonata, no Secrets Manager", async () => {
     const { text } = await bundleText('http/webhooks/trigger');
     expect(text).toContain('/api/webhooks/{webhookId}/trigger');
-    for (const other of ['/api/webhooks/{id}/stats', '/api/v1/executions', '/api/keys', '/api/auth/login']) expect(text).not.toContain(other);
+    for (const other of ['/api/webhooks/{id}/stats', '/api/v1/executions', '/api/keys', '/api/auth/login'])
+      expect(text).not.toContain(other);
     // jsonata's own error messages; the Secrets Manager client's service id.
     expect(text).not.toContain('Attempted to invoke a non-function');
     expect(text).not.toContain('secretsmanager');
