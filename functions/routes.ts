@@ -1,722 +1,112 @@
-import { Health } from '../shared/schemas/common.ts';
-import {
-  CreateKeyBody,
-  CreateMemberBody,
-  KeyCreated,
-  KeyList,
-  KeyListQuery,
-  KeyParams,
-  LoginBody,
-  LoginResult,
-  Me,
-  MemberList,
-  MemberParams,
-  UpdateMemberBody,
-  UserView,
-  V1Me,
-} from '../shared/schemas/identity.ts';
 import type { Route } from '../shared/http/route.ts';
-import {
-  ArtifactList,
-  ArtifactParams,
-  CancelBody,
-  DownloadLink,
-  DownloadQuery,
-  EventList,
-  ExecutionList,
-  ExecutionParams,
-  ExecutionResult,
-  ExecutionsQuery,
-  ExecutionView,
-  PageQuery,
-  StartRunBody,
-  V1WorkflowParams,
-  WorkflowParams,
-  WorkflowSummary,
-  WorkflowSummaryList,
-  WorkflowView,
-  WorkflowViewList,
-} from '../shared/schemas/engine.ts';
-import { WorkflowBody, WorkflowPatch } from '../shared/schemas/workflows.ts';
-import {
-  ApprovalList,
-  ApprovalParams,
-  ApprovalsQuery,
-  ApprovalView,
-  ApproveBody,
-  DecisionBody,
-  DecisionResult,
-  LinkParams,
-  LinkQuery,
-  RejectBody,
-} from '../shared/schemas/approvals.ts';
-import { CreateSecretBody, SecretList, SecretParams, SecretView, UpdateSecretBody } from '../shared/schemas/secrets.ts';
-import {
-  CreateWebhookBody,
-  TriggerParams,
-  TriggerPayload,
-  TriggerResult,
-  UpdateWebhookBody,
-  WebhookList,
-  WebhookParams,
-  WebhookStats,
-  WebhookView,
-} from '../shared/schemas/webhooks.ts';
-
-const session = { kind: 'session' } as const;
-const admin = { kind: 'session', admin: true } as const;
-const none = { kind: 'none' } as const;
-/** API-key routes that only read take `read` too: the stack adds the UpdateItem their metering needs. */
-const read = ['table:read'] as const;
-const readWrite = ['table:read', 'table:write'] as const;
-const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
-/** Writing an account secret seals it under a fresh data key of the secrets key. */
-const sealsSecrets = ['table:read', 'table:write', 'secrets:encrypt'] as const;
-const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
-const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
-const webhook = { kind: 'webhook' } as const;
-/** The trigger also keeps large payloads in the artifacts bucket. */
-const triggers = ['table:read', 'table:write', 'queue:send', 'bucket:write'] as const;
-const approvalPost = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401 } as const;
-const approvalLink = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401, allowQuery: true } as const;
-const approvalV1 = { kind: 'apiKey', scope: 'APPROVAL_RESPOND' } as const;
-const decides = startsRuns;
-const LINK = '/api/webhook-trigger/approval/{approvalId}/{decision}';
-/** The spec's trigger body limit: 1 MiB. */
-const TRIGGER_BYTES = 1024 * 1024;
-/** Definitions can be large; 256 KiB leaves room for 100 steps with forms and templates. */
-const DEFINITION_BYTES = 256 * 1024;
+import { route as healthGet } from './http/health/get.route.ts';
+import { route as v1Openapi } from './http/v1/openapi.route.ts';
+import { route as authLogin } from './http/auth/login.route.ts';
+import { route as authLogout } from './http/auth/logout.route.ts';
+import { route as authMe } from './http/auth/me.route.ts';
+import { route as membersList } from './http/members/list.route.ts';
+import { route as membersCreate } from './http/members/create.route.ts';
+import { route as membersUpdate } from './http/members/update.route.ts';
+import { route as membersRemove } from './http/members/remove.route.ts';
+import { route as secretsList } from './http/secrets/list.route.ts';
+import { route as secretsCreate } from './http/secrets/create.route.ts';
+import { route as secretsUpdate } from './http/secrets/update.route.ts';
+import { route as secretsDelete } from './http/secrets/delete.route.ts';
+import { route as keysList } from './http/keys/list.route.ts';
+import { route as keysCreate } from './http/keys/create.route.ts';
+import { route as keysRevoke } from './http/keys/revoke.route.ts';
+import { route as workflowsList } from './http/workflows/list.route.ts';
+import { route as workflowsCreate } from './http/workflows/create.route.ts';
+import { route as workflowsGet } from './http/workflows/get.route.ts';
+import { route as workflowsUpdate } from './http/workflows/update.route.ts';
+import { route as workflowsDelete } from './http/workflows/delete.route.ts';
+import { route as v1WorkflowsList } from './http/v1/workflows/list.route.ts';
+import { route as v1WorkflowsGet } from './http/v1/workflows/get.route.ts';
+import { route as v1WorkflowsStartRun } from './http/v1/workflows/start-run.route.ts';
+import { route as v1ExecutionsList } from './http/v1/executions/list.route.ts';
+import { route as v1ExecutionsGet } from './http/v1/executions/get.route.ts';
+import { route as v1ExecutionsResult } from './http/v1/executions/result.route.ts';
+import { route as v1ExecutionsEvents } from './http/v1/executions/events.route.ts';
+import { route as v1ExecutionsCancel } from './http/v1/executions/cancel.route.ts';
+import { route as v1ExecutionsResume } from './http/v1/executions/resume.route.ts';
+import { route as v1ExecutionsRerun } from './http/v1/executions/rerun.route.ts';
+import { route as v1ExecutionsRetry } from './http/v1/executions/retry.route.ts';
+import { route as v1ArtifactsList } from './http/v1/artifacts/list.route.ts';
+import { route as v1ArtifactsDownload } from './http/v1/artifacts/download.route.ts';
+import { route as webhooksCreate } from './http/webhooks/create.route.ts';
+import { route as webhooksList } from './http/webhooks/list.route.ts';
+import { route as webhooksGet } from './http/webhooks/get.route.ts';
+import { route as webhooksUpdate } from './http/webhooks/update.route.ts';
+import { route as webhooksDelete } from './http/webhooks/delete.route.ts';
+import { route as webhooksStats } from './http/webhooks/stats.route.ts';
+import { route as webhooksTrigger } from './http/webhooks/trigger.route.ts';
+import { route as webhooksTriggerLegacy } from './http/webhooks/trigger-legacy.route.ts';
+import { route as approvalsDecide } from './http/approvals/decide.route.ts';
+import { route as approvalsLink } from './http/approvals/link.route.ts';
+import { route as approvalsLinkHead } from './http/approvals/link-head.route.ts';
+import { route as approvalsLinkConfirm } from './http/approvals/link-confirm.route.ts';
+import { route as v1ApprovalsList } from './http/v1/approvals/list.route.ts';
+import { route as v1ApprovalsGet } from './http/v1/approvals/get.route.ts';
+import { route as v1ApprovalsApprove } from './http/v1/approvals/approve.route.ts';
+import { route as v1ApprovalsReject } from './http/v1/approvals/reject.route.ts';
+import { route as v1Me } from './http/v1/me.route.ts';
 
 /**
- * Every HTTP route of the service. The CDK stack makes one Lambda per entry, the local server mounts
- * the same handlers, the OpenAPI document is generated from it, and each handler takes its
- * settings (auth, schemas, limits) from its own entry.
+ * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
+ * grants, schemas, limits). The CDK stack makes one Lambda per entry, the local server mounts the same
+ * handlers and the OpenAPI document is generated from this list. A handler imports only its own
+ * route module, never this list, so its bundle holds its own schemas and nothing of the other routes.
  */
 export const routes = [
-  {
-    method: 'GET',
-    path: '/api/health',
-    handler: 'http/health/get',
-    summary: 'Liveness',
-    tag: 'Service',
-    auth: none,
-    grants: [],
-    response: Health,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/openapi.json',
-    handler: 'http/v1/openapi',
-    summary: 'This OpenAPI 3.1 document',
-    tag: 'Service',
-    auth: none,
-    grants: [],
-  },
-
-  {
-    method: 'POST',
-    path: '/api/auth/login',
-    handler: 'http/auth/login',
-    summary: 'Log in to the console',
-    tag: 'Console',
-    auth: none,
-    grants: readWrite,
-    throttle: 'login',
-    body: LoginBody,
-    response: LoginResult,
-    maxBodyBytes: 4096,
-    // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts); more memory is also more CPU for it.
-    memoryMb: 1024,
-  },
-  {
-    method: 'POST',
-    path: '/api/auth/logout',
-    handler: 'http/auth/logout',
-    summary: 'Revoke the current session',
-    tag: 'Console',
-    auth: session,
-    grants: readWrite,
-    status: 204,
-  },
-  {
-    method: 'GET',
-    path: '/api/auth/me',
-    handler: 'http/auth/me',
-    summary: 'The logged-in user and account',
-    tag: 'Console',
-    auth: session,
-    grants: read,
-    response: Me,
-  },
-
-  {
-    method: 'GET',
-    path: '/api/members',
-    handler: 'http/members/list',
-    summary: 'List the account members',
-    tag: 'Console',
-    auth: session,
-    grants: read,
-    response: MemberList,
-  },
-  {
-    method: 'POST',
-    path: '/api/members',
-    handler: 'http/members/create',
-    summary: 'Create a member (admins)',
-    tag: 'Console',
-    auth: admin,
-    grants: readWrite,
-    body: CreateMemberBody,
-    status: 201,
-    response: UserView,
-    maxBodyBytes: 4096,
-    memoryMb: 1024,
-  },
-  {
-    method: 'PUT',
-    path: '/api/members/{id}',
-    handler: 'http/members/update',
-    summary: 'Change a member: role, disabled (admins)',
-    tag: 'Console',
-    auth: admin,
-    grants: readWrite,
-    params: MemberParams,
-    body: UpdateMemberBody,
-    response: UserView,
-    maxBodyBytes: 4096,
-  },
-  {
-    method: 'DELETE',
-    path: '/api/members/{id}',
-    handler: 'http/members/remove',
-    summary: 'Remove a member (admins)',
-    tag: 'Console',
-    auth: admin,
-    grants: readWrite,
-    params: MemberParams,
-    status: 204,
-  },
-
-  {
-    method: 'GET',
-    path: '/api/keys',
-    handler: 'http/keys/list',
-    summary: 'List API keys with usage',
-    tag: 'Console',
-    auth: session,
-    grants: read,
-    query: KeyListQuery,
-    response: KeyList,
-  },
-  {
-    method: 'POST',
-    path: '/api/keys',
-    handler: 'http/keys/create',
-    summary: 'Create an API key (token shown once)',
-    tag: 'Console',
-    auth: session,
-    grants: readWrite,
-    body: CreateKeyBody,
-    status: 201,
-    response: KeyCreated,
-    maxBodyBytes: 4096,
-  },
-  {
-    method: 'DELETE',
-    path: '/api/keys/{id}',
-    handler: 'http/keys/revoke',
-    summary: 'Revoke an API key',
-    tag: 'Console',
-    auth: session,
-    grants: readWrite,
-    params: KeyParams,
-    status: 204,
-  },
-
-  {
-    method: 'GET',
-    path: '/api/secrets',
-    handler: 'http/secrets/list',
-    summary: 'List the account secrets (names and dates, never values)',
-    tag: 'Console',
-    auth: session,
-    grants: read,
-    response: SecretList,
-  },
-  {
-    method: 'POST',
-    path: '/api/secrets',
-    handler: 'http/secrets/create',
-    summary: 'Create an account secret (admins)',
-    tag: 'Console',
-    auth: admin,
-    grants: sealsSecrets,
-    body: CreateSecretBody,
-    status: 201,
-    response: SecretView,
-    maxBodyBytes: 64 * 1024,
-  },
-  {
-    method: 'PUT',
-    path: '/api/secrets/{name}',
-    handler: 'http/secrets/update',
-    summary: "Replace an account secret's value (admins)",
-    tag: 'Console',
-    auth: admin,
-    grants: sealsSecrets,
-    params: SecretParams,
-    body: UpdateSecretBody,
-    response: SecretView,
-    maxBodyBytes: 64 * 1024,
-  },
-  {
-    method: 'DELETE',
-    path: '/api/secrets/{name}',
-    handler: 'http/secrets/delete',
-    summary: 'Delete an account secret (admins)',
-    tag: 'Console',
-    auth: admin,
-    grants: readWrite,
-    params: SecretParams,
-    status: 204,
-  },
-
-  {
-    method: 'GET',
-    path: '/api/workflows',
-    handler: 'http/workflows/list',
-    summary: 'List the account workflows',
-    tag: 'Console',
-    auth: session,
-    grants: read,
-    query: PageQuery,
-    response: WorkflowViewList,
-  },
-  {
-    method: 'POST',
-    path: '/api/workflows',
-    handler: 'http/workflows/create',
-    summary: 'Create a workflow',
-    tag: 'Console',
-    auth: session,
-    grants: readWrite,
-    body: WorkflowBody,
-    status: 201,
-    response: WorkflowView,
-    maxBodyBytes: DEFINITION_BYTES,
-  },
-  {
-    method: 'GET',
-    path: '/api/workflows/{id}',
-    handler: 'http/workflows/get',
-    summary: 'Read a workflow',
-    tag: 'Console',
-    auth: session,
-    grants: read,
-    params: WorkflowParams,
-    response: WorkflowView,
-  },
-  {
-    method: 'PUT',
-    path: '/api/workflows/{id}',
-    handler: 'http/workflows/update',
-    summary: 'Update a workflow (owner, editors, admins)',
-    tag: 'Console',
-    auth: session,
-    grants: readWrite,
-    params: WorkflowParams,
-    body: WorkflowPatch,
-    response: WorkflowView,
-    maxBodyBytes: DEFINITION_BYTES,
-  },
-  {
-    method: 'DELETE',
-    path: '/api/workflows/{id}',
-    handler: 'http/workflows/delete',
-    summary: 'Delete a workflow (owner, editors, admins)',
-    tag: 'Console',
-    auth: session,
-    grants: readWrite,
-    params: WorkflowParams,
-    status: 204,
-  },
-
-  {
-    method: 'GET',
-    path: '/api/v1/workflows',
-    handler: 'http/v1/workflows/list',
-    summary: 'List workflows',
-    tag: 'Workflow V1',
-    auth: wfRead,
-    grants: read,
-    query: PageQuery,
-    response: WorkflowSummaryList,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/workflows/{workflowId}',
-    handler: 'http/v1/workflows/get',
-    summary: 'Read a workflow: variables and steps',
-    tag: 'Workflow V1',
-    auth: wfRead,
-    grants: read,
-    params: V1WorkflowParams,
-    response: WorkflowSummary,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/workflows/{workflowId}/runs',
-    handler: 'http/v1/workflows/start-run',
-    summary: 'Start a run (optional Idempotency-Key)',
-    tag: 'Workflow V1',
-    auth: wfExecute,
-    grants: startsRuns,
-    params: V1WorkflowParams,
-    body: StartRunBody,
-    status: 202,
-    response: ExecutionView,
-    maxBodyBytes: 512 * 1024,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/executions',
-    handler: 'http/v1/executions/list',
-    summary: 'List runs, newest first',
-    tag: 'Execute V1',
-    auth: wfRead,
-    grants: read,
-    query: ExecutionsQuery,
-    response: ExecutionList,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/executions/{executionId}',
-    handler: 'http/v1/executions/get',
-    summary: 'Read a run with its steps',
-    tag: 'Execute V1',
-    auth: wfRead,
-    grants: read,
-    params: ExecutionParams,
-    response: ExecutionView,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/executions/{executionId}/result',
-    handler: 'http/v1/executions/result',
-    summary: 'The result of a finished run (409 before)',
-    tag: 'Execute V1',
-    auth: wfRead,
-    grants: read,
-    params: ExecutionParams,
-    response: ExecutionResult,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/executions/{executionId}/events',
-    handler: 'http/v1/executions/events',
-    summary: 'The event log of a run, oldest first',
-    tag: 'Execute V1',
-    auth: wfRead,
-    grants: read,
-    params: ExecutionParams,
-    query: PageQuery,
-    response: EventList,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/executions/{executionId}/cancel',
-    handler: 'http/v1/executions/cancel',
-    summary: 'Cancel a run',
-    tag: 'Execute V1',
-    auth: wfExecute,
-    // Moving a run emits events, which go to the notifications queue.
-    grants: startsRuns,
-    params: ExecutionParams,
-    body: CancelBody,
-    response: ExecutionView,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/executions/{executionId}/resume',
-    handler: 'http/v1/executions/resume',
-    summary: 'Resume an INTERRUPTED run from the step it stopped in',
-    tag: 'Execute V1',
-    auth: wfExecute,
-    grants: startsRuns,
-    params: ExecutionParams,
-    response: ExecutionView,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/executions/{executionId}/rerun',
-    handler: 'http/v1/executions/rerun',
-    summary: 'Start a new run with the same inputs (rerunOf set)',
-    tag: 'Execute V1',
-    auth: wfExecute,
-    grants: startsRuns,
-    params: ExecutionParams,
-    status: 202,
-    response: ExecutionView,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/executions/{executionId}/retry',
-    handler: 'http/v1/executions/retry',
-    summary: 'Retry a FAILED run from the step that failed (optional Idempotency-Key)',
-    tag: 'Execute V1',
-    auth: wfExecute,
-    grants: startsRuns,
-    params: ExecutionParams,
-    status: 202,
-    response: ExecutionView,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/executions/{executionId}/artifacts',
-    handler: 'http/v1/artifacts/list',
-    summary: 'List the artifacts of a run',
-    tag: 'Artifacts V1',
-    auth: wfRead,
-    grants: read,
-    params: ExecutionParams,
-    response: ArtifactList,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/executions/{executionId}/artifacts/{artifactId}/download',
-    handler: 'http/v1/artifacts/download',
-    summary: 'A 5-minute download link (`?redirect=1`: 302)',
-    tag: 'Artifacts V1',
-    auth: wfRead,
-    grants: ['table:read', 'bucket:read'],
-    params: ArtifactParams,
-    query: DownloadQuery,
-    response: DownloadLink,
-  },
-
-  {
-    method: 'POST',
-    path: '/api/webhooks',
-    handler: 'http/webhooks/create',
-    summary: 'Create a webhook',
-    tag: 'Webhooks',
-    auth: session,
-    grants: readWrite,
-    body: CreateWebhookBody,
-    status: 201,
-    response: WebhookView,
-    maxBodyBytes: 32 * 1024,
-  },
-  {
-    method: 'GET',
-    path: '/api/webhooks',
-    handler: 'http/webhooks/list',
-    summary: 'List webhooks (own; admins: the account)',
-    tag: 'Webhooks',
-    auth: session,
-    grants: read,
-    response: WebhookList,
-  },
-  {
-    method: 'GET',
-    path: '/api/webhooks/{id}',
-    handler: 'http/webhooks/get',
-    summary: 'Read a webhook',
-    tag: 'Webhooks',
-    auth: session,
-    grants: read,
-    params: WebhookParams,
-    response: WebhookView,
-  },
-  {
-    method: 'PUT',
-    path: '/api/webhooks/{id}',
-    handler: 'http/webhooks/update',
-    summary: 'Update a webhook (partial; clearApiKeyId + secretKey switches to HMAC)',
-    tag: 'Webhooks',
-    auth: session,
-    grants: readWrite,
-    params: WebhookParams,
-    body: UpdateWebhookBody,
-    response: WebhookView,
-    maxBodyBytes: 32 * 1024,
-  },
-  {
-    method: 'DELETE',
-    path: '/api/webhooks/{id}',
-    handler: 'http/webhooks/delete',
-    summary: 'Delete a webhook',
-    tag: 'Webhooks',
-    auth: session,
-    grants: readWrite,
-    params: WebhookParams,
-    status: 204,
-  },
-  {
-    method: 'GET',
-    path: '/api/webhooks/{id}/stats',
-    handler: 'http/webhooks/stats',
-    summary: 'Trigger statistics (30 daily buckets)',
-    tag: 'Webhooks',
-    auth: session,
-    grants: read,
-    params: WebhookParams,
-    response: WebhookStats,
-  },
-  {
-    method: 'POST',
-    path: '/api/webhooks/{webhookId}/trigger',
-    handler: 'http/webhooks/trigger',
-    summary: 'Trigger the bound workflow',
-    tag: 'Webhook Trigger',
-    auth: webhook,
-    grants: triggers,
-    throttle: 'trigger',
-    params: TriggerParams,
-    body: TriggerPayload,
-    response: TriggerResult,
-    maxBodyBytes: TRIGGER_BYTES,
-  },
-  {
-    method: 'POST',
-    path: '/api/webhook-trigger/{webhookId}',
-    handler: 'http/webhooks/trigger-legacy',
-    summary: 'Trigger (legacy path, identical behaviour)',
-    tag: 'Webhook Trigger',
-    auth: webhook,
-    grants: triggers,
-    throttle: 'trigger',
-    params: TriggerParams,
-    body: TriggerPayload,
-    response: TriggerResult,
-    maxBodyBytes: TRIGGER_BYTES,
-  },
-
-  {
-    method: 'POST',
-    path: '/api/webhook-trigger/approval',
-    handler: 'http/approvals/decide',
-    summary: 'Decide an approval',
-    tag: 'Approval Webhook',
-    auth: approvalPost,
-    grants: decides,
-    throttle: 'approval',
-    body: DecisionBody,
-    response: DecisionResult,
-    maxBodyBytes: 64 * 1024,
-  },
-  {
-    method: 'GET',
-    path: LINK,
-    handler: 'http/approvals/link',
-    summary: 'One-click link: confirmation page; `confirm=1` decides',
-    tag: 'Approval Webhook',
-    auth: approvalLink,
-    grants: decides,
-    throttle: 'approval',
-    params: LinkParams,
-    query: LinkQuery,
-    html: true,
-  },
-  {
-    method: 'HEAD',
-    path: LINK,
-    handler: 'http/approvals/link-head',
-    summary: 'One-click link, HEAD: the confirmation page headers only',
-    tag: 'Approval Webhook',
-    auth: approvalLink,
-    grants: read,
-    throttle: 'approval',
-    params: LinkParams,
-    query: LinkQuery,
-    html: true,
-  },
-  {
-    method: 'POST',
-    path: LINK,
-    handler: 'http/approvals/link-confirm',
-    summary: "The confirmation page's button (`confirm=1`)",
-    tag: 'Approval Webhook',
-    auth: approvalLink,
-    grants: decides,
-    throttle: 'approval',
-    params: LinkParams,
-    query: LinkQuery,
-    html: true,
-    maxBodyBytes: 1024,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/approvals',
-    handler: 'http/v1/approvals/list',
-    summary: 'Approvals the key owner may decide (PENDING by default)',
-    tag: 'Approvals V1',
-    auth: approvalV1,
-    grants: read,
-    throttle: 'approval',
-    query: ApprovalsQuery,
-    response: ApprovalList,
-  },
-  {
-    method: 'GET',
-    path: '/api/v1/approvals/{approvalId}',
-    handler: 'http/v1/approvals/get',
-    summary: 'An approval with form, context and history',
-    tag: 'Approvals V1',
-    auth: approvalV1,
-    grants: read,
-    throttle: 'approval',
-    params: ApprovalParams,
-    response: ApprovalView,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/approvals/{approvalId}/approve',
-    handler: 'http/v1/approvals/approve',
-    summary: 'Approve (optionally with edited form data)',
-    tag: 'Approvals V1',
-    auth: approvalV1,
-    grants: decides,
-    throttle: 'approval',
-    params: ApprovalParams,
-    body: ApproveBody,
-    response: ApprovalView,
-  },
-  {
-    method: 'POST',
-    path: '/api/v1/approvals/{approvalId}/reject',
-    handler: 'http/v1/approvals/reject',
-    summary: 'Reject',
-    tag: 'Approvals V1',
-    auth: approvalV1,
-    grants: decides,
-    throttle: 'approval',
-    params: ApprovalParams,
-    body: RejectBody,
-    response: ApprovalView,
-  },
-
-  {
-    method: 'GET',
-    path: '/api/v1/me',
-    handler: 'http/v1/me',
-    summary: 'The calling key, its account and rate limit',
-    tag: 'v1',
-    auth: { kind: 'apiKey', scope: 'WORKFLOW_READ' },
-    grants: read,
-    response: V1Me,
-  },
+  healthGet,
+  v1Openapi,
+  authLogin,
+  authLogout,
+  authMe,
+  membersList,
+  membersCreate,
+  membersUpdate,
+  membersRemove,
+  secretsList,
+  secretsCreate,
+  secretsUpdate,
+  secretsDelete,
+  keysList,
+  keysCreate,
+  keysRevoke,
+  workflowsList,
+  workflowsCreate,
+  workflowsGet,
+  workflowsUpdate,
+  workflowsDelete,
+  v1WorkflowsList,
+  v1WorkflowsGet,
+  v1WorkflowsStartRun,
+  v1ExecutionsList,
+  v1ExecutionsGet,
+  v1ExecutionsResult,
+  v1ExecutionsEvents,
+  v1ExecutionsCancel,
+  v1ExecutionsResume,
+  v1ExecutionsRerun,
+  v1ExecutionsRetry,
+  v1ArtifactsList,
+  v1ArtifactsDownload,
+  webhooksCreate,
+  webhooksList,
+  webhooksGet,
+  webhooksUpdate,
+  webhooksDelete,
+  webhooksStats,
+  webhooksTrigger,
+  webhooksTriggerLegacy,
+  approvalsDecide,
+  approvalsLink,
+  approvalsLinkHead,
+  approvalsLinkConfirm,
+  v1ApprovalsList,
+  v1ApprovalsGet,
+  v1ApprovalsApprove,
+  v1ApprovalsReject,
+  v1Me,
 ] as const satisfies readonly Route[];
-
-export type RouteKey = `${(typeof routes)[number]['method']} ${(typeof routes)[number]['path']}`;
-export type RouteOf<K extends RouteKey> = Extract<(typeof routes)[number], { method: MethodOf<K>; path: PathOf<K> }>;
-type MethodOf<K> = K extends `${infer M} ${string}` ? M : never;
-type PathOf<K> = K extends `${string} ${infer P}` ? P : never;
-
-/** The entry of one route, for its handler. */
-export function route<K extends RouteKey>(key: K): RouteOf<K> {
-  const found = routes.find((r) => `${r.method} ${r.path}` === key);
-  if (!found) throw new Error(`No route ${key}`);
-  return found as RouteOf<K>;
-}

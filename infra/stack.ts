@@ -28,6 +28,7 @@ import * as triggers from 'aws-cdk-lib/triggers';
 import type { Construct } from 'constructs';
 import { releaseDigest } from './release.ts';
 import { routes } from '../functions/routes.ts';
+import { type Worker, WORKERS } from '../functions/bindings.ts';
 import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../shared/db/table.ts';
 import type { Grant, Route } from '../shared/http/route.ts';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/metric-names.ts';
@@ -101,12 +102,8 @@ export type FlowgateStackProps = StackProps & {
   // front is a CloudFront distribution with the web ACL whose origin is the API (README, "Deploying").
 };
 
-/** Runs move runs, emit events and write artifacts; they never read an object back. They open the account secrets their steps read. */
-const RUNS_WORKER_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send', 'bucket:write', 'secrets:decrypt'];
-/** A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages. */
-const NOTIFY_WORKER_GRANTS: readonly Grant[] = ['table:read', 'secrets:decrypt'];
-/** The sweeps move runs, so they write the table and emit events; the crash sweep also queues runs it resumes. */
-const SWEEP_GRANTS: readonly Grant[] = ['table:read', 'table:write', 'queue:send'];
+/** The workers' and sweeps' grants (functions/bindings.ts: the functions check the same list's settings). */
+const grantsOfWorker = (w: Worker): readonly Grant[] => WORKERS[w].grants;
 
 /** What a route's function may do: its grants, plus the metering of an API-key request. */
 const grantsOf = (route: Route): FunctionGrant[] => [...route.grants, ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : [])];
@@ -338,7 +335,7 @@ export class FlowgateStack extends Stack {
     this.configureDefaultStage(props, removalPolicy);
     if (customDomain) new ApiMapping(this, 'ApiMapping', { api: this.api, domainName: customDomain });
 
-    const runsWorker = fn('worker/execute', { timeoutSeconds: WORKER_TIMEOUT_SECONDS }).bind(resources, RUNS_WORKER_GRANTS);
+    const runsWorker = fn('worker/execute', { timeoutSeconds: WORKER_TIMEOUT_SECONDS }).bind(resources, grantsOfWorker('worker/execute'));
     const runsBatchingWindow = props.runsBatchingWindowSeconds ?? DEFAULTS.runsBatchingWindowSeconds;
     runsWorker.addEventSource(
       new SqsEventSource(this.queue, {
@@ -349,7 +346,7 @@ export class FlowgateStack extends Stack {
       }),
     );
     inGroup('Runs worker', runsWorker);
-    const notifyWorker = fn('worker/notify', { timeoutSeconds: WORKER_TIMEOUT_SECONDS }).bind(resources, NOTIFY_WORKER_GRANTS);
+    const notifyWorker = fn('worker/notify', { timeoutSeconds: WORKER_TIMEOUT_SECONDS }).bind(resources, grantsOfWorker('worker/notify'));
     notifyWorker.addEventSource(
       new SqsEventSource(this.notifyQueue, {
         batchSize: 10,
@@ -364,7 +361,7 @@ export class FlowgateStack extends Stack {
     inGroup('Notifications worker', notifyWorker);
     inGroup('Fallback', fallback);
     // The scheduled sweep: approval deadlines and crashed runs, every minute.
-    const sweep = fn('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, SWEEP_GRANTS);
+    const sweep = fn('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, grantsOfWorker('sweep/scheduled'));
     new events.Rule(this, 'ScheduledSweep', {
       description: 'Runs the scheduled sweep every minute',
       schedule: events.Schedule.rate(Duration.minutes(1)),
@@ -374,7 +371,7 @@ export class FlowgateStack extends Stack {
     // The startup sweep: a deployment that changes the service is its restart (ARCHITECTURE.md), so
     // the trigger runs once every function of the release is in place. It re-runs when its handler
     // version changes; RELEASE (a digest of the code and settings) changes that on every release.
-    const startup = fn('sweep/startup', { timeoutSeconds: 300 }).bind(resources, SWEEP_GRANTS);
+    const startup = fn('sweep/startup', { timeoutSeconds: 300 }).bind(resources, grantsOfWorker('sweep/startup'));
     startup.addEnvironment('RELEASE', releaseDigest(this.resolve(environment)));
     startup.addEnvironment('RESTART_SWEEP', props.restartSweep ?? DEFAULTS.restartSweep);
     inGroup('Sweep', startup);

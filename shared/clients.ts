@@ -25,9 +25,5 @@ export const queue = () => (sqs ??= new SQSClient({}));
 export const storage = () =>
   (s3 ??= import('./s3.ts').then(({ S3Client }) => new S3Client({ forcePathStyle: config().S3_FORCE_PATH_STYLE })));
 
-/** The table's name; only functions granted the table have it, so its absence is a wiring bug. */
-export function tableName(): string {
-  const name = config().TABLE_NAME;
-  if (!name) throw new Error('TABLE_NAME is not set');
-  return name;
-}
+/** The table's name (checked at the cold start of every function granted the table). */
+export const tableName = (): string => config().TABLE_NAME;

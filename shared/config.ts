@@ -28,16 +28,25 @@ const RateLimits = z
     }
   });
 
-const Env = z.object({
-  TABLE_NAME: z.string().min(1).optional(),
-  RUNS_QUEUE_URL: z.string().optional(),
-  NOTIFY_QUEUE_URL: z.string().optional(),
-  ARTIFACTS_BUCKET: z.string().optional(),
-  PUBLIC_BASE_URL: z.string().optional(),
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/**
+ * Every setting the functions read from their environment, one line each. A setting without a
+ * default is required by the functions that declare it (their route's grants, `FUNCTION_CONFIG`
+ * for workers and sweeps): they fail at import, naming it, when it is missing or malformed. To add
+ * one: a line here; a required one also goes into the declaration of the functions that read it.
+ */
+const SETTINGS = {
+  TABLE_NAME: z.string().regex(/^[\w.-]{3,255}$/, 'must be a DynamoDB table name'),
+  RUNS_QUEUE_URL: httpUrl,
+  NOTIFY_QUEUE_URL: httpUrl,
+  ARTIFACTS_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
+  /** Base of the links the service builds (approval links). */
+  PUBLIC_BASE_URL: httpUrl,
   TRUSTED_PROXIES: csv,
   RATE_LIMITS: RateLimits,
   HTTP_STEP_ALLOWLIST: csv,
-  /** Signs list cursors; required on AWS (the stack sets it), optional locally. */
+  /** Signs list cursors in local mode and tests; deployed functions read the key named by CURSOR_SECRET_ARN. */
   CURSOR_SECRET: z.string().min(32).optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),
   /** scrypt's N for new password hashes (passwords.ts); the default is the production figure, tests lower it. */
@@ -66,25 +75,99 @@ const Env = z.object({
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
-});
-export type Config = z.infer<typeof Env> & { rateLimits: Record<Plan, number> };
+} satisfies Record<string, z.ZodType>;
 
-let cached: Config | undefined;
+export type Setting = keyof typeof SETTINGS;
+type Settings = { [K in Setting]: z.output<(typeof SETTINGS)[K]> };
+export type Config = Settings & { rateLimits: Record<Plan, number> };
 
-/**
- * The environment, parsed once. Read lazily so the local server can set the environment before the
- * first handler runs; on Lambda the first call happens during the first request of a cold start
- * and a missing variable fails it loudly.
- */
-export function config(): Config {
-  if (!cached) {
-    const env = Env.parse(process.env);
-    cached = { ...env, rateLimits: { ...PLAN_RATE_LIMITS, ...env.RATE_LIMITS } };
-  }
-  return cached;
+/** What a function may touch; the CDK stack turns each into a least-privilege grant and the settings below. */
+export type Grant =
+  | 'table:read'
+  | 'table:write'
+  | 'queue:send'
+  | 'bucket:read'
+  | 'bucket:write'
+  /** Seal account secrets (a data key from the secrets key) / open them. */
+  | 'secrets:encrypt'
+  | 'secrets:decrypt';
+
+/** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
+export const GRANT_SETTINGS = {
+  'table:read': ['TABLE_NAME'],
+  'table:write': ['TABLE_NAME'],
+  // Whatever starts or moves runs also emits events, which go to the notifications queue.
+  'queue:send': ['RUNS_QUEUE_URL', 'NOTIFY_QUEUE_URL'],
+  'bucket:read': ['ARTIFACTS_BUCKET'],
+  'bucket:write': ['ARTIFACTS_BUCKET'],
+  // SECRETS_KEY_ID on AWS, SECRETS_KEY_FILE locally: either does, so neither is required by itself
+  // (the keyring refuses to work without one: shared/keyring.ts).
+  'secrets:encrypt': [],
+  'secrets:decrypt': [],
+} as const satisfies Record<Grant, readonly Setting[]>;
+
+/** The settings a function with these grants needs, plus `extra`. */
+export const settingsFor = (grants: readonly Grant[], extra: readonly Setting[] = []): Setting[] => [
+  ...new Set([...grants.flatMap((g) => GRANT_SETTINGS[g]), ...extra]),
+];
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
 }
 
-/** Forget the parsed environment (tests that change it). */
+const parsed = new Map<Setting, unknown>();
+
+function read<K extends Setting>(name: K): Settings[K] {
+  if (!parsed.has(name)) {
+    // An empty value is no value: the stack sets some settings to '' when they are not given.
+    const raw = process.env[name] === '' ? undefined : process.env[name];
+    const result = SETTINGS[name].safeParse(raw);
+    if (!result.success) {
+      throw new ConfigError(
+        raw === undefined ? `${name} is not set` : `${name} is malformed: ${result.error.issues.map((i) => i.message).join('; ')}`,
+      );
+    }
+    parsed.set(name, result.data);
+  }
+  return parsed.get(name) as Settings[K];
+}
+
+const view = new Proxy({} as Config, {
+  get: (_, key) => {
+    if (key === 'rateLimits') return { ...PLAN_RATE_LIMITS, ...read('RATE_LIMITS') };
+    if (typeof key === 'string' && Object.hasOwn(SETTINGS, key)) return read(key as Setting);
+    return undefined;
+  },
+});
+
+/**
+ * The environment's settings, each parsed on first read and kept. A required setting that is
+ * missing or malformed throws a `ConfigError` naming it; `requireConfig` makes that happen at a
+ * function's cold start instead of in a request.
+ */
+export function config(): Config {
+  return view;
+}
+
+/**
+ * Fail now, naming every missing or malformed setting of `names`: called at import by each function
+ * (the HTTP handlers through `http()`, the workers and sweeps at their top), so a function deployed
+ * without a variable it needs fails its cold start, not a request.
+ */
+export function requireConfig(names: readonly Setting[]): void {
+  const problems: string[] = [];
+  for (const name of names) {
+    try {
+      read(name);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      problems.push(e.message);
+    }
+  }
+  if (problems.length) throw new ConfigError(`Configuration: ${problems.join('; ')}`);
+}
+
+/** Forget the parsed environment (the local stack and tests that change it). */
 export function resetConfig(): void {
-  cached = undefined;
+  parsed.clear();
 }

@@ -4,6 +4,10 @@
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
 import { sweepCrashed } from '../../shared/engine/recovery.ts';
 import { logger } from '../../shared/logger.ts';
+import { requireConfig } from '../../shared/config.ts';
+import { workerSettings } from '../bindings.ts';
+
+requireConfig(workerSettings('sweep/scheduled'));
 
 export const handler = async () => {
   const [expired, recovered] = await Promise.all([expireDueApprovals(), sweepCrashed()]);

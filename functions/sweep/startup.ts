@@ -2,9 +2,12 @@
 // progress become INTERRUPTED (reason `restart`) and wait for a person; nothing is replayed. On AWS only
 // the orphaned ones by default (RESTART_SWEEP); `npm start` passes `rule: "all"` (a real restart).
 // A failure fails the deployment, which CloudFormation rolls back: a restart is never left half-swept.
-import { config } from '../../shared/config.ts';
+import { config, requireConfig } from '../../shared/config.ts';
+import { workerSettings } from '../bindings.ts';
 import { type RestartRule, sweepRestart } from '../../shared/engine/recovery.ts';
 import { logger } from '../../shared/logger.ts';
+
+requireConfig(workerSettings('sweep/startup'));
 
 export const handler = async (event?: { redispatch?: boolean; rule?: RestartRule }) => {
   const rule = event?.rule ?? config().RESTART_SWEEP;

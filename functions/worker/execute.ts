@@ -7,6 +7,10 @@ import { RunMessage } from '../../shared/engine/dispatch.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { logger } from '../../shared/logger.ts';
 import { parseMessage } from './message.ts';
+import { requireConfig } from '../../shared/config.ts';
+import { workerSettings } from '../bindings.ts';
+
+requireConfig(workerSettings('worker/execute'));
 
 const processor = new BatchProcessor(EventType.SQS);
 

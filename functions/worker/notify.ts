@@ -5,12 +5,15 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { queue } from '../../shared/clients.ts';
-import { config } from '../../shared/config.ts';
+import { config, requireConfig } from '../../shared/config.ts';
+import { workerSettings } from '../bindings.ts';
 import { deliverNotification, retryDelaySeconds } from '../../shared/engine/deliver.ts';
 import { NotifyMessage } from '../../shared/engine/notify.ts';
 import { logger } from '../../shared/logger.ts';
 import { emit } from '../../shared/metrics.ts';
 import { parseMessage } from './message.ts';
+
+requireConfig(workerSettings('worker/notify'));
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -27,18 +30,15 @@ async function deliver(record: SQSRecord) {
       receiveCount,
       error: (error as Error).message,
     });
-    const url = config().NOTIFY_QUEUE_URL;
-    if (url) {
-      await queue()
-        .send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: url,
-            ReceiptHandle: record.receiptHandle,
-            VisibilityTimeout: retryDelaySeconds(receiveCount),
-          }),
-        )
-        .catch(() => undefined);
-    }
+    await queue()
+      .send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: config().NOTIFY_QUEUE_URL,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: retryDelaySeconds(receiveCount),
+        }),
+      )
+      .catch((e: unknown) => logger.warn('notification backoff not set', { eventId: message.event.eventId, error: (e as Error).message }));
     throw error;
   }
 }

@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { TABLE } from '../../shared/db/table.ts';
-import type { Grant } from '../../shared/http/route.ts';
+import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { BUNDLING } from './bundling.ts';
 
 /** The stateful resources a function can be bound to. */
@@ -103,36 +103,37 @@ export class RouteFunction extends NodejsFunction {
     const { table, queue, notifyQueue, bucket, secretsKey } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
+    // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
+    const values = {
+      TABLE_NAME: table.tableName,
+      RUNS_QUEUE_URL: queue.queueUrl,
+      NOTIFY_QUEUE_URL: notifyQueue.queueUrl,
+      ARTIFACTS_BUCKET: bucket.bucketName,
+    };
     for (const grant of grants) {
+      for (const setting of GRANT_SETTINGS[grant === 'table:meter' ? 'table:write' : grant]) this.addEnvironment(setting, values[setting]);
       switch (grant) {
         case 'table:read':
           // Queries name the table or one of its own indexes, each by name.
           allow(TABLE_ACTIONS.read, [table.tableArn, ...TABLE.indexes.map((ix) => `${table.tableArn}/index/${ix.name}`)]);
-          this.addEnvironment('TABLE_NAME', table.tableName);
           break;
         case 'table:write':
           allow(TABLE_ACTIONS.write, [table.tableArn]);
-          this.addEnvironment('TABLE_NAME', table.tableName);
           break;
         case 'table:meter':
           allow(TABLE_ACTIONS.meter, [table.tableArn]);
-          this.addEnvironment('TABLE_NAME', table.tableName);
           break;
         case 'queue:send':
           // Whatever starts or moves runs also emits events, which go to the notifications queue.
           allow(['sqs:SendMessage'], [queue.queueArn, notifyQueue.queueArn]);
-          this.addEnvironment('RUNS_QUEUE_URL', queue.queueUrl);
-          this.addEnvironment('NOTIFY_QUEUE_URL', notifyQueue.queueUrl);
           break;
         // The exact object actions the code uses (presigned GetObject, PutObject); the L2 grants would
         // add s3:GetObject*, s3:List*, s3:GetBucket*, s3:Abort* and the object-lock and tagging puts.
         case 'bucket:read':
           allow(['s3:GetObject'], [bucket.arnForObjects('*')]);
-          this.addEnvironment('ARTIFACTS_BUCKET', bucket.bucketName);
           break;
         case 'bucket:write':
           allow(['s3:PutObject'], [bucket.arnForObjects('*')]);
-          this.addEnvironment('ARTIFACTS_BUCKET', bucket.bucketName);
           break;
         // Account secrets (shared/keyring.ts): sealing needs a data key, opening one Decrypt; never both.
         case 'secrets:encrypt':

@@ -165,6 +165,8 @@ export type ServerOptions = {
   handlers?: Record<string, Handler>;
   /** HTTP API's integration timeout, at most (and by default) 30 s. */
   integrationTimeoutSeconds?: number;
+  /** Requests wait for this before they reach a handler (the local stack's startup: its URL is known only once listening). */
+  ready?: Promise<unknown>;
 };
 
 /** The function behind a route (the fallback for none), with the settings the CDK stack gives it. */
@@ -216,10 +218,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, opts: ServerOpt
 export async function startServer(opts: ServerOptions): Promise<{ server: Server; url: string }> {
   const table = opts.routes ? routeTable(opts.routes) : defaultTable;
   const server = createServer((req, res) => {
-    handle(req, res, opts, table).catch((e: unknown) => {
-      console.error('local server: handler crashed', e);
-      if (!res.headersSent) send(res, GATEWAY.functionError);
-    });
+    Promise.resolve(opts.ready)
+      .then(() => handle(req, res, opts, table))
+      .catch((e: unknown) => {
+        console.error('local server: handler crashed', e);
+        if (!res.headersSent) send(res, GATEWAY.functionError);
+      });
   });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(opts.port, opts.host, resolve));

@@ -33,12 +33,47 @@ export async function startLocalStack(opts: LocalStackOptions) {
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();
+  // The functions check their settings when they are imported; one process holds them all, so the
+  // environment is complete before any is: the emulators' names above, and the public URL once the
+  // server listens. Requests wait until the sweep and the workers are in place.
+  let started: { server: Server; url: string } | undefined;
+  let poller: { stop: () => Promise<unknown> } | undefined;
+  let open: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  try {
+    started = await startServer({ host: opts.host, port: opts.port, ready });
+    process.env.PUBLIC_BASE_URL ??= started.url;
+    poller = await startWorkers(Boolean(emulators));
+    open();
+    const server = started.server;
+    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail) : undefined;
+    return {
+      url: started.url,
+      demo,
+      stop: async () => {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+        await poller?.stop();
+        await emulators?.stop();
+      },
+    };
+  } catch (e) {
+    started?.server.close();
+    await poller?.stop();
+    await emulators?.stop();
+    throw e;
+  }
+}
+
+/** The startup sweep (on a restart), the queue pollers feeding the workers, and the scheduled sweep's timer. */
+async function startWorkers(restart: boolean) {
   const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
-  if (!RUNS_QUEUE_URL || !NOTIFY_QUEUE_URL) throw new Error('RUNS_QUEUE_URL and NOTIFY_QUEUE_URL must be set');
   // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
   // in tests, are no restart.)
-  if (emulators) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true, rule: 'all' });
+  if (restart) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true, rule: 'all' });
   // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
   const workers = [
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {
@@ -55,32 +90,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
     sweep().catch((e: unknown) => console.error('local scheduled sweep failed', e));
   }, 60_000);
   sweepTimer.unref();
-  const poller = {
+  return {
     stop: () => {
       clearInterval(sweepTimer);
       return Promise.all(workers.map((w) => w.stop()));
     },
   };
-  let server: Server | undefined;
-  try {
-    const started = await startServer({ host: opts.host, port: opts.port });
-    server = started.server;
-    process.env.PUBLIC_BASE_URL ??= started.url;
-    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail) : undefined;
-    return {
-      url: started.url,
-      demo,
-      stop: async () => {
-        server?.closeAllConnections();
-        await new Promise((r) => server?.close(r));
-        await poller.stop();
-        await emulators?.stop();
-      },
-    };
-  } catch (e) {
-    server?.close();
-    await poller.stop();
-    await emulators?.stop();
-    throw e;
-  }
 }

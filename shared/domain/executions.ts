@@ -78,7 +78,6 @@ export async function artifactDownload(accountId: string, executionId: string, a
   const a = await getArtifact(accountId, executionId, artifactId);
   if (!a) throw notFound('ARTIFACT_NOT_FOUND', `Artifact ${artifactId} does not exist.`);
   const bucket = config().ARTIFACTS_BUCKET;
-  if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
   const filename = a.name.replace(/["\\\r\n]/g, '_');
   const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([import('../s3.ts'), import('@aws-sdk/s3-request-presigner')]);
   const url = await getSignedUrl(

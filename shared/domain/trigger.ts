@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { recordKeyUsage } from '../db/entities/api-key.ts';
-import type { Webhook } from '../db/entities/webhook.ts';
+import { authMode, type Webhook } from '../db/entities/webhook.ts';
 import { startRun } from '../engine/runs.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { authMode } from './webhooks.ts';
 
 /** Payloads up to this size stay on the execution record; larger ones go to the artifacts bucket. */
 export const INLINE_PAYLOAD_BYTES = 32 * 1024;
@@ -16,7 +15,6 @@ async function storablePayload(accountId: string, webhookId: string, payload: un
   const text = JSON.stringify(payload);
   if (Buffer.byteLength(text) <= INLINE_PAYLOAD_BYTES) return { payload };
   const bucket = config().ARTIFACTS_BUCKET;
-  if (!bucket) throw new Error('ARTIFACTS_BUCKET is not set');
   const payloadRef = `${accountId}/payloads/${webhookId}/${now}-${randomUUID()}.json`;
   const { PutObjectCommand } = await import('../s3.ts');
   await (await storage()).send(new PutObjectCommand({ Bucket: bucket, Key: payloadRef, Body: text, ContentType: 'application/json' }));

@@ -5,6 +5,7 @@ import type { Plan } from '../config.ts';
 import { getApiKey } from '../db/entities/api-key.ts';
 import { getAccount } from '../db/entities/account.ts';
 import {
+  authMode,
   deleteWebhookItem,
   getWebhook,
   listWebhooks,
@@ -27,7 +28,7 @@ type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 /** Webhooks per plan (the spec's limits); undefined = unlimited. */
 export const WEBHOOK_LIMITS: Record<Plan, number | undefined> = { free: 0, pro: 3, team: 10, enterprise: undefined };
 
-export const authMode = (w: Pick<Webhook, 'apiKeyId' | 'secretKey'>) => (w.apiKeyId ? 'api_key' : w.secretKey ? 'hmac' : 'open');
+export { authMode };
 
 /** What the console sees: the mode, never the secret. */
 export const webhookView = (w: Webhook) => ({

@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
 import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
+import { hasType, StoredDefinition, VariableType, VarName } from './variable-types.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
 
-export const VarName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a variable name (letters, digits, _; ≤ 64)');
+export { hasType, StoredDefinition, VariableType, VarName };
 export const StepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
 /** A user id: `usr_` and a lower-case ULID (Crockford base32). */
 export const USER_ID = /^usr_[0-9a-hjkmnp-tv-z]{26}$/;
@@ -43,19 +44,6 @@ export const JsonValue = z.custom<Json>().superRefine((v, ctx) => {
   const issue = jsonIssue(v, [], 0);
   if (issue) ctx.addIssue({ code: 'custom', ...issue });
 });
-
-export const VariableType = z.enum(['string', 'number', 'boolean', 'object', 'array']);
-export type VariableType = z.infer<typeof VariableType>;
-
-/** Whether a value has a declared variable (or form field) type. */
-export const hasType = (v: unknown, type: VariableType): boolean =>
-  type === 'array'
-    ? Array.isArray(v)
-    : type === 'object'
-      ? typeof v === 'object' && v !== null && !Array.isArray(v)
-      : type === 'number'
-        ? typeof v === 'number' && Number.isFinite(v)
-        : typeof v === type;
 
 export const VariableDecl = z
   .strictObject({ type: VariableType, default: JsonValue.optional(), description: z.string().optional() })
@@ -269,12 +257,3 @@ export type DelayStep = z.infer<typeof DelayStep>;
 export type FailStep = z.infer<typeof FailStep>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;
-
-/**
- * A definition read back from storage. It was validated (defaults applied, expressions compiled) when
- * saved, so reads neither repeat that work nor break if the rules tighten later.
- */
-export const StoredDefinition = z.custom<WorkflowDefinition>(
-  (v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps),
-  'not a stored workflow definition',
-);

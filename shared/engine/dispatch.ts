@@ -18,7 +18,6 @@ export const MAX_DELAY_SECONDS = 900;
 
 export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<void> {
   const url = config().RUNS_QUEUE_URL;
-  if (!url) throw new Error('RUNS_QUEUE_URL is not set');
   await queue().send(
     new SendMessageCommand({
       QueueUrl: url,

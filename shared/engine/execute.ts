@@ -114,7 +114,7 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
     }
     case 'wait-approval': {
       const a = outcome.approval;
-      const base = config().PUBLIC_BASE_URL ?? '';
+      const base = config().PUBLIC_BASE_URL;
       const links = {
         approve: `${base}/api/webhook-trigger/approval/${a.approvalId}/approve?api_key={API_KEY}`,
         reject: `${base}/api/webhook-trigger/approval/${a.approvalId}/reject?api_key={API_KEY}`,

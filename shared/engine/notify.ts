@@ -18,10 +18,10 @@ export async function notifyEvents(
   e: Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'>,
   events: readonly RunEvent[],
 ): Promise<void> {
-  const url = config().NOTIFY_QUEUE_URL;
-  if (!url || events.length === 0) return;
+  if (events.length === 0) return;
   const targets = (await runDefinition(e))?.notifications ?? [];
   if (targets.length === 0) return;
+  const url = config().NOTIFY_QUEUE_URL;
   const messages: NotifyMessage[] = targets.flatMap((t, target) =>
     events
       .filter((ev) => (t.events as readonly string[]).includes(ev.type))

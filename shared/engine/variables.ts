@@ -1,5 +1,6 @@
 import type { FieldError } from '../errors.ts';
-import { hasType, type WorkflowDefinition } from './definition.ts';
+import type { WorkflowDefinition } from './definition.ts';
+import { hasType } from './variable-types.ts';
 
 export const MAX_VARIABLES_BYTES = 256 * 1024;
 

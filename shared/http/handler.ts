@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { Principal } from '../domain/principal.ts';
 import type { AppContext, HttpEvent, HttpResult, Middleware, RequestState } from './context.ts';
 import type { Route } from './route.ts';
+import { requireConfig, settingsFor } from '../config.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { parseRequest } from './middleware/parse-request.ts';
@@ -15,7 +16,10 @@ import { webhookAuth } from './middleware/webhook-auth.ts';
 export const DEFAULT_MAX_BODY = 64 * 1024;
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
-type PrincipalOf<R extends Route> = R['auth']['kind'] extends 'session'
+/** What a handler's input depends on: routes that agree on these can share a handler function. */
+export type RouteIo = Pick<Route, 'auth' | 'params' | 'query' | 'body'>;
+
+type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session'
   ? Extract<Principal, { kind: 'session' }>
   : R['auth']['kind'] extends 'apiKey'
     ? Extract<Principal, { kind: 'apiKey' }>
@@ -23,7 +27,7 @@ type PrincipalOf<R extends Route> = R['auth']['kind'] extends 'session'
       ? Extract<Principal, { kind: 'webhook' }>
       : undefined;
 
-export type Input<R extends Route> = {
+export type Input<R extends RouteIo> = {
   event: HttpEvent;
   params: Infer<R['params']>;
   query: Infer<R['query']>;
@@ -45,10 +49,12 @@ export function stackFor(route: Route): Middleware[] {
 
 /**
  * A Lambda handler for one route of the route table: the stack that route's settings call for, then
- * `fn` with typed, validated input. Handlers return a result or throw `AppError`s; they never build
+ * `fn` with typed, validated input. Checks the settings the route's grants give it first. Handlers return a result or throw `AppError`s; they never build
  * error responses.
  */
-export function http<R extends Route>(route: R, fn: (input: Input<R>) => Promise<HttpResult>) {
+export function http<R extends Route>(route: R, fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>) {
+  // At import, i.e. the cold start: a function without a setting its grants give it fails here.
+  requireConfig(settingsFor(route.grants));
   return middy<HttpEvent, HttpResult, Error, Context>()
     .use(stackFor(route))
     .handler(async (event, context) => {

@@ -1,16 +1,9 @@
 import type { z } from 'zod';
 import type { Scope } from '../db/entities/api-key.ts';
 
-/** What a route's function may touch; the CDK stack turns each into a least-privilege grant. */
-export type Grant =
-  | 'table:read'
-  | 'table:write'
-  | 'queue:send'
-  | 'bucket:read'
-  | 'bucket:write'
-  /** Seal account secrets (a data key from the secrets key) / open them. */
-  | 'secrets:encrypt'
-  | 'secrets:decrypt';
+import type { Grant } from '../config.ts';
+
+export type { Grant };
 
 export type Auth =
   | { kind: 'none' }

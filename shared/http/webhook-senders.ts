@@ -1,7 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import type { SignatureScheme, Webhook } from '../db/entities/webhook.ts';
-import { authMode } from '../domain/webhooks.ts';
+import { authMode, type SignatureScheme, type Webhook } from '../db/entities/webhook.ts';
 import { unauthorized } from '../errors.ts';
 import { safeEqual } from '../tokens.ts';
 

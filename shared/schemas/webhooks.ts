@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import * as z from 'zod';
-import { VarName } from '../engine/definition.ts';
+import { VarName } from '../engine/variable-types.ts';
 import { idOf } from './common.ts';
 import { parseRange } from '../ip-ranges.ts';
 import { SIGNATURE_SCHEMES } from '../db/entities/webhook.ts';

@@ -1,16 +1,15 @@
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { esbuildOptions } from '../../infra/constructs/bundling.ts';
 import { routes } from '../../functions/routes.ts';
+import { WORKERS } from '../../functions/bindings.ts';
 
 export const BUNDLE_DIR = 'bench-results/bundles';
 export const KIB = 1024;
 
 /** Every deployed function: one per route, and the workers. */
-export const FUNCTIONS = [
-  ...new Set([...routes.map((r) => r.handler), 'worker/execute', 'worker/notify', 'sweep/scheduled', 'sweep/startup']),
-];
+export const FUNCTIONS = [...new Set([...routes.map((r) => r.handler), 'http/fallback', ...Object.keys(WORKERS)])];
 
 /** Bundle one function (`http/webhooks/trigger`) exactly as the CDK stack does; its path and size in bytes. */
 export async function bundle(
@@ -20,6 +19,12 @@ export async function bundle(
   const file = join(BUNDLE_DIR, `${handler.replace(/[^\w]+/g, '-').replace(/-+$/, '')}.mjs`);
   await build({ ...esbuildOptions(entry, file), logLevel: 'error' });
   return { handler, file, bytes: statSync(file).size };
+}
+
+/** A function's bundle (as `bundle`) and its text. */
+export async function bundleText(handler: string) {
+  const b = await bundle(handler);
+  return { ...b, text: readFileSync(b.file, 'utf8') };
 }
 
 /**

@@ -5,11 +5,15 @@ import { resolve } from 'node:path';
 const importScript = (file: string) =>
   `const t = performance.now(); await import(${JSON.stringify(`file://${resolve(file)}`)}); console.log(performance.now() - t);`;
 
-/** Enough environment for the handlers' module scope (nothing is called). */
+/** The environment a deployed trigger has (its settings are checked at import; nothing is called). */
 const ENV = {
   ...process.env,
   AWS_REGION: 'us-east-1',
-  TABLE_NAME: 't',
+  TABLE_NAME: 'flowgate-table',
+  RUNS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/runs',
+  NOTIFY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/notify',
+  ARTIFACTS_BUCKET: 'flowgate-artifacts',
+  PUBLIC_BASE_URL: 'https://flows.example.com',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
   POWERTOOLS_METRICS_DISABLED: 'true',
 };

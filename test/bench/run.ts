@@ -2,13 +2,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { startEmulators } from '../../infra/local/emulators.ts';
 import { resetConfig } from '../../shared/config.ts';
-import { useOwnQueues } from '../support/engine.ts';
-import { instrumentClients } from './counting.ts';
 import { bundle, emptyHandler, FUNCTIONS, KIB, sdkFloor } from './bundles.ts';
 import { importInstructions, importTimes } from './cold-start.ts';
 import { measureCpu } from './cpu.ts';
-import { measureLoad } from './load.ts';
-import { givenBenchData, measureRoundTrips, measureRunCosts, measureTriggerTimes, measureWorker } from './scenarios.ts';
 
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -21,8 +17,14 @@ const results: Record<string, unknown> = {
 
 const emulators = await startEmulators();
 try {
+  // The handlers check their settings when imported, so they are imported once these are set.
   Object.assign(process.env, emulators.env);
+  process.env.PUBLIC_BASE_URL ??= 'http://flowgate.bench';
   resetConfig();
+  const { useOwnQueues } = await import('../support/engine.ts');
+  const { instrumentClients } = await import('./counting.ts');
+  const { measureLoad } = await import('./load.ts');
+  const { givenBenchData, measureRoundTrips, measureRunCosts, measureTriggerTimes, measureWorker } = await import('./scenarios.ts');
   await instrumentClients();
   await useOwnQueues();
   const data = await givenBenchData();

@@ -3,6 +3,8 @@ import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
+import { type Worker, WORKERS, workerSettings } from '../../functions/bindings.ts';
+import { type Setting, settingsFor } from '../../shared/config.ts';
 import { TABLE_ACTIONS } from '../../infra/constructs/route-function.ts';
 import { DEFAULTS } from '../../infra/settings.ts';
 import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
@@ -102,6 +104,26 @@ describe('FlowgateStack', () => {
       for (const vars of env(configured)) {
         expect(vars).toMatchObject({ RATE_LIMITS: '{"pro":20}', PUBLIC_BASE_URL: 'https://flows.example.com', AUTH_FAILURE_LIMIT: '50' });
       }
+    });
+
+    it('gives every function the settings it checks at its cold start (its grants and its own)', () => {
+      const needs = new Map<string, Setting[]>([
+        ...routes.map((r): [string, Setting[]] => [r.handler, settingsFor(r.grants)]),
+        ...(Object.keys(WORKERS) as Worker[]).map((w): [string, Setting[]] => [w, workerSettings(w)]),
+      ]);
+      const checked = new Set<string>();
+      for (const t of [template, routeFunctions]) {
+        const roles = t.findResources('AWS::IAM::Role') as Record<string, Resource>;
+        for (const [, fn] of ownFunctions(t)) {
+          const handler = /^Flowgate function (.+)$/.exec(roles[fn.Properties.Role['Fn::GetAtt'][0]]?.Properties.Description)?.[1];
+          if (!handler || handler === 'http/fallback') continue;
+          const vars = fn.Properties.Environment.Variables;
+          for (const setting of needs.get(handler) ?? ['(undeclared function)'])
+            expect(vars, `${handler}: ${setting}`).toHaveProperty(setting);
+          checked.add(handler);
+        }
+      }
+      expect([...checked].sort()).toEqual([...needs.keys()].sort());
     });
 
     it('runs the scheduled sweep every minute', () => {

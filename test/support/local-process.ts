@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 export async function startLocalProcess(dataDir: string, port: number, opts: { env?: Record<string, string>; detached?: boolean } = {}) {
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|NOTIFY_QUEUE_URL|ARTIFACTS_BUCKET)$/.test(k),
+      ([k]) => !k.startsWith('AWS_') && !/^(TABLE_NAME|RUNS_QUEUE_URL|NOTIFY_QUEUE_URL|ARTIFACTS_BUCKET|PUBLIC_BASE_URL)$/.test(k),
     ),
   );
   // As `npm start` runs it: Node with tsx as a loader, not the tsx CLI, whose signal relay kills the

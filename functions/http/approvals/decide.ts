@@ -1,12 +1,12 @@
 // POST /api/webhook-trigger/approval
-import { route } from '../../routes.ts';
+import { route } from './decide.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { ok } from '../../../shared/http/responses.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { decide } from '../../../shared/domain/approvals.ts';
 
-export const handler = http(route('POST /api/webhook-trigger/approval'), async ({ principal, body, event, request }) => {
+export const handler = http(route, async ({ principal, body, event, request }) => {
   const decision = parseDecision(body.decision);
   if (!decision) throw badRequest('INVALID_DECISION', 'decision must be approve or reject.');
   await decide({

@@ -1,2 +1,6 @@
 // POST of the one-click link: the confirmation page's button (`confirm=1`) decides.
-export { handler } from './link.ts';
+import { route } from './link-confirm.route.ts';
+import { http } from '../../../shared/http/handler.ts';
+import { respond } from './link-answer.ts';
+
+export const handler = http(route, respond);

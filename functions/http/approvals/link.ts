@@ -1,38 +1,6 @@
-// GET /api/webhook-trigger/approval/{approvalId}/{decision} (also HEAD, and POST from the page's button)
-import { route } from '../../routes.ts';
+// GET /api/webhook-trigger/approval/{approvalId}/{decision}: the confirmation page; `confirm=1` decides.
+import { route } from './link.route.ts';
 import { http } from '../../../shared/http/handler.ts';
-import { badRequest } from '../../../shared/errors.ts';
-import { parseDecision } from '../../../shared/schemas/approvals.ts';
-import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
-import { assertNotVoted } from '../../../shared/domain/quorum.ts';
-import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
+import { respond } from './link-answer.ts';
 
-export const handler = http(
-  route('GET /api/webhook-trigger/approval/{approvalId}/{decision}'),
-  async ({ principal, params, query, event, request }) => {
-    const decision = parseDecision(params.decision);
-    if (!decision) throw badRequest('INVALID_DECISION', 'The link must end in /approve or /reject.');
-    const method = event.requestContext.http.method;
-    const userAgent = event.headers['user-agent'] ?? '';
-    const confirmed = query.confirm === '1' && (method === 'POST' || (method === 'GET' && !PREVIEW_BOT.test(userAgent)));
-    if (confirmed) {
-      const a = await decide({
-        principal,
-        approvalId: params.approvalId,
-        decision,
-        comment: query.comment,
-        channel: 'link',
-        sourceIp: request.sourceIp,
-        userAgent,
-      });
-      return decidedPage(a, decision);
-    }
-    // The page itself answers like a decision would: 404, 403, 409 before anything is shown.
-    const a = await requireApproval(principal.accountId, params.approvalId);
-    await assertReviewer(principal, a);
-    assertOpen(a);
-    assertNotVoted(a, principal.userId);
-    const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
-    return confirmationPage(a, decision, action, query.comment);
-  },
-);
+export const handler = http(route, respond);

@@ -1,6 +1,6 @@
 // GET /api/health
-import { route } from '../../routes.ts';
+import { route } from './get.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { ok } from '../../../shared/http/responses.ts';
 
-export const handler = http(route('GET /api/health'), async () => ok({ status: 'ok', time: Date.now() }));
+export const handler = http(route, async () => ok({ status: 'ok', time: Date.now() }));

@@ -1,10 +1,10 @@
 // POST /api/members (admins)
-import { route } from '../../routes.ts';
+import { route } from './create.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { created } from '../../../shared/http/responses.ts';
 import { createMember } from '../../../shared/domain/members.ts';
 
-export const handler = http(route('POST /api/members'), async ({ principal, body }) => {
+export const handler = http(route, async ({ principal, body }) => {
   const member = await createMember(principal, body);
   return created(member, `/api/members/${member.id}`);
 });

@@ -1,7 +1,7 @@
 // GET /api/members
-import { route } from '../../routes.ts';
+import { route } from './list.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { ok } from '../../../shared/http/responses.ts';
 import { listMembers } from '../../../shared/domain/members.ts';
 
-export const handler = http(route('GET /api/members'), async ({ principal }) => ok(await listMembers(principal)));
+export const handler = http(route, async ({ principal }) => ok(await listMembers(principal)));

@@ -1,7 +1,7 @@
 // GET /api/secrets
-import { route } from '../../routes.ts';
+import { route } from './list.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { ok } from '../../../shared/http/responses.ts';
 import { listAccountSecrets } from '../../../shared/domain/account-secrets.ts';
 
-export const handler = http(route('GET /api/secrets'), async ({ principal }) => ok(await listAccountSecrets(principal)));
+export const handler = http(route, async ({ principal }) => ok(await listAccountSecrets(principal)));

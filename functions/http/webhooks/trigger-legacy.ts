@@ -1,2 +1,6 @@
 // POST /api/webhook-trigger/{webhookId}: the spec's legacy path, the same implementation.
-export { handler } from './trigger.ts';
+import { route } from './trigger-legacy.route.ts';
+import { http } from '../../../shared/http/handler.ts';
+import { respond } from './trigger.ts';
+
+export const handler = http(route, respond);

@@ -1,13 +1,14 @@
 // POST /api/webhooks/{webhookId}/trigger (and the legacy POST /api/webhook-trigger/{webhookId})
-import { route } from '../../routes.ts';
-import { http } from '../../../shared/http/handler.ts';
+import { route } from './trigger.route.ts';
+import { http, type Input } from '../../../shared/http/handler.ts';
 import { json } from '../../../shared/http/responses.ts';
 import { idempotencyKey } from '../../../shared/http/idempotency.ts';
 import { deliveryId, handshake } from '../../../shared/http/webhook-senders.ts';
 import { startTriggeredRun } from '../../../shared/domain/trigger.ts';
 
 // Past `webhook-auth` (404 → 401 → 403 → 409 → 429) and the body checks (415 → 400).
-export const handler = http(route('POST /api/webhooks/{webhookId}/trigger'), async ({ event, body, principal, request }) => {
+/** The trigger, for both its paths; each is its own function, with its own route's settings. */
+export const respond = async ({ event, body, principal, request }: Input<Pick<typeof route, 'auth' | 'params' | 'body'>>) => {
   const { webhook, keyId } = principal;
   const answer = handshake(webhook, event.headers, body);
   if (answer) return json(200, answer);
@@ -20,4 +21,6 @@ export const handler = http(route('POST /api/webhooks/{webhookId}/trigger'), asy
     deliveryId: deliveryId(webhook, event.headers, body),
   });
   return json(200, result, replayed ? { 'idempotent-replayed': 'true' } : {});
-});
+};
+
+export const handler = http(route, respond);

@@ -1,9 +1,7 @@
 // PUT /api/webhooks/{id}
-import { route } from '../../routes.ts';
+import { route } from './update.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { ok } from '../../../shared/http/responses.ts';
 import { updateWebhook, webhookView } from '../../../shared/domain/webhooks.ts';
 
-export const handler = http(route('PUT /api/webhooks/{id}'), async ({ principal, params, body }) =>
-  ok(webhookView(await updateWebhook(principal, params.id, body))),
-);
+export const handler = http(route, async ({ principal, params, body }) => ok(webhookView(await updateWebhook(principal, params.id, body))));

@@ -30,6 +30,9 @@ export const Webhook = z.object({
 });
 export type Webhook = z.infer<typeof Webhook>;
 
+/** How a webhook's triggers authenticate: its bound key, an HMAC of the body, or nothing. */
+export const authMode = (w: Pick<Webhook, 'apiKeyId' | 'secretKey'>) => (w.apiKeyId ? 'api_key' : w.secretKey ? 'hmac' : 'open');
+
 export const webhookKey = (webhookId: string) => ({ PK: `WH#${webhookId}`, SK: 'WEBHOOK' });
 export const webhookCountKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'WEBHOOKS' });
 const statsKey = (webhookId: string) => ({ PK: `WH#${webhookId}`, SK: 'STATS' });

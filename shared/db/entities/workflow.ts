@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dy
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict, isTransactionConflict } from '../../errors.ts';
-import { StoredDefinition } from '../../engine/definition.ts';
+import { StoredDefinition } from '../../engine/variable-types.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 

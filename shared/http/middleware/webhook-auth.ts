@@ -5,7 +5,7 @@ import { failedAuthentication } from '../../domain/auth-failures.ts';
 import { authenticateKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { readThrough, webhookRead } from '../../domain/records.ts';
-import { authMode } from '../../domain/webhooks.ts';
+import { authMode } from '../../db/entities/webhook.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../errors.ts';
 import { inRanges, parseRange } from '../../ip-ranges.ts';
 import { logger } from '../../logger.ts';

@@ -1,10 +1,10 @@
 // POST /api/v1/approvals/{approvalId}/approve
-import { route } from '../../../routes.ts';
+import { route } from './approve.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { ok } from '../../../../shared/http/responses.ts';
 import { approvalView, decide } from '../../../../shared/domain/approvals.ts';
 
-export const handler = http(route('POST /api/v1/approvals/{approvalId}/approve'), async ({ principal, params, body, event, request }) =>
+export const handler = http(route, async ({ principal, params, body, event, request }) =>
   ok(
     approvalView(
       await decide({

@@ -1,9 +1,7 @@
 // GET /api/v1/approvals/{approvalId}
-import { route } from '../../../routes.ts';
+import { route } from './get.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { ok } from '../../../../shared/http/responses.ts';
 import { approvalDetail } from '../../../../shared/domain/approvals.ts';
 
-export const handler = http(route('GET /api/v1/approvals/{approvalId}'), async ({ principal, params }) =>
-  ok(await approvalDetail(principal, params.approvalId)),
-);
+export const handler = http(route, async ({ principal, params }) => ok(await approvalDetail(principal, params.approvalId)));

@@ -1,9 +1,9 @@
 // GET /api/v1/approvals
-import { route } from '../../../routes.ts';
+import { route } from './list.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { ok } from '../../../../shared/http/responses.ts';
 import { pageApprovals } from '../../../../shared/domain/approvals.ts';
 
-export const handler = http(route('GET /api/v1/approvals'), async ({ principal, query }) =>
+export const handler = http(route, async ({ principal, query }) =>
   ok(await pageApprovals(principal, query.status, query.limit, query.cursor)),
 );

@@ -1,9 +1,7 @@
 // GET /api/v1/executions/{executionId}/artifacts
-import { route } from '../../../routes.ts';
+import { route } from './list.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { ok } from '../../../../shared/http/responses.ts';
 import { artifactsOf } from '../../../../shared/domain/executions.ts';
 
-export const handler = http(route('GET /api/v1/executions/{executionId}/artifacts'), async ({ principal, params }) =>
-  ok(await artifactsOf(principal.accountId, params.executionId)),
-);
+export const handler = http(route, async ({ principal, params }) => ok(await artifactsOf(principal.accountId, params.executionId)));

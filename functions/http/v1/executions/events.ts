@@ -1,9 +1,9 @@
 // GET /api/v1/executions/{executionId}/events
-import { route } from '../../../routes.ts';
+import { route } from './events.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { ok } from '../../../../shared/http/responses.ts';
 import { pageEvents } from '../../../../shared/domain/executions.ts';
 
-export const handler = http(route('GET /api/v1/executions/{executionId}/events'), async ({ principal, params, query }) =>
+export const handler = http(route, async ({ principal, params, query }) =>
   ok(await pageEvents(principal.accountId, params.executionId, query.limit, query.cursor)),
 );

@@ -1,5 +1,5 @@
 // POST /api/v1/workflows/{workflowId}/runs
-import { route } from '../../../routes.ts';
+import { route } from './start-run.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { json } from '../../../../shared/http/responses.ts';
 import { idempotencyKey } from '../../../../shared/http/idempotency.ts';
@@ -7,7 +7,7 @@ import { requireWorkflow } from '../../../../shared/domain/workflows.ts';
 import { executionView } from '../../../../shared/domain/executions.ts';
 import { startRun } from '../../../../shared/engine/runs.ts';
 
-export const handler = http(route('POST /api/v1/workflows/{workflowId}/runs'), async ({ principal, params, body, event }) => {
+export const handler = http(route, async ({ principal, params, body, event }) => {
   const key = idempotencyKey(event);
   const workflow = await requireWorkflow(principal.accountId, params.workflowId);
   const { execution, replayed } = await startRun({

@@ -1,0 +1,26 @@
+import { type Grant, type Setting, settingsFor } from '../shared/config.ts';
+
+/** The sweeps move runs, so they write the table and emit events; the crash sweep also queues runs it resumes. */
+const sweeps = ['table:read', 'table:write', 'queue:send'] as const satisfies readonly Grant[];
+
+/**
+ * The functions that are not routes (a route's come from its entry in the route table): what the
+ * CDK stack grants each, and the settings it reads beyond those its grants give it. Each checks its
+ * settings at import (`requireConfig(settingsOf(...))`), the stack sets them.
+ */
+export const WORKERS = {
+  /** Runs execute steps (artifacts go to the bucket), build approval links and open the account secrets their steps read. */
+  'worker/execute': {
+    grants: ['table:read', 'table:write', 'queue:send', 'bucket:write', 'secrets:decrypt'],
+    settings: ['PUBLIC_BASE_URL'],
+  },
+  /** A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages. */
+  'worker/notify': { grants: ['table:read', 'secrets:decrypt'], settings: ['NOTIFY_QUEUE_URL'] },
+  'sweep/scheduled': { grants: sweeps, settings: [] },
+  'sweep/startup': { grants: sweeps, settings: [] },
+} as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;
+
+export type Worker = keyof typeof WORKERS;
+
+/** Every setting a worker or sweep needs: its grants' and its own. */
+export const workerSettings = (w: Worker) => settingsFor(WORKERS[w].grants, WORKERS[w].settings);

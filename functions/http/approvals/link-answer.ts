@@ -1,0 +1,36 @@
+// The one-click link's answer, for its three routes (GET, HEAD, and POST from the page's button):
+// each is its own function with its own route's settings and grants (link.ts, link-head.ts, link-confirm.ts).
+import type { route } from './link.route.ts';
+import type { Input } from '../../../shared/http/handler.ts';
+import { badRequest } from '../../../shared/errors.ts';
+import { parseDecision } from '../../../shared/schemas/approvals.ts';
+import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
+import { assertNotVoted } from '../../../shared/domain/quorum.ts';
+import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
+
+export const respond = async ({ principal, params, query, event, request }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
+  const decision = parseDecision(params.decision);
+  if (!decision) throw badRequest('INVALID_DECISION', 'The link must end in /approve or /reject.');
+  const method = event.requestContext.http.method;
+  const userAgent = event.headers['user-agent'] ?? '';
+  const confirmed = query.confirm === '1' && (method === 'POST' || (method === 'GET' && !PREVIEW_BOT.test(userAgent)));
+  if (confirmed) {
+    const a = await decide({
+      principal,
+      approvalId: params.approvalId,
+      decision,
+      comment: query.comment,
+      channel: 'link',
+      sourceIp: request.sourceIp,
+      userAgent,
+    });
+    return decidedPage(a, decision);
+  }
+  // The page itself answers like a decision would: 404, 403, 409 before anything is shown.
+  const a = await requireApproval(principal.accountId, params.approvalId);
+  await assertReviewer(principal, a);
+  assertOpen(a);
+  assertNotVoted(a, principal.userId);
+  const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
+  return confirmationPage(a, decision, action, query.comment);
+};

@@ -1,0 +1,18 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { LinkParams, LinkQuery } from '../../../shared/schemas/approvals.ts';
+import { LINK, approvalLink, decides } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: LINK,
+  handler: 'http/approvals/link-confirm',
+  summary: "The confirmation page's button (`confirm=1`)",
+  tag: 'Approval Webhook',
+  auth: approvalLink,
+  grants: decides,
+  throttle: 'approval',
+  params: LinkParams,
+  query: LinkQuery,
+  html: true,
+  maxBodyBytes: 1024,
+} as const satisfies Route;

@@ -1,0 +1,15 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { KeyList, KeyListQuery } from '../../../shared/schemas/identity.ts';
+import { read, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'GET',
+  path: '/api/keys',
+  handler: 'http/keys/list',
+  summary: 'List API keys with usage',
+  tag: 'Console',
+  auth: session,
+  grants: read,
+  query: KeyListQuery,
+  response: KeyList,
+} as const satisfies Route;

@@ -1,0 +1,17 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { MemberParams, UpdateMemberBody, UserView } from '../../../shared/schemas/identity.ts';
+import { admin, readWrite } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'PUT',
+  path: '/api/members/{id}',
+  handler: 'http/members/update',
+  summary: 'Change a member: role, disabled (admins)',
+  tag: 'Console',
+  auth: admin,
+  grants: readWrite,
+  params: MemberParams,
+  body: UpdateMemberBody,
+  response: UserView,
+  maxBodyBytes: 4096,
+} as const satisfies Route;

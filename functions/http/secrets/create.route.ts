@@ -1,0 +1,17 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { CreateSecretBody, SecretView } from '../../../shared/schemas/secrets.ts';
+import { admin, sealsSecrets } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: '/api/secrets',
+  handler: 'http/secrets/create',
+  summary: 'Create an account secret (admins)',
+  tag: 'Console',
+  auth: admin,
+  grants: sealsSecrets,
+  body: CreateSecretBody,
+  status: 201,
+  response: SecretView,
+  maxBodyBytes: 64 * 1024,
+} as const satisfies Route;

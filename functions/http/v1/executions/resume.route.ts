@@ -1,0 +1,15 @@
+import type { Route } from '../../../../shared/http/route.ts';
+import { ExecutionParams, ExecutionView } from '../../../../shared/schemas/engine.ts';
+import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: '/api/v1/executions/{executionId}/resume',
+  handler: 'http/v1/executions/resume',
+  summary: 'Resume an INTERRUPTED run from the step it stopped in',
+  tag: 'Execute V1',
+  auth: wfExecute,
+  grants: startsRuns,
+  params: ExecutionParams,
+  response: ExecutionView,
+} as const satisfies Route;

@@ -1,0 +1,16 @@
+import type { Route } from '../../../../shared/http/route.ts';
+import { ExecutionParams, ExecutionView } from '../../../../shared/schemas/engine.ts';
+import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: '/api/v1/executions/{executionId}/retry',
+  handler: 'http/v1/executions/retry',
+  summary: 'Retry a FAILED run from the step that failed (optional Idempotency-Key)',
+  tag: 'Execute V1',
+  auth: wfExecute,
+  grants: startsRuns,
+  params: ExecutionParams,
+  status: 202,
+  response: ExecutionView,
+} as const satisfies Route;

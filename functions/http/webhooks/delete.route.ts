@@ -1,0 +1,15 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { WebhookParams } from '../../../shared/schemas/webhooks.ts';
+import { readWrite, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'DELETE',
+  path: '/api/webhooks/{id}',
+  handler: 'http/webhooks/delete',
+  summary: 'Delete a webhook',
+  tag: 'Webhooks',
+  auth: session,
+  grants: readWrite,
+  params: WebhookParams,
+  status: 204,
+} as const satisfies Route;

@@ -1,0 +1,18 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { TriggerParams, TriggerPayload, TriggerResult } from '../../../shared/schemas/webhooks.ts';
+import { TRIGGER_BYTES, triggers, webhook } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: '/api/webhooks/{webhookId}/trigger',
+  handler: 'http/webhooks/trigger',
+  summary: 'Trigger the bound workflow',
+  tag: 'Webhook Trigger',
+  auth: webhook,
+  grants: triggers,
+  throttle: 'trigger',
+  params: TriggerParams,
+  body: TriggerPayload,
+  response: TriggerResult,
+  maxBodyBytes: TRIGGER_BYTES,
+} as const satisfies Route;

@@ -1,0 +1,17 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { UpdateWebhookBody, WebhookParams, WebhookView } from '../../../shared/schemas/webhooks.ts';
+import { readWrite, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'PUT',
+  path: '/api/webhooks/{id}',
+  handler: 'http/webhooks/update',
+  summary: 'Update a webhook (partial; clearApiKeyId + secretKey switches to HMAC)',
+  tag: 'Webhooks',
+  auth: session,
+  grants: readWrite,
+  params: WebhookParams,
+  body: UpdateWebhookBody,
+  response: WebhookView,
+  maxBodyBytes: 32 * 1024,
+} as const satisfies Route;

@@ -1,0 +1,15 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { WorkflowParams } from '../../../shared/schemas/engine.ts';
+import { readWrite, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'DELETE',
+  path: '/api/workflows/{id}',
+  handler: 'http/workflows/delete',
+  summary: 'Delete a workflow (owner, editors, admins)',
+  tag: 'Console',
+  auth: session,
+  grants: readWrite,
+  params: WorkflowParams,
+  status: 204,
+} as const satisfies Route;

@@ -1,0 +1,15 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { PageQuery, WorkflowViewList } from '../../../shared/schemas/engine.ts';
+import { read, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'GET',
+  path: '/api/workflows',
+  handler: 'http/workflows/list',
+  summary: 'List the account workflows',
+  tag: 'Console',
+  auth: session,
+  grants: read,
+  query: PageQuery,
+  response: WorkflowViewList,
+} as const satisfies Route;

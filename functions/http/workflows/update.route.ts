@@ -1,0 +1,18 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { WorkflowParams, WorkflowView } from '../../../shared/schemas/engine.ts';
+import { WorkflowPatch } from '../../../shared/schemas/workflows.ts';
+import { DEFINITION_BYTES, readWrite, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'PUT',
+  path: '/api/workflows/{id}',
+  handler: 'http/workflows/update',
+  summary: 'Update a workflow (owner, editors, admins)',
+  tag: 'Console',
+  auth: session,
+  grants: readWrite,
+  params: WorkflowParams,
+  body: WorkflowPatch,
+  response: WorkflowView,
+  maxBodyBytes: DEFINITION_BYTES,
+} as const satisfies Route;

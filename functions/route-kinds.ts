@@ -1,0 +1,26 @@
+// The route table's shared vocabulary: auth kinds, grant sets and limits that several routes use.
+// Each route's own module (`functions/<handler>.route.ts`) picks from these.
+
+export const session = { kind: 'session' } as const;
+export const admin = { kind: 'session', admin: true } as const;
+export const none = { kind: 'none' } as const;
+/** API-key routes that only read take `read` too: the stack adds the UpdateItem their metering needs. */
+export const read = ['table:read'] as const;
+export const readWrite = ['table:read', 'table:write'] as const;
+export const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
+export const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
+export const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
+export const webhook = { kind: 'webhook' } as const;
+/** The trigger also keeps large payloads in the artifacts bucket. */
+export const triggers = ['table:read', 'table:write', 'queue:send', 'bucket:write'] as const;
+export const approvalPost = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401 } as const;
+export const approvalLink = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401, allowQuery: true } as const;
+export const approvalV1 = { kind: 'apiKey', scope: 'APPROVAL_RESPOND' } as const;
+export const decides = startsRuns;
+export const LINK = '/api/webhook-trigger/approval/{approvalId}/{decision}';
+/** The spec's trigger body limit: 1 MiB. */
+export const TRIGGER_BYTES = 1024 * 1024;
+/** Definitions can be large; 256 KiB leaves room for 100 steps with forms and templates. */
+export const DEFINITION_BYTES = 256 * 1024;
+/** Writing an account secret seals it under a fresh data key of the secrets key. */
+export const sealsSecrets = ['table:read', 'table:write', 'secrets:encrypt'] as const;

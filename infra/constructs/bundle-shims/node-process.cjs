@@ -1,0 +1,2 @@
+// Loaded with require semantics: see ../bundling.ts (ALIASES).
+module.exports = process.getBuiltinModule('node:process');
