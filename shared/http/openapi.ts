@@ -43,9 +43,12 @@ function operation(r: Route) {
   };
   if (r.body) responses['400'] = problem('Invalid JSON or validation failure (`errors[]`)');
   if (r.auth.kind !== 'none') responses['401'] = problem('Missing or invalid credentials');
+  // Every authenticated route (and login) refuses failures from an address over AUTH_FAILURE_LIMIT.
+  if (r.auth.kind === 'session' || r.throttle === 'login')
+    responses['429'] = problem('Too many failed authentications from this address, or failed logins (`Retry-After`)');
   if (r.auth.kind === 'apiKey') {
     responses['403'] = problem('The key lacks the scope');
-    responses['429'] = problem('Account rate limit reached (`Retry-After`)');
+    responses['429'] = problem('Account rate limit reached, or too many failed authentications from this address (`Retry-After`)');
   }
   if (r.auth.kind === 'session' && r.auth.admin) responses['403'] = problem('Admins only');
   if (r.auth.kind === 'webhook') {

@@ -42,11 +42,15 @@ describe('open-platform credentials', () => {
     expect(basic.status).toBe(401);
   });
 
-  it('rejects malformed and mistyped keys without reading the database', async () => {
+  it('rejects malformed and mistyped keys without reading the database (one counter write per failure)', async () => {
     const { memberKey } = await givenAccount();
     let calls = 0;
-    const counter = (next: (a: unknown) => Promise<unknown>) => (args: unknown) => {
-      calls++;
+    const failureCounts: string[] = [];
+    const counter = (next: (a: unknown) => Promise<unknown>) => (args: { input: { Key?: { PK?: string } } }) => {
+      const pk = args.input.Key?.PK ?? '';
+      // The source address's failed-authentication count (auth-failures.ts) is the only call.
+      if (pk.startsWith('AUTHFAIL#')) failureCounts.push(pk);
+      else calls++;
       return next(args);
     };
     db().middlewareStack.add(counter as never, { step: 'initialize', name: 'countCalls' });
@@ -57,7 +61,9 @@ describe('open-platform credentials', () => {
         expect(res.status, token).toBe(401);
       }
       expect(calls).toBe(0);
+      expect(failureCounts).toHaveLength(5);
       expect((await callV1({ authorization: `Bearer ${memberKey.token}` })).status).toBe(200);
+      expect(failureCounts).toHaveLength(5);
       expect(calls).toBeGreaterThan(0);
     } finally {
       db().middlewareStack.remove('countCalls');
