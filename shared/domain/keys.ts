@@ -81,9 +81,20 @@ export const invalidKey = () => unauthorized('INVALID_API_KEY', 'The API key is 
  * whose endpoint decides the status for a missing scope.
  */
 export async function authenticateKey(token: string, now = Date.now()): Promise<ApiKey> {
+  const read = presentedKeyRead(token);
+  if (!read) throw invalidKey();
+  const [key] = await readThrough([read], now);
+  return verifiedKey(token, key, now);
+}
+
+/** The cached read of the key a token names (format and checksum first: no read for garbage). */
+export const presentedKeyRead = (token: string) => {
   const parsed = parseToken(token, 'dyk');
-  if (!parsed) throw invalidKey();
-  const [key] = await readThrough([keyRead(parsed.id)], now);
+  return parsed ? keyRead(parsed.id) : undefined;
+};
+
+/** `key` (read for `token`) if the token is its own, in constant time, and the key is active; else 401 `INVALID_API_KEY`. */
+export function verifiedKey(token: string, key: ApiKey | undefined, now = Date.now()): ApiKey {
   if (!key || !safeEqual(hashToken(token), key.tokenHash) || keyStatus(key, now) !== 'active') throw invalidKey();
   return key;
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { SECRET_NAME, SECRET_NAME_MESSAGE } from '../engine/secret-refs.ts';
+import { idOf } from './common.ts';
 
 /** Largest secret value: 8 KiB of UTF-8. */
 export const MAX_SECRET_BYTES = 8 * 1024;
@@ -15,7 +16,7 @@ export const SecretValue = z
 
 export const CreateSecretBody = z.object({ name: SecretName, value: SecretValue });
 export const UpdateSecretBody = z.object({ value: SecretValue });
-export const SecretParams = z.object({ name: SecretName });
+export const SecretParams = z.object({ name: idOf('SECRET_NOT_FOUND', 'Secret', { pattern: SECRET_NAME }) });
 
 export const SecretView = z.object({
   name: z.string(),

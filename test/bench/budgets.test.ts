@@ -120,9 +120,11 @@ describe('what a run costs in DynamoDB (issue 12 targets)', () => {
 });
 
 describe('bundle size', () => {
-  it('the trigger, bundled with the CDK settings (SDK inside), stays under 630 KiB (615 KiB measured)', async () => {
+  // 634 KiB measured: 616 before the webhook senders (the maintained standardwebhooks package and its
+  // sha256 and base64 are 12 KiB of it). The client-s3 index costs about 22 KiB over its three parts.
+  it('the trigger, bundled with the CDK settings (SDK inside), stays under 640 KiB (634 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThan(630);
+    expect(bytes / KIB).toBeLessThan(640);
   });
 
   it("the trigger's bundle holds its own route only: no other route's schemas, no jsonata, no Secrets Manager", async () => {

@@ -45,6 +45,13 @@ function idKind(schema: z.ZodType, path: readonly PropertyKey[]): IdKind | undef
   return at && idKinds.get(at);
 }
 
+/** A path whose ids do not parse names nothing: the first bad id's kind answers (404), else a plain 404. */
+function unknownPathId(schema: z.ZodType, given: Record<string, string | undefined>, error: z.ZodError) {
+  const path = error.issues[0]?.path ?? [];
+  const kind = idKind(schema, path);
+  return kind ? notFound(kind.code, `${kind.noun} ${String(given[String(path[0])] ?? '').slice(0, 64)} does not exist.`) : notFound();
+}
+
 /**
  * Refuse what `schema` refused in `input`. A malformed id is answered as an unknown one of its kind
  * (`idOf`: 404 `WEBHOOK_NOT_FOUND`, 400 `INVALID_API_KEY_BINDING`...), once nothing else is wrong.
@@ -74,7 +81,7 @@ export const parseRequest = (schemas: Schemas): Middleware => ({
     if (schemas.params) {
       const given = event.pathParameters ?? {};
       const r = schemas.params.safeParse(given);
-      if (!r.success) throw refusal(schemas.params, given, r.error);
+      if (!r.success) throw unknownPathId(schemas.params, given, r.error);
       app.params = r.data;
     }
     if (schemas.query) {

@@ -1,11 +1,10 @@
 import type { ApiKey } from '../../db/entities/api-key.ts';
 import { recordKeyUsage } from '../../db/entities/api-key.ts';
-import { recordRejected, type Webhook } from '../../db/entities/webhook.ts';
+import { authMode, recordRejected, type Webhook } from '../../db/entities/webhook.ts';
 import { failedAuthentication } from '../../domain/auth-failures.ts';
-import { authenticateKey } from '../../domain/keys.ts';
+import { presentedKeyRead, verifiedKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { readThrough, webhookRead } from '../../domain/records.ts';
-import { authMode } from '../../db/entities/webhook.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../errors.ts';
 import { inRanges, parseRange } from '../../ip-ranges.ts';
 import { logger } from '../../logger.ts';
@@ -18,9 +17,9 @@ import { signedBy, verifySignature } from '../webhook-senders.ts';
 const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
 
 /** Key-bound mode: exactly the bound key, of the webhook's account, valid, with WEBHOOK_TRIGGER. */
-function boundKey(w: Webhook, key: ApiKey | AppError | undefined): ApiKey {
-  if (!key) throw unauthorized('UNAUTHORIZED', 'This webhook needs its bound API key (Bearer, X-API-Key or api_key).');
-  if (key instanceof AppError) throw key;
+function boundKey(w: Webhook, token: string | undefined, stored: ApiKey | undefined, now: number): ApiKey {
+  if (!token) throw unauthorized('UNAUTHORIZED', 'This webhook needs its bound API key (Bearer, X-API-Key or api_key).');
+  const key = verifiedKey(token, stored, now);
   if (key.keyId !== w.apiKeyId || key.accountId !== w.accountId)
     throw unauthorized('KEY_NOT_BOUND', 'This API key is not the one bound to the webhook.');
   if (!key.scopes.includes('WEBHOOK_TRIGGER')) throw unauthorized('MISSING_SCOPE', 'The API key lacks the WEBHOOK_TRIGGER scope.');
@@ -30,8 +29,7 @@ function boundKey(w: Webhook, key: ApiKey | AppError | undefined): ApiKey {
 /**
  * The webhook trigger's credentials and gates, in API.md's order: 404 (no such webhook: a malformed
  * id is one), 401 (the webhook's mode: bound key, signature by its scheme, or open; counted against
- * the address's failure budget, 429 past it), 403 (source
- * allowlist), 409 (disabled), 429 (the account's budget, whose headers every later answer carries).
+ * the address's failure budget, 429 past it), 403 (source allowlist), 409 (disabled), 429 (the account's budget, whose headers every later answer carries).
  * 415 and 400 follow in `parseRequest`. The webhook and a presented key are read together, from the
  * per-instance caches of `records.ts` when fresh: a warm trigger reads nothing here.
  *
@@ -45,19 +43,16 @@ export const webhookAuth = (): Middleware => ({
     const now = Date.now();
     const webhookId = event.pathParameters?.webhookId ?? '';
     const token = presentedKey(event, true);
-    const [[w], key] = Id.safeParse(webhookId).success
-      ? await Promise.all([
-          readThrough([webhookRead(webhookId)], now),
-          token ? authenticateKey(token, now).catch((e: AppError) => e) : undefined,
-        ])
-      : [[undefined], undefined];
+    // The webhook and the key presented (if any) in one read, whatever the mode: 404 comes first.
+    const keyRead = token ? presentedKeyRead(token) : undefined;
+    const [w, storedKey] = Id.safeParse(webhookId).success ? await readThrough([webhookRead(webhookId), keyRead], now) : [];
     if (!w) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 64)} does not exist.`);
     app.trigger = { webhook: w };
 
     const authenticate = () => {
       const scheme = signedBy(w);
       if (scheme) verifySignature(scheme, w.secretKey as string, event.headers, rawBody(event), now);
-      return authMode(w) === 'api_key' ? boundKey(w, key) : undefined;
+      return authMode(w) === 'api_key' ? boundKey(w, token, storedKey, now) : undefined;
     };
     let bound: ApiKey | undefined;
     try {
