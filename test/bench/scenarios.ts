@@ -15,7 +15,7 @@ import { processRunMessage } from '../../shared/engine/worker.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
 import { approvalFlow, setFlow } from './flows.ts';
 
@@ -104,14 +104,14 @@ const countRuns = async (accountId: string, workflowId: string) => (await listEx
  */
 export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
   const { teamHook, proHook, team } = d;
-  const bearer = { authorization: `Bearer ${team.adminKey.token}` };
+  const adminKey = bearer(team.adminKey.token);
   const rows: RoundTrips[] = [];
   const trigger = () => triggerRequest(teamHook.webhook.webhookId, teamHook.key.token);
   // The first use of a key in a UTC day costs one more write (today's usage count restarts): not measured.
   await trigger();
   await invoke(
     getExecutionHandler as never,
-    apiEvent({ method: 'GET', path: '/api/v1/executions/ex_0', params: { executionId: 'ex_0' }, headers: bearer }),
+    apiEvent({ method: 'GET', path: '/api/v1/executions/ex_0', params: { executionId: 'ex_0' }, headers: adminKey }),
   );
   rows.push(await measure('trigger', 'cold', trigger));
   rows.push(await measure('trigger', 'warm', trigger));
@@ -130,7 +130,7 @@ export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
   const decide = (approvalId: string) => () =>
     invoke(
       decideHandler as never,
-      apiEvent({ method: 'POST', path: '/api/webhook-trigger/approval', headers: bearer, body: { approvalId, decision: 'approve' } }),
+      apiEvent({ method: 'POST', path: '/api/webhook-trigger/approval', headers: adminKey, body: { approvalId, decision: 'approve' } }),
     );
   rows.push(await measure('approval POST', 'cold', decide(d.approvalIds[0] as string)));
   rows.push(await measure('approval POST', 'warm', decide(d.approvalIds[1] as string)));
@@ -139,7 +139,7 @@ export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
   const start = () =>
     invoke(
       startRunHandler as never,
-      apiEvent({ method: 'POST', path: `/api/v1/workflows/${workflowId}/runs`, params: { workflowId }, headers: bearer, body: {} }),
+      apiEvent({ method: 'POST', path: `/api/v1/workflows/${workflowId}/runs`, params: { workflowId }, headers: adminKey, body: {} }),
     );
   rows.push(await measure('v1 start', 'cold', start));
   const started = await measure('v1 start', 'warm', start);
@@ -149,7 +149,7 @@ export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
   const read = () =>
     invoke(
       getExecutionHandler as never,
-      apiEvent({ method: 'GET', path: `/api/v1/executions/${executionId}`, params: { executionId }, headers: bearer }),
+      apiEvent({ method: 'GET', path: `/api/v1/executions/${executionId}`, params: { executionId }, headers: adminKey }),
     );
   rows.push(await measure('v1 read', 'cold', read));
   rows.push(await measure('v1 read', 'warm', read));

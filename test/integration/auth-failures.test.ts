@@ -5,7 +5,7 @@ import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { resetAuthFailureMemo } from '../../shared/domain/auth-failures.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
 
 const LIMIT = 5;
 beforeAll(() => {
@@ -20,7 +20,6 @@ beforeEach(async () => {
 
 let n = 0;
 const freshIp = () => `2001:db8:${process.pid.toString(16)}:${Date.now().toString(16).slice(-4)}::${(++n).toString(16)}`;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const keyCall = (sourceIp: string, headers: Record<string, string> = {}) =>
   invoke(v1Me, apiEvent({ path: '/api/v1/me', headers, sourceIp }));
 const sessionCall = (sourceIp: string, headers: Record<string, string> = {}) =>

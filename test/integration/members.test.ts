@@ -13,10 +13,9 @@ import { revokeApiKey, setKeySuspended } from '../../shared/db/entities/api-key.
 import { adminsKey } from '../../shared/db/entities/user.ts';
 import { caches } from '../../shared/domain/records.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
 
 const ip = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const loginAs = (email: string, password = PASSWORD) =>
   invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password }, sourceIp: ip() }));
 const session = async (email: string) => (await loginAs(email)).json.token as string;

@@ -13,7 +13,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 
 /**
  * Retry from the failed step (`POST /api/v1/executions/{id}/retry`): the run keeps its version,
@@ -48,7 +48,6 @@ afterAll(() => {
   target.close();
 });
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const retry = (token: string, executionId: string, headers: Record<string, string> = {}) =>
   invoke(
     retryHandler,
@@ -61,11 +60,6 @@ const retry = (token: string, executionId: string, headers: Record<string, strin
   );
 const view = (token: string, executionId: string) =>
   invoke(getHandler, apiEvent({ path: `/api/v1/executions/${executionId}`, headers: bearer(token), params: { executionId } }));
-const expectProblem = (res: Awaited<ReturnType<typeof invoke>>, status: number, code: string) => {
-  expect(res.status, res.body?.slice(0, 500)).toBe(status);
-  expect(res.headers['content-type']).toBe('application/problem+json');
-  expect(res.json).toMatchObject({ status, code });
-};
 
 const read = (e: Pick<Execution, 'accountId' | 'executionId'>) => getExecution(e.accountId, e.executionId) as Promise<Execution>;
 const events = async (e: Pick<Execution, 'accountId' | 'executionId'>) => (await listEvents(e.accountId, e.executionId, 200)).items;

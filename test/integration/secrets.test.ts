@@ -10,12 +10,9 @@ import { db, tableName } from '../../shared/clients.ts';
 import { clearSecretCache, readSecrets } from '../../shared/domain/account-secrets.ts';
 import { logger } from '../../shared/logger.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-const sessionOf = async (email: string) =>
-  (await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: '198.18.0.2' })))
-    .json.token as string;
 const create = (session: string, body: unknown) =>
   invoke(createHandler, apiEvent({ method: 'POST', path: '/api/secrets', headers: bearer(session), body: body as object }));
 const list = (session: string) => invoke(listHandler, apiEvent({ path: '/api/secrets', headers: bearer(session) }));

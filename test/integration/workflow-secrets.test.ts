@@ -6,7 +6,8 @@ import { handler as listHandler } from '../../functions/http/workflows/list.ts';
 import { handler as updateHandler } from '../../functions/http/workflows/update.ts';
 import { getWorkflow } from '../../shared/db/entities/workflow.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { sessionOf } from '../support/sessions.ts';
 
 /** Secrets in definitions are write-only: masked for every reader, kept by an update that echoes the mask. */
 
@@ -15,11 +16,7 @@ const BEARER = 'Bearer sk_live_0123456789abcdefWXYZ';
 const CUSTOM = 'custom-token-value-9876';
 const SHORT = 'pw123';
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ip = () => `198.18.7.${Math.floor(Math.random() * 250) + 1}`;
-const sessionOf = async (email: string) =>
-  (await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email, password: PASSWORD }, sourceIp: ip() }))).json
-    .token as string;
 const create = (s: string, body: object) =>
   invoke(createHandler, apiEvent({ method: 'POST', path: '/api/workflows', headers: bearer(s), body }));
 const get = (s: string, id: string) => invoke(getHandler, apiEvent({ path: `/api/workflows/${id}`, headers: bearer(s), params: { id } }));
