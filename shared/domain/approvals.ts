@@ -91,6 +91,15 @@ export function assertOpen(a: Approval, now = Date.now()): void {
   if (a.expiresAt !== undefined && a.expiresAt <= now) throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${a.approvalId} has expired.`);
 }
 
+/** The approval a one-click page shows, checked as a decision would be: 404, 403, 409 before anything is shown. */
+export async function approvalToDecide(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, approvalId: string): Promise<Approval> {
+  const a = await requireApproval(p.accountId, approvalId);
+  await assertReviewer(p, a);
+  assertOpen(a);
+  assertNotVoted(a, p.userId);
+  return a;
+}
+
 /**
  * The form's values: defaults overlaid with what was submitted, checked against the fields. Required
  * fields are enforced only where form data can be sent (v1 approve); a one-click link or the spec's

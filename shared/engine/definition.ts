@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
 import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
-import { hasType, StoredDefinition, VariableType, VarName } from './variable-types.ts';
+import { hasType, VariableType, VarName } from './variable-types.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
 
-export { hasType, StoredDefinition, VariableType, VarName };
+export { hasType, VariableType, VarName };
 export const StepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
 /** A user id: `usr_` and a lower-case ULID (Crockford base32). */
 export const USER_ID = /^usr_[0-9a-hjkmnp-tv-z]{26}$/;

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import type { WorkflowDefinition } from './definition.ts';
 
 // The parts of the definition schema that starting and reading runs need, in a module of their own:
 // the definition schema compiles every expression with jsonata, which the functions that only start
@@ -20,12 +19,3 @@ export const hasType = (v: unknown, type: VariableType): boolean =>
       : type === 'number'
         ? typeof v === 'number' && Number.isFinite(v)
         : typeof v === type;
-
-/**
- * A definition read back from storage. It was validated (defaults applied, expressions compiled) when
- * saved, so reads neither repeat that work nor break if the rules tighten later.
- */
-export const StoredDefinition = z.custom<WorkflowDefinition>(
-  (v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps),
-  'not a stored workflow definition',
-);

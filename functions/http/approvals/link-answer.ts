@@ -1,11 +1,9 @@
-// The one-click link's answer, for its three routes (GET, HEAD, and POST from the page's button):
-// each is its own function with its own route's settings and grants (link.ts, link-head.ts, link-confirm.ts).
+// The one-click link's answer for its three routes (link.ts, link-head.ts, link-confirm.ts), each its own function.
 import type { route } from './link.route.ts';
 import type { Input } from '../../../shared/http/handler.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
-import { assertOpen, assertReviewer, decide, requireApproval } from '../../../shared/domain/approvals.ts';
-import { assertNotVoted } from '../../../shared/domain/quorum.ts';
+import { approvalToDecide, decide } from '../../../shared/domain/approvals.ts';
 import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
 
 export const respond = async ({ principal, params, query, event, request }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
@@ -26,11 +24,7 @@ export const respond = async ({ principal, params, query, event, request }: Inpu
     });
     return decidedPage(a, decision);
   }
-  // The page itself answers like a decision would: 404, 403, 409 before anything is shown.
-  const a = await requireApproval(principal.accountId, params.approvalId);
-  await assertReviewer(principal, a);
-  assertOpen(a);
-  assertNotVoted(a, principal.userId);
+  const a = await approvalToDecide(principal, params.approvalId);
   const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
   return confirmationPage(a, decision, action, query.comment);
 };
