@@ -1,4 +1,5 @@
 import { tableName } from '../clients.ts';
+import { isConditionFailure } from '../errors.ts';
 
 export type Condition = { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
 
@@ -32,4 +33,15 @@ export function buildUpdate(key: Record<string, string>, set: Record<string, unk
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
   };
+}
+
+/** Whether a conditional write was applied: false when its condition failed, other errors thrown. */
+export async function applied(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return false;
+    throw e;
+  }
 }

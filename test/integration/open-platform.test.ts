@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { db } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { createKey } from '../../shared/domain/keys.ts';
-import { logger } from '../../shared/logger.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { capturedLogs } from '../support/logs.ts';
 import { sessionOf } from '../support/sessions.ts';
 
 const PRO_LIMIT = 5;
@@ -121,24 +121,15 @@ describe('per-account rate limit', () => {
 describe('logs', () => {
   it('never contain keys, session tokens or passwords', async () => {
     const { admin, adminKey } = await givenAccount();
-    const lines: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    logger.setLogLevel('DEBUG');
-    try {
-      const session = await sessionOf(admin.email);
+    let session = '';
+    const out = await capturedLogs(async () => {
+      session = await sessionOf(admin.email);
       await callV1({ authorization: `Bearer ${adminKey.token}` });
       await callV1({ 'x-api-key': adminKey.token }, { api_key: adminKey.token });
       await callV1({ authorization: `Bearer ${session}` });
-      const out = lines.join('');
-      expect(out).toContain('"message":"request"');
-      expect(out).toContain('api_key=[redacted]');
-      for (const secret of [adminKey.token, adminKey.token.split('_')[2] as string, PASSWORD, session]) expect(out).not.toContain(secret);
-    } finally {
-      logger.setLogLevel('SILENT');
-      spy.mockRestore();
-    }
+    });
+    expect(out).toContain('"message":"request"');
+    expect(out).toContain('api_key=[redacted]');
+    for (const secret of [adminKey.token, adminKey.token.split('_')[2] as string, PASSWORD, session]) expect(out).not.toContain(secret);
   });
 });

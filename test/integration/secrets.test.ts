@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it, vi } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
+import { describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../functions/http/secrets/create.ts';
 import { handler as deleteHandler } from '../../functions/http/secrets/delete.ts';
 import { handler as listHandler } from '../../functions/http/secrets/list.ts';
 import { handler as updateHandler } from '../../functions/http/secrets/update.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { clearSecretCache, readSecrets } from '../../shared/domain/account-secrets.ts';
-import { logger } from '../../shared/logger.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
+import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { capturedLogs } from '../support/logs.ts';
 import { sessionOf } from '../support/sessions.ts';
 
 const create = (session: string, body: unknown) =>
@@ -178,23 +177,13 @@ describe('account secrets: console routes', () => {
     const { adminSession } = await givenAdmins();
     const v1 = value('logged-create');
     const v2 = value('logged-update');
-    const lines: string[] = [];
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    });
-    logger.setLogLevel('DEBUG');
-    try {
+    const out = await capturedLogs(async () => {
       await create(adminSession, { name: 'LOGGED', value: v1 });
       await update(adminSession, 'LOGGED', { value: v2 });
       await create(adminSession, { name: 'LOGGED', value: v1 }); // 409
       await create(adminSession, { name: 'bad', value: v1 }); // 400
       await list(adminSession);
-    } finally {
-      logger.setLogLevel('SILENT');
-      spy.mockRestore();
-    }
-    const out = lines.join('');
+    });
     expect(out).toContain('"message":"request"');
     expect(out).not.toContain(v1);
     expect(out).not.toContain(v2);

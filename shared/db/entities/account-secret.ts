@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { applied } from '../update.ts';
 import { isConditionFailure } from '../../errors.ts';
 
 // Access patterns: get by account and name · list an account's names (one partition per account,
@@ -27,19 +28,15 @@ export const secretKey = (accountId: string, name: string) => ({ PK: `SECRET#${a
 
 /** Create; false when the account already has a secret of this name. */
 export async function putSecret(s: AccountSecret): Promise<boolean> {
-  try {
-    await db().send(
+  return applied(
+    db().send(
       new PutCommand({
         TableName: tableName(),
         Item: { ...secretKey(s.accountId, s.name), type: 'accountSecret', ...s },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /** Replace the sealed value; the summary after, or undefined when there is no such secret. */
@@ -71,15 +68,9 @@ export async function replaceSecretValue(accountId: string, name: string, sealed
 
 /** Delete; false when there was no such secret. */
 export async function deleteSecret(accountId: string, name: string): Promise<boolean> {
-  try {
-    await db().send(
-      new DeleteCommand({ TableName: tableName(), Key: secretKey(accountId, name), ConditionExpression: 'attribute_exists(PK)' }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+  return applied(
+    db().send(new DeleteCommand({ TableName: tableName(), Key: secretKey(accountId, name), ConditionExpression: 'attribute_exists(PK)' })),
+  );
 }
 
 export async function getSecret(accountId: string, name: string): Promise<AccountSecret | undefined> {

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { applied } from '../update.ts';
 import { isConditionFailure } from '../../errors.ts';
 import { queryAll } from '../query.ts';
 
@@ -65,8 +66,8 @@ export async function listApiKeys(accountId: string, ownerId?: string): Promise<
 
 /** Mark revoked; false when the key does not exist or was revoked already. */
 export async function revokeApiKey(keyId: string, now: number): Promise<boolean> {
-  try {
-    await db().send(
+  return applied(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyKey(keyId),
@@ -74,18 +75,14 @@ export async function revokeApiKey(keyId: string, now: number): Promise<boolean>
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
         ExpressionAttributeValues: { ':now': now },
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /** Suspend (owner disabled) or reinstate a key; false when the key does not exist. */
 export async function setKeySuspended(keyId: string, suspended: boolean): Promise<boolean> {
-  try {
-    await db().send(
+  return applied(
+    db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keyKey(keyId),
@@ -93,12 +90,8 @@ export async function setKeySuspended(keyId: string, suspended: boolean): Promis
         ConditionExpression: 'attribute_exists(PK)',
         ...(suspended ? { ExpressionAttributeValues: { ':true': true } } : {}),
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /** The key item as stored now (a strongly consistent read). */

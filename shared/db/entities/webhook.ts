@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
-import { isConditionFailure } from '../../errors.ts';
+import { applied } from '../update.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: get by id (global: the trigger URL carries only the id; PK WH#<id>, SK WEBHOOK) ·
@@ -71,8 +71,8 @@ const DAYS_DROPPED = 10;
 
 /** Delete a webhook and take it off its account's count, together; false when it was gone already. */
 export async function deleteWebhookItem(accountId: string, webhookId: string): Promise<boolean> {
-  try {
-    await db().send(
+  return applied(
+    db().send(
       new TransactWriteCommand({
         TransactItems: [
           { Delete: { TableName: tableName(), Key: webhookKey(webhookId), ConditionExpression: 'attribute_exists(PK)' } },
@@ -88,12 +88,8 @@ export async function deleteWebhookItem(accountId: string, webhookId: string): P
           },
         ],
       }),
-    );
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return false;
-    throw e;
-  }
+    ),
+  );
 }
 
 /**

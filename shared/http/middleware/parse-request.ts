@@ -45,11 +45,20 @@ function idKind(schema: z.ZodType, path: readonly PropertyKey[]): IdKind | undef
   return at && idKinds.get(at);
 }
 
-/** A path whose ids do not parse names nothing: the first bad id's kind answers (404), else a plain 404. */
+/** What an unknown id of `kind` at `path` answers. */
+function unknownId(kind: IdKind, path: readonly PropertyKey[], value: unknown) {
+  const where = path.map(String).join('.');
+  const detail = `${kind.noun} ${String(value ?? '').slice(0, 64)} does not exist.`;
+  return kind.status === 404
+    ? notFound(kind.code, detail)
+    : badRequest(kind.code, `${where}: ${detail}`, [{ path: where, message: detail }]);
+}
+
+/** A path whose ids do not parse names nothing: the first bad id's kind answers, else a plain 404. */
 function unknownPathId(schema: z.ZodType, given: Record<string, string | undefined>, error: z.ZodError) {
   const path = error.issues[0]?.path ?? [];
   const kind = idKind(schema, path);
-  return kind ? notFound(kind.code, `${kind.noun} ${String(given[String(path[0])] ?? '').slice(0, 64)} does not exist.`) : notFound();
+  return kind ? unknownId(kind, path, given[String(path[0])]) : notFound();
 }
 
 /**
@@ -63,10 +72,7 @@ function refusal(schema: z.ZodType, input: unknown, error: z.ZodError) {
     i.code !== 'custom' && typeof at(i.path) === 'string' && idKind(schema, i.path) !== undefined;
   const first = error.issues[0];
   if (!first || !error.issues.every(malformedId)) return validationFailed(fieldErrors(error));
-  const kind = idKind(schema, first.path) as IdKind;
-  const path = first.path.map(String).join('.');
-  const detail = `${kind.noun} ${String(at(first.path)).slice(0, 64)} does not exist.`;
-  return kind.status === 404 ? notFound(kind.code, detail) : badRequest(kind.code, `${path}: ${detail}`, [{ path, message: detail }]);
+  return unknownId(idKind(schema, first.path) as IdKind, first.path, at(first.path));
 }
 
 /**

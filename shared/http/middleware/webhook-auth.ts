@@ -49,14 +49,11 @@ export const webhookAuth = (): Middleware => ({
     if (!w) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId.slice(0, 64)} does not exist.`);
     app.trigger = { webhook: w };
 
-    const authenticate = () => {
-      const scheme = signedBy(w);
-      if (scheme) verifySignature(scheme, w.secretKey as string, event.headers, rawBody(event), now);
-      return authMode(w) === 'api_key' ? boundKey(w, token, storedKey, now) : undefined;
-    };
     let bound: ApiKey | undefined;
     try {
-      bound = authenticate();
+      const scheme = signedBy(w);
+      if (scheme) verifySignature(scheme, w.secretKey as string, event.headers, rawBody(event), now);
+      bound = authMode(w) === 'api_key' ? boundKey(w, token, storedKey, now) : undefined;
     } catch (e) {
       // A missing or wrong credential counts against the source address's failure budget (429 once over it).
       throw await failedAuthentication(app.sourceIp, e, now);
