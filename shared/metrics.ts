@@ -8,11 +8,16 @@ const metrics = () => (instance ??= new Metrics({ namespace: METRICS_NAMESPACE, 
  * Publish one of the application's metrics now, as one EMF line (CloudWatch turns it into a metric):
  * no buffer that a handler or worker could forget to flush. `POWERTOOLS_METRICS_DISABLED=true`
  * (local mode and tests) turns publishing off.
+ *
+ * One instance for the life of the function, its buffer published and cleared (metric, dimensions)
+ * at once: Powertools' `singleMetric()` would build a new Metrics per call, re-reading the environment
+ * and creating a Console each time (about 3 ms of CPU per run on the run path, seen with --cpu-prof).
  */
 export function emit(name: AppMetricName, value = 1, dimensions: Record<string, string> = {}): void {
-  const single = metrics().singleMetric();
-  for (const [k, v] of Object.entries(dimensions)) single.addDimension(k, v);
-  single.addMetric(name, APP_METRICS[name].unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count, value);
+  const m = metrics();
+  for (const [k, v] of Object.entries(dimensions)) m.addDimension(k, v);
+  m.addMetric(name, APP_METRICS[name].unit === 'Milliseconds' ? MetricUnit.Milliseconds : MetricUnit.Count, value);
+  m.publishStoredMetrics();
 }
 
 /** Forget the instance, so a changed environment takes effect (tests). */
