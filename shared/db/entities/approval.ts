@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { pooledRandom } from '../../ids.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
@@ -158,7 +159,7 @@ export const AuditRecord = z.object({
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
 
-const auditUlid = monotonicFactory();
+const auditUlid = monotonicFactory(pooledRandom);
 /** Audit ids sort by time, also within one millisecond of one process. */
 export const newAuditId = (now: number) => `au_${auditUlid(now).toLowerCase()}`;
 

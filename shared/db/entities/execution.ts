@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { pooledRandom } from '../../ids.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 import { retentionTtl } from '../retention.ts';
@@ -249,7 +250,7 @@ export function listExecutions(accountId: string, f: ExecutionFilters, limit: nu
   );
 }
 
-const eventUlid = monotonicFactory();
+const eventUlid = monotonicFactory(pooledRandom);
 
 export function newEvent(executionId: string, type: string, data: Record<string, unknown> = {}, at = Date.now()): RunEvent {
   return { eventId: `ev_${eventUlid(at).toLowerCase()}`, type, at, executionId, data };
