@@ -4,6 +4,8 @@
 // with the bytes each sent and received on its socket (headers included), through Node's
 // diagnostics channels, which see every `node:http` ClientRequest however it was made.
 //
+// It also keeps the number of requests to the stack's own server still in flight.
+//
 // On SIGUSR2, and at exit, it writes the totals to `$FLOWGATE_BENCH_COUNTS/counts-<pid>.json`
 // (written to a temporary name and renamed, so a reader never sees half a file); `seq` grows with
 // each write, so the bench knows its request was answered.
@@ -88,10 +90,23 @@ if (dir) {
     response.once('end', count);
   });
 
+  // Requests the stack's own server (on $PORT) has not answered or dropped yet: the bench's drain waits
+  // for none, as a request autocannon stopped waiting for may still start a run. (The in-process
+  // emulators' servers listen on other ports.)
+  let serverInFlight = 0;
+  const port = Number(process.env.PORT);
+  dc.subscribe('http.server.request.start', ({ request, response }) => {
+    if (request.socket?.localPort !== port) return;
+    serverInFlight += 1;
+    response.once('close', () => {
+      serverInFlight -= 1;
+    });
+  });
+
   const write = () => {
     seq += 1;
     const file = join(dir, `counts-${process.pid}.json`);
-    writeFileSync(`${file}.tmp`, JSON.stringify({ pid: process.pid, seq, at: Date.now(), totals }));
+    writeFileSync(`${file}.tmp`, JSON.stringify({ pid: process.pid, seq, at: Date.now(), serverInFlight, totals }));
     renameSync(`${file}.tmp`, file);
   };
   process.on('SIGUSR2', write);

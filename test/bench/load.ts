@@ -43,8 +43,10 @@ const DEFINITION = {
 export type Row = {
   connections: number;
   requests: number;
-  /** Runs started (trigger 200s) and ended: the bench waits until none is PENDING or RUNNING. */
+  /** Runs the stack started during the row (v1 listing), every one SUCCEEDED by the end of the drain. */
   runs: number;
+  /** Trigger answers autocannon received (200s): fewer than the runs by those in flight when its time was up. */
+  answered: number;
   non2xx: number;
   errors: number;
   /** Runs ended per second over the load and the drain that followed it. */
@@ -129,18 +131,20 @@ async function prepare(tree: Tree) {
     method: 'POST',
     body: { email: demo.adminEmail, password: demo.adminPassword },
   });
-  const { workflowId } = await ok<{ workflowId: string }>(stack, '/api/workflows', {
+  // The views name their id `id` (older commits: `workflowId`, `webhookId`).
+  const workflow = await ok<{ id?: string; workflowId?: string }>(stack, '/api/workflows', {
     method: 'POST',
     token,
     body: { name: 'bench: webhook → set', definition: DEFINITION },
   });
+  const workflowId = workflow.id ?? workflow.workflowId;
   const apiKeyId = demo.apiKey.split('_')[1];
-  const { webhookId } = await ok<{ webhookId: string }>(stack, '/api/webhooks', {
+  const webhook = await ok<{ id?: string; webhookId?: string }>(stack, '/api/webhooks', {
     method: 'POST',
     token,
     body: { workflowId, name: 'bench', apiKeyId },
   });
-  const path = `/api/webhooks/${webhookId}/trigger`;
+  const path = `/api/webhooks/${webhook.id ?? webhook.webhookId}/trigger`;
   await ok(stack, path, { method: 'POST', key: demo.apiKey, body: JSON.parse(BODY) });
   const wrong = await call(stack, path, { method: 'POST', key: `${demo.apiKey.slice(0, -1)}x`, body: JSON.parse(BODY) });
   if (wrong.status !== 401) throw new Error(`a wrong key answered ${wrong.status}, not 401`);
@@ -159,10 +163,18 @@ async function prepare(tree: Tree) {
     : 'our functions';
 }
 
-/** Until the runs and notification queues hold nothing, visible, in flight or delayed: every run has ended. */
+/**
+ * Until the stack's server has answered (or dropped) every request, so no trigger is still starting a
+ * run, and then until the runs and notification queues hold nothing, visible, in flight or delayed:
+ * every run has ended.
+ */
 async function drain(stack: StackProcess, sqs: SQSClient, timeoutMs = 300_000) {
   const queues = [stack.env.RUNS_QUEUE_URL, stack.env.NOTIFY_QUEUE_URL].filter(Boolean) as string[];
   const deadline = Date.now() + timeoutMs;
+  while ((await stack.counts()).serverInFlight > 0) {
+    if (Date.now() > deadline) throw new Error(`the stack's server did not answer its requests in ${timeoutMs / 1000} s`);
+    await sleep(50);
+  }
   for (;;) {
     let left = 0;
     for (const QueueUrl of queues) {
@@ -176,26 +188,50 @@ async function drain(stack: StackProcess, sqs: SQSClient, timeoutMs = 300_000) {
     }
     if (left === 0) return;
     if (Date.now() > deadline) throw new Error(`queues not drained in ${timeoutMs / 1000} s: ${left} messages left`);
-    await sleep(50);
+    await sleep(100);
   }
 }
 
-/** The v1 API confirms what the empty queues say: no run of the workflow is PENDING or RUNNING, none FAILED. */
-async function checkEnded(tree: Tree) {
+type ListedRun = { executionId: string; status: string };
+
+/** The workflow's newest run, if any (v1 API). */
+async function newestRun(tree: Tree): Promise<string | undefined> {
   const stack = tree.stack as StackProcess;
-  for (const status of ['PENDING', 'RUNNING', 'FAILED']) {
-    const { items } = await ok<{ items: { executionId: string }[] }>(
+  const { items } = await ok<{ items: ListedRun[] }>(stack, `/api/v1/executions?workflowId=${tree.workflowId}&limit=1`, {
+    key: stack.demo.apiKey,
+  });
+  return items[0]?.executionId;
+}
+
+/**
+ * The runs of the workflow newer than `since`, read through the v1 API (newest first, page by page),
+ * each of which must have SUCCEEDED: what the empty queues said. The count is the runs the stack
+ * started, including those of requests autocannon stopped waiting for when its time was up.
+ */
+async function runsSince(tree: Tree, since: string | undefined): Promise<number> {
+  const stack = tree.stack as StackProcess;
+  let count = 0;
+  let cursor: string | null = null;
+  do {
+    const page: { items: ListedRun[]; nextCursor: string | null } = await ok(
       stack,
-      `/api/v1/executions?workflowId=${tree.workflowId}&status=${status}&limit=1`,
+      `/api/v1/executions?workflowId=${tree.workflowId}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       { key: stack.demo.apiKey },
     );
-    if (items.length > 0) throw new Error(`${tree.label}: run ${items[0]?.executionId} is ${status} after the queues drained`);
-  }
+    for (const run of page.items) {
+      if (run.executionId === since) return count;
+      if (run.status !== 'SUCCEEDED') throw new Error(`${tree.label}: run ${run.executionId} is ${run.status} after the queues drained`);
+      count += 1;
+    }
+    cursor = page.nextCursor;
+  } while (cursor);
+  if (since) throw new Error(`${tree.label}: run ${since} is no longer listed`);
+  return count;
 }
 
 type Snapshot = { cpu: Record<string, Map<number, number>>; counts: HttpCounts };
 
-const snapshot = async (stack: StackProcess): Promise<Snapshot> => ({ counts: await stack.counts(), cpu: stack.cpu() });
+const snapshot = async (stack: StackProcess): Promise<Snapshot> => ({ counts: (await stack.counts()).totals, cpu: stack.cpu() });
 
 /** CPU ms each group used between two snapshots (a process that appeared in between counts from 0). */
 function cpuBetween(a: Snapshot, b: Snapshot): Record<string, number> {
@@ -225,15 +261,15 @@ const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 *
 
 async function measureRow(tree: Tree, sqs: SQSClient, connections: number, seconds: number): Promise<Row> {
   const stack = tree.stack as StackProcess;
+  const since = await newestRun(tree);
   const before = await snapshot(stack);
   const r: LoadResult = await runLoad({ ...(tree.trigger as Omit<LoadSpec, 'connections'>), connections, seconds });
   const loadEnded = Date.now();
   await drain(stack, sqs);
   const drainSeconds = (Date.now() - loadEnded) / 1000;
   const after = await snapshot(stack);
-  await checkEnded(tree);
+  const runs = await runsSince(tree, since);
 
-  const runs = r.statusCodes['200'] ?? 0;
   const per = (x: number) => (runs > 0 ? x / runs : Number.NaN);
   const cpu = cpuBetween(before, after);
   const stackMs = Object.values(cpu).reduce((a, b) => a + b, 0);
@@ -256,6 +292,7 @@ async function measureRow(tree: Tree, sqs: SQSClient, connections: number, secon
     connections,
     requests: r.requests,
     runs,
+    answered: r.statusCodes['200'] ?? 0,
     non2xx: r.non2xx,
     errors: r.errors + r.timeouts,
     runsPerSecond: round(runs / (r.seconds + drainSeconds), 1),
@@ -284,6 +321,7 @@ function medianRow(rows: Row[]): Row {
     connections: first.connections,
     requests: m((r) => r.requests),
     runs: m((r) => r.runs),
+    answered: m((r) => r.answered),
     non2xx: m((r) => r.non2xx),
     errors: m((r) => r.errors),
     runsPerSecond: m((r) => r.runsPerSecond),
@@ -352,6 +390,8 @@ function table(columns: Column[], ratios: [number, number, string][]): Record<st
     (r) => r.drainSeconds,
     (p) => p.drainSeconds,
   );
+  line('runs started (all SUCCEEDED)', 0, (r) => r.runs);
+  line('trigger 200s received', 0, (r) => r.answered);
   line('non-2xx + errors', 0, (r) => r.non2xx + r.errors);
   line(
     'CPU ms/run: stack process',
@@ -430,8 +470,7 @@ export async function measureLoad(opts: LoadOptions, launchEnv: NodeJS.ProcessEn
         ...(opts.warmupRuns ? { amount: opts.warmupRuns } : { seconds: opts.warmupSeconds }),
       });
       await drain(stack, sqs);
-      await checkEnded(tree);
-      console.error(`${tree.label}: warm-up done, ${w.statusCodes['200'] ?? 0} runs`);
+      console.error(`${tree.label}: warm-up done, ${w.statusCodes['200'] ?? 0} runs answered`);
     }
     for (let i = 0; i < opts.rounds; i++) {
       for (const tree of i % 2 === 0 ? trees : [...trees].reverse()) {

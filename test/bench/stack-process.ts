@@ -151,16 +151,16 @@ export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessE
     };
 
     let seq = 0;
-    /** The preload's totals now: asks with SIGUSR2 and waits for the file it writes. */
-    const counts = async (): Promise<HttpCounts> => {
+    /** The preload's totals now, and the server's requests in flight: asks with SIGUSR2 and waits for the file it writes. */
+    const counts = async (): Promise<{ totals: HttpCounts; serverInFlight: number }> => {
       const file = join(dataDir, `counts-${pid}.json`);
       process.kill(pid, 'SIGUSR2');
       for (let i = 0; i < 500; i++) {
         if (existsSync(file)) {
-          const c = JSON.parse(readFileSync(file, 'utf8')) as { seq: number; totals: HttpCounts };
+          const c = JSON.parse(readFileSync(file, 'utf8')) as { seq: number; totals: HttpCounts; serverInFlight: number };
           if (c.seq > seq) {
             seq = c.seq;
-            return c.totals;
+            return c;
           }
         }
         await sleep(10);
