@@ -94,9 +94,8 @@ if (dir) {
   // for none, as a request autocannon stopped waiting for may still start a run. (The in-process
   // emulators' servers listen on other ports.)
   let serverInFlight = 0;
-  const port = Number(process.env.PORT);
   dc.subscribe('http.server.request.start', ({ request, response }) => {
-    if (request.socket?.localPort !== port) return;
+    if (request.socket?.localPort !== Number(process.env.PORT)) return;
     serverInFlight += 1;
     response.once('close', () => {
       serverInFlight -= 1;

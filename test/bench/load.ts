@@ -450,6 +450,7 @@ export async function measureLoad(opts: LoadOptions, launchEnv: NodeJS.ProcessEn
     }
     const clients = new Map<Tree, SQSClient>();
     for (const tree of trees) {
+      for (const t of trees) t.stack?.pause();
       console.error(`starting the stack of ${tree.label} (${tree.dir})`);
       const stack = await startStackProcess(tree.dir, launchEnv);
       tree.stack = stack;
@@ -472,8 +473,17 @@ export async function measureLoad(opts: LoadOptions, launchEnv: NodeJS.ProcessEn
       await drain(stack, sqs);
       console.error(`${tree.label}: warm-up done, ${w.statusCodes['200'] ?? 0} runs answered`);
     }
+    // The stack not being measured is paused (SIGSTOP), so its idle polling (about 50 ms of CPU a
+    // second) does not load the machine; it gets a second to catch up on its timers when resumed.
+    const pauseAllBut = async (measured: Tree) => {
+      if (trees.length === 1) return;
+      for (const t of trees) if (t !== measured) t.stack?.pause();
+      measured.stack?.resume();
+      await sleep(1000);
+    };
     for (let i = 0; i < opts.rounds; i++) {
       for (const tree of i % 2 === 0 ? trees : [...trees].reverse()) {
+        await pauseAllBut(tree);
         const rows: Row[] = [];
         for (const c of opts.connections) {
           const row = await measureRow(tree, clients.get(tree) as SQSClient, c, opts.seconds);

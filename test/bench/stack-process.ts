@@ -103,8 +103,15 @@ export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessE
   const url = `http://127.0.0.1:${port}`;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let emulators: EmulatorsFile = { env: {} };
+  /** Processes stopped by `pause()`. */
+  let paused: number[] = [];
+  const resume = () => {
+    for (const p of paused.filter(alive)) process.kill(p, 'SIGCONT');
+    paused = [];
+  };
 
   const stop = async () => {
+    resume();
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       await Promise.race([exited, sleep(20_000)]);
@@ -172,7 +179,13 @@ export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessE
     const cpu = (): Record<string, Map<number, number>> =>
       Object.fromEntries(Object.entries(groups()).map(([name, pids]) => [name, new Map(pids.map((p) => [p, cpuMs([p])]))]));
 
-    return { tree, url, pid, demo, env: emulators.env, groups, counts, cpu, stop };
+    /** Stop every process of the stack (SIGSTOP) while another tree is measured, so its idle work takes no CPU from it. */
+    const pause = () => {
+      paused = Object.values(groups()).flat();
+      for (const p of paused) process.kill(p, 'SIGSTOP');
+    };
+
+    return { tree, url, pid, demo, env: emulators.env, groups, counts, cpu, pause, resume, stop };
   } catch (e) {
     await stop();
     throw e;
