@@ -10,6 +10,8 @@ export type LoadSpec = {
   connections: number;
   /** Run for this many seconds ... */
   seconds?: number;
+  /** ... or send this many requests ... */
+  amount?: number;
   /** ... or send exactly one request per body, each body once (approvals: one decision each). */
   bodies?: string[];
   body?: string;
@@ -26,15 +28,18 @@ export type LoadResult = {
   timeouts: number;
   non2xx: number;
   statusCodes: Record<string, number>;
+  /** CPU milliseconds this process spent on the load (user + system, all threads; its start-up not included). */
+  cpuMs: number;
 };
 
 const spec = JSON.parse(await new Response(process.stdin as never).text()) as LoadSpec;
 const bodies = spec.bodies;
 let next = 0;
+const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: spec.url,
   connections: spec.connections,
-  ...(bodies ? { amount: bodies.length } : { duration: spec.seconds ?? 5 }),
+  ...(bodies ? { amount: bodies.length } : spec.amount ? { amount: spec.amount } : { duration: spec.seconds ?? 5 }),
   requests: [
     {
       method: spec.method,
@@ -45,6 +50,7 @@ const result = await autocannon({
     },
   ],
 });
+const cpu = process.cpuUsage(cpuBefore);
 const statusCodes = Object.fromEntries(
   Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, (s as { count?: number }).count ?? 0]),
 );
@@ -59,5 +65,6 @@ const out: LoadResult = {
   timeouts: result.timeouts,
   non2xx: result.non2xx,
   statusCodes,
+  cpuMs: (cpu.user + cpu.system) / 1000,
 };
 process.stdout.write(JSON.stringify(out));

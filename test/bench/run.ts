@@ -1,70 +1,116 @@
 // `npm run bench`: every benchmark of README "Performance", printed as tables and written to bench-results/bench.json.
+// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's (README "Performance").
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { startEmulators } from '../../infra/local/emulators.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { bundle, emptyHandler, FUNCTIONS, KIB, sdkFloor } from './bundles.ts';
 import { importInstructions, importTimes } from './cold-start.ts';
 import { measureCpu } from './cpu.ts';
+import { measureLoad } from './load.ts';
 
+// The environment the stack under test (`load`) is started with: before the in-process parts add the emulators' to it.
+const launchEnv = { ...process.env };
 process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-const only = process.argv.slice(2);
+const { values: flags, positionals: only } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '1,10,50' },
+    rounds: { type: 'string', default: '3' },
+    'warmup-seconds': { type: 'string', default: '20' },
+    'warmup-runs': { type: 'string' },
+    against: { type: 'string' },
+    peer: { type: 'string' },
+    'peer-target': { type: 'string', default: 'bench-auth' },
+  },
+});
+const PARTS = ['load', 'round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'bundles', 'cold-start', 'cpu'];
+const unknown = only.filter((p) => !PARTS.includes(p));
+if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
 const wanted = (part: string) => only.length === 0 || only.includes(part);
+const positive = (name: string, v: string | undefined) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1 (got ${v})`);
+  return n;
+};
 const results: Record<string, unknown> = {
   machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
   at: new Date().toISOString(),
 };
 
-const emulators = await startEmulators();
-try {
-  // The handlers check their settings when imported, so they are imported once these are set.
-  Object.assign(process.env, emulators.env);
-  process.env.PUBLIC_BASE_URL ??= 'http://flowgate.bench';
-  resetConfig();
-  const { useOwnQueues } = await import('../support/engine.ts');
-  const { instrumentClients } = await import('./counting.ts');
-  const { measureLoad } = await import('./load.ts');
-  const { givenBenchData, measureRoundTrips, measureRunCosts, measureTriggerTimes, measureWorker } = await import('./scenarios.ts');
-  await instrumentClients();
-  await useOwnQueues();
-  const data = await givenBenchData();
-  if (wanted('round-trips')) {
-    const rows = await measureRoundTrips(data);
-    console.log('\nRound trips per request (budget, trigger: cold ≤ 4 calls / ≤ 3 steps, warm ≤ 2)');
-    console.table(rows.map(({ raw, ...r }) => r));
-    results.roundTrips = rows.map(({ raw, ...r }) => r);
+if (wanted('load')) {
+  results.load = await measureLoad(
+    {
+      seconds: positive('seconds', flags.seconds),
+      connections: (flags.connections as string).split(',').map((c) => positive('connections', c)),
+      rounds: positive('rounds', flags.rounds),
+      warmupSeconds: positive('warmup-seconds', flags['warmup-seconds']),
+      ...(flags['warmup-runs'] ? { warmupRuns: positive('warmup-runs', flags['warmup-runs']) } : {}),
+      ...(flags.against ? { against: flags.against } : {}),
+      ...(flags.peer ? { peer: flags.peer } : {}),
+      peerTarget: flags['peer-target'] as string,
+    },
+    launchEnv,
+  );
+}
+
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess'];
+const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
+if (emulators) {
+  try {
+    // The handlers check their settings when imported, so they are imported once these are set.
+    Object.assign(process.env, emulators.env);
+    process.env.PUBLIC_BASE_URL ??= 'http://flowgate.bench';
+    resetConfig();
+    const { useOwnQueues } = await import('../support/engine.ts');
+    const { instrumentClients } = await import('./counting.ts');
+    const { measureLoadInProcess } = await import('./load-inprocess.ts');
+    const { givenBenchData, measureRoundTrips, measureRunCosts, measureTriggerTimes, measureWorker } = await import('./scenarios.ts');
+    await instrumentClients();
+    await useOwnQueues();
+    const data = await givenBenchData();
+    if (wanted('round-trips')) {
+      const rows = await measureRoundTrips(data);
+      console.log('\nRound trips per request (budget, trigger: cold ≤ 4 calls / ≤ 3 steps, warm ≤ 2)');
+      console.table(rows.map(({ raw, ...r }) => r));
+      results.roundTrips = rows.map(({ raw, ...r }) => r);
+    }
+    if (wanted('trigger-times')) {
+      const rows = await measureTriggerTimes(data);
+      console.log("\nWhere a warm trigger's time goes on the emulators, in-process, 200 one at a time (ms)");
+      console.table(rows);
+      results.triggerTimes = rows;
+    }
+    if (wanted('run-costs')) {
+      const rows = await measureRunCosts(data);
+      console.log(
+        '\nDynamoDB per webhook run, warm (targets: 1 step ≤ 6 calls and ≤ 16 write units; a further set step ≤ 1 call, ≤ 3 units)',
+      );
+      console.table(rows);
+      results.runCosts = rows;
+    }
+    if (wanted('worker')) {
+      const worker = await measureWorker(data);
+      console.log('\nWorker, 20-step set workflow (budget: 1 DynamoDB write per step)');
+      console.table([worker]);
+      results.worker = worker;
+    }
+    if (wanted('load-inprocess')) {
+      const { rows, dispatch } = await measureLoadInProcess(data, { seconds: 10 });
+      console.log(
+        '\nThroughput and latency of the local stack in the bench process, autocannon, 10 s per row (approvals: one POST per pending approval)',
+      );
+      console.table(rows);
+      console.log("\nDispatch latency, local stack: trigger 200 → worker claim (run's step.started), ms");
+      console.table(dispatch);
+      results.loadInProcess = rows;
+      results.dispatch = dispatch;
+    }
+  } finally {
+    await emulators.stop();
   }
-  if (wanted('trigger-times')) {
-    const rows = await measureTriggerTimes(data);
-    console.log("\nWhere a warm trigger's time goes on the emulators, in-process, 200 one at a time (ms)");
-    console.table(rows);
-    results.triggerTimes = rows;
-  }
-  if (wanted('run-costs')) {
-    const rows = await measureRunCosts(data);
-    console.log(
-      '\nDynamoDB per webhook run, warm (targets: 1 step ≤ 6 calls and ≤ 16 write units; a further set step ≤ 1 call, ≤ 3 units)',
-    );
-    console.table(rows);
-    results.runCosts = rows;
-  }
-  if (wanted('worker')) {
-    const worker = await measureWorker(data);
-    console.log('\nWorker, 20-step set workflow (budget: 1 DynamoDB write per step)');
-    console.table([worker]);
-    results.worker = worker;
-  }
-  if (wanted('load')) {
-    const { rows, dispatch } = await measureLoad(data, { seconds: 10 });
-    console.log('\nThroughput and latency of the local stack, autocannon, 10 s per row (approvals: one POST per pending approval)');
-    console.table(rows);
-    console.log("\nDispatch latency, local stack: trigger 200 → worker claim (run's step.started), ms");
-    console.table(dispatch);
-    results.load = rows;
-    results.dispatch = dispatch;
-  }
-} finally {
-  await emulators.stop();
 }
 
 if (wanted('bundles')) {
