@@ -22,6 +22,7 @@ export const ALIASES: Record<string, string> = {
     ]),
   ),
   '@aws-sdk/credential-provider-node': shim('env-credentials.ts'),
+  '@aws-sdk/client-s3': shim('client-s3.mjs'),
 };
 
 /**

@@ -90,6 +90,8 @@ describe('round trips per request', () => {
     expect(r.status).toBe(429);
     expect(r.raw.map((c) => c.command)).not.toContain('TransactWriteItems');
     expect(r.raw.map((c) => c.command)).not.toContain('SendMessage');
+    // The refusal and the key's use are counted in the instance, written with its counts at most once a second.
+    expect(r.path).toBe('UpdateItem');
   });
 });
 
@@ -100,13 +102,21 @@ describe('what a run costs in DynamoDB (issue 12 targets)', () => {
     return c;
   };
 
-  it('a one-step webhook run, trigger 200 → SUCCEEDED, counting included: at most 6 calls and 16 write units', () => {
-    const c = cost('webhook run, 1 set step');
+  it('a one-step webhook run alone in its worker batch, trigger 200 → SUCCEEDED, counting included: at most 6 calls and 16 write units', () => {
+    const c = cost('webhook run, 1 set step, trigger');
     expect(c.status, c.path).toBe('SUCCEEDED');
     expect(c.calls, c.path).toBeLessThanOrEqual(6);
     expect(c.writeUnits, c.path).toBeLessThanOrEqual(16);
-    // The metering, the run's start, the claim, then the two counts beside one write for the step and the end.
-    expect(c.path).toBe('UpdateItem → BatchWriteItem → UpdateItem → UpdateItem‖UpdateItem‖TransactWriteItems');
+    // The metering, the run's start, the claim, one write for the step and the end, then the batch's counts together.
+    expect(c.path).toBe('UpdateItem → BatchWriteItem → UpdateItem → TransactWriteItems → UpdateItem‖UpdateItem');
+  });
+
+  it("ten one-step runs of one webhook in one worker batch: the webhook's stats and the key's usage written once for the batch", () => {
+    const c = cost('webhook run, 1 set step, 10 runs');
+    expect(c.status).toBe('SUCCEEDED');
+    // Per run: the metering, the start, the claim, the last write, and a tenth of the two counts.
+    expect(c.calls).toBeLessThanOrEqual(4.2);
+    expect(c.writeUnits).toBeLessThanOrEqual(14.2);
   });
 
   it('each further set step: no call of its own and at most 3 write units (its event item)', () => {
