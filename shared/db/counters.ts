@@ -1,12 +1,12 @@
 import { logger } from '../logger.ts';
 
 // Plain increments that many requests or runs make on one item (a webhook's stats, a key's usage:
-// README "Performance"), summed in this function instance and written once per item per flush
-// instead of once each. The workers flush at the end of every batch, the sweeps at their end, and
-// the HTTP functions at the end of an invocation that finds the last flush a second old or more
-// (`http` in shared/http/handler.ts): Lambda freezes an instance between invocations, so nothing
-// is written in between. What an instance holds when it crashes or is retired (never invoked again
-// after a burst) is lost: at most its last second's increments (README "Performance").
+// README "Stats and key usage"), summed in this function instance and written once per item per
+// flush instead of once each. The workers flush at the end of every batch, the sweeps at their end,
+// and the HTTP functions at the end of an invocation that finds the last flush a second old or more
+// (`http` in shared/http/handler.ts): Lambda freezes an instance between invocations, so nothing is
+// written in between. What an instance holds when it crashes or is retired (never invoked again
+// after a burst) is lost: a worker's current batch's, an HTTP function's last second's increments.
 
 /** Writes the summed increments of one item (and the latest time they were made at, when it is kept). */
 export type CountWriter = (counts: ReadonlyMap<string, number>, latest: number | undefined) => Promise<void>;

@@ -157,7 +157,7 @@ export const recordKeyUsage = (keyId: string, now: number): Promise<boolean> => 
 
 /**
  * Count one use of a key that was checked already (a webhook trigger's bound key): summed in this
- * function instance and written at its next flush (`counters.ts`, README "Performance"), whether
+ * function instance and written at its next flush (`counters.ts`, README "Stats and key usage"), whether
  * or not the key was revoked since.
  */
 export function countKeyUse(keyId: string, now: number): void {

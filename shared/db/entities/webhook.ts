@@ -127,7 +127,7 @@ async function writeStats(webhookId: string, counts: ReadonlyMap<string, number>
 
 /**
  * Count one trigger in the webhook's stats: its total, its status and its day. Summed in this
- * function instance and written at its next flush (`counters.ts`, README "Performance").
+ * function instance and written at its next flush (`counters.ts`, README "Stats and key usage").
  */
 function countOutcome(webhookId: string, now: number, outcome: 'accepted' | number): void {
   const accepted = outcome === 'accepted';
