@@ -1,6 +1,7 @@
 // The scheduled sweep (EventBridge, every minute; a timer in local mode): expires approvals past
 // their deadline, and recovers runs whose worker died (their lease expired; ARCHITECTURE.md
 // "Crash and restart semantics").
+import { flushCounts } from '../../shared/db/counters.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
 import { sweepCrashed } from '../../shared/engine/recovery.ts';
 import { logger } from '../../shared/logger.ts';
@@ -11,6 +12,8 @@ requireConfig(workerSettings('sweep/scheduled'));
 
 export const handler = async () => {
   const [expired, recovered] = await Promise.all([expireDueApprovals(), sweepCrashed()]);
+  // Runs recovered from PENDING counted their triggers (`counters.ts`).
+  await flushCounts();
   if (expired || recovered) logger.info('scheduled sweep', { expired, recovered });
   return { expired, recovered };
 };

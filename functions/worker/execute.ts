@@ -3,6 +3,7 @@
 // the DLQ after maxReceiveCount; everything else is acknowledged.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { flushCounts } from '../../shared/db/counters.ts';
 import { RunMessage } from '../../shared/engine/dispatch.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { logger } from '../../shared/logger.ts';
@@ -14,14 +15,20 @@ requireConfig(workerSettings('worker/execute'));
 
 const processor = new BatchProcessor(EventType.SQS);
 
-export const handler = async (event: SQSEvent, context?: Context) =>
-  processPartialResponse(
-    event,
-    async (record: SQSRecord) => {
-      const message = parseMessage(RunMessage, record);
-      if (!message) return void logger.error('malformed run message dropped', { messageId: record.messageId });
-      await processRunMessage(message, { remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 });
-    },
-    processor,
-    { throwOnFullBatchFailure: false },
-  );
+/** The batch's runs, then what they counted (webhook stats, key usage: one write per item, `counters.ts`). */
+export const handler = async (event: SQSEvent, context?: Context) => {
+  try {
+    return await processPartialResponse(
+      event,
+      async (record: SQSRecord) => {
+        const message = parseMessage(RunMessage, record);
+        if (!message) return void logger.error('malformed run message dropped', { messageId: record.messageId });
+        await processRunMessage(message, { remainingMs: () => context?.getRemainingTimeInMillis?.() ?? 60_000 });
+      },
+      processor,
+      { throwOnFullBatchFailure: false },
+    );
+  } finally {
+    await flushCounts();
+  }
+};

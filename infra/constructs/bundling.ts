@@ -13,6 +13,12 @@ const shim = (file: string) => fileURLToPath(new URL(`./bundle-shims/${file}`, i
  *   web identity, ECS, IMDS, with three nested SDK clients: about 100 KiB) becomes the environment
  *   alone: Lambda puts a function's credentials there. Only the bundles: local mode and the tests
  *   run from `node_modules`, unchanged.
+ * - `@aws-sdk/client-s3` becomes the three parts the service uses (`shared/s3.ts`, which is loaded
+ *   with `await import`: esbuild then keeps the package's whole index, about 22 KiB more).
+ * - Packages that Node does itself, from its crypto, Buffer and Map: `fast-sha256` (a SHA-256 in
+ *   JavaScript) and `@stablelib/base64`, as the `standardwebhooks` package uses them, and
+ *   `mnemonist/lru-cache`, as the SDK's endpoint cache (DynamoDB endpoint discovery, never turned on
+ *   here) uses it. About 16 KiB; test/unit/bundle-shims.test.ts compares each with the original.
  */
 export const ALIASES: Record<string, string> = {
   ...Object.fromEntries(
@@ -22,6 +28,10 @@ export const ALIASES: Record<string, string> = {
     ]),
   ),
   '@aws-sdk/credential-provider-node': shim('env-credentials.ts'),
+  '@aws-sdk/client-s3': shim('client-s3.mjs'),
+  'fast-sha256': shim('fast-sha256.cjs'),
+  '@stablelib/base64': shim('stablelib-base64.cjs'),
+  'mnemonist/lru-cache': shim('lru-cache.cjs'),
 };
 
 /**

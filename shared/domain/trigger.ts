@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
-import { recordKeyUsage } from '../db/entities/api-key.ts';
+import { countKeyUse } from '../db/entities/api-key.ts';
 import { authMode, type Webhook } from '../db/entities/webhook.ts';
 import { startRun } from '../engine/runs.ts';
-import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 
 /** Payloads up to this size stay on the execution record; larger ones go to the artifacts bucket. */
@@ -75,8 +74,7 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
   emit('TriggerAccepted');
   // An accepted trigger's use of the key is counted when its run leaves PENDING; a replay starts no run.
   const keyId = t.keyId;
-  if (replayed && keyId)
-    await recordKeyUsage(keyId, now).catch((error: unknown) => logger.warn('key usage not recorded', { keyId, error: error as Error }));
+  if (replayed && keyId) countKeyUse(keyId, now);
   return {
     replayed,
     result: {

@@ -51,7 +51,7 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
         ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
       ];
       await db().send(new TransactWriteCommand({ TransactItems: items }));
-      if (e.status === 'PENDING') await countAcceptedTrigger(e);
+      if (e.status === 'PENDING') countAcceptedTrigger(e);
       const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
       delete cancelled.dispatch;
       delete cancelled.lease;

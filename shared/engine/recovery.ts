@@ -152,7 +152,7 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
       items.map((seen) =>
         settle(seen, swept, async (e) => {
           await (e.cancelRequested ? cancelAsAsked(e, now) : interrupt(e, 'restart', now));
-          if (e.status === 'PENDING') await countAcceptedTrigger(e);
+          if (e.status === 'PENDING') countAcceptedTrigger(e);
         }),
       ),
     );

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
-import { recordKeyUsage } from '../db/entities/api-key.ts';
+import { countKeyUse } from '../db/entities/api-key.ts';
 import {
   type Execution,
   eventsPut,
@@ -16,7 +16,7 @@ import {
   newEvent,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
-import { recordAccepted } from '../db/entities/webhook.ts';
+import { countAccepted } from '../db/entities/webhook.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
@@ -199,17 +199,16 @@ async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause:
 /**
  * Count an accepted webhook trigger (the webhook's stats, the bound key's usage) once its run leaves
  * PENDING: claimed by the worker, cancelled or interrupted first. Each of those is a conditional
- * write from PENDING, so exactly one counts. Off the trigger's hot path (README "Performance"): the
- * counters are items every trigger of a webhook or key would touch. A lost count is logged, never
- * an error.
+ * write from PENDING, so exactly one counts. Off the trigger's hot path, and summed per function
+ * instance until its next flush (`counters.ts`, README "Stats and key usage"): the counters are items every
+ * trigger of a webhook or key would touch.
  */
-export async function countAcceptedTrigger(e: Execution): Promise<void> {
+export function countAcceptedTrigger(e: Execution): void {
   // A retried run leaving PENDING again was counted when it first did.
   if (e.trigger !== 'webhook' || !e.webhookId || e.retries) return;
   const now = Date.now();
-  await Promise.all([recordAccepted(e.webhookId, now), e.keyId && recordKeyUsage(e.keyId, now)]).catch((error: unknown) =>
-    logger.warn('accepted trigger not counted', { executionId: e.executionId, webhookId: e.webhookId, error: error as Error }),
-  );
+  countAccepted(e.webhookId, now);
+  if (e.keyId) countKeyUse(e.keyId, now);
 }
 
 export const finished = (e: Pick<Execution, 'status'>) => e.status === 'SUCCEEDED' || e.status === 'FAILED' || e.status === 'CANCELLED';

@@ -46,14 +46,10 @@ export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Pro
   const owner = randomUUID();
   const claimed = await claim(m, owner, opts);
   if (!claimed) return;
-  // A webhook run's first claim counts its trigger, beside the run's first step.
-  const counting = claimed.from === 'PENDING' ? countAcceptedTrigger(claimed.run) : undefined;
-  try {
-    const run = await hold(claimed.run, owner);
-    if (run) await executeSteps(run, opts.remainingMs);
-  } finally {
-    await counting;
-  }
+  // A webhook run's first claim counts its trigger (written at the end of the worker's batch).
+  if (claimed.from === 'PENDING') countAcceptedTrigger(claimed.run);
+  const run = await hold(claimed.run, owner);
+  if (run) await executeSteps(run, opts.remainingMs);
 }
 
 /**

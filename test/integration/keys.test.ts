@@ -119,6 +119,10 @@ describe('API keys', () => {
     await Promise.all([recordKeyUsage(adminKey.id, tomorrow), recordKeyUsage(adminKey.id, tomorrow)]);
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: { PK: `KEY#${adminKey.id}`, SK: 'KEY' } }));
     expect(Item).toMatchObject({ usageTotal: 2, usageToday: 2, usageDay: new Date(tomorrow).toISOString().slice(0, 10) });
+    // A count of an earlier day written late (another instance's flush) adds to the total only.
+    expect(await recordKeyUsage(adminKey.id, Date.now())).toBe(true);
+    const later = await db().send(new GetCommand({ TableName: tableName(), Key: { PK: `KEY#${adminKey.id}`, SK: 'KEY' } }));
+    expect(later.Item).toMatchObject({ usageTotal: 3, usageToday: 2, usageDay: new Date(tomorrow).toISOString().slice(0, 10) });
   });
 
   it('expired keys are refused', async () => {

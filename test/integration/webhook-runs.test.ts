@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
+import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { db, queue, tableName } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
+import { flushCounts } from '../../shared/db/counters.ts';
 import { keyKey } from '../../shared/db/entities/api-key.ts';
 import { type Execution, executionKey, getExecution, listEvents, listExecutions } from '../../shared/db/entities/execution.ts';
 import { readStats } from '../../shared/db/entities/webhook.ts';
@@ -25,7 +27,8 @@ import { apiEvent, invoke } from '../support/http.ts';
 
 // The trigger's lean path (README "Performance"): a webhook run starts by reference and takes its
 // workflow in the worker; its message goes out beside its record; the trigger counts in the stats and
-// the key's usage when the run leaves PENDING; the rate-limit count lives on the account item.
+// the key's usage when the run leaves PENDING, written once per worker batch (`counters.ts`); the
+// rate-limit count lives on the account item.
 
 beforeAll(() => useOwnQueues());
 
@@ -74,8 +77,13 @@ async function givenHook(notifications: unknown[] = []) {
   };
   const usage = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: keyKey(key.id) }))).Item?.usageTotal ?? 0;
   const stats = () => readStats(webhook.webhookId, Date.now());
+  /** The stats item as written so far (no flush first, unlike `readStats`). */
+  const stored = async () => {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: { PK: `WH#${webhook.webhookId}`, SK: 'STATS' } }));
+    return { total: Number(Item?.total ?? 0), accepted: Number(Item?.accepted ?? 0) };
+  };
   const runs = async () => (await listExecutions(a.account.accountId, { workflowId: workflow.workflowId }, 100)).items;
-  return { a, actor, key, workflow, webhook, trigger, accepted, usage, stats, runs };
+  return { a, actor, key, workflow, webhook, trigger, accepted, usage, stats, stored, runs };
 }
 
 describe('a webhook run starts by reference', () => {
@@ -132,36 +140,79 @@ describe('a webhook run starts by reference', () => {
 });
 
 describe('counting a trigger', () => {
-  it('counts an accepted trigger once, when its run leaves PENDING (claimed or cancelled), and a refusal at once', async () => {
+  it('counts an accepted trigger once, when its run leaves PENDING (claimed or cancelled), and a refusal; each written at the next flush', async () => {
     const h = await givenHook();
     const first = await h.accepted({ n: 1 });
     // Nothing counted on the trigger's own path.
-    expect((await h.stats()).accepted).toBe(0);
+    expect(await h.stored()).toEqual({ total: 0, accepted: 0 });
     expect(await h.usage()).toBe(0);
 
     const [m] = await messagesFor(first.executionId);
     await run(m as RunMessage);
-    expect(await h.stats()).toMatchObject({ total: 1, accepted: 1 });
+    // Counted in this instance; written when the worker's batch ends (here: by hand).
+    expect(await h.stored()).toEqual({ total: 0, accepted: 0 });
+    await flushCounts();
+    expect(await h.stored()).toEqual({ total: 1, accepted: 1 });
     expect(await h.usage()).toBe(1);
     // A duplicate delivery of the same message claims nothing and counts nothing.
     await run(m as RunMessage);
-    expect(await h.stats()).toMatchObject({ total: 1, accepted: 1 });
+    await flushCounts();
+    expect(await h.stored()).toEqual({ total: 1, accepted: 1 });
     expect(await h.usage()).toBe(1);
 
     const second = await h.accepted({ n: 2 });
     await cancelRun(second.accountId, second.executionId, 'not needed');
-    expect(await h.stats()).toMatchObject({ total: 2, accepted: 2 });
+    await flushCounts();
+    expect(await h.stored()).toEqual({ total: 2, accepted: 2 });
     expect(await h.usage()).toBe(2);
     for (const late of await messagesFor(second.executionId)) await run(late);
+    await flushCounts();
     expect(await getExecution(second.accountId, second.executionId)).toMatchObject({ status: 'CANCELLED' });
-    expect(await h.stats()).toMatchObject({ total: 2, accepted: 2 });
+    expect(await h.stored()).toEqual({ total: 2, accepted: 2 });
 
-    // A refusal after the rate limit counts at once, in the stats and in the key's usage.
+    // A refusal after the rate limit counts in the stats and in the key's usage (written by the
+    // request when the last write is a second old, else by a later one; the stats read writes
+    // this instance's counts first).
     expect((await h.trigger('{}', 'text/plain')).status).toBe(415);
     expect(await h.stats()).toMatchObject({ total: 3, accepted: 2, rejected: { '415': 1 } });
     expect(await h.usage()).toBe(3);
     const today = (await h.stats()).daily.at(-1);
     expect(today).toMatchObject({ accepted: 2, rejected: 1 });
+  });
+
+  it('counts N runs across several worker batches exactly: one write per counted item at the end of each batch', async () => {
+    const h = await givenHook();
+    const runs = [];
+    for (let i = 0; i < 7; i++) runs.push(await h.accepted({ n: i }));
+    const messages = await messagesFor(...runs.map((e) => e.executionId));
+    const send = vi.spyOn(db(), 'send');
+    const writesTo = (pk: string) => send.mock.calls.filter(([c]) => c instanceof UpdateCommand && c.input.Key?.PK === pk).length;
+    try {
+      let done = 0;
+      for (const size of [3, 3, 1]) {
+        const batch = messages.slice(done, done + size);
+        const response = await runWorker(
+          {
+            Records: batch.map((m) => ({ messageId: randomUUID(), body: JSON.stringify(m), attributes: { ApproximateReceiveCount: '1' } })),
+          } as never,
+          { getRemainingTimeInMillis: () => 30_000 } as never,
+        );
+        expect(response).toEqual({ batchItemFailures: [] });
+        done += size;
+        // Written before the batch's invocation returned: the stats and the key's usage, once each.
+        expect(await h.stored()).toEqual({ total: done, accepted: done });
+        expect(await h.usage()).toBe(done);
+      }
+      // Three batches: three writes of the stats, three of the key's usage (a fourth for the first use in a UTC day).
+      expect(writesTo(`WH#${h.webhook.webhookId}`)).toBe(3);
+      expect(writesTo(`KEY#${h.key.id}`)).toBeGreaterThanOrEqual(3);
+      expect(writesTo(`KEY#${h.key.id}`)).toBeLessThanOrEqual(4);
+    } finally {
+      send.mockRestore();
+    }
+    expect(await h.stats()).toMatchObject({ total: 7, accepted: 7, rejected: {} });
+    expect((await h.stats()).daily.at(-1)).toMatchObject({ accepted: 7, rejected: 0 });
+    for (const e of runs) expect(await getExecution(e.accountId, e.executionId)).toMatchObject({ status: 'SUCCEEDED' });
   });
 });
 

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { applied } from '../update.ts';
-import { isConditionFailure } from '../../errors.ts';
+import { count, flushCounts } from '../counters.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: get by id (global; the id is inside the token) · list by account, or by account
@@ -51,8 +51,12 @@ export async function getApiKey(keyId: string): Promise<ApiKey | undefined> {
   return Item ? ApiKey.parse(Item) : undefined;
 }
 
-/** Keys of an account, or of one owner in it, newest first. */
+/**
+ * Keys of an account, or of one owner in it, newest first. This instance's own counts are written
+ * first, as for a webhook's stats (`readStats`).
+ */
 export async function listApiKeys(accountId: string, ownerId?: string): Promise<ApiKey[]> {
+  await flushCounts();
   const keys = await queryAll(
     {
       IndexName: 'GSI1',
@@ -100,44 +104,67 @@ async function readKeyNow(keyId: string): Promise<ApiKey | undefined> {
   return Item ? ApiKey.parse(Item) : undefined;
 }
 
+const LIVE = 'attribute_not_exists(revokedAt) AND attribute_not_exists(ownerDisabled)';
+
 /**
- * Count one use: total, today's count and last use, on the key item itself (constant size). One write
- * on the usual path; the first use of a UTC day resets today's count with a second conditional write.
- * The write is conditional on the key being live (not revoked, owner not disabled), so a key revoked
- * or suspended in another function instance is refused at once although the key record is cached
- * there: returns false then (the caller refuses the request), at no cost on the usual path.
+ * Add `uses` made on `day` (yyyy-mm-dd, UTC) to the key's usage: total, today's count and last use,
+ * on the key item itself (constant size). One write on the usual path; the first count of a UTC day
+ * resets today's count with a second conditional write, and a count of an earlier day than the
+ * item's (a late flush) adds to the total alone. With `live`, every write is conditional on the key
+ * being live (not revoked, owner not disabled): false then, and nothing counted. False too when the
+ * key no longer exists.
  */
-export async function recordKeyUsage(keyId: string, now: number): Promise<boolean> {
-  const day = new Date(now).toISOString().slice(0, 10);
+async function addKeyUses(keyId: string, day: string, uses: number, lastUsedAt: number, live: boolean): Promise<boolean> {
+  const values = { ':n': uses, ':now': lastUsedAt, ':day': day };
   const update = (expr: string, cond: string) =>
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keyKey(keyId),
-        UpdateExpression: expr,
-        ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt) AND attribute_not_exists(ownerDisabled) AND ${cond}`,
-        ExpressionAttributeValues: { ':one': 1, ':now': now, ':day': day },
-      }),
+    applied(
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keyKey(keyId),
+          UpdateExpression: expr,
+          ConditionExpression: `attribute_exists(PK) AND ${live ? `${LIVE} AND ` : ''}${cond}`,
+          // DynamoDB refuses a value the expressions do not use.
+          ExpressionAttributeValues: Object.fromEntries(Object.entries(values).filter(([v]) => `${expr} ${cond}`.includes(v))),
+        }),
+      ),
     );
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await update('ADD usageTotal :one, usageToday :one SET lastUsedAt = :now', 'usageDay = :day');
-      return true;
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
-    try {
+    if (await update('ADD usageTotal :n, usageToday :n SET lastUsedAt = :now', 'usageDay = :day')) return true;
+    if (
       await update(
-        'ADD usageTotal :one SET usageToday = :one, usageDay = :day, lastUsedAt = :now',
-        '(attribute_not_exists(usageDay) OR usageDay <> :day)',
-      );
+        'ADD usageTotal :n SET usageToday = :n, usageDay = :day, lastUsedAt = :now',
+        '(attribute_not_exists(usageDay) OR usageDay < :day)',
+      )
+    )
       return true;
-    } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-    }
-    // Both conditions failed: either the day turned between them, or the key is no longer live.
+    if (await update('ADD usageTotal :n', 'usageDay > :day')) return true;
+    // All three failed: the day turned between them, or the key is gone or no longer live.
     const key = await readKeyNow(keyId);
-    if (!key || key.revokedAt !== undefined || key.ownerDisabled) return false;
+    if (!key || (live && (key.revokedAt !== undefined || key.ownerDisabled))) return false;
   }
   return true;
+}
+
+const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
+
+/**
+ * Count one use at once (the v1 routes: README "Caches"), conditional on the key being live, so a
+ * key revoked or suspended in another function instance is refused at once although the key record
+ * is cached there: returns false then (the caller refuses the request), at no cost on the usual path.
+ */
+export const recordKeyUsage = (keyId: string, now: number): Promise<boolean> => addKeyUses(keyId, dayOf(now), 1, now, true);
+
+/**
+ * Count one use of a key that was checked already (a webhook trigger's bound key): summed in this
+ * function instance and written at its next flush (`counters.ts`, README "Stats and key usage"), whether
+ * or not the key was revoked since.
+ */
+export function countKeyUse(keyId: string, now: number): void {
+  count(`KEY#${keyId}`, { [dayOf(now)]: 1 }, (days, last) => writeKeyUses(keyId, days, last ?? Date.now()), now);
+}
+
+async function writeKeyUses(keyId: string, days: ReadonlyMap<string, number>, lastUsedAt: number): Promise<void> {
+  // Oldest day first, so the item's day only moves forward.
+  for (const [day, uses] of [...days].sort(([a], [b]) => a.localeCompare(b))) await addKeyUses(keyId, day, uses, lastUsedAt, false);
 }

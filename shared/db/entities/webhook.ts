@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { applied } from '../update.ts';
+import { count, flushCounts } from '../counters.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: get by id (global: the trigger URL carries only the id; PK WH#<id>, SK WEBHOOK) ·
@@ -93,39 +94,61 @@ export async function deleteWebhookItem(accountId: string, webhookId: string): P
 }
 
 /**
- * Count one trigger in the webhook's stats: its totals, its status, and today's counter, all on one
- * item in one atomic update (never inside a transaction: every trigger of a webhook touches this item,
- * and DynamoDB cancels concurrent transactions on one item). The same update drops the counters of
- * the days that left the 30 shown, so the item stays small.
+ * Write a webhook's summed trigger counts (`counters.ts`): its totals, its statuses and its days' counters,
+ * all on one item in one atomic update (never inside a transaction: every trigger of a webhook
+ * touches this item, and DynamoDB cancels concurrent transactions on one item). The same update drops
+ * the counters of the days that left the 30 shown, so the item stays small.
  */
-async function recordOutcome(webhookId: string, now: number, outcome: 'accepted' | number): Promise<void> {
-  const accepted = outcome === 'accepted';
+async function writeStats(webhookId: string, counts: ReadonlyMap<string, number>, lastAccepted: number | undefined): Promise<void> {
+  const now = Date.now();
   const dropped = Array.from({ length: DAYS_DROPPED }, (_, i) => now - (DAYS_SHOWN + i) * DAY_MS).flatMap((t) => [
     dayCounter(t, true),
     dayCounter(t, false),
   ]);
+  const added = [...counts];
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: statsKey(webhookId),
-      UpdateExpression: `ADD #total :one, #outcome :one, #day :one SET #type = :stats${accepted ? ', lastTriggeredAt = :now' : ''} REMOVE ${dropped.map((_, i) => `#x${i}`).join(', ')}`,
+      UpdateExpression: `ADD ${added.map((_, i) => `#a${i} :a${i}`).join(', ')} SET #type = :stats${lastAccepted === undefined ? '' : ', lastTriggeredAt = :last'} REMOVE ${dropped.map((_, i) => `#x${i}`).join(', ')}`,
       ExpressionAttributeNames: {
-        '#total': 'total',
-        '#outcome': accepted ? 'accepted' : `rejected${outcome}`,
-        '#day': dayCounter(now, accepted),
         '#type': 'type',
+        ...Object.fromEntries(added.map(([name], i) => [`#a${i}`, name])),
         ...Object.fromEntries(dropped.map((name, i) => [`#x${i}`, name])),
       },
-      ExpressionAttributeValues: { ':one': 1, ':stats': 'webhookStats', ...(accepted ? { ':now': now } : {}) },
+      ExpressionAttributeValues: {
+        ':stats': 'webhookStats',
+        ...Object.fromEntries(added.map(([, n], i) => [`:a${i}`, n])),
+        ...(lastAccepted === undefined ? {} : { ':last': lastAccepted }),
+      },
     }),
   );
 }
 
-export const recordAccepted = (webhookId: string, now: number) => recordOutcome(webhookId, now, 'accepted');
-export const recordRejected = (webhookId: string, status: number, now: number) => recordOutcome(webhookId, now, status);
+/**
+ * Count one trigger in the webhook's stats: its total, its status and its day. Summed in this
+ * function instance and written at its next flush (`counters.ts`, README "Stats and key usage").
+ */
+function countOutcome(webhookId: string, now: number, outcome: 'accepted' | number): void {
+  const accepted = outcome === 'accepted';
+  count(
+    `WH#${webhookId}#STATS`,
+    { total: 1, [accepted ? 'accepted' : `rejected${outcome}`]: 1, [dayCounter(now, accepted)]: 1 },
+    (counts, last) => writeStats(webhookId, counts, last),
+    accepted ? now : undefined,
+  );
+}
 
-/** Totals, refusals by status, last trigger, and the last 30 days (oldest first, empty days as 0). */
+export const countAccepted = (webhookId: string, now: number) => countOutcome(webhookId, now, 'accepted');
+export const countRejected = (webhookId: string, status: number, now: number) => countOutcome(webhookId, now, status);
+
+/**
+ * Totals, refusals by status, last trigger, and the last 30 days (oldest first, empty days as 0).
+ * This instance's own counts are written first (none on AWS, where the stats route has a function of
+ * its own; all of them in local mode, where one process runs every function).
+ */
 export async function readStats(webhookId: string, now: number) {
+  await flushCounts();
   const { Item = {} } = await db().send(new GetCommand({ TableName: tableName(), Key: statsKey(webhookId) }));
   const rejected = Object.fromEntries(
     Object.entries(Item)

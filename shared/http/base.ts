@@ -1,0 +1,77 @@
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Principal } from '../domain/principal.ts';
+import type { AppContext, HttpEvent, HttpResult, Middleware, RequestState } from './context.ts';
+import type { Route } from './route.ts';
+import { requireConfig, settingsFor } from '../config.ts';
+import { bodyLimit } from './middleware/body-limit.ts';
+import { parseRequest } from './middleware/parse-request.ts';
+import { problemDetails } from './middleware/problem.ts';
+import { requestLog } from './middleware/request-log.ts';
+
+// The house stack without credentials: `http` (handler.ts) adds each route's credentials; a route
+// that needs none and touches no storage (health) uses `storageFreeHttp` and bundles no data client.
+
+export const DEFAULT_MAX_BODY = 64 * 1024;
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+/** What a handler's input depends on: routes that agree on these can share a handler function. */
+export type RouteIo = Pick<Route, 'auth' | 'params' | 'query' | 'body'>;
+
+type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session'
+  ? Extract<Principal, { kind: 'session' }>
+  : R['auth']['kind'] extends 'apiKey'
+    ? Extract<Principal, { kind: 'apiKey' }>
+    : R['auth']['kind'] extends 'webhook'
+      ? Extract<Principal, { kind: 'webhook' }>
+      : undefined;
+
+export type Input<R extends RouteIo> = {
+  event: HttpEvent;
+  params: Infer<R['params']>;
+  query: Infer<R['query']>;
+  body: Infer<R['body']>;
+  principal: PrincipalOf<R>;
+  request: RequestState;
+};
+
+/** Outermost first: request id + access log, problem rendering, body limit, `credentials`, then params/query/body validation. */
+export const stackWith = (route: Route, credentials: Middleware | undefined): Middleware[] => [
+  requestLog(),
+  problemDetails({ html: route.html }),
+  bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
+  ...(credentials ? [credentials] : []),
+  parseRequest(route),
+];
+
+/**
+ * A Lambda handler for one route: `stack`, then `fn` with typed, validated input. Checks the
+ * settings the route's grants give it first (at import, i.e. the cold start: a function without a
+ * setting its grants give it fails there). Handlers return a result or throw `AppError`s; they never
+ * build error responses.
+ */
+export function handlerWith<R extends Route>(route: R, stack: Middleware[], fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>) {
+  requireConfig(settingsFor(route.grants));
+  return middy<HttpEvent, HttpResult, Error, Context>()
+    .use(stack)
+    .handler(async (event, context) => {
+      const app = (context as AppContext).app;
+      return fn({
+        event,
+        params: app.params,
+        query: app.query,
+        body: app.body,
+        principal: app.principal,
+        request: app,
+      } as Input<R>);
+    });
+}
+
+/** A route without credentials that reads and writes no storage (health): the stack above, nothing else. */
+export function storageFreeHttp<R extends Route & { auth: { kind: 'none' }; grants: readonly [] }>(
+  route: R,
+  fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>,
+) {
+  return handlerWith(route, stackWith(route, undefined), fn);
+}
