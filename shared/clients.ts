@@ -13,11 +13,27 @@ let ddb: DynamoDBDocumentClient | undefined;
 let sqs: SQSClient | undefined;
 let s3: Promise<S3Client> | undefined;
 
+/**
+ * Per-request work the SDK does that a client with one region and one service does not need: it
+ * builds a new SigV4 signer (copying the whole client configuration) for every request; one is kept.
+ * The User-Agent header (the SDK's telemetry: versions and features) is rebuilt and escaped per
+ * request; it changes nothing in what AWS does, so it is not sent.
+ */
+function lean<C extends { config: { signer?: unknown }; middlewareStack: { remove: (name: string) => boolean } }>(client: C): C {
+  const make = client.config.signer as ((scheme?: unknown) => Promise<unknown>) | undefined;
+  if (typeof make === 'function') {
+    let signer: Promise<unknown> | undefined;
+    client.config.signer = (scheme?: unknown) => (signer ??= make(scheme));
+  }
+  client.middlewareStack.remove('getUserAgentMiddleware');
+  return client;
+}
+
 export const db = () =>
-  (ddb ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  (ddb ??= DynamoDBDocumentClient.from(lean(new DynamoDBClient({})), {
     marshallOptions: { removeUndefinedValues: true },
   }));
-export const queue = () => (sqs ??= new SQSClient({}));
+export const queue = () => (sqs ??= lean(new SQSClient({})));
 /**
  * The S3 client, loaded on first use (import its commands with `await import(...)` too): few requests
  * need S3, and its client is the costliest SDK module to load at a cold start (README "Performance").
