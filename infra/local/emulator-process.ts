@@ -37,9 +37,12 @@ const notify = (q: Queue) => {
  */
 const state = (q: Queue) => {
   const a = q.getAttributes(['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed']);
-  const total = Number(a.ApproximateNumberOfMessages);
-  const notVisible = Number(a.ApproximateNumberOfMessagesNotVisible);
-  return { ready: Math.max(0, total - notVisible), pending: notVisible + Number(a.ApproximateNumberOfMessagesDelayed) > 0 };
+  const count = (name: string) => Number(a[name]) || 0;
+  const notVisible = count('ApproximateNumberOfMessagesNotVisible');
+  return {
+    ready: Math.max(0, count('ApproximateNumberOfMessages') - notVisible),
+    pending: notVisible + count('ApproximateNumberOfMessagesDelayed') > 0,
+  };
 };
 /** How often a waiting long poll looks for messages coming back from flight or a delay. */
 const PENDING_CHECK_MS = 50;
