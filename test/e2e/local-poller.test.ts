@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   CreateQueueCommand,
   GetQueueAttributesCommand,
+  ReceiveMessageCommand,
   type ReceiveMessageCommandInput,
   type ReceiveMessageCommandOutput,
   SendMessageBatchCommand,
@@ -9,7 +10,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { receiveParameters, startPoller } from '../../infra/local/poller.ts';
+import { LONG_POLL_SECONDS, startPoller } from '../../infra/local/poller.ts';
 import { queue } from '../../shared/clients.ts';
 import { eventually } from '../support/engine.ts';
 
@@ -19,11 +20,14 @@ import { eventually } from '../support/engine.ts';
 
 type Receive = { queueUrl: string; max: number; wait: number; got: number };
 const receives: Receive[] = [];
+/** The queue of every receive sent, when it is sent. */
+const sent: string[] = [];
 const MIDDLEWARE = 'test-record-receives';
 
 beforeAll(() => {
   queue().middlewareStack.add(
     (next, context) => async (args) => {
+      if (context.commandName === 'ReceiveMessageCommand') sent.push((args.input as ReceiveMessageCommandInput).QueueUrl as string);
       const out = await next(args);
       if (context.commandName === 'ReceiveMessageCommand') {
         const input = args.input as ReceiveMessageCommandInput;
@@ -77,47 +81,72 @@ function recordingWorker() {
   return { batches, worker };
 }
 
-describe('receiveParameters', () => {
-  it('long-polls for one message when none is ready, and takes exactly what is ready (up to a batch) at once otherwise', () => {
-    expect(receiveParameters(0, 10)).toEqual({ MaxNumberOfMessages: 1, WaitTimeSeconds: 1 });
-    expect(receiveParameters(1, 10)).toEqual({ MaxNumberOfMessages: 1, WaitTimeSeconds: 0 });
-    expect(receiveParameters(7, 10)).toEqual({ MaxNumberOfMessages: 7, WaitTimeSeconds: 0 });
-    expect(receiveParameters(10, 10)).toEqual({ MaxNumberOfMessages: 10, WaitTimeSeconds: 0 });
-    expect(receiveParameters(25, 10)).toEqual({ MaxNumberOfMessages: 10, WaitTimeSeconds: 0 });
-    expect(receiveParameters(25, 4)).toEqual({ MaxNumberOfMessages: 4, WaitTimeSeconds: 0 });
+describe('the local SQS emulator (infra/local/emulator-process.ts)', () => {
+  // A receive waiting longer than a test may run would fail these by the test's timeout: the
+  // emulator answers a long poll as soon as a message is there, as SQS does.
+  const longPoll = (queueUrl: string, abortSignal?: AbortSignal) =>
+    queue().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20, AttributeNames: ['All'] }), {
+      abortSignal,
+    });
+
+  it('answers a long poll for up to 10 as soon as one message is there, with that one', async () => {
+    const queueUrl = await givenQueue();
+    const waiting = longPoll(queueUrl);
+    await new Promise((r) => setTimeout(r, 200));
+    const { MessageId } = await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'one' }));
+    const { Messages = [] } = await waiting;
+    expect(Messages.map((m) => m.MessageId)).toEqual([MessageId]);
+  });
+
+  it('answers a long poll at once with the messages that are waiting, up to 10', async () => {
+    const queueUrl = await givenQueue();
+    await queue().send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: Array.from({ length: 3 }, (_, i) => ({ Id: String(i), MessageBody: String(i) })),
+      }),
+    );
+    const { Messages = [] } = await longPoll(queueUrl);
+    expect(Messages.map((m) => m.Body).sort()).toEqual(['0', '1', '2']);
+  });
+
+  it('takes nothing for a long poll whose client hung up: the next receive gets the message, received once', async () => {
+    const queueUrl = await givenQueue();
+    const abort = new AbortController();
+    const abandoned = longPoll(queueUrl, abort.signal).catch((e: Error) => e.name);
+    await new Promise((r) => setTimeout(r, 200));
+    abort.abort();
+    expect(await abandoned).toBe('AbortError');
+    await new Promise((r) => setTimeout(r, 200));
+    const { MessageId } = await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'kept' }));
+    const { Messages = [] } = await longPoll(queueUrl);
+    expect(Messages.map((m) => [m.MessageId, m.Attributes?.ApproximateReceiveCount])).toEqual([[MessageId, '1']]);
   });
 });
 
 describe('local poller', () => {
-  it('hands a lone message over as soon as it is there: the receive that brings it asks for one', async () => {
+  it('hands a lone message over as soon as it is there: the long poll that was waiting brings it', async () => {
     const queueUrl = await givenQueue();
     const { batches, worker } = recordingWorker();
     pollers.push(startPoller(queueUrl, worker));
-    // The poller is waiting on an empty queue first: a long poll for a single message.
-    await eventually(
-      async () => receives.filter((r) => r.queueUrl === queueUrl).length,
-      (n) => n >= 1,
-    );
+    // The poller is waiting on an empty queue first: one long poll (its answer is recorded once it comes).
+    await new Promise((r) => setTimeout(r, 200));
     const { MessageId } = await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"lone":true}' }));
     await eventually(
       async () => batches.length,
       (n) => n >= 1,
     );
     expect(batches[0]?.Records.map((r) => r.messageId)).toEqual([MessageId]);
-    const mine = receives.filter((r) => r.queueUrl === queueUrl);
-    const brought = mine.find((r) => r.got > 0);
-    // local-aws-sqs answers a receive before its wait is over only once it holds MaxNumberOfMessages:
-    // asking for one is what makes it answer as soon as the message is there (AWS long polling).
-    expect(brought).toMatchObject({ max: 1, got: 1 });
-    // No receive waited for a batch to fill: every one that brought messages brought all it asked for.
-    for (const r of mine.filter((x) => x.got > 0)) expect(r.got).toBe(r.max);
+    // One receive, the long poll that was waiting, brought it: it asked for a batch and did not wait
+    // for the batch to fill (the test would have timed out first).
+    expect(receives.filter((r) => r.queueUrl === queueUrl)).toEqual([{ queueUrl, max: 10, wait: LONG_POLL_SECONDS, got: 1 }]);
     await eventually(
       () => held(queueUrl),
       (n) => n === 0,
     );
   });
 
-  it('takes the messages that are waiting in batches of up to 10, each receive answered at once', async () => {
+  it('takes the messages that are waiting in batches of up to 10, each long poll answered at once', async () => {
     const queueUrl = await givenQueue();
     const bodies = Array.from({ length: 13 }, (_, i) => `{"n":${i}}`);
     for (const chunk of [bodies.slice(0, 10), bodies.slice(10)]) {
@@ -143,8 +172,8 @@ describe('local poller', () => {
     ).toEqual(bodies.slice().sort());
     const brought = receives.filter((r) => r.queueUrl === queueUrl && r.got > 0);
     expect(brought).toEqual([
-      { queueUrl, max: 10, wait: 0, got: 10 },
-      { queueUrl, max: 3, wait: 0, got: 3 },
+      { queueUrl, max: 10, wait: LONG_POLL_SECONDS, got: 10 },
+      { queueUrl, max: 10, wait: LONG_POLL_SECONDS, got: 3 },
     ]);
     // Acknowledged batches are deleted.
     await eventually(
@@ -257,5 +286,21 @@ describe('local poller', () => {
     } finally {
       release();
     }
+  });
+
+  it('waits on an idle queue with one long poll whatever its concurrency, and stops at once, leaving later messages to the next receiver', async () => {
+    const queueUrl = await givenQueue();
+    const { batches, worker } = recordingWorker();
+    const poller = startPoller(queueUrl, worker, { concurrency: 4 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sent.filter((q) => q === queueUrl)).toHaveLength(1);
+    // The long poll has 20 s to go: stop does not wait for it (the test would time out first).
+    await poller.stop();
+    const { MessageId } = await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'after' }));
+    const { Messages = [] } = await queue().send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20, AttributeNames: ['All'] }),
+    );
+    expect(Messages.map((m) => [m.MessageId, m.Attributes?.ApproximateReceiveCount])).toEqual([[MessageId, '1']]);
+    expect(batches).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { type ChildProcess, execSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -77,11 +77,21 @@ describe('npm start', () => {
     );
     expect(done.steps.map((s: { status: string }) => s.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
 
-    const { javaPid } = JSON.parse(readFileSync(join(dataDir, 'emulators.json'), 'utf8'));
-    expect(isAlive(javaPid)).toBe(true);
+    // Each emulator is a process of its own, recorded for the bench and the next start; DynamoDB
+    // Local works on tmpfs where the machine has one.
+    const state = JSON.parse(readFileSync(join(dataDir, 'emulators.json'), 'utf8'));
+    expect(state.pids).toEqual({ dynamodb: state.javaPid, sqs: expect.any(Number), s3: expect.any(Number) });
+    const pids = Object.values(state.pids) as number[];
+    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+    expect(readFileSync(`/proc/${state.pids.sqs}/cmdline`, 'utf8')).toContain('emulator-process.ts\0sqs');
+    const tmpfs = existsSync('/dev/shm') && statfsSync('/dev/shm').type === 0x01021994;
+    if (tmpfs) expect(existsSync(join(state.tmpfs.dir, 'shared-local-instance.db'))).toBe(true);
     expect(await stop(first.child, 'SIGINT')).toBe(0);
     await new Promise((r) => setTimeout(r, 500));
-    expect(isAlive(javaPid)).toBe(false);
+    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    // A clean stop puts the database back in DATA_DIR and frees the tmpfs.
+    expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
+    if (tmpfs) expect(existsSync(state.tmpfs.dir)).toBe(false);
 
     const second = await start(dataDir, port);
     try {
