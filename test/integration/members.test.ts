@@ -30,7 +30,7 @@ const remove = (token: string, id: string) =>
   invoke(removeMember, apiEvent({ method: 'DELETE', path: `/api/members/${id}`, params: { id }, headers: bearer(token), sourceIp: ip() }));
 
 describe('disabling a member', () => {
-  it('cuts their live session and live (cached) key at once, refuses their login, and enabling restores both', async () => {
+  it('cuts their live session and live (cached) key at once, refuses their login; enabling with restoreKeys brings back the key, never the session', async () => {
     const { admin, member, memberKey } = await givenAccount();
     const adminToken = await session(admin.email);
     const memberToken = await session(member.email);
@@ -58,9 +58,10 @@ describe('disabling a member', () => {
     const members = await invoke(listMembers, apiEvent({ path: '/api/members', headers: bearer(adminToken) }));
     expect(members.json.items.find((u: { id: string }) => u.id === member.userId).disabled).toBe(true);
 
-    expect((await update(adminToken, member.userId, { disabled: false })).json.disabled).toBe(false);
-    expect((await whoAmI(memberToken)).status).toBe(200);
+    expect((await update(adminToken, member.userId, { disabled: false, restoreKeys: true })).json.disabled).toBe(false);
+    expect((await whoAmI(memberToken)).status).toBe(401);
     expect((await keyCall(memberKey.token)).status).toBe(200);
+    expect((await whoAmI(await session(member.email))).status).toBe(200);
   });
 
   it('refuses a key suspended or revoked by another instance although this one still has it cached', async () => {
