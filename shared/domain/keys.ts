@@ -1,5 +1,13 @@
 import { type KeyOwner, memberGens } from '../db/entities/account.ts';
-import { ALL_SCOPES, getApiKey, listApiKeys, putApiKeyOfActiveOwner, revokeApiKey, type ApiKey, type Scope } from '../db/entities/api-key.ts';
+import {
+  ALL_SCOPES,
+  getApiKey,
+  listApiKeys,
+  putApiKeyOfActiveOwner,
+  revokeApiKey,
+  type ApiKey,
+  type Scope,
+} from '../db/entities/api-key.ts';
 import { getUser } from '../db/entities/user.ts';
 import { AppError, forbidden, notFound, unauthorized } from '../errors.ts';
 import { newTokenId } from '../ids.ts';

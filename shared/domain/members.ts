@@ -76,7 +76,11 @@ const asRead = (user: User) => ({
  * generation after the commit (never back to an older one), and a disable that commits meanwhile
  * raises it again, which suspends them with the rest: the last change wins for user and keys together.
  */
-export async function updateMember(p: SessionPrincipal, userId: string, change: { role?: Role; disabled?: boolean; restoreKeys?: boolean }) {
+export async function updateMember(
+  p: SessionPrincipal,
+  userId: string,
+  change: { role?: Role; disabled?: boolean; restoreKeys?: boolean },
+) {
   for (let attempt = 0; ; attempt++) {
     const user = await getUser(p.accountId, userId);
     if (!user) throw memberNotFound();

@@ -46,8 +46,7 @@ const login = async (email: string) => {
   expect(res.status, res.text).toBe(200);
   return res.json.token as string;
 };
-const newKey = (session: string, name: string) =>
-  call('POST', '/api/keys', session, { name, scopes: ['WORKFLOW_READ'], validityDays: 1 });
+const newKey = (session: string, name: string) => call('POST', '/api/keys', session, { name, scopes: ['WORKFLOW_READ'], validityDays: 1 });
 /** 200 when the key still works on a v1 route, else its status. */
 const keyWorks = async (token: string) => (await call('GET', '/api/v1/me', token)).status;
 const sessionWorks = async (token: string) => (await call('GET', '/api/auth/me', token)).status;

@@ -78,7 +78,11 @@ export async function countAccountRequest(
           Key: accountKey(accountId),
           UpdateExpression: update,
           ConditionExpression: `attribute_exists(PK) AND ${condition}${ownerCheck}`,
-          ExpressionAttributeNames: { '#window': 'rateWindow', '#count': 'rateCount', ...(owner ? { '#gen': memberGenName(owner.userId) } : {}) },
+          ExpressionAttributeNames: {
+            '#window': 'rateWindow',
+            '#count': 'rateCount',
+            ...(owner ? { '#gen': memberGenName(owner.userId) } : {}),
+          },
           ExpressionAttributeValues: { ':one': 1, ':start': start, ...(owner ? { ':gen': owner.gen } : {}) },
           ReturnValues: 'ALL_NEW',
         }),

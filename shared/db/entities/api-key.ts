@@ -48,7 +48,13 @@ export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number): Promise<bo
     db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: tableName(), Item: { ...keyKey(k.keyId), ...gsi(k), type: 'apiKey', ...k }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keyKey(k.keyId), ...gsi(k), type: 'apiKey', ...k },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
           {
             ConditionCheck: {
               TableName: tableName(),
@@ -126,7 +132,8 @@ export async function restoreApiKey(keyId: string, ownerId: string, gen: number)
         TableName: tableName(),
         Key: keyKey(keyId),
         UpdateExpression: 'SET ownerGen = :gen REMOVE ownerDisabled',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt) AND ownerId = :owner AND (attribute_not_exists(ownerGen) OR ownerGen <= :gen)',
+        ConditionExpression:
+          'attribute_exists(PK) AND attribute_not_exists(revokedAt) AND ownerId = :owner AND (attribute_not_exists(ownerGen) OR ownerGen <= :gen)',
         ExpressionAttributeValues: { ':gen': gen, ':owner': ownerId },
       }),
     ),
