@@ -73,9 +73,12 @@ async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Out
   const used = Object.values(values);
   let outcome: Outcome;
   try {
-    outcome = await sendRequest(step, ctx, { ...ctx.scope, secrets: values });
+    outcome = await sendRequest(step, ctx, { ...ctx.scope, secrets: values }, true);
   } catch (e) {
-    throw e instanceof StepError ? new StepError(e.code, redactValues(e.message, used)) : e;
+    // An expression can transform a value before an error carries it (`$error($base64encode(...))`, a
+    // host built from it that DNS then names): no redaction can recognise that, so the text of an
+    // expression or request failure is dropped here, before anything stores or logs it.
+    throw e instanceof StepError ? withheld(e) : e;
   }
   const r = <T>(v: T): T => redactValues(v, used);
   const vars = (v?: Record<string, unknown>) => v && Object.fromEntries(Object.entries(v).map(([k, x]) => [k, r(x)]));
@@ -90,7 +93,15 @@ async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Out
   }
 }
 
-async function sendRequest(step: HttpRequestStep, ctx: StepContext, scope: StepContext['scope']): Promise<Outcome> {
+/** The fixed text a failure of a step that reads secrets keeps: its code only. */
+export const WITHHELD = '(details withheld: the step reads secrets)';
+const WITHHELD_MESSAGES: Record<string, string> = {
+  EXPRESSION_FAILED: `the expression failed ${WITHHELD}`,
+  SECRET_NOT_ALLOWED: `a secret the step reads may not be sent to this host ${WITHHELD}`,
+};
+const withheld = (e: StepError) => new StepError(e.code, WITHHELD_MESSAGES[e.code] ?? `the request failed ${WITHHELD}`);
+
+async function sendRequest(step: HttpRequestStep, ctx: StepContext, scope: StepContext['scope'], readsSecrets = false): Promise<Outcome> {
   const url = asText(await evaluateTemplate(step.url, scope));
   const headers = (await evaluateTemplate(step.headers ?? {}, scope)) as Record<string, unknown>;
   const body = step.body === undefined ? undefined : await evaluateTemplate(step.body, scope);
@@ -106,8 +117,10 @@ async function sendRequest(step: HttpRequestStep, ctx: StepContext, scope: StepC
   );
   const variables = step.saveAs ? { [step.saveAs]: result } : undefined;
   if (result.status >= 200 && result.status < 300) return { kind: 'done', output: result, variables };
-  // The host only: paths and queries may carry secrets and this message is stored on the run.
-  const error = { code: 'HTTP_STATUS', message: `${step.method} ${new URL(url).host} answered ${result.status}.` };
+  // The host only: paths and queries may carry secrets and this message is stored on the run. Not even
+  // that where the step reads secrets: the host may be built from one.
+  const target = readsSecrets ? 'the host' : new URL(url).host;
+  const error = { code: 'HTTP_STATUS', message: `${step.method} ${target} answered ${result.status}.` };
   return { kind: 'failed', error, output: result, continueRun: step.allowFailure, variables };
 }
 
