@@ -40,7 +40,7 @@ function echoedForms(v: string): string[] {
   if (!v) return [];
   const u = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   const json = JSON.stringify(v).slice(1, -1);
-  const escaped = [json.replace(/[^\x00-\x7f]/g, u), v.split('').map(u).join('')];
+  const escaped = [json.replace(/[\u0080-\uffff]/g, u), v.split('').map(u).join('')];
   const b64 = Buffer.from(v).toString('base64');
   const beforeHash = v.split('#')[0] ?? '';
   return [

@@ -223,7 +223,7 @@ describe('redactValues (account secret values a run used)', () => {
       basic: `Basic ${b64}`,
       unpadded: b64.replace(/=+$/, ''),
       url: Buffer.from(v).toString('base64url'),
-      ascii: JSON.stringify(v).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
+      ascii: JSON.stringify(v).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
       everyChar: allU,
       path: `/x?k=${v.split('#')[0]}`,
     };
