@@ -27,10 +27,18 @@ import { capturedLogs } from '../support/logs.ts';
 type Received = { path: string; query: string; headers: Record<string, string>; body: string };
 let listener: Server;
 let base: string;
+/** A second host (127.0.0.2): where a redirect may try to take a bound secret. */
+let other: Server;
+const otherReceived: string[] = [];
 const received: Received[] = [];
 
 beforeAll(async () => {
-  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32,127.0.0.2/32' });
+  other = createServer((req, res) => {
+    otherReceived.push(req.url ?? '');
+    res.writeHead(200).end('other');
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.2', r));
   listener = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://listener');
     let body = '';
@@ -39,6 +47,12 @@ beforeAll(async () => {
     });
     req.on('end', () => {
       const headers = Object.fromEntries(Object.entries(req.headersDistinct).map(([k, v]) => [k, (v ?? []).join(', ')]));
+      // A redirect to the other host (127.0.0.2), body and all (307).
+      if (url.pathname === '/away') {
+        received.push({ path: url.pathname, query: url.search, headers, body });
+        res.writeHead(307, { location: `http://127.0.0.2:${(other.address() as { port: number }).port}/landed` }).end();
+        return;
+      }
       received.push({ path: url.pathname, query: url.search, headers, body });
       // The echo: the request back in the body, and the credential back in a response header.
       res
@@ -50,17 +64,19 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(listener.address() as { port: number }).port}`;
 });
 afterAll(() => {
-  listener.closeAllConnections();
-  listener.close();
+  for (const server of [listener, other]) {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 const secretValue = () => `sv-${randomBytes(16).toString('hex')}`;
 const whsec = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-async function givenRun(definition: unknown, secrets: Record<string, string>) {
+async function givenRun(definition: unknown, secrets: Record<string, string>, allowedHosts?: string[]) {
   const a = await givenAccount();
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' } as const;
-  for (const [name, value] of Object.entries(secrets)) await createSecret(admin as never, { name, value });
+  for (const [name, value] of Object.entries(secrets)) await createSecret(admin as never, { name, value, allowedHosts });
   const workflow = await createWorkflow(
     { accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' },
     { name: 'secrets', definition: WorkflowDefinition.parse(definition), recovery: false, editors: [] },
@@ -236,6 +252,54 @@ describe('account secrets in runs', () => {
       expect(done?.steps[0]?.error?.message).toMatch(/\(details withheld: the step reads secrets\)$/);
     },
   );
+
+  it('send a secret bound to hosts only there: another host fails SECRET_NOT_ALLOWED before anything is sent, and so does a redirect to one', async () => {
+    const marker = randomBytes(6).toString('hex');
+    const value = secretValue();
+    // The URL is computed, so the save cannot judge it: the step does, before resolving or sending.
+    const elsewhere = await givenRun(
+      {
+        steps: [
+          { id: 'call', type: 'http_request', url: `{% "${base}/bound-${marker}" %}`, headers: { authorization: '{% $secrets.CRM %}' } },
+        ],
+      },
+      { CRM: value },
+      ['api.crm.example'],
+    );
+    const refused = await settled(elsewhere.execution);
+    expect(refused.status).toBe('FAILED');
+    expect(refused.steps[0]?.error?.code).toBe('SECRET_NOT_ALLOWED');
+    expect(received.some((r) => r.path === `/bound-${marker}`)).toBe(false);
+
+    // Allowed host, but it redirects (307: the body would go along) to another one: refused there.
+    const redirected = await givenRun(
+      {
+        steps: [
+          { id: 'call', type: 'http_request', method: 'POST', url: `{% "${base}/away?m=${marker}" %}`, body: { t: '{% $secrets.CRM %}' } },
+        ],
+      },
+      { CRM: value },
+      ['127.0.0.1'],
+    );
+    const done = await settled(redirected.execution);
+    expect(received.some((r) => r.path === '/away' && r.query === `?m=${marker}`)).toBe(true);
+    expect(done.steps[0]?.error?.code).toBe('SECRET_NOT_ALLOWED');
+    expect(otherReceived).toEqual([]);
+    expect(JSON.stringify(done)).not.toContain(value);
+
+    // Allowed host, no redirect: sent.
+    const ok = await givenRun(
+      {
+        steps: [
+          { id: 'call', type: 'http_request', url: `{% "${base}/fine-${marker}" %}`, headers: { authorization: '{% $secrets.CRM %}' } },
+        ],
+      },
+      { CRM: value },
+      ['*.example', '127.0.0.1'],
+    );
+    expect((await settled(ok.execution)).status).toBe('SUCCEEDED');
+    expect(received.find((r) => r.path === `/fine-${marker}`)?.headers.authorization).toBe(value);
+  });
 
   it('fail with SECRET_NOT_FOUND naming a secret the account lacks, even when another account has it, sending nothing', async () => {
     const other = await givenAccount();
