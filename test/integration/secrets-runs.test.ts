@@ -236,17 +236,32 @@ describe('account secrets in runs', () => {
     ],
   ];
   it.each(transformed)(
-    'leave nothing derived from a secret %s in the run, its events, the API or the logs',
+    'leave nothing derived from a secret %s in the run, its events, the API, the logs or the notification',
     async (_what, expr, derived) => {
       let run: Awaited<ReturnType<typeof givenRun>> | undefined;
       let done: Execution | undefined;
+      let notice: Received | undefined;
       const logs = await capturedLogs(async () => {
-        run = await givenRun({ steps: [{ id: 'call', type: 'http_request', url: `{% ${expr} %}` }] }, { CRM_TOKEN: SECRET });
+        run = await givenRun(
+          {
+            steps: [{ id: 'call', type: 'http_request', url: `{% ${expr} %}` }],
+            notifications: [{ url: `${base}/notify-derived`, events: ['execution.failed'], secret: whsec() }],
+          },
+          { CRM_TOKEN: SECRET },
+        );
         done = await settled(run.execution);
+        const id = run.execution.executionId;
+        notice = (
+          await eventually(
+            async () => received.filter((r) => r.path === '/notify-derived' && r.body.includes(id)),
+            (n) => n.length > 0,
+          )
+        )[0];
       });
       expect(done?.status).toBe('FAILED');
       const answers = (await apiAnswers(run!.memberKey.token, done!.executionId)).map((a) => a.body).join('\n');
-      const everything = [answers, JSON.stringify(done), logs].join('\n');
+      const everything = [answers, JSON.stringify(done), logs, notice?.body ?? ''].join('\n');
+      expect(notice?.body).toContain('details withheld');
       for (const d of [SECRET, ...derived(SECRET)]) expect(everything.toLowerCase()).not.toContain(d.toLowerCase());
       expect(['EXPRESSION_FAILED', 'REQUEST_FAILED']).toContain(done?.steps[0]?.error?.code);
       expect(done?.steps[0]?.error?.message).toMatch(/\(details withheld: the step reads secrets\)$/);
