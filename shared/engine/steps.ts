@@ -102,7 +102,10 @@ const WITHHELD_MESSAGES: Record<string, string> = {
   EXPRESSION_FAILED: `the expression failed ${WITHHELD}`,
   SECRET_NOT_ALLOWED: `a secret the step reads may not be sent to this host ${WITHHELD}`,
 };
-const withheld = (e: StepError) => new StepError(e.code, WITHHELD_MESSAGES[e.code] ?? `the request failed ${WITHHELD}`);
+/** Failures whose message is fixed text (or the step's own settings), never anything evaluated: kept. */
+const FIXED_TEXT = new Set(['TIMEOUT', 'CANCELLED', 'RESPONSE_TOO_LARGE', 'TOO_MANY_REDIRECTS', 'INVALID_URL']);
+const withheld = (e: StepError) =>
+  FIXED_TEXT.has(e.code) ? e : new StepError(e.code, WITHHELD_MESSAGES[e.code] ?? `the request failed ${WITHHELD}`);
 
 async function sendRequest(
   step: HttpRequestStep,
