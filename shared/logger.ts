@@ -28,16 +28,41 @@ export function redact(value: unknown, depth = 0): unknown {
 /** What stands where a secret's value was. */
 export const REDACTED = '[redacted]';
 
+/** A value's part before an unencoded `#`, the part a URL built from it sends, when long enough to be a credential. */
+const MIN_PART = 8;
+
+/**
+ * The forms a server echoes a value back in: as given, JSON-escaped (as JSON.stringify writes it, with
+ * every non-ASCII character as `\uXXXX`, and with every character so), URL-encoded, base64 (standard
+ * and URL-safe, padded or not), and the part before an unencoded `#` (a URL sends only that).
+ */
+function echoedForms(v: string): string[] {
+  if (!v) return [];
+  const u = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const json = JSON.stringify(v).slice(1, -1);
+  const escaped = [json.replace(/[\u0080-\uffff]/g, u), v.split('').map(u).join('')];
+  const b64 = Buffer.from(v).toString('base64');
+  const beforeHash = v.split('#')[0] ?? '';
+  return [
+    v,
+    json,
+    // Escapes in either case of hex digits (`\u00e9`, `\u00E9`).
+    ...escaped.flatMap((e) => [e, e.replace(/\\u([0-9a-f]{4})/g, (_, h: string) => `\\u${h.toUpperCase()}`)]),
+    encodeURIComponent(v),
+    b64,
+    b64.replace(/=+$/, ''),
+    Buffer.from(v).toString('base64url'),
+    ...(beforeHash !== v && beforeHash.length >= MIN_PART ? [beforeHash] : []),
+  ];
+}
+
 /**
  * Deep copy with every occurrence of every one of `values` (account secrets a run used) replaced by
- * `[redacted]` in every string and key: as given, JSON-escaped and URL-encoded, the forms a value
- * comes back in when a server echoes a body or a URL. Longer values first, so one that contains
- * another is replaced whole.
+ * `[redacted]` in every string and key, in every form of `echoedForms`. Longer forms first, so one
+ * that contains another is replaced whole.
  */
 export function redactValues<T>(value: T, values: readonly string[]): T {
-  const forms = [...new Set(values.flatMap((v) => (v ? [v, JSON.stringify(v).slice(1, -1), encodeURIComponent(v)] : [])))].sort(
-    (a, b) => b.length - a.length,
-  );
+  const forms = [...new Set(values.flatMap(echoedForms))].sort((a, b) => b.length - a.length);
   if (forms.length === 0) return value;
   // One pass: what was put in for one value is never searched for another.
   const pattern = new RegExp(forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');

@@ -3,9 +3,10 @@ import {
   deleteSecret,
   getSecret,
   listSecrets,
+  membersOf,
   putSecret,
-  replaceSecretValue,
   type SecretSummary,
+  updateSecretItem,
   touchSecret,
 } from '../db/entities/account-secret.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -34,11 +35,23 @@ export const secretView = (s: SecretSummary) => ({
   createdAt: s.createdAt,
   updatedAt: s.updatedAt,
   lastUsedAt: s.lastUsedAt ?? null,
+  allowedHosts: s.allowedHosts ?? null,
+  members: membersOf(s),
 });
 
-export async function createSecret(p: SessionPrincipal, input: { name: string; value: string }, now = Date.now()) {
+type SecretRules = { allowedHosts?: string[]; members?: 'use' | 'none' };
+
+export async function createSecret(p: SessionPrincipal, input: { name: string; value: string } & SecretRules, now = Date.now()) {
   const sealed = await seal(keyring(), input.value, context(p.accountId, input.name));
-  const secret: AccountSecret = { accountId: p.accountId, name: input.name, ...sealed, createdAt: now, updatedAt: now };
+  const secret: AccountSecret = {
+    accountId: p.accountId,
+    name: input.name,
+    ...sealed,
+    createdAt: now,
+    updatedAt: now,
+    ...(input.allowedHosts ? { allowedHosts: [...new Set(input.allowedHosts)] } : {}),
+    members: input.members ?? 'none',
+  };
   if (!(await putSecret(secret)))
     throw conflict('SECRET_EXISTS', `A secret named ${input.name} exists; PUT /api/secrets/${input.name} replaces its value.`);
   return secretView(secret);
@@ -49,10 +62,17 @@ export async function listAccountSecrets(p: SessionPrincipal) {
   return { items: items.sort((a, b) => (a.name < b.name ? -1 : 1)).map(secretView), nextCursor: null };
 }
 
-export async function updateSecret(p: SessionPrincipal, name: string, value: string, now = Date.now()) {
+/** Replace a secret's value, host binding (null removes it) or members rule; what is not sent stays. */
+export async function updateSecret(
+  p: SessionPrincipal,
+  name: string,
+  change: { value?: string; allowedHosts?: string[] | null; members?: 'use' | 'none' },
+  now = Date.now(),
+) {
   // Sealing first costs a data key for a name that may not exist; it saves a read on every update.
-  const sealed = await seal(keyring(), value, context(p.accountId, name));
-  const updated = await replaceSecretValue(p.accountId, name, sealed, now);
+  const sealed = change.value === undefined ? undefined : await seal(keyring(), change.value, context(p.accountId, name));
+  const allowedHosts = change.allowedHosts && [...new Set(change.allowedHosts)];
+  const updated = await updateSecretItem(p.accountId, name, { sealed, allowedHosts, members: change.members }, now);
   if (!updated) throw secretNotFound(name);
   forget(p.accountId, name);
   return secretView(updated);
@@ -63,12 +83,12 @@ export async function removeSecret(p: SessionPrincipal, name: string): Promise<v
   forget(p.accountId, name);
 }
 
-const cache = new Map<string, { value: string; until: number }>();
+const cache = new Map<string, { value: string; hosts?: string[]; until: number }>();
 const cacheKey = (accountId: string, name: string) => `${accountId}\u0000${name}`;
 const forget = (accountId: string, name: string) => cache.delete(cacheKey(accountId, name));
 
 /**
- * The values of an account's secrets by name, for a step that reads them: from a 30 s cache, else
+ * The values of an account's secrets by name (and the host binding of those that have one), for a step that reads them: from a 30 s cache, else
  * read and opened, with `lastUsedAt` set once per fill (one small write, never one per step).
  * `missing` names the ones the account does not have. Never logs a value.
  */
@@ -78,8 +98,10 @@ export async function readSecrets(
   now = Date.now(),
   /** Set `lastUsedAt` on a fill; the notifications worker, which may not write, passes false. */
   touch = true,
-): Promise<{ values: Record<string, string>; missing: string[] }> {
+): Promise<{ values: Record<string, string>; hosts: Record<string, string[]>; missing: string[] }> {
   const values: Record<string, string> = {};
+  /** The host binding of each secret that has one. */
+  const hosts: Record<string, string[]> = {};
   const missing: string[] = [];
   await Promise.all(
     names.map(async (name) => {
@@ -87,14 +109,16 @@ export async function readSecrets(
       const hit = cache.get(key);
       if (hit && hit.until > now) {
         values[name] = hit.value;
+        if (hit.hosts) hosts[name] = hit.hosts;
         return;
       }
       const item = await getSecret(accountId, name);
       if (!item) return void missing.push(name);
       const value = await unseal(keyring(), item, context(accountId, name));
       values[name] = value;
+      if (item.allowedHosts) hosts[name] = item.allowedHosts;
       cache.delete(key);
-      cache.set(key, { value, until: now + SECRET_CACHE_MS });
+      cache.set(key, { value, hosts: item.allowedHosts, until: now + SECRET_CACHE_MS });
       if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value as string);
       if (touch)
         await touchSecret(accountId, name, now).catch((error: unknown) =>
@@ -102,7 +126,7 @@ export async function readSecrets(
         );
     }),
   );
-  return { values, missing: missing.sort() };
+  return { values, hosts, missing: missing.sort() };
 }
 
 /** Empty the worker's cache (tests). */

@@ -1,5 +1,7 @@
+import { listSecrets, membersOf } from '../db/entities/account-secret.ts';
 import type { HttpRequestStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
-import { type FieldError, validationFailed } from '../errors.ts';
+import { hostAllowed, referencedSecret, stepSecretNames } from '../engine/secret-refs.ts';
+import { badRequest, type FieldError, forbidden, validationFailed } from '../errors.ts';
 
 /**
  * Secrets in workflow definitions are write-only. A view (every console workflow read, for every
@@ -88,4 +90,43 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
   });
   if (errors.length) throw validationFailed(errors);
   return { ...next, steps, ...(notifications ? { notifications } : {}) };
+}
+
+/**
+ * The account secrets a definition references may be used by whoever saves it, and only where they
+ * may go (README "Account secrets"). A member (anyone but an admin) may reference only secrets whose
+ * `members` is `use`: 403 `SECRET_NOT_ALLOWED` otherwise. An http_request whose URL is literal may
+ * carry only secrets whose `allowedHosts` (if any) allow its host: 400 `SECRET_NOT_ALLOWED` with the
+ * URL's path otherwise (a computed URL is checked when the step runs). A name the account does not
+ * have is not checked here: the step fails `SECRET_NOT_FOUND` when it runs. One query, and none for a
+ * definition that references no secret.
+ */
+export async function checkSecretUse(actor: { accountId: string; role?: string }, def: WorkflowDefinition, base = 'definition') {
+  const steps = def.steps.flatMap((s, i) => (isHttp(s) ? [{ s, i, names: stepSecretNames(s) }] : [])).filter((x) => x.names.length);
+  const notified = (def.notifications ?? []).flatMap((n) => referencedSecret(n.secret ?? '') ?? []);
+  if (steps.length === 0 && notified.length === 0) return;
+  const secrets = new Map((await listSecrets(actor.accountId)).map((x) => [x.name, x]));
+  if (actor.role !== 'admin') {
+    const adminOnly = [...new Set([...steps.flatMap((x) => x.names), ...notified])].filter((n) => {
+      const secret = secrets.get(n);
+      return secret && membersOf(secret) === 'none';
+    });
+    if (adminOnly.length)
+      throw forbidden(
+        'SECRET_NOT_ALLOWED',
+        `Only admins may save a definition that uses ${adminOnly.sort().join(', ')} (the secret says members: none).`,
+      );
+  }
+  const errors: FieldError[] = [];
+  for (const { s, i, names } of steps) {
+    if (s.url.includes('{%') || !URL.canParse(s.url)) continue;
+    const host = new URL(s.url).hostname;
+    for (const n of names) {
+      const hosts = secrets.get(n)?.allowedHosts;
+      if (hosts && !hostAllowed(hosts, host))
+        errors.push({ path: `${base}.steps.${i}.url`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
+    }
+  }
+  if (errors.length)
+    throw badRequest('SECRET_NOT_ALLOWED', 'A secret the definition uses may not be sent to the host of a request.', errors);
 }

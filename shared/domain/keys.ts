@@ -1,5 +1,15 @@
-import { ALL_SCOPES, getApiKey, listApiKeys, putApiKey, revokeApiKey, type ApiKey, type Scope } from '../db/entities/api-key.ts';
-import { forbidden, notFound, unauthorized } from '../errors.ts';
+import { type KeyOwner, memberGens } from '../db/entities/account.ts';
+import {
+  ALL_SCOPES,
+  getApiKey,
+  listApiKeys,
+  putApiKeyOfActiveOwner,
+  revokeApiKey,
+  type ApiKey,
+  type Scope,
+} from '../db/entities/api-key.ts';
+import { getUser } from '../db/entities/user.ts';
+import { AppError, forbidden, notFound, unauthorized } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
 import type { Principal } from './principal.ts';
@@ -10,14 +20,21 @@ const DAY = 86_400_000;
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
-export function keyStatus(k: ApiKey, now = Date.now()): 'active' | 'expired' | 'revoked' | 'suspended' {
+/** The membership generation a key was made under (absent: 0), and its owner as the rate-limit write checks them. */
+export const keyOwner = (k: ApiKey): KeyOwner => ({ userId: k.ownerId, gen: k.ownerGen ?? 0 });
+
+/**
+ * A key's status; `ownerGen` is its owner's current membership generation where the caller read it
+ * (listings): a key made under another one is suspended (its owner was disabled or removed since).
+ */
+export function keyStatus(k: ApiKey, now = Date.now(), ownerGen?: number): 'active' | 'expired' | 'revoked' | 'suspended' {
   if (k.revokedAt !== undefined) return 'revoked';
-  if (k.ownerDisabled) return 'suspended';
+  if (k.ownerDisabled || (ownerGen !== undefined && ownerGen !== (k.ownerGen ?? 0))) return 'suspended';
   return k.expiresAt <= now ? 'expired' : 'active';
 }
 
 /** The console view of a key: usage, never the hash. */
-export function keyView(k: ApiKey, now = Date.now()) {
+export function keyView(k: ApiKey, now = Date.now(), ownerGen?: number) {
   const today = new Date(now).toISOString().slice(0, 10);
   return {
     id: k.keyId,
@@ -27,17 +44,24 @@ export function keyView(k: ApiKey, now = Date.now()) {
     createdAt: k.createdAt,
     expiresAt: k.expiresAt,
     revokedAt: k.revokedAt ?? null,
-    status: keyStatus(k, now),
+    status: keyStatus(k, now, ownerGen),
     usage: { total: k.usageTotal, today: k.usageDay === today ? k.usageToday : 0, lastUsedAt: k.lastUsedAt ?? null },
   };
 }
 
-/** Create a key for the caller; the token is in the result this once and never stored. */
+/**
+ * Create a key for the caller; the token is in the result this once and never stored. The key is put
+ * in one transaction with a condition on its owner's user item: present, enabled and of the
+ * membership generation the caller's session was made under (read now when the caller has none). A
+ * disable or removal that commits first refuses it (401 `INVALID_SESSION`: the session is over too);
+ * one that commits after raises the generation, which ends the key with the rest.
+ */
 export async function createKey(
-  owner: Pick<SessionPrincipal, 'accountId' | 'userId'>,
+  owner: Pick<SessionPrincipal, 'accountId' | 'userId'> & { userGen?: number },
   input: { name: string; scopes: readonly Scope[]; validityDays: number },
   now = Date.now(),
 ) {
+  const gen = owner.userGen ?? (await getUser(owner.accountId, owner.userId))?.gen ?? 0;
   const keyId = newTokenId();
   const token = mintToken('dyk', keyId);
   const key: ApiKey = {
@@ -51,17 +75,18 @@ export async function createKey(
     expiresAt: now + input.validityDays * DAY,
     usageTotal: 0,
     usageToday: 0,
+    ...(gen ? { ownerGen: gen } : {}),
   };
-  await putApiKey(key);
+  if (!(await putApiKeyOfActiveOwner(key, gen))) throw unauthorized('INVALID_SESSION', 'The session is invalid or expired; log in again.');
   return { ...keyView(key, now), token };
 }
 
 /** Own keys; an admin may ask for the whole account's. */
 export async function listKeys(p: SessionPrincipal, all: boolean) {
   if (all && p.role !== 'admin') throw forbidden('ADMIN_ONLY', 'Only admins may list every key of the account.');
-  const keys = await listApiKeys(p.accountId, all ? undefined : p.userId);
+  const [keys, gens] = await Promise.all([listApiKeys(p.accountId, all ? undefined : p.userId), memberGens(p.accountId)]);
   const now = Date.now();
-  return { items: keys.map((k) => keyView(k, now)), nextCursor: null };
+  return { items: keys.map((k) => keyView(k, now, gens(k.ownerId))), nextCursor: null };
 }
 
 /** Revoke (owner or admin of the same account); another account's key is not found. */
@@ -74,6 +99,7 @@ export async function revokeKey(p: SessionPrincipal, keyId: string, now = Date.n
 }
 
 export const invalidKey = () => unauthorized('INVALID_API_KEY', 'The API key is invalid, expired or revoked.');
+export const isInvalidKey = (e: unknown) => e instanceof AppError && e.code === 'INVALID_API_KEY';
 
 /**
  * Resolve a presented token to its key: format and checksum first (no read for garbage), then the

@@ -1,20 +1,23 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { listApiKeys, revokeApiKey, setKeySuspended } from '../db/entities/api-key.ts';
+import { accountKey } from '../db/entities/account.ts';
+import { listApiKeys, restoreApiKey, revokeApiKey } from '../db/entities/api-key.ts';
 import {
   addAdminItem,
   emailKey,
   ensureAdminSet,
+  genCondition,
   getUser,
   isActiveAdmin,
   listUsers,
+  memberGenName,
   publicUser,
   removeAdminItem,
   userKey,
   type Role,
   type User,
 } from '../db/entities/user.ts';
-import { conflict, isConditionFailure, notFound } from '../errors.ts';
+import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
 import { createUser } from './accounts.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
@@ -40,66 +43,97 @@ function refusedItem(e: unknown): number {
   return reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
 }
 
+/** Transaction item: the account item's copy of a member's membership generation (what key requests check). */
+const memberGenItem = (accountId: string, userId: string, gen: number) => ({
+  Update: {
+    TableName: tableName(),
+    Key: accountKey(accountId),
+    UpdateExpression: 'SET #gen = :gen',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#gen': memberGenName(userId) },
+    ExpressionAttributeValues: { ':gen': gen },
+  },
+});
+
+/** The user item's condition: role, disabled state and membership generation as read. */
+const asRead = (user: User) => ({
+  expression: `#role = :oldRole AND ${user.disabled ? 'disabled = :true' : '(attribute_not_exists(disabled) OR disabled = :false)'} AND ${genCondition(user.gen ?? 0)}`,
+  names: { '#role': 'role', '#gen': 'gen' },
+  values: { ':oldRole': user.role, ':gen': user.gen ?? 0, ...(user.disabled ? { ':true': true } : { ':false': false }) },
+});
+
 /**
  * Change a member's role or disable/enable them (admins). The user item is written on the condition
  * that it is as read, together with the account's admin set when the member stops or starts being an
  * enabled admin; the set refuses to lose its last entry, so two admins demoting each other at once
- * leave one (409 `LAST_ADMIN` for the other). Then the member's API keys follow: suspended while the
- * member is disabled. Sessions need nothing: every console request reads the user.
+ * leave one (409 `LAST_ADMIN` for the other).
+ *
+ * Disabling or enabling raises the member's membership generation, on the user item and on the
+ * account item in the same transaction: every session and key made under the old one is refused from
+ * that commit on, whatever runs concurrently (sessions compare it with the user they read; keys through
+ * the rate-limit write on the account item, `countAccountRequest`). So a re-enable revives no session,
+ * and no key unless `restoreKeys` asks for it: then the member's unrevoked keys are moved to the new
+ * generation after the commit (never back to an older one), and a disable that commits meanwhile
+ * raises it again, which suspends them with the rest: the last change wins for user and keys together.
  */
-export async function updateMember(p: SessionPrincipal, userId: string, change: { role?: Role; disabled?: boolean }) {
+export async function updateMember(
+  p: SessionPrincipal,
+  userId: string,
+  change: { role?: Role; disabled?: boolean; restoreKeys?: boolean },
+) {
   for (let attempt = 0; ; attempt++) {
     const user = await getUser(p.accountId, userId);
     if (!user) throw memberNotFound();
-    const next: User = { ...user, role: change.role ?? user.role, disabled: change.disabled ?? user.disabled ?? false };
+    const disabled = change.disabled ?? user.disabled ?? false;
+    const gen = (user.gen ?? 0) + (disabled !== (user.disabled ?? false) ? 1 : 0);
+    const next: User = { ...user, role: change.role ?? user.role, disabled, gen };
     const was = isActiveAdmin(user);
     const is = isActiveAdmin(next);
     if (was !== is) await ensureAdminSet(p.accountId);
+    const cond = asRead(user);
     const items = [
       {
         Update: {
           TableName: tableName(),
           Key: userKey(p.accountId, userId),
-          UpdateExpression: 'SET #role = :role, disabled = :disabled',
-          ConditionExpression: `#role = :oldRole AND ${user.disabled ? 'disabled = :true' : '(attribute_not_exists(disabled) OR disabled = :false)'}`,
-          ExpressionAttributeNames: { '#role': 'role' },
-          ExpressionAttributeValues: {
-            ':role': next.role,
-            ':disabled': next.disabled,
-            ':oldRole': user.role,
-            ...(user.disabled ? { ':true': true } : { ':false': false }),
-          },
+          UpdateExpression: 'SET #role = :role, disabled = :disabled, #gen = :newGen',
+          ConditionExpression: cond.expression,
+          ExpressionAttributeNames: cond.names,
+          ExpressionAttributeValues: { ...cond.values, ':role': next.role, ':disabled': next.disabled, ':newGen': gen },
         },
       },
       ...(was && !is ? [removeAdminItem(p.accountId, userId)] : []),
       ...(!was && is ? [addAdminItem(p.accountId, userId)] : []),
+      ...(gen !== (user.gen ?? 0) ? [memberGenItem(p.accountId, userId, gen)] : []),
     ];
     try {
       await db().send(new TransactWriteCommand({ TransactItems: items }));
     } catch (e) {
-      if (!isConditionFailure(e)) throw e;
+      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
       // The set refused (last admin), or the user changed since it was read: read again.
-      if (refusedItem(e) === 1 && was && !is) throw lastAdmin();
+      if (isConditionFailure(e) && refusedItem(e) === 1 && was && !is) throw lastAdmin();
       if (attempt >= 3) throw conflict('MEMBER_CHANGED', 'The member was changed concurrently; try again.');
       continue;
     }
     caches.users.delete(`${p.accountId}/${userId}`);
-    await syncKeys(p.accountId, userId, next.disabled === true);
+    if (!disabled && change.restoreKeys) await restoreKeys(p.accountId, userId, gen);
     return publicUser(next);
   }
 }
 
-/** Suspend or reinstate every key the member owns (each its own write; revoked keys stay revoked). */
-async function syncKeys(accountId: string, userId: string, suspended: boolean) {
+/** Move every unrevoked key of the member to membership generation `gen` (each its own write). */
+async function restoreKeys(accountId: string, userId: string, gen: number) {
   const keys = await listApiKeys(accountId, userId);
-  await Promise.all(keys.map((k) => setKeySuspended(k.keyId, suspended)));
+  await Promise.all(keys.filter((k) => k.revokedAt === undefined).map((k) => restoreApiKey(k.keyId, userId, gen)));
   for (const k of keys) caches.keys.delete(k.keyId);
 }
 
 /**
  * Remove a member (admins): the user and their email claim go in one transaction (with the admin
- * set, which refuses to lose the last admin), then every key they own is revoked. Their sessions
- * fail at once (the user is gone); workflows, webhooks and runs they made stay with the account.
+ * set, which refuses to lose the last admin, and a raised membership generation on the account item),
+ * so their sessions (the user is gone) and keys (the generation) fail from that commit on, including
+ * a key whose creation raced it. Then every key they own is marked revoked, for the listing;
+ * workflows, webhooks and runs they made stay with the account.
  */
 export async function removeMember(p: SessionPrincipal, userId: string, now = Date.now()): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -107,6 +141,7 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
     if (!user) throw memberNotFound();
     const admin = isActiveAdmin(user);
     if (admin) await ensureAdminSet(p.accountId);
+    const cond = asRead(user);
     try {
       await db().send(
         new TransactWriteCommand({
@@ -115,19 +150,20 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
               Delete: {
                 TableName: tableName(),
                 Key: userKey(p.accountId, userId),
-                ConditionExpression: `#role = :role AND ${user.disabled ? 'disabled = :true' : '(attribute_not_exists(disabled) OR disabled = :false)'}`,
-                ExpressionAttributeNames: { '#role': 'role' },
-                ExpressionAttributeValues: { ':role': user.role, ...(user.disabled ? { ':true': true } : { ':false': false }) },
+                ConditionExpression: cond.expression,
+                ExpressionAttributeNames: cond.names,
+                ExpressionAttributeValues: cond.values,
               },
             },
             { Delete: { TableName: tableName(), Key: emailKey(user.email) } },
             ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
+            memberGenItem(p.accountId, userId, (user.gen ?? 0) + 1),
           ],
         }),
       );
     } catch (e) {
-      if (!isConditionFailure(e)) throw e;
-      if (refusedItem(e) === 2) throw lastAdmin();
+      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
+      if (isConditionFailure(e) && refusedItem(e) === 2) throw lastAdmin();
       if (attempt >= 3) throw conflict('MEMBER_CHANGED', 'The member was changed concurrently; try again.');
       continue;
     }

@@ -5,7 +5,8 @@ import type { Webhook } from '../db/entities/webhook.ts';
 
 /** Who is calling: a console user (session), an API key acting for its owner, or a webhook's sender. */
 export type Principal =
-  | { kind: 'session'; accountId: string; userId: string; role: Role; sessionId: string }
+  /** `userGen`: the membership generation the session was made under (user.ts `gen`). */
+  | { kind: 'session'; accountId: string; userId: string; role: Role; sessionId: string; userGen?: number }
   | { kind: 'apiKey'; accountId: string; userId: string; keyId: string; scopes: readonly Scope[]; plan: Plan }
   /** Past the webhook's checks; `keyId` is the bound key in `api_key` mode. */
   | { kind: 'webhook'; accountId: string; userId?: undefined; webhook: Webhook; keyId?: string };

@@ -1,6 +1,7 @@
 import { config, type Plan } from '../config.ts';
-import { countAccountRequest } from '../db/entities/account.ts';
+import { countAccountRequest, type KeyOwner } from '../db/entities/account.ts';
 import { notFound, rateLimited } from '../errors.ts';
+import { invalidKey } from './keys.ts';
 import { emit } from '../metrics.ts';
 
 const WINDOW_SECONDS = 60;
@@ -20,11 +21,18 @@ export function rateLimitHeaders(limit: number, remaining: number, resetAt: numb
 /**
  * Take one request from the account's per-minute budget (shared by every open-platform endpoint):
  * one write that counts it and returns the plan. Returns the plan and the headers for the response;
- * over the budget, throws 429 carrying them and `Retry-After`.
+ * over the budget, throws 429 carrying them and `Retry-After`. For a key's request, `owner` makes the
+ * same write check that the key's owner was neither disabled nor removed since the key was made (401
+ * `INVALID_API_KEY` otherwise, nothing counted): see `countAccountRequest`.
  */
-export async function takeAccountBudget(accountId: string, now = Date.now()): Promise<{ plan: Plan; headers: Record<string, string> }> {
-  const w = await countAccountRequest(accountId, WINDOW_SECONDS, now);
+export async function takeAccountBudget(
+  accountId: string,
+  now = Date.now(),
+  owner?: KeyOwner,
+): Promise<{ plan: Plan; headers: Record<string, string> }> {
+  const w = await countAccountRequest(accountId, WINDOW_SECONDS, now, owner);
   if (!w) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
+  if (w === 'owner-changed') throw invalidKey();
   const limit = config().rateLimits[w.plan];
   const headers = rateLimitHeaders(limit, Math.max(0, limit - w.count), w.resetAt, now);
   if (w.count <= limit) return { plan: w.plan, headers };

@@ -53,7 +53,15 @@ export async function login(email: string, password: string, sourceIp: string, n
   const sessionId = newTokenId();
   const token = mintToken('dys', sessionId);
   const expiresAt = now + config().SESSION_TTL_HOURS * 3_600_000;
-  await putSession({ sessionId, tokenHash: hashToken(token), accountId: user.accountId, userId: user.userId, createdAt: now, expiresAt });
+  await putSession({
+    sessionId,
+    tokenHash: hashToken(token),
+    accountId: user.accountId,
+    userId: user.userId,
+    createdAt: now,
+    expiresAt,
+    ...(user.gen ? { userGen: user.gen } : {}),
+  });
   return { token, expiresAt, user: { id: user.userId, email: user.email, role: user.role } };
 }
 
@@ -73,10 +81,13 @@ export async function authenticateSession(token: string, now = Date.now()): Prom
   const session = await getSession(parsed.id);
   if (!session || !safeEqual(hashToken(token), session.tokenHash) || session.expiresAt <= now) throw invalidSession();
   // The user is read on every request (never cached), so removing or disabling a member, or changing
-  // their role, applies to their live sessions at once.
+  // their role, applies to their live sessions at once. A disable raises the membership generation,
+  // so a session from before it stays refused after a re-enable (and one a login wrote while the
+  // disable committed is refused too).
   const user = await getUser(session.accountId, session.userId);
-  if (!user || user.disabled) throw invalidSession();
-  return { kind: 'session', accountId: user.accountId, userId: user.userId, role: user.role, sessionId: session.sessionId };
+  const gen = user?.gen ?? 0;
+  if (!user || user.disabled || (session.userGen ?? 0) !== gen) throw invalidSession();
+  return { kind: 'session', accountId: user.accountId, userId: user.userId, role: user.role, sessionId: session.sessionId, userGen: gen };
 }
 
 export const logout = (p: Extract<Principal, { kind: 'session' }>) => deleteSession(p.sessionId);

@@ -43,7 +43,7 @@ export type Trigger = {
   keyId?: string;
   sourceIp: string;
   payload: Record<string, unknown>;
-  /** The caller's `Idempotency-Key`, which wins over the sender's delivery id: each starts one run per key for 24 h. */
+  /** The caller's `Idempotency-Key` (legacy-hmac, key-bound and open webhooks only): one run per key for 24 h. */
   idempotencyKey?: string;
   deliveryId?: string;
 };

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getApiKey } from '../db/entities/api-key.ts';
-import { getAccount } from '../db/entities/account.ts';
+import { getAccount, memberGens } from '../db/entities/account.ts';
 import {
   authMode,
   deleteWebhookItem,
@@ -73,13 +73,14 @@ async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string) 
  * webhook's creator, or to the admin who manages a member's webhook (the spec's ownership rule).
  */
 async function checkBinding(p: SessionPrincipal, creatorId: string, keyId: string) {
-  const key = await getApiKey(keyId);
+  const [key, gens] = await Promise.all([getApiKey(keyId), memberGens(p.accountId)]);
+  const status = key && keyStatus(key, Date.now(), gens(key.ownerId));
   const owners = new Set([creatorId, ...(p.role === 'admin' ? [p.userId] : [])]);
   const problem =
     !key || key.accountId !== p.accountId
       ? 'no such key in this account'
-      : keyStatus(key) !== 'active'
-        ? `the key is ${keyStatus(key)}`
+      : status !== 'active'
+        ? `the key is ${status}`
         : !key.scopes.includes('WEBHOOK_TRIGGER')
           ? 'the key lacks the WEBHOOK_TRIGGER scope'
           : !owners.has(key.ownerId)

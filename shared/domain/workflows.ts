@@ -4,7 +4,7 @@ import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
-import { maskDefinition, restoreSecrets } from './definition-secrets.ts';
+import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
@@ -81,11 +81,13 @@ type WorkflowInput = { name: string; description?: string; definition: WorkflowD
 export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now()): Promise<Workflow> {
   await checkEditors(p.accountId, input.editors);
   await checkQuorums(p.accountId, input.definition);
+  const definition = restoreSecrets(input.definition, undefined);
+  await checkSecretUse(p, definition);
   const w: Workflow = {
     workflowId: newId('wf'),
     accountId: p.accountId,
     ...input,
-    definition: restoreSecrets(input.definition, undefined),
+    definition,
     editors: [...new Set(input.editors)],
     ownerId: p.userId,
     createdAt: now,
@@ -101,10 +103,12 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
   if (patch.definition) await checkQuorums(p.accountId, patch.definition);
+  const definition = patch.definition && restoreSecrets(patch.definition, w.definition);
+  if (definition) await checkSecretUse(p, definition);
   const next: Workflow = {
     ...w,
     ...patch,
-    ...(patch.definition ? { definition: restoreSecrets(patch.definition, w.definition) } : {}),
+    ...(definition ? { definition } : {}),
     ...(patch.editors ? { editors: [...new Set(patch.editors)] } : {}),
     updatedAt: now,
     version: w.version + 1,

@@ -22,7 +22,15 @@ export type HttpRequestOptions = {
   maxResponseBytes?: number;
   /** Default 5. */
   maxRedirects?: number;
+  /**
+   * Where the request may go at all (the host bindings of the account secrets it carries): checked
+   * for the URL before anything is resolved or sent, and for every redirect before it is followed.
+   * Refused: `SECRET_NOT_ALLOWED`, nothing sent to that host.
+   */
+  hostAllowed?: (hostname: string) => boolean;
 };
+
+const notAllowed = () => new StepError('SECRET_NOT_ALLOWED', 'a secret the step reads may not be sent to this host');
 
 type Range = NonNullable<ReturnType<typeof parseRange>>;
 type Allowlist = { names: ReadonlySet<string>; ranges: readonly Range[] };
@@ -325,6 +333,7 @@ export async function performHttpRequest(input: HttpRequestInput, opts: HttpRequ
   let url: URL | undefined;
   try {
     url = checkUrl(input.url, 'the URL');
+    if (opts.hostAllowed && !opts.hostAllowed(url.hostname)) throw notAllowed();
     let method = input.method.toUpperCase();
     let body = input.body;
     const headers = prepareHeaders(input.headers);
@@ -351,6 +360,7 @@ export async function performHttpRequest(input: HttpRequestInput, opts: HttpRequ
           throw new StepError('INVALID_URL', 'the redirect location is not a valid URL');
         }
         const next = checkUrl(target, 'the redirect location');
+        if (opts.hostAllowed && !opts.hostAllowed(next.hostname)) throw notAllowed();
         if ((status === 303 && method !== 'HEAD') || ((status === 301 || status === 302) && method === 'POST')) {
           method = 'GET';
           body = undefined;

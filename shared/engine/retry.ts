@@ -68,10 +68,18 @@ function retried(e: Execution, by: string, now: number) {
 
 export type RetryBy = { userId: string; keyId?: string };
 
+const alreadyRetried = (e: Execution) =>
+  conflict(
+    'ALREADY_RETRIED',
+    `Execution ${e.executionId} was retried already (${e.retries} times); send a new Idempotency-Key to retry it again.`,
+  );
+
 /**
  * Retry (v1): the FAILED run re-enters its failed step (`retried`). One transaction writes the run
- * (conditional on the state read), its `execution.retried` event and, with an `Idempotency-Key`, the
- * key; the message follows the write. A replay of the key answers with the run as it is now.
+ * (conditional on the state read, so on its retry counter), its `execution.retried` event and, with an
+ * `Idempotency-Key`, the key; the message follows the write. A replay of the key answers with the run
+ * as it is now. A run retried before needs a new key (409 `ALREADY_RETRIED` without one), so
+ * concurrent or resent keyless requests move a run once, however fast it fails again.
  */
 export async function retryRun(
   accountId: string,
@@ -91,6 +99,11 @@ export async function retryRun(
     }
     const refusal = retryRefusal(e, now);
     if (refusal) throw refusal;
+    // Without a key a request names no failure of its own, so it may move only the first one: a
+    // duplicate that arrives (or, having lost the race, reads again) after the run was retried and
+    // failed again would retry it a second time. The write below is conditional on the run as read,
+    // so the retry moves the failure this request saw, at most once.
+    if (!idempotency && (e.retries ?? 0) > 0) throw alreadyRetried(e);
     const { fields, remove, event } = retried(e, by.userId, now);
     const items = [
       ...(idempotency ? [idempotencyPut(accountId, scope, idempotency.key, { executionId, requestHash: 'retry', createdAt: now })] : []),

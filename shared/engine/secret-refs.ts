@@ -10,6 +10,19 @@ import { compileExpression, findExpressions, type Path } from './expressions.ts'
 
 export const SECRET_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 export const SECRET_NAME_MESSAGE = 'must be A-Z, 0-9 and _, starting with a letter (at most 64)';
+/** An account secret's `allowedHosts` entry, lower-case: a host name, or `*.` and one. */
+export const HOST_PATTERN = /^(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
+export const MAX_ALLOWED_HOSTS = 20;
+
+/**
+ * Whether `host` (a URL's hostname) is one of `patterns`: equal (any case, without a trailing dot),
+ * or, for `*.example.com`, a subdomain of example.com at any depth (not example.com itself).
+ */
+export function hostAllowed(patterns: readonly string[], host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return patterns.some((p) => (p.startsWith('*.') ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p));
+}
+
 /** A notification's signing secret may be exactly this (or a literal `whsec_` secret). */
 export const SECRET_REFERENCE = /^\{%\s*\$secrets\.([A-Za-z0-9_]+)\s*%\}$/;
 

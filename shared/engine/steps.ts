@@ -9,7 +9,7 @@ import { redactValues } from '../logger.ts';
 import type { ArtifactStep, HttpRequestStep, ManualApprovalStep, Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
 import { performHttpRequest } from './http-request.ts';
-import { stepSecretNames } from './secret-refs.ts';
+import { hostAllowed, stepSecretNames } from './secret-refs.ts';
 import { StepError } from './step-error.ts';
 
 export const MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
@@ -68,14 +68,20 @@ export async function runStep(step: Step, ctx: StepContext): Promise<Outcome> {
 async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Outcome> {
   const names = stepSecretNames(step);
   if (names.length === 0) return sendRequest(step, ctx, ctx.scope);
-  const { values, missing } = await readSecrets(ctx.execution.accountId, names, ctx.now);
+  const { values, hosts, missing } = await readSecrets(ctx.execution.accountId, names, ctx.now);
   if (missing.length) throw new StepError('SECRET_NOT_FOUND', `The account has no secret named ${missing.join(', ')}.`);
   const used = Object.values(values);
+  // Every secret the step reads that is bound to hosts must allow the target (and every redirect's).
+  const bindings = Object.values(hosts);
+  const allowed = bindings.length ? (host: string) => bindings.every((b) => hostAllowed(b, host)) : undefined;
   let outcome: Outcome;
   try {
-    outcome = await sendRequest(step, ctx, { ...ctx.scope, secrets: values });
+    outcome = await sendRequest(step, ctx, { ...ctx.scope, secrets: values }, { readsSecrets: true, hostAllowed: allowed });
   } catch (e) {
-    throw e instanceof StepError ? new StepError(e.code, redactValues(e.message, used)) : e;
+    // An expression can transform a value before an error carries it (`$error($base64encode(...))`, a
+    // host built from it that DNS then names): no redaction can recognise that, so the text of an
+    // expression or request failure is dropped here, before anything stores or logs it.
+    throw e instanceof StepError ? withheld(e) : e;
   }
   const r = <T>(v: T): T => redactValues(v, used);
   const vars = (v?: Record<string, unknown>) => v && Object.fromEntries(Object.entries(v).map(([k, x]) => [k, r(x)]));
@@ -90,7 +96,23 @@ async function httpRequest(step: HttpRequestStep, ctx: StepContext): Promise<Out
   }
 }
 
-async function sendRequest(step: HttpRequestStep, ctx: StepContext, scope: StepContext['scope']): Promise<Outcome> {
+/** The fixed text a failure of a step that reads secrets keeps: its code only. */
+export const WITHHELD = '(details withheld: the step reads secrets)';
+const WITHHELD_MESSAGES: Record<string, string> = {
+  EXPRESSION_FAILED: `the expression failed ${WITHHELD}`,
+  SECRET_NOT_ALLOWED: `a secret the step reads may not be sent to this host ${WITHHELD}`,
+};
+/** Failures whose message is fixed text (or the step's own settings), never anything evaluated: kept. */
+const FIXED_TEXT = new Set(['TIMEOUT', 'CANCELLED', 'RESPONSE_TOO_LARGE', 'TOO_MANY_REDIRECTS', 'INVALID_URL']);
+const withheld = (e: StepError) =>
+  FIXED_TEXT.has(e.code) ? e : new StepError(e.code, WITHHELD_MESSAGES[e.code] ?? `the request failed ${WITHHELD}`);
+
+async function sendRequest(
+  step: HttpRequestStep,
+  ctx: StepContext,
+  scope: StepContext['scope'],
+  secrets?: { readsSecrets: true; hostAllowed?: (host: string) => boolean },
+): Promise<Outcome> {
   const url = asText(await evaluateTemplate(step.url, scope));
   const headers = (await evaluateTemplate(step.headers ?? {}, scope)) as Record<string, unknown>;
   const body = step.body === undefined ? undefined : await evaluateTemplate(step.body, scope);
@@ -102,12 +124,14 @@ async function sendRequest(step: HttpRequestStep, ctx: StepContext, scope: StepC
       body: body === undefined ? undefined : asText(body),
       timeoutMs: Math.min(step.timeoutMs, ctx.maxMs ?? step.timeoutMs),
     },
-    { allowlist: config().HTTP_STEP_ALLOWLIST, signal: ctx.signal },
+    { allowlist: config().HTTP_STEP_ALLOWLIST, signal: ctx.signal, hostAllowed: secrets?.hostAllowed },
   );
   const variables = step.saveAs ? { [step.saveAs]: result } : undefined;
   if (result.status >= 200 && result.status < 300) return { kind: 'done', output: result, variables };
-  // The host only: paths and queries may carry secrets and this message is stored on the run.
-  const error = { code: 'HTTP_STATUS', message: `${step.method} ${new URL(url).host} answered ${result.status}.` };
+  // The host only: paths and queries may carry secrets and this message is stored on the run. Not even
+  // that where the step reads secrets: the host may be built from one.
+  const target = secrets ? 'the host' : new URL(url).host;
+  const error = { code: 'HTTP_STATUS', message: `${step.method} ${target} answered ${result.status}.` };
   return { kind: 'failed', error, output: result, continueRun: step.allowFailure, variables };
 }
 

@@ -94,6 +94,16 @@ export const signedBy = (w: Webhook): SignatureScheme | undefined =>
   authMode(w) === 'hmac' ? (w.signatureScheme ?? 'legacy-hmac') : undefined;
 
 /**
+ * Whether the webhook's sender signs its deliveries with an id of its own (every scheme but the
+ * legacy one): then that id is the only dedupe key, and an `Idempotency-Key` header, which nobody
+ * signs, is ignored. Otherwise a captured delivery re-sent with made-up keys would start a run each.
+ */
+export const sendsDeliveryIds = (w: Webhook): boolean => {
+  const scheme = signedBy(w);
+  return scheme !== undefined && scheme !== 'legacy-hmac';
+};
+
+/**
  * The sender's own id of a delivery, which its retries repeat: a run is started once per id (24 h),
  * like an `Idempotency-Key`. None for the legacy scheme, nor where a sender sends none.
  */

@@ -22,8 +22,18 @@ export const LoginResult = z.object({ token: z.string(), expiresAt: z.number(), 
 export const CreateMemberBody = z.object({ email: Email, password: Password, role: Role.default('member') });
 export const MemberParams = z.object({ id: idOf('MEMBER_NOT_FOUND', 'Member', { pattern: USER_ID }) });
 export const UpdateMemberBody = z
-  .strictObject({ role: Role.optional(), disabled: z.boolean().optional() })
-  .refine((b) => b.role !== undefined || b.disabled !== undefined, 'Send role, disabled or both.');
+  .strictObject({
+    role: Role.optional(),
+    disabled: z.boolean().optional(),
+    restoreKeys: z
+      .boolean()
+      .optional()
+      .describe(
+        'With `disabled: false`: the member’s unrevoked keys work again. Without it a re-enabled member’s keys stay suspended; their old sessions never come back.',
+      ),
+  })
+  .refine((b) => b.role !== undefined || b.disabled !== undefined, 'Send role, disabled or both.')
+  .refine((b) => !b.restoreKeys || b.disabled === false, { message: 'restoreKeys goes with disabled: false', path: ['restoreKeys'] });
 export const MemberList = z.object({ items: z.array(UserView), nextCursor: z.null() });
 
 export const CreateKeyBody = z.object({
@@ -40,7 +50,9 @@ export const KeyView = z.object({
   createdAt: z.number(),
   expiresAt: z.number(),
   revokedAt: z.number().nullable(),
-  status: z.enum(['active', 'expired', 'revoked', 'suspended']).describe('suspended: the owner is disabled'),
+  status: z
+    .enum(['active', 'expired', 'revoked', 'suspended'])
+    .describe('suspended: the owner was disabled since the key was made (until an admin re-enables them with restoreKeys)'),
   usage: z.object({ total: z.number(), today: z.number(), lastUsedAt: z.number().nullable() }),
 });
 export const KeyCreated = KeyView.extend({ token: z.string().describe('Shown this once.') });

@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useOwnQueues } from '../support/engine.ts';
 import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as me } from '../../functions/http/auth/me.ts';
 import { handler as listKeys } from '../../functions/http/keys/list.ts';
@@ -13,7 +14,12 @@ import { revokeApiKey, setKeySuspended } from '../../shared/db/entities/api-key.
 import { adminsKey } from '../../shared/db/entities/user.ts';
 import { caches } from '../../shared/domain/records.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
+import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 
 const ip = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
 const loginAs = (email: string, password = PASSWORD) =>
@@ -30,7 +36,7 @@ const remove = (token: string, id: string) =>
   invoke(removeMember, apiEvent({ method: 'DELETE', path: `/api/members/${id}`, params: { id }, headers: bearer(token), sourceIp: ip() }));
 
 describe('disabling a member', () => {
-  it('cuts their live session and live (cached) key at once, refuses their login, and enabling restores both', async () => {
+  it('cuts their live session and live (cached) key at once, refuses their login; enabling with restoreKeys brings back the key, never the session', async () => {
     const { admin, member, memberKey } = await givenAccount();
     const adminToken = await session(admin.email);
     const memberToken = await session(member.email);
@@ -58,9 +64,10 @@ describe('disabling a member', () => {
     const members = await invoke(listMembers, apiEvent({ path: '/api/members', headers: bearer(adminToken) }));
     expect(members.json.items.find((u: { id: string }) => u.id === member.userId).disabled).toBe(true);
 
-    expect((await update(adminToken, member.userId, { disabled: false })).json.disabled).toBe(false);
-    expect((await whoAmI(memberToken)).status).toBe(200);
+    expect((await update(adminToken, member.userId, { disabled: false, restoreKeys: true })).json.disabled).toBe(false);
+    expect((await whoAmI(memberToken)).status).toBe(401);
     expect((await keyCall(memberKey.token)).status).toBe(200);
+    expect((await whoAmI(await session(member.email))).status).toBe(200);
   });
 
   it('refuses a key suspended or revoked by another instance although this one still has it cached', async () => {
@@ -73,6 +80,38 @@ describe('disabling a member', () => {
     expect(caches.keys.peek(memberKey.id)).toBeDefined();
     expect((await keyCall(memberKey.token)).json.code).toBe('INVALID_API_KEY');
     expect((await keyCall(adminKey.token)).json.code).toBe('INVALID_API_KEY');
+  });
+});
+
+describe('a disabled member’s key bound to a webhook', () => {
+  beforeAll(() => useOwnQueues());
+  it('is refused by the trigger at once although the trigger has the key cached, and works again after a restore', async () => {
+    const { account, admin, member, memberKey } = await givenAccount();
+    const actor = { kind: 'session', accountId: account.accountId, userId: member.userId, role: 'member', sessionId: '' } as const;
+    const workflow = await createWorkflow(actor, {
+      name: 'bound',
+      definition: WorkflowDefinition.parse({ steps: [{ id: 's', type: 'set', values: { a: 1 } }] }),
+      recovery: false,
+      editors: [],
+    });
+    const webhook = await createWebhook(
+      actor,
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'bound', apiKeyId: memberKey.id }),
+    );
+    const trigger = () =>
+      invoke(
+        triggerHandler,
+        apiEvent({ method: 'POST', params: { webhookId: webhook.webhookId }, headers: bearer(memberKey.token), body: {}, sourceIp: ip() }),
+      );
+    expect((await trigger()).status).toBe(200);
+    const adminToken = await session(admin.email);
+    expect((await update(adminToken, member.userId, { disabled: true })).status).toBe(200);
+    expect(caches.keys.peek(memberKey.id)).toBeDefined();
+    expectProblem(await trigger(), 401, 'INVALID_API_KEY');
+    expect((await update(adminToken, member.userId, { disabled: false })).status).toBe(200);
+    expectProblem(await trigger(), 401, 'INVALID_API_KEY');
+    expect((await update(adminToken, member.userId, { disabled: false, restoreKeys: true })).status).toBe(200);
+    expect((await trigger()).status).toBe(200);
   });
 });
 

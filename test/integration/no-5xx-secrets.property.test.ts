@@ -23,6 +23,16 @@ const secretValue = fc.oneof(
   fc.constantFrom('x'.repeat(8192), 'x'.repeat(8193), '€'.repeat(2731), '\u0000', ' '),
 );
 
+const hostPattern = fc.oneof(
+  fc.domain(),
+  fc.domain().map((d) => `*.${d}`),
+  fc.constantFrom('*.', '*', 'a.*.b', 'https://x.example', 'x'.repeat(254), '', ' API.Example.COM. ', '127.0.0.1', '[::1]'),
+  text,
+);
+const allowedHosts = fc.oneof(fc.array(hostPattern, { maxLength: 22 }), fc.constant(null), fc.jsonValue());
+const members = fc.oneof(fc.constantFrom('use', 'none'), fc.constantFrom('USE', 'all', ''), fc.jsonValue());
+const VIEW_KEYS = ['allowedHosts', 'createdAt', 'lastUsedAt', 'members', 'name', 'updatedAt'];
+
 const bodies = (shaped: fc.Arbitrary<unknown>): fc.Arbitrary<Body> =>
   fc.oneof(
     fc.constant<Body>({ isBase64Encoded: false }),
@@ -91,6 +101,10 @@ describe('no request makes an account-secrets handler answer 5xx', () => {
       { weight: 3, arbitrary: fc.record({ name: fc.oneof(name, fc.constant('KNOWN')), value: secretValue }) },
       fc.record({ name: fc.oneof(name, badName, fc.jsonValue()), value: fc.oneof(secretValue, fc.jsonValue()) }),
       fc.record({ name: fc.oneof(name, badName), value: secretValue, extra: fc.jsonValue() }, { requiredKeys: [] }),
+      {
+        weight: 3,
+        arbitrary: fc.record({ name, value: secretValue, allowedHosts, members }, { requiredKeys: ['name', 'value'] }),
+      },
     );
     let created = 0;
     await fc.assert(
@@ -98,7 +112,7 @@ describe('no request makes an account-secrets handler answer 5xx', () => {
         const res = await check(createHandler, 'POST', '/api/secrets', req, [201, 400, 401, 403, 409, 413, 415]);
         if (res.status === 201) {
           created++;
-          expect(Object.keys(res.json).sort()).toEqual(['createdAt', 'lastUsedAt', 'name', 'updatedAt']);
+          expect(Object.keys(res.json).sort()).toEqual(VIEW_KEYS);
           expect(res.headers.location).toBe(`/api/secrets/${res.json.name}`);
         }
       }),
@@ -111,6 +125,7 @@ describe('no request makes an account-secrets handler answer 5xx', () => {
     const shaped = fc.oneof(
       { weight: 3, arbitrary: fc.record({ value: secretValue }) },
       fc.record({ value: fc.oneof(secretValue, fc.jsonValue()), extra: fc.jsonValue() }, { requiredKeys: [] }),
+      { weight: 3, arbitrary: fc.record({ value: secretValue, allowedHosts, members }, { requiredKeys: [] }) },
     );
     let replaced = 0;
     await fc.assert(
@@ -120,7 +135,7 @@ describe('no request makes an account-secrets handler answer 5xx', () => {
         if (res.status === 200) {
           replaced++;
           expect(['KNOWN', 'KNOWN_2', 'FROM_EXAMPLE']).toContain(res.json.name);
-          expect(Object.keys(res.json).sort()).toEqual(['createdAt', 'lastUsedAt', 'name', 'updatedAt']);
+          expect(Object.keys(res.json).sort()).toEqual(VIEW_KEYS);
         }
       }),
       runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { name: 'KNOWN' }, json: { value: 'new' } })),

@@ -294,6 +294,7 @@ describe('no request makes a handler answer 5xx', () => {
       {
         role: fc.oneof(fc.constantFrom('admin', 'member'), fc.jsonValue()),
         disabled: fc.oneof(fc.boolean(), fc.jsonValue()),
+        restoreKeys: fc.oneof(fc.boolean(), fc.jsonValue()),
         extra: fc.jsonValue(),
       },
       { requiredKeys: [] },

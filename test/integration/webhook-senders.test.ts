@@ -114,6 +114,19 @@ describe.each(['standard-webhooks', 'github', 'stripe', 'slack'] as const)('%s',
     expect(await s.runs()).toBe(2);
   });
 
+  it('dedupes on the signed delivery id only: one captured delivery replayed with 5 different Idempotency-Keys starts one run', async () => {
+    const s = await givenSender(scheme);
+    const id = `dlv-${randomUUID()}`;
+    const body = bodyOf(scheme, id);
+    const headers = signed[scheme](body, id, Date.now());
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await s.post(body, { ...headers, 'idempotency-key': `made-up-${i}-${randomUUID()}` }));
+    for (const a of answers) expect(a.status, JSON.stringify(a.json)).toBe(200);
+    expect(new Set(answers.map((a) => a.json.executionId)).size).toBe(1);
+    expect(answers.slice(1).every((a) => a.replayed === 'true')).toBe(true);
+    expect(await s.runs()).toBe(1);
+  });
+
   it('refuses a wrong signature, and another scheme’s, with 401 INVALID_SIGNATURE, counted in the stats', async () => {
     const s = await givenSender(scheme);
     const body = bodyOf(scheme, 'x');

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createHandler } from '../../functions/http/workflows/create.ts';
 import { handler as getHandler } from '../../functions/http/workflows/get.ts';
 import { handler as listHandler } from '../../functions/http/workflows/list.ts';
 import { handler as updateHandler } from '../../functions/http/workflows/update.ts';
 import { getWorkflow } from '../../shared/db/entities/workflow.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
+import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
@@ -16,7 +15,6 @@ const BEARER = 'Bearer sk_live_0123456789abcdefWXYZ';
 const CUSTOM = 'custom-token-value-9876';
 const SHORT = 'pw123';
 
-const ip = () => `198.18.7.${Math.floor(Math.random() * 250) + 1}`;
 const create = (s: string, body: object) =>
   invoke(createHandler, apiEvent({ method: 'POST', path: '/api/workflows', headers: bearer(s), body }));
 const get = (s: string, id: string) => invoke(getHandler, apiEvent({ path: `/api/workflows/${id}`, headers: bearer(s), params: { id } }));

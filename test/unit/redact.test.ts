@@ -212,6 +212,27 @@ describe('redactValues (account secret values a run used)', () => {
     expect(input.body.raw).toBe(`${TOKEN}${TOKEN}`); // a copy
   });
 
+  it('replaces the base64, JSON \\u-escaped and before-# forms a server may echo', () => {
+    const v = 'pässwörd-7Hk2#frag';
+    const b64 = Buffer.from(v).toString('base64');
+    const allU = v
+      .split('')
+      .map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join('');
+    const echoed = {
+      basic: `Basic ${b64}`,
+      unpadded: b64.replace(/=+$/, ''),
+      url: Buffer.from(v).toString('base64url'),
+      ascii: JSON.stringify(v).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
+      everyChar: allU,
+      path: `/x?k=${v.split('#')[0]}`,
+    };
+    const out = JSON.stringify(redactValues(echoed, [v]));
+    for (const form of [b64, b64.replace(/=+$/, ''), Buffer.from(v).toString('base64url'), allU, 'pässwörd-7Hk2', 'p\\u00E4'])
+      expect(out).not.toContain(form);
+    expect(out.match(/\[redacted\]/g)?.length).toBe(6);
+  });
+
   it('replaces a value that contains another whole, and never rewrites what it put in', () => {
     expect(redactValues('abc-abcdef', ['abc', 'abcdef'])).toBe('[redacted]-[redacted]');
     expect(redactValues('x red y', ['red', 'redacted'])).toBe('x [redacted] y');

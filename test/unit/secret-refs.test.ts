@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { secretRefs, stepSecretNames } from '../../shared/engine/secret-refs.ts';
+import { HOST_PATTERN, hostAllowed, secretRefs, stepSecretNames } from '../../shared/engine/secret-refs.ts';
 import { fieldErrors } from '../../shared/http/middleware/parse-request.ts';
 
 const errorsOf = (input: unknown) => {
@@ -104,5 +104,29 @@ describe('WorkflowDefinition with $secrets', () => {
       notifications: [{ url: 'https://hooks.example.com/a', events: ['execution.failed'], secret: '{% "whsec_" & $secrets.KEY %}' }],
     });
     expect(mixed.map((e) => e.path)).toContain('notifications.0.secret');
+  });
+});
+
+describe('allowedHosts', () => {
+  it('matches a name exactly (any case, trailing dot) and a *. pattern on subdomains at any depth, never the parent or a lookalike', () => {
+    const hosts = ['api.stripe.com', '*.example.com'];
+    for (const h of ['api.stripe.com', 'API.Stripe.com.', 'a.example.com', 'a.b.example.com']) expect(hostAllowed(hosts, h), h).toBe(true);
+    for (const h of [
+      'stripe.com',
+      'xapi.stripe.com',
+      'api.stripe.com.evil.test',
+      'example.com',
+      'badexample.com',
+      'example.com.evil.test',
+      '',
+    ])
+      expect(hostAllowed(hosts, h), h).toBe(false);
+  });
+
+  it('accepts host names and *. patterns only', () => {
+    for (const ok of ['api.stripe.com', '*.example.com', 'localhost', '127.0.0.1', 'x-y.z_1.io'])
+      expect(HOST_PATTERN.test(ok), ok).toBe(true);
+    for (const bad of ['*', '*.', 'a.*.b', '**.a', 'https://a.b', 'a b', '-a.b', 'a..b', 'a/b', 'ä.b'])
+      expect(HOST_PATTERN.test(bad), bad).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { route } from './trigger.route.ts';
 import { http, type Input } from '../../../shared/http/handler.ts';
 import { json } from '../../../shared/http/responses.ts';
 import { idempotencyKey } from '../../../shared/http/idempotency.ts';
-import { deliveryId, handshake } from '../../../shared/http/webhook-senders.ts';
+import { deliveryId, handshake, sendsDeliveryIds } from '../../../shared/http/webhook-senders.ts';
 import { startTriggeredRun } from '../../../shared/domain/trigger.ts';
 
 // Past `webhook-auth` (404 → 401 → 403 → 409 → 429) and the body checks (415 → 400).
@@ -17,7 +17,8 @@ export const respond = async ({ event, body, principal, request }: Input<Pick<ty
     keyId,
     sourceIp: request.sourceIp,
     payload: body,
-    idempotencyKey: idempotencyKey(event),
+    // A sender's signed delivery id is the only dedupe key of its scheme: the unsigned header is ignored.
+    idempotencyKey: sendsDeliveryIds(webhook) ? undefined : idempotencyKey(event),
     deliveryId: deliveryId(webhook, event.headers, body),
   });
   return json(200, result, replayed ? { 'idempotent-replayed': 'true' } : {});

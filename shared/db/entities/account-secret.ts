@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
-import { applied } from '../update.ts';
+import { applied, buildUpdate } from '../update.ts';
 import { isConditionFailure } from '../../errors.ts';
 
 // Access patterns: get by account and name · list an account's names (one partition per account,
@@ -18,10 +18,24 @@ export const AccountSecret = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   lastUsedAt: z.number().optional(),
+  /** Hosts a step may send it to (lower-case names or `*.` patterns); absent: any. */
+  allowedHosts: z.array(z.string()).optional(),
+  /** Whether members may reference it in definitions; absent (secrets from before the field): `use`. */
+  members: z.enum(['use', 'none']).optional(),
 });
 export type AccountSecret = z.infer<typeof AccountSecret>;
-export const SecretSummary = AccountSecret.pick({ name: true, createdAt: true, updatedAt: true, lastUsedAt: true });
+export const SecretSummary = AccountSecret.pick({
+  name: true,
+  createdAt: true,
+  updatedAt: true,
+  lastUsedAt: true,
+  allowedHosts: true,
+  members: true,
+});
 export type SecretSummary = z.infer<typeof SecretSummary>;
+/** Who may reference a secret besides admins: a secret stored before the field existed is `use`. */
+export const membersOf = (s: Pick<SecretSummary, 'members'>) => s.members ?? 'use';
+
 type SealedFields = Pick<AccountSecret, 'kid' | 'edk' | 'iv' | 'ct' | 'tag'>;
 
 export const secretKey = (accountId: string, name: string) => ({ PK: `SECRET#${accountId}`, SK: `SECRET#${name}` });
@@ -39,23 +53,20 @@ export async function putSecret(s: AccountSecret): Promise<boolean> {
   );
 }
 
-/** Replace the sealed value; the summary after, or undefined when there is no such secret. */
-export async function replaceSecretValue(accountId: string, name: string, sealed: SealedFields, now: number) {
+/** What an update may change: the sealed value, the host binding (null removes it), who may use it. */
+export type SecretChange = { sealed?: SealedFields; allowedHosts?: string[] | null; members?: 'use' | 'none' };
+
+/** Change a secret; the summary after, or undefined when there is no such secret. */
+export async function updateSecretItem(accountId: string, name: string, change: SecretChange, now: number) {
+  const set: Record<string, unknown> = { ...change.sealed, updatedAt: now };
+  if (change.allowedHosts) set.allowedHosts = change.allowedHosts;
+  if (change.members) set.members = change.members;
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
-        TableName: tableName(),
-        Key: secretKey(accountId, name),
-        UpdateExpression: 'SET kid = :kid, edk = :edk, iv = :iv, ct = :ct, tag = :tag, updatedAt = :now',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: {
-          ':kid': sealed.kid,
-          ':edk': sealed.edk,
-          ':iv': sealed.iv,
-          ':ct': sealed.ct,
-          ':tag': sealed.tag,
-          ':now': now,
-        },
+        ...buildUpdate(secretKey(accountId, name), set, change.allowedHosts === null ? ['allowedHosts'] : [], {
+          expression: 'attribute_exists(PK)',
+        }),
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -87,8 +98,8 @@ export async function listSecrets(accountId: string): Promise<SecretSummary[]> {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk',
-        ProjectionExpression: '#name, createdAt, updatedAt, lastUsedAt',
-        ExpressionAttributeNames: { '#name': 'name' },
+        ProjectionExpression: '#name, createdAt, updatedAt, lastUsedAt, allowedHosts, #members',
+        ExpressionAttributeNames: { '#name': 'name', '#members': 'members' },
         ExpressionAttributeValues: { ':pk': `SECRET#${accountId}` },
         ExclusiveStartKey: startKey,
       }),

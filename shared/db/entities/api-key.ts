@@ -1,9 +1,11 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { applied } from '../update.ts';
 import { count, flushCounts } from '../counters.ts';
+import { isTransactionConflict } from '../../errors.ts';
 import { queryAll } from '../query.ts';
+import { genCondition, userKey } from './user.ts';
 
 // Access patterns: get by id (global; the id is inside the token) · list by account, or by account
 // and owner (GSI1: GSI1PK = ACC#<account>, GSI1SK = KEY#<owner>#<keyId>).
@@ -23,6 +25,8 @@ export const ApiKey = z.object({
   revokedAt: z.number().optional(),
   /** Set while the key's owner is disabled (members.ts); the key is refused meanwhile. */
   ownerDisabled: z.boolean().optional(),
+  /** The owner's membership generation the key was made (or restored) under (user.ts); absent is 0. */
+  ownerGen: z.number().optional(),
   usageTotal: z.number().default(0),
   usageDay: z.string().optional(),
   usageToday: z.number().default(0),
@@ -35,6 +39,44 @@ const gsi = (k: Pick<ApiKey, 'accountId' | 'ownerId' | 'keyId'>) => ({
   GSI1PK: `ACC#${k.accountId}`,
   GSI1SK: `KEY#${k.ownerId}#${k.keyId}`,
 });
+
+/**
+ * Create a key in one transaction with a check of its owner's user item: present, not disabled, of
+ * membership generation `gen`. False when the owner fails it (removed, disabled, or changed since).
+ */
+export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number): Promise<boolean> {
+  const put = () =>
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keyKey(k.keyId), ...gsi(k), type: 'apiKey', ...k },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: tableName(),
+              Key: userKey(k.accountId, k.ownerId),
+              ConditionExpression: `attribute_exists(PK) AND (attribute_not_exists(disabled) OR disabled = :false) AND ${genCondition(gen)}`,
+              ExpressionAttributeNames: { '#gen': 'gen' },
+              ExpressionAttributeValues: { ':false': false, ':gen': gen },
+            },
+          },
+        ],
+      }),
+    );
+  // A membership change in flight on the user item (AWS reports the clash; nothing was written): again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await applied(put());
+    } catch (e) {
+      if (!isTransactionConflict(e) || attempt === 3) throw e;
+    }
+  }
+}
 
 export async function putApiKey(k: ApiKey): Promise<void> {
   await db().send(
@@ -83,7 +125,27 @@ export async function revokeApiKey(keyId: string, now: number): Promise<boolean>
   );
 }
 
-/** Suspend (owner disabled) or reinstate a key; false when the key does not exist. */
+/**
+ * Restore a key to its owner's membership generation `gen` (an admin's `restoreKeys` on enable): it
+ * works again while that generation is current. Never moves a key back to an older generation (a
+ * restore that lost a race to a later one), never revives a revoked key or another owner's.
+ */
+export async function restoreApiKey(keyId: string, ownerId: string, gen: number): Promise<boolean> {
+  return applied(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keyKey(keyId),
+        UpdateExpression: 'SET ownerGen = :gen REMOVE ownerDisabled',
+        ConditionExpression:
+          'attribute_exists(PK) AND attribute_not_exists(revokedAt) AND ownerId = :owner AND (attribute_not_exists(ownerGen) OR ownerGen <= :gen)',
+        ExpressionAttributeValues: { ':gen': gen, ':owner': ownerId },
+      }),
+    ),
+  );
+}
+
+/** Suspend (owner disabled) or reinstate a key; false when the key does not exist. Keys suspended before membership generations existed carry this flag. */
 export async function setKeySuspended(keyId: string, suspended: boolean): Promise<boolean> {
   return applied(
     db().send(

@@ -11,6 +11,8 @@ export const Session = z.object({
   userId: z.string(),
   createdAt: z.number(),
   expiresAt: z.number(),
+  /** The user's membership generation at login (user.ts `gen`; absent is 0): the session works only while it is current. */
+  userGen: z.number().optional(),
 });
 export type Session = z.infer<typeof Session>;
 

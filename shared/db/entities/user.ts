@@ -20,6 +20,13 @@ export const User = z.object({
   createdAt: z.number(),
   /** A disabled member cannot log in; their sessions and API keys are refused. */
   disabled: z.boolean().optional(),
+  /**
+   * Membership generation: raised by every disable and removal (members.ts), in the same transaction
+   * as the account item's copy (`memberGenName`). A session or key carries the generation it was made
+   * under and works only while it is current, so a disable ends them all at once and a re-enable
+   * brings none back by itself. Absent (older users) is 0.
+   */
+  gen: z.number().optional(),
 });
 export type User = z.infer<typeof User>;
 
@@ -37,6 +44,16 @@ export const isActiveAdmin = (u: Pick<User, 'role' | 'disabled'>) => u.role === 
 
 export const userKey = (accountId: string, userId: string) => ({ PK: `ACC#${accountId}`, SK: `USER#${userId}` });
 export const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' });
+
+/**
+ * The account item's attribute holding a member's current generation: the key check rides on the
+ * rate-limit write every key-authenticated request makes to the account item anyway
+ * (`countAccountRequest`), so no extra read. Absent is 0.
+ */
+export const memberGenName = (userId: string) => `memberGen#${userId}`;
+
+/** Condition that attribute `#gen` holds generation `:gen` (`gen`; absent counts as 0). */
+export const genCondition = (gen: number) => (gen === 0 ? '(attribute_not_exists(#gen) OR #gen = :gen)' : '#gen = :gen');
 
 export const adminsKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'ADMINS' });
 

@@ -1,7 +1,7 @@
 import type { Scope } from '../../db/entities/api-key.ts';
 import { recordKeyUsage } from '../../db/entities/api-key.ts';
 import { failedAuthentication } from '../../domain/auth-failures.ts';
-import { authenticateKey, invalidKey } from '../../domain/keys.ts';
+import { authenticateKey, invalidKey, isInvalidKey, keyOwner } from '../../domain/keys.ts';
 import { caches } from '../../domain/records.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { AppError, unauthorized } from '../../errors.ts';
@@ -20,8 +20,9 @@ export type KeyAuthOptions = {
 /**
  * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
  * and the account's rate limit (which returns the plan) are written in parallel, one round trip. The
- * usage write is conditional on the key being live, so a revocation or suspension made elsewhere
- * takes effect at once even where the key record is still cached. The rate-limit headers go on every
+ * usage write is conditional on the key being live, and the rate-limit write on its owner's membership
+ * generation being the key's, so a revocation, a disable or a removal made elsewhere takes effect at
+ * once even where the key record is still cached. The rate-limit headers go on every
  * later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
@@ -42,10 +43,14 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
       throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
     }
     const now = Date.now();
-    const [budget, usage] = await Promise.allSettled([takeAccountBudget(key.accountId, now), recordKeyUsage(key.keyId, now)]);
+    const [budget, usage] = await Promise.allSettled([
+      takeAccountBudget(key.accountId, now, keyOwner(key)),
+      recordKeyUsage(key.keyId, now),
+    ]);
     if (usage.status === 'rejected') logger.warn('key usage not recorded', { keyId: key.keyId, error: usage.reason as Error });
-    // The usage write refuses a key revoked or suspended since this instance cached it.
-    if (usage.status === 'fulfilled' && !usage.value) {
+    // The usage write refuses a key revoked since this instance cached it; the rate-limit write one
+    // whose owner was disabled or removed since the key was made (its membership generation).
+    if ((usage.status === 'fulfilled' && !usage.value) || (budget.status === 'rejected' && isInvalidKey(budget.reason))) {
       caches.keys.delete(key.keyId);
       throw await failedAuthentication(app.sourceIp, invalidKey());
     }

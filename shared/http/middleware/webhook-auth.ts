@@ -2,7 +2,7 @@ import type { ApiKey } from '../../db/entities/api-key.ts';
 import { countKeyUse } from '../../db/entities/api-key.ts';
 import { authMode, countRejected, type Webhook } from '../../db/entities/webhook.ts';
 import { failedAuthentication } from '../../domain/auth-failures.ts';
-import { presentedKeyRead, verifiedKey } from '../../domain/keys.ts';
+import { isInvalidKey, keyOwner, presentedKeyRead, verifiedKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { readThrough, webhookRead } from '../../domain/records.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../errors.ts';
@@ -69,8 +69,13 @@ export const webhookAuth = (): Middleware => ({
 
     app.trigger.keyId = bound?.keyId;
     try {
-      Object.assign(app.responseHeaders, (await takeAccountBudget(w.accountId, now)).headers);
+      // A bound key's owner disabled or removed since the key was made: refused by this same write.
+      Object.assign(app.responseHeaders, (await takeAccountBudget(w.accountId, now, bound && keyOwner(bound))).headers);
     } catch (e) {
+      if (isInvalidKey(e)) {
+        app.trigger.keyId = undefined;
+        throw await failedAuthentication(app.sourceIp, e, now);
+      }
       if (e instanceof AppError) Object.assign(app.responseHeaders, e.extra.headers);
       throw e;
     }
