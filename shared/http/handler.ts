@@ -8,6 +8,7 @@ import { requireConfig, settingsFor } from '../config.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { parseRequest } from './middleware/parse-request.ts';
+import { requestBody } from './request-body.ts';
 import { problemDetails } from './middleware/problem.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { sessionAuth } from './middleware/session-auth.ts';
@@ -43,7 +44,7 @@ export function stackFor(route: Route): Middleware[] {
   if (route.auth.kind === 'session') stack.push(sessionAuth({ admin: route.auth.admin }));
   if (route.auth.kind === 'apiKey') stack.push(apiKeyAuth(route.auth));
   if (route.auth.kind === 'webhook') stack.push(webhookAuth());
-  stack.push(parseRequest(route));
+  stack.push(parseRequest({ params: route.params, query: route.query, body: requestBody(route) }));
   return stack;
 }
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { Problem } from '../schemas/common.ts';
 import type { Route } from './route.ts';
 import { DEFAULT_MAX_BODY } from './handler.ts';
+import { requestBody } from './request-body.ts';
 
 const schema = (s: z.ZodType, io: 'input' | 'output') => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(s, {
@@ -67,7 +68,9 @@ function operation(r: Route) {
     summary: r.summary,
     tags: [r.tag],
     ...(parameters.length ? { parameters } : {}),
-    ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } } } : {}),
+    ...(r.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schema(requestBody(r) as z.ZodType, 'input') } } } }
+      : {}),
     ...(r.auth.kind === 'session' ? { security: [{ session: [] }] } : {}),
     ...(r.auth.kind === 'apiKey' ? { security: [{ apiKey: [] }], 'x-required-scope': r.auth.scope } : {}),
     ...(r.auth.kind === 'webhook'

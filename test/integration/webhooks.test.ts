@@ -158,6 +158,27 @@ describe('create', () => {
     expect(disabled.json.enabled).toBe(false);
   });
 
+  it('refuses unknown fields with 400 VALIDATION_FAILED naming each, on create and update, writing nothing', async () => {
+    const t = await givenTeam();
+    const wf = t.memberWf.workflowId;
+    // `secret` is a typo for `secretKey`: dropped, it would have meant another webhook.
+    const typo = await api.create(t.memberSession, {
+      workflowId: wf,
+      name: 'typo',
+      signatureScheme: 'stripe',
+      secret: 'whsec_abcdefghijklmnop',
+    });
+    expectProblem(typo, 400, 'VALIDATION_FAILED');
+    expect(typo.json.errors).toEqual([{ path: 'secret', message: 'unrecognized key "secret"' }]);
+    expect(ids(await api.list(t.memberSession))).toEqual([]);
+    const made = await api.create(t.memberSession, { workflowId: wf, name: 'ok', apiKeyId: t.memberKey.id });
+    expect(made.status, made.body).toBe(201);
+    const bad = await api.update(t.memberSession, made.json.id, { name: 'renamed', enabeld: false, other: 1 });
+    expectProblem(bad, 400, 'VALIDATION_FAILED');
+    expect(paths(bad).sort()).toEqual(['enabeld', 'other']);
+    expect((await api.get(t.memberSession, made.json.id)).json).toMatchObject({ name: 'ok', enabled: true });
+  });
+
   it('requires workflowId and a name (400, nothing written)', async () => {
     const t = await givenTeam();
     for (const [body, path] of [

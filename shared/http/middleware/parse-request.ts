@@ -7,8 +7,13 @@ import type { AppContext, Middleware } from '../context.ts';
 export const isJsonContentType = (ct: string | undefined) =>
   ct === undefined || /^application\/([\w.-]+\+)?json\s*(;.*)?$/i.test(ct.trim());
 
+/** One entry per field; an unknown key is named at its own path (`unrecognized key "secret"`). */
 export const fieldErrors = (error: z.ZodError): FieldError[] =>
-  error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
+  error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ path: [...i.path, k].map(String).join('.'), message: `unrecognized key "${k}"` }))
+      : [{ path: i.path.map(String).join('.') || '(body)', message: i.message }],
+  );
 
 /**
  * Decode the raw body: an absent or empty body is `{}` (the spec's rule for triggers); else JSON
