@@ -10,6 +10,7 @@ import { handler as updateHandler } from '../../functions/http/webhooks/update.t
 import type { Plan } from '../../shared/config.ts';
 import { setPlan } from '../../shared/db/entities/account.ts';
 import { putApiKey } from '../../shared/db/entities/api-key.ts';
+import { getWebhook } from '../../shared/db/entities/webhook.ts';
 import type { User } from '../../shared/db/entities/user.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createKey, revokeKey } from '../../shared/domain/keys.ts';
@@ -250,6 +251,23 @@ describe('create', () => {
     expect((await api.update(t.memberSession, open.json.id, { enabled: false })).json).toMatchObject({ enabled: false, open: true });
     const dropped = await api.update(t.memberSession, toHmac.json.id, { authMode: 'open' });
     expect(dropped.json).toMatchObject({ authMode: 'open', hasSecretKey: false, signatureScheme: null });
+  });
+
+  it('round-trips the write-only secret: PUT of what the view shows keeps the stored secretKey and the mode', async () => {
+    const t = await givenTeam();
+    const secret = SECRET();
+    const made = await api.post(t.memberSession, {
+      workflowId: t.memberWf.workflowId,
+      name: 'rt',
+      secretKey: secret,
+      signatureScheme: 'github',
+    });
+    const view = (await api.get(t.memberSession, made.json.id)).json;
+    const { name, variableMapping, allowedSourceIps, enabled, signatureScheme, authMode } = view;
+    const res = await api.update(t.memberSession, view.id, { name, variableMapping, allowedSourceIps, enabled, signatureScheme, authMode });
+    expect(res.status, res.body).toBe(200);
+    expect({ ...res.json, updatedAt: 0 }).toEqual({ ...view, updatedAt: 0 });
+    expect((await getWebhook(view.id))?.secretKey).toBe(secret);
   });
 
   it('requires workflowId and a name (400, nothing written)', async () => {
