@@ -26,8 +26,11 @@ export function closed(schema: z.ZodType, seen = new Map<z.ZodType, z.ZodType>()
   let out: z.ZodType;
   switch (def.type) {
     case 'object': {
-      const shape = Object.fromEntries(Object.entries(def.shape as Record<string, z.ZodType>).map(([k, v]) => [k, sub(v)]));
-      out = rebuild(schema, { ...def, shape, catchall: def.catchall ?? z.never() });
+      const given = def.shape as Record<string, z.ZodType>;
+      const shape = Object.fromEntries(Object.entries(given).map(([k, v]) => [k, sub(v)]));
+      // Already closed (or loose on purpose) with nothing changed inside: the same instance, so its identity holds.
+      const same = def.catchall !== undefined && Object.entries(shape).every(([k, v]) => v === given[k]);
+      out = same ? schema : rebuild(schema, { ...def, shape, catchall: def.catchall ?? z.never() });
       break;
     }
     case 'optional':
@@ -36,10 +39,10 @@ export function closed(schema: z.ZodType, seen = new Map<z.ZodType, z.ZodType>()
     case 'prefault':
     case 'readonly':
     case 'nonoptional':
-      out = rebuild(schema, { ...def, innerType: sub(def.innerType) });
+      out = sub(def.innerType) === def.innerType ? schema : rebuild(schema, { ...def, innerType: sub(def.innerType) });
       break;
     case 'array':
-      out = rebuild(schema, { ...def, element: sub(def.element) });
+      out = sub(def.element) === def.element ? schema : rebuild(schema, { ...def, element: sub(def.element) });
       break;
     case 'record':
       out = rebuild(schema, { ...def, valueType: sub(def.valueType) });

@@ -122,3 +122,9 @@ export const TriggerResult = z.object({
   status: z.string(),
   startedAt: z.number(),
 });
+/** What a trigger answers with 200: the run it started (or replayed), or a sender's handshake (no run). */
+export const TriggerAnswer = z.union([
+  TriggerResult,
+  z.object({ ok: z.literal(true), event: z.literal('ping') }).describe('A signed GitHub ping (X-GitHub-Event: ping)'),
+  z.object({ challenge: z.string() }).describe("A signed Slack url_verification: Slack's challenge, echoed"),
+]);
