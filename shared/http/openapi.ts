@@ -79,6 +79,8 @@ function operation(r: Route) {
       ? { description: 'Success', content: { 'application/json': { schema: schema(r.response, 'output') } } }
       : { description: 'Success' },
   };
+  if (r.redirect)
+    responses['302'] = { description: r.redirect, headers: { Location: { description: 'Where to go', schema: { type: 'string' } } } };
   for (const [s, codes] of routeProblems(r)) responses[String(s)] = problem(s, codes);
   // The edge (API Gateway's stage throttle) answers any route 429 before a function runs, in its own shape.
   if (!responses['429'])

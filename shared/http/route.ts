@@ -45,6 +45,8 @@ export type Route = {
   /** Success status and body schema, for the OpenAPI document. */
   status?: number;
   response?: z.ZodType;
+  /** A 302 the route may answer instead of its success body, and when. */
+  redirect?: string;
   /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */
   maxBodyBytes?: number;
   /** Errors as HTML pages instead of problem+json (the one-click approval link). */

@@ -12,5 +12,5 @@ export const route = {
   grants: readWrite,
   params: WorkflowParams,
   status: 204,
-  errors: [...refuses(403, 'NOT_WORKFLOW_EDITOR')],
+  errors: [...refuses(409, 'WORKFLOW_CHANGED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],
 } as const satisfies Route;

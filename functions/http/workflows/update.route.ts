@@ -15,5 +15,5 @@ export const route = {
   body: WorkflowPatch,
   response: WorkflowView,
   maxBodyBytes: DEFINITION_BYTES,
-  errors: [...refuses(403, 'NOT_WORKFLOW_EDITOR')],
+  errors: [...refuses(409, 'WORKFLOW_CHANGED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],
 } as const satisfies Route;
