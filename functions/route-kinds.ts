@@ -1,6 +1,19 @@
 // The route table's shared vocabulary: auth kinds, grant sets and limits that several routes use.
 // Each route's own module (`functions/<handler>.route.ts`) picks from these.
 
+/** A route's domain refusals of one status: `...refuses(409, 'EXECUTION_FINISHED')`. */
+export const refuses = (status: number, ...codes: string[]) => codes.map((code) => ({ status, code }));
+/** Listing with a cursor. */
+export const cursorErrors = refuses(400, 'INVALID_CURSOR');
+/** Requests that take an `Idempotency-Key`. */
+export const idempotencyErrors = [...refuses(400, 'INVALID_IDEMPOTENCY_KEY'), ...refuses(409, 'IDEMPOTENCY_KEY_REUSED')];
+/** Deciding an approval, by any channel. */
+export const decisionErrors = [
+  ...refuses(403, 'NOT_A_REVIEWER'),
+  ...refuses(404, 'APPROVAL_NOT_FOUND'),
+  ...refuses(409, 'APPROVAL_ALREADY_HANDLED', 'REVIEWER_ALREADY_DECIDED'),
+];
+
 export const session = { kind: 'session' } as const;
 export const admin = { kind: 'session', admin: true } as const;
 export const none = { kind: 'none' } as const;

@@ -15,6 +15,8 @@ export const METRICS_SERVICE = 'flowgate';
 export const APP_METRICS = {
   /** A webhook trigger created a run. */
   TriggerAccepted: { unit: 'Count', dimensions: [] },
+  /** A trigger to an open webhook (no key, no signature: anyone with its URL) created a run. */
+  OpenWebhookTriggered: { unit: 'Count', dimensions: [] },
   /** A trigger was refused; `code` is the problem code (WEBHOOK_NOT_FOUND, INVALID_JSON, ...). */
   TriggerRejected: { unit: 'Count', dimensions: ['code'] },
   /** A request was refused with 429 by the account's rate limit. */

@@ -391,6 +391,7 @@ export class Observability extends Construct {
     return [
       graph('Webhook triggers', [
         app('TriggerAccepted', cw.Stats.SUM, 'accepted'),
+        app('OpenWebhookTriggered', cw.Stats.SUM, 'accepted by open webhooks (no key, no signature)'),
         app('RateLimited', cw.Stats.SUM, '429 rate limited'),
         app('AuthFailureLimited', cw.Stats.SUM, '429 auth failures'),
       ]),

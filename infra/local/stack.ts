@@ -35,7 +35,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   resetConfig();
   // The functions check their settings when they are imported; one process holds them all, so the
   // environment is complete before any is: the emulators' names above, and the public URL once the
-  // server listens. Requests wait until the sweep and the workers are in place.
+  // server listens. Requests (health too) wait until the sweep and the workers are in place and the demo is seeded.
   let started: { server: Server; url: string } | undefined;
   let poller: { stop: () => Promise<unknown> } | undefined;
   let open: () => void = () => undefined;
@@ -46,9 +46,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
     started = await startServer({ host: opts.host, port: opts.port, ready });
     process.env.PUBLIC_BASE_URL ??= started.url;
     poller = await startWorkers(Boolean(emulators));
-    open();
     const server = started.server;
     const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail) : undefined;
+    // Only now, seeded and `demo.json` written: a client that waits for /api/health may read it at once.
+    open();
     return {
       url: started.url,
       demo,

@@ -1,6 +1,6 @@
 import { listSecrets, membersOf } from '../db/entities/account-secret.ts';
 import type { HttpRequestStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
-import { hostAllowed, referencedSecret, stepSecretNames } from '../engine/secret-refs.ts';
+import { hostAllowed, referencedSecret, SECRET_REFERENCE as ACCOUNT_SECRET, stepSecretNames } from '../engine/secret-refs.ts';
 import { badRequest, type FieldError, forbidden, validationFailed } from '../errors.ts';
 
 /**
@@ -14,7 +14,8 @@ import { badRequest, type FieldError, forbidden, validationFailed } from '../err
  * credential headers (`authorization`, `cookie`, `proxy-authorization`, `x-api-key`) and of every
  * header the step lists in `secretHeaders`. A header value that is only a reference to an account
  * secret, `{% $secrets.NAME %}` (optionally after an auth scheme: `{% 'Bearer ' & $secrets.NAME %}`),
- * holds no secret itself and is shown as written.
+ * holds no secret itself and is shown as written; so is a notification `secret` that names an account
+ * secret (`{% $secrets.NAME %}`). Whatever a view shows, sent back unchanged, keeps what is stored.
  */
 export const MASK = '••••';
 export const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key'] as const;
@@ -31,6 +32,8 @@ const isSecretHeader = (step: HttpRequestStep, name: string) => {
 const hidden = (step: HttpRequestStep, name: string, value: string) => isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
 
 const isHttp = (s: Step): s is HttpRequestStep => s.type === 'http_request';
+/** A notification's signing secret as views show it: a reference to an account secret as written, a literal masked. */
+const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : mask(secret));
 
 /** The definition as views show it: every secret masked. */
 export function maskDefinition(def: WorkflowDefinition): WorkflowDefinition {
@@ -41,7 +44,7 @@ export function maskDefinition(def: WorkflowDefinition): WorkflowDefinition {
         ? { ...s, headers: Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, hidden(s, k, v) ? mask(v) : v])) }
         : s,
     ),
-    ...(def.notifications ? { notifications: def.notifications.map((n) => ({ ...n, secret: mask(n.secret as string) })) } : {}),
+    ...(def.notifications ? { notifications: def.notifications.map((n) => ({ ...n, secret: shownSecret(n.secret as string) })) } : {}),
   };
 }
 

@@ -24,7 +24,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
-import { eventsPut, newEvent } from '../db/entities/execution.ts';
+import { eventsPut, newEvent, VOTE_ROOM } from '../db/entities/execution.ts';
 import { pause, retryConflicts } from '../db/retry.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { notifyEvents } from '../engine/notify.ts';
@@ -105,6 +105,8 @@ export async function recordVote(a: Approval, vote: Vote) {
     },
     audit.at,
   );
+  // Numbered in the room the run keeps after its approval.requested (no write to the run: see VOTE_ROOM).
+  event.seq = (a.runSeq ?? 0) + Math.min(a.approvals ?? 1, VOTE_ROOM - 1);
   await db().send(new TransactWriteCommand({ TransactItems: [auditPut(audit), eventsPut(a.accountId, [event])] as never[] }));
   await notifyEvents(a, [event]);
 }

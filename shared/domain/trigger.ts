@@ -72,6 +72,7 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
     now,
   );
   emit('TriggerAccepted');
+  if (authMode(w) === 'open') emit('OpenWebhookTriggered');
   // An accepted trigger's use of the key is counted when its run leaves PENDING; a replay starts no run.
   const keyId = t.keyId;
   if (replayed && keyId) countKeyUse(keyId, now);

@@ -38,6 +38,7 @@ export const webhookView = (w: Webhook) => ({
   apiKeyId: w.apiKeyId ?? null,
   hasSecretKey: w.secretKey !== undefined,
   authMode: authMode(w),
+  open: authMode(w) === 'open',
   signatureScheme: authMode(w) === 'hmac' ? (w.signatureScheme ?? 'legacy-hmac') : null,
   variableMapping: w.variableMapping ?? null,
   allowedSourceIps: w.allowedSourceIps,
@@ -60,6 +61,27 @@ async function visibleWebhook(p: SessionPrincipal, webhookId: string): Promise<W
 function checkSchemeSecret(w: Pick<Webhook, 'signatureScheme' | 'secretKey'>) {
   if (w.signatureScheme === 'standard-webhooks' && w.secretKey !== undefined && !isStandardWebhooksSecret(w.secretKey))
     throw validationFailed([{ path: 'secretKey', message: 'a standard-webhooks secret is whsec_ and the base64 of 24 to 64 bytes' }]);
+}
+
+/**
+ * A webhook is open (no bound key, no secret: anyone with the URL starts runs) only on purpose: a
+ * request that leaves it open must say `authMode: "open"`, unless it was open already and the request
+ * changes no credential. A signature scheme needs a secret to sign with. A requested mode must be the one the request results in.
+ */
+function checkAuthMode(next: Webhook, requested: string | undefined, before?: Webhook) {
+  if (next.signatureScheme !== undefined && next.secretKey === undefined)
+    throw badRequest('SECRET_REQUIRED', 'signatureScheme needs the secret the sender signs with: send secretKey too.', [
+      { path: 'secretKey', message: 'required with signatureScheme' },
+    ]);
+  const mode = authMode(next);
+  if (requested !== undefined && requested !== mode)
+    throw validationFailed([{ path: 'authMode', message: `the request makes the webhook ${mode}, not ${requested}` }]);
+  if (mode === 'open' && requested !== 'open' && (before === undefined || authMode(before) !== 'open'))
+    throw badRequest(
+      'CREDENTIALS_REQUIRED',
+      'A webhook needs a bound key (apiKeyId) or a secret (secretKey); to let anyone with the URL start runs, send "authMode": "open".',
+      [{ path: 'authMode', message: 'neither apiKeyId nor secretKey: send "open" to make an unauthenticated webhook on purpose' }],
+    );
 }
 
 async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string) {
@@ -89,13 +111,18 @@ async function checkBinding(p: SessionPrincipal, creatorId: string, keyId: strin
   if (problem) throw badRequest('INVALID_API_KEY_BINDING', `apiKeyId: ${problem}.`, [{ path: 'apiKeyId', message: problem }]);
 }
 
-export async function createWebhook(p: SessionPrincipal, input: z.output<typeof CreateWebhookBody>, now = Date.now()): Promise<Webhook> {
-  checkSchemeSecret(input);
+export async function createWebhook(
+  p: SessionPrincipal,
+  { authMode: requested, ...input }: z.output<typeof CreateWebhookBody>,
+  now = Date.now(),
+): Promise<Webhook> {
+  const w: Webhook = { webhookId: newId('wh'), accountId: p.accountId, ...input, createdBy: p.userId, createdAt: now, updatedAt: now };
   await requireEditableWorkflow(p, input.workflowId);
   if (input.apiKeyId) await checkBinding(p, p.userId, input.apiKeyId);
+  checkAuthMode(w, requested);
+  checkSchemeSecret(input);
   const account = await getAccount(p.accountId);
   const limit = account ? WEBHOOK_LIMITS[account.plan] : 0;
-  const w: Webhook = { webhookId: newId('wh'), accountId: p.accountId, ...input, createdBy: p.userId, createdAt: now, updatedAt: now };
   const planLimit = () => forbidden('PLAN_LIMIT_REACHED', `The ${account?.plan ?? 'current'} plan allows ${limit} webhooks.`);
   if (limit === 0) throw planLimit();
   try {
@@ -143,10 +170,17 @@ export async function updateWebhook(
   const w = await visibleWebhook(p, webhookId);
   await requireEditableWorkflow(p, w.workflowId);
   if (patch.apiKeyId) await checkBinding(p, w.createdBy, patch.apiKeyId);
-  const { clearApiKeyId, variableMapping, ...rest } = patch;
+  const { clearApiKeyId, variableMapping, authMode: requested, ...rest } = patch;
   const next: Webhook = { ...w, ...rest, updatedAt: now };
   if (variableMapping !== undefined) next.variableMapping = variableMapping ?? undefined;
   if (clearApiKeyId) delete next.apiKeyId;
+  // Open on purpose: the bound key, the secret and its scheme go, unless this request sets them (then the mode check refuses it).
+  if (requested === 'open') {
+    if (rest.apiKeyId === undefined) delete next.apiKeyId;
+    if (rest.secretKey === undefined) delete next.secretKey;
+    if (rest.signatureScheme === undefined) delete next.signatureScheme;
+  }
+  checkAuthMode(next, requested, w);
   checkSchemeSecret(next);
   try {
     await db().send(

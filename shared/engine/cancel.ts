@@ -9,6 +9,7 @@ import {
   executionKey,
   getExecution,
   newEvent,
+  nextSeq,
 } from '../db/entities/execution.ts';
 import { pause } from '../db/retry.ts';
 import { buildUpdate } from '../db/update.ts';
@@ -41,7 +42,7 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
         );
         return { ...e, cancelRequested: true, cancelReason: reason, updatedAt: now };
       }
-      const event = newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now);
+      const event = { ...newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now), seq: nextSeq(e) };
       // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
       const pendingApproval =
         e.approvalId && (e.status === 'WAITING_APPROVAL' || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');

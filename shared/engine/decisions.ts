@@ -1,13 +1,22 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import type { Approval } from '../db/entities/approval.ts';
-import { activeIndex, type Execution, eventsPut, executionKey, newEvent, type RecordedDecision } from '../db/entities/execution.ts';
+import {
+  activeIndex,
+  type Execution,
+  eventsPut,
+  executionKey,
+  newEvent,
+  nextSeq,
+  type RecordedDecision,
+  VOTE_ROOM,
+} from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 
 export type Decision = { decision: 'approve' | 'reject'; comment?: string; decidedBy: string; formData?: Record<string, unknown> };
-export type DecisionApproval = Pick<Approval, 'approvalId' | 'accountId' | 'executionId' | 'stepId' | 'onReject'>;
+export type DecisionApproval = Pick<Approval, 'approvalId' | 'accountId' | 'executionId' | 'stepId' | 'onReject' | 'runSeq'>;
 
 /**
  * The run's side of an approval decision, as transaction items the approvals module writes together
@@ -22,12 +31,17 @@ export type DecisionApproval = Pick<Approval, 'approvalId' | 'accountId' | 'exec
 export function decisionTransition(
   approval: DecisionApproval,
   d: Decision,
-  opts: { now?: number; expired?: 'fail' | 'approve' | 'reject'; resumed?: Execution; dispatch?: string } = {},
+  opts: { now?: number; expired?: 'fail' | 'approve' | 'reject'; resumed?: Execution; dispatch?: string; seq?: number } = {},
 ) {
   const { now = Date.now(), expired, resumed, dispatch = newDispatch() } = opts;
   const { approvalId, stepId } = approval;
   const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
-  const event = newEvent(approval.executionId, expired ? 'approval.expired' : 'approval.decided', { approvalId, stepId, ...output }, now);
+  // The run waits (seq = the approval's runSeq, unchanged by the votes): what ends the wait is numbered past the votes' room.
+  const seq = opts.seq ?? (resumed ? nextSeq(resumed) : (approval.runSeq ?? 0) + VOTE_ROOM);
+  const event = {
+    ...newEvent(approval.executionId, expired ? 'approval.expired' : 'approval.decided', { approvalId, stepId, ...output }, now),
+    seq,
+  };
   const fails =
     expired === 'fail'
       ? {
@@ -50,6 +64,7 @@ export function decisionTransition(
       dispatch,
       decision: JSON.stringify(decision),
       updatedAt: now,
+      seq,
       ...(resumed ? activeIndex({ ...resumed, lease: undefined }) : {}),
     },
     ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])],

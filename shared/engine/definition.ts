@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
+import { EventType } from './events.ts';
 import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
 import { hasType, VariableType, VarName } from './variable-types.ts';
 
@@ -161,22 +162,8 @@ export const FailStep = z.strictObject({
 
 export const Step = z.discriminatedUnion('type', [SetStep, HttpRequestStep, ManualApprovalStep, ArtifactStep, DelayStep, FailStep]);
 
-/** The event types of API.md "Events". */
-export const EventType = z.enum([
-  'execution.started',
-  'step.started',
-  'step.succeeded',
-  'step.failed',
-  'approval.requested',
-  'approval.decided',
-  'approval.expired',
-  'execution.succeeded',
-  'execution.failed',
-  'execution.cancelled',
-  'execution.interrupted',
-  'execution.retried',
-]);
-export type EventType = z.infer<typeof EventType>;
+/** The event types (one list: `./events.ts`). */
+export { EventType } from './events.ts';
 
 export const Notification = z.strictObject({
   // https only; plain http is accepted for localhost and 127.0.0.1 (local mode and tests).

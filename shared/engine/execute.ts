@@ -1,4 +1,5 @@
 import { config } from '../config.ts';
+import { approvalPut } from '../db/entities/approval.ts';
 import {
   type Execution,
   executionItemBytes,
@@ -39,6 +40,7 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number): Pro
   if (!(await applyDecision(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
+  endDelays(run);
   for (;;) {
     const index = run.e.nextStep;
     const step = run.definition?.steps[index];
@@ -134,7 +136,9 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
         now,
       );
       run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), approvalId: a.approvalId });
-      run.record([started, requested], outcome.items);
+      run.record([started, requested]);
+      // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
+      run.record([], [approvalPut({ ...a, runSeq: run.e.seq })]);
       await run.letGo({ status: 'WAITING_APPROVAL' });
       return false;
     }
@@ -169,13 +173,18 @@ async function applyDecision(run: HeldRun): Promise<boolean> {
   }
   const outputs = { ...run.e.outputs, [d.stepId]: d.output };
   const steps = (s: Partial<StepState>) => run.e.steps.map((x, i) => (i === index ? { ...x, finishedAt: d.at, ...s } : x));
+  // The approval step ends as its state says: step.failed when the decision fails the run, else step.succeeded.
+  const ended = (type: 'step.succeeded' | 'step.failed', extra: Record<string, unknown> = {}) =>
+    newEvent(run.e.executionId, type, { stepId: d.stepId, decision: d.output.decision, ...extra }, d.at);
   if (d.fails) {
-    run.update({ steps: steps({ status: 'FAILED', error: { code: d.fails.code, message: d.fails.stepMessage } }), outputs });
-    await run.fail({ code: d.fails.code, message: d.fails.message });
+    const error = { code: d.fails.code, message: d.fails.stepMessage };
+    run.update({ steps: steps({ status: 'FAILED', error }), outputs });
+    await run.fail({ code: d.fails.code, message: d.fails.message }, [ended('step.failed', { error })]);
     return false;
   }
   const variables = d.output.decision === 'approve' ? { ...run.e.variables, ...d.output.formData } : run.e.variables;
   run.update({ steps: steps({ status: 'SUCCEEDED' }), outputs, variables, nextStep: index + 1 });
+  run.record([ended('step.succeeded')]);
   return true;
 }
 
@@ -190,11 +199,19 @@ function watchForCancel(e: Pick<Execution, 'accountId' | 'executionId'>, abort: 
   }, CANCEL_POLL_MS);
 }
 
+/** A delay step whose wait is over ends (SUCCEEDED, with its step.succeeded): it was left RUNNING while the run slept. */
+function endDelays(run: HeldRun, now = Date.now()) {
+  const waited = run.e.steps.filter((s, i) => s.status === 'RUNNING' && s.type === 'delay' && i < run.e.nextStep);
+  if (waited.length === 0) return;
+  run.update({ steps: run.e.steps.map((s) => (waited.includes(s) ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s)) });
+  run.record(waited.map((s) => newEvent(run.e.executionId, 'step.succeeded', { stepId: s.stepId }, now)));
+}
+
 /** The run's end: its output evaluated, SUCCEEDED (or FAILED with OUTPUT_FAILED), written with its last steps. */
 async function finish(run: HeldRun): Promise<void> {
   const now = Date.now();
-  // A delay that was the last step completes here.
-  run.update({ steps: run.e.steps.map((s) => (s.status === 'RUNNING' ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s)) });
+  // A delay that was the last step completes here (if its wake did not already end it).
+  endDelays(run, now);
   let output: unknown = null;
   try {
     const template = run.definition?.output;

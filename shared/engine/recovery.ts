@@ -2,7 +2,7 @@
 // crash recovery (redelivered messages and the scheduled sweep's expired leases), manual resume.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import { type Approval, getApproval } from '../db/entities/approval.ts';
+import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import {
   ACTIVE_INDEX_ATTRIBUTES,
   ACTIVE_SHARDS,
@@ -16,6 +16,7 @@ import {
   IN_PROGRESS,
   listActive,
   newEvent,
+  nextSeq,
   type RunEvent,
   unchangedSince,
 } from '../db/entities/execution.ts';
@@ -44,8 +45,9 @@ async function transition(e: Execution, update: ReturnType<typeof buildUpdate>, 
 
 /** INTERRUPTED: no worker, no message may take the run again; the pending approval (if any) stays. */
 async function interrupt(e: Execution, reason: InterruptReason, now: number) {
-  const fields = { status: 'INTERRUPTED' as const, interruptedAt: now, interruptReason: reason, updatedAt: now };
-  const event = newEvent(e.executionId, 'execution.interrupted', { reason, from: e.status, stepId: currentStepId(e) }, now);
+  const seq = nextSeq(e);
+  const fields = { status: 'INTERRUPTED' as const, interruptedAt: now, interruptReason: reason, updatedAt: now, seq };
+  const event = { ...newEvent(e.executionId, 'execution.interrupted', { reason, from: e.status, stepId: currentStepId(e) }, now), seq };
   await transition(
     e,
     buildUpdate(executionKey(e.accountId, e.executionId), fields, ['dispatch', 'lease', ...ACTIVE_INDEX_ATTRIBUTES], unchangedSince(e)),
@@ -58,18 +60,24 @@ async function interrupt(e: Execution, reason: InterruptReason, now: number) {
 
 /** A run whose cancel was asked for when its worker went away ends CANCELLED, as asked. */
 async function cancelAsAsked(e: Execution, now: number) {
-  const event = newEvent(e.executionId, 'execution.cancelled', { reason: e.cancelReason ?? null, from: e.status }, now);
+  const event = {
+    ...newEvent(e.executionId, 'execution.cancelled', { reason: e.cancelReason ?? null, from: e.status }, now),
+    seq: nextSeq(e),
+  };
   await transition(e, cancelledUpdate(e, e.cancelReason, now), event, { status: 'CANCELLED' });
 }
 
-const resumedEvent = (e: Execution, by: string, reason: string, now: number) =>
-  newEvent(e.executionId, 'execution.resumed', { by, reason, stepId: currentStepId(e) }, now);
+/** `execution.resumed`, numbered next after the run as read. */
+const resumedEvent = (e: Execution, by: string, reason: string, now: number) => ({
+  ...newEvent(e.executionId, 'execution.resumed', { by, reason, stepId: currentStepId(e) }, now),
+  seq: nextSeq(e),
+});
 
 /** Back to work from the last checkpoint: a new dispatch and its message; the worker re-enters the step. */
 async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = []) {
   const dispatch = newDispatch();
-  const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };
   const event = resumedEvent(e, by, reason, now);
+  const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, seq: event.seq, ...activeIndex({ ...e, lease: undefined }) };
   await transition(
     e,
     buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),
@@ -239,12 +247,33 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       const recorded = approval && recordedDecision(approval);
       const resumed = resumedEvent(e, by, 'manual', now);
       if (approval && recorded) {
-        const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e });
+        const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e, seq: resumed.seq + 1 });
         await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
         await Promise.all([decisionMessage(approval, t), notifyEvents(e, [resumed])]);
       } else if (approval?.status === 'PENDING') {
-        const fields = { status: 'WAITING_APPROVAL' as const, updatedAt: now, ...activeIndex({ ...e, lease: undefined }) };
-        await transition(e, buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)), resumed, fields);
+        // Waiting again: the votes still to come are numbered after `execution.resumed` (the approval's runSeq moves with it).
+        const fields = {
+          status: 'WAITING_APPROVAL' as const,
+          updatedAt: now,
+          seq: resumed.seq,
+          ...activeIndex({ ...e, lease: undefined }),
+        };
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)) },
+              eventsPut(accountId, [resumed]),
+              {
+                Update: buildUpdate(approvalKey(accountId, approval.approvalId), { runSeq: resumed.seq }, [], {
+                  expression: '#status = :pending',
+                  names: { '#status': 'status' },
+                  values: { ':pending': 'PENDING' },
+                }),
+              },
+            ],
+          }),
+        );
+        await notifyEvents({ ...e, ...fields }, [resumed]);
       } else {
         await redispatch(e, by, 'manual', now, interrupted);
       }

@@ -11,6 +11,7 @@ import {
   executionKey,
   getExecution,
   newEvent,
+  nextSeq,
   unchangedSince,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, IDEMPOTENCY_TTL_SECONDS, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
@@ -59,10 +60,14 @@ function retried(e: Execution, by: string, now: number) {
     i === index ? { stepId: s.stepId, type: s.type, status: 'PENDING' as const, attempts: (s.attempts ?? 1) + 1 } : s,
   );
   const retries = (e.retries ?? 0) + 1;
-  const fields = { status: 'PENDING' as const, dispatch: newDispatch(), retries, steps, updatedAt: now };
+  const seq = nextSeq(e);
+  const fields = { status: 'PENDING' as const, dispatch: newDispatch(), retries, steps, updatedAt: now, seq };
   const remove = ['error', 'finishedAt', 'ttl', 'output', 'lease', 'wakeAt', 'decision', 'approvalId', 'cancelRequested', 'cancelReason'];
   const stepId = e.steps[index]?.stepId ?? null;
-  const event = newEvent(e.executionId, 'execution.retried', { by, stepId, retry: retries, previousError: e.error ?? null }, now);
+  const event = {
+    ...newEvent(e.executionId, 'execution.retried', { by, stepId, retry: retries, previousError: e.error ?? null }, now),
+    seq,
+  };
   return { fields, remove, event };
 }
 
@@ -151,6 +156,8 @@ async function abandonUnsent(e: Execution, dispatch: string, idem: { scope: stri
     ttl: retentionTtl(finishedAt),
     updatedAt: now,
     retries: e.retries,
+    // After the retry's `execution.retried` (nextSeq(e)).
+    seq: nextSeq(e) + 1,
   };
   try {
     await db().send(
@@ -168,7 +175,9 @@ async function abandonUnsent(e: Execution, dispatch: string, idem: { scope: stri
               },
             ),
           },
-          eventsPut(e.accountId, [newEvent(e.executionId, 'execution.failed', { error: e.error ?? null, retryNotQueued: true }, now)]),
+          eventsPut(e.accountId, [
+            { ...newEvent(e.executionId, 'execution.failed', { error: e.error ?? null, retryNotQueued: true }, now), seq: restore.seq },
+          ]),
           ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
         ] as never[],
       }),

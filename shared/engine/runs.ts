@@ -14,6 +14,7 @@ import {
   listEvents,
   MAX_EXECUTION_ITEM_BYTES,
   newEvent,
+  nextSeq,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { countAccepted } from '../db/entities/webhook.ts';
@@ -100,6 +101,8 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     startedBy: input.startedBy,
     rerunOf: input.rerunOf,
     dispatch: newDispatch(),
+    // Its first event, `execution.started`, is number 1.
+    seq: 1,
     idempotencyKey: input.idempotency?.key,
     ...input.extra,
   };
@@ -108,17 +111,20 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   }
   // The inputs as given (before defaults) live on the first event, for reruns: an item of its own,
   // so the run record keeps room for up to 256 KiB of variables.
-  const started = newEvent(
-    execution.executionId,
-    'execution.started',
-    {
-      trigger: execution.trigger,
-      workflowId: workflow.workflowId,
-      input: input.variables,
-      ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
-    },
-    now,
-  );
+  const started = {
+    seq: 1,
+    ...newEvent(
+      execution.executionId,
+      'execution.started',
+      {
+        trigger: execution.trigger,
+        workflowId: workflow.workflowId,
+        input: input.variables,
+        ...(input.rerunOf ? { rerunOf: input.rerunOf } : {}),
+      },
+      now,
+    ),
+  };
   const items = [executionItem(execution), eventsPut(execution.accountId, [started]).Put.Item];
   const idem = input.idempotency;
   const message = () =>
@@ -177,13 +183,18 @@ async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause:
       new TransactWriteCommand({
         TransactItems: [
           {
-            Update: buildUpdate(executionKey(e.accountId, e.executionId), { status: 'FAILED', error, ...end.set }, end.remove, {
-              expression: '#status = :pending AND dispatch = :d',
-              names: { '#status': 'status' },
-              values: { ':pending': 'PENDING', ':d': e.dispatch },
-            }),
+            Update: buildUpdate(
+              executionKey(e.accountId, e.executionId),
+              { status: 'FAILED', error, seq: nextSeq(e), ...end.set },
+              end.remove,
+              {
+                expression: '#status = :pending AND dispatch = :d',
+                names: { '#status': 'status' },
+                values: { ':pending': 'PENDING', ':d': e.dispatch },
+              },
+            ),
           },
-          eventsPut(e.accountId, [newEvent(e.executionId, 'execution.failed', { error }, now)]),
+          eventsPut(e.accountId, [{ ...newEvent(e.executionId, 'execution.failed', { error }, now), seq: nextSeq(e) }]),
           ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
         ],
       }),

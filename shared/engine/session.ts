@@ -11,7 +11,9 @@ import {
   heldBy,
   IN_PROGRESS,
   newEvent,
+  nextSeq,
   type RunEvent,
+  sequenced,
   storedFields,
 } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/retry.ts';
@@ -59,16 +61,24 @@ export class HeldRun {
     for (const k of Object.keys(fields)) this.changed.add(k);
   }
 
-  /** One step's events (written as one item), and its side records. */
+  /** Number `events` on from the run's last seq (the write that holds them sets the run's). */
+  private sequence(events: RunEvent[]): RunEvent[] {
+    if (events.length === 0) return events;
+    const s = sequenced(nextSeq(this.e), events);
+    this.update({ seq: s.seq });
+    return s.events;
+  }
+
+  /** One step's events (written as one item, numbered), and its side records. */
   record(events: RunEvent[], items: object[] = []) {
-    if (events.length) this.groups.push(events);
+    if (events.length) this.groups.push(this.sequence(events));
     this.items.push(...items);
   }
 
   /** Add events to the last step's item (the run's end goes with its last step). */
   append(events: RunEvent[]) {
     const last = this.groups.at(-1);
-    if (last) last.push(...events);
+    if (last) last.push(...this.sequence(events));
     else this.record(events);
   }
 
@@ -147,7 +157,10 @@ export async function stopAfterLostWrite(accountId: string, executionId: string,
   const current = await getExecution(accountId, executionId);
   if (current?.status === 'RUNNING' && current.cancelRequested && current.lease?.owner === owner) {
     const now = Date.now();
-    const event = newEvent(executionId, 'execution.cancelled', { reason: current.cancelReason ?? null, from: 'RUNNING' }, now);
+    const event = {
+      ...newEvent(executionId, 'execution.cancelled', { reason: current.cancelReason ?? null, from: 'RUNNING' }, now),
+      seq: nextSeq(current),
+    };
     try {
       await db().send(
         new TransactWriteCommand({

@@ -7,6 +7,7 @@ import type { Route } from './route.ts';
 import { requireConfig, settingsFor } from '../config.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { parseRequest } from './middleware/parse-request.ts';
+import { requestBody } from './request-body.ts';
 import { problemDetails } from './middleware/problem.ts';
 import { requestLog } from './middleware/request-log.ts';
 
@@ -42,7 +43,7 @@ export const stackWith = (route: Route, credentials: Middleware | undefined): Mi
   problemDetails({ html: route.html }),
   bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
   ...(credentials ? [credentials] : []),
-  parseRequest(route),
+  parseRequest({ params: route.params, query: route.query, body: requestBody(route) }),
 ];
 
 /**

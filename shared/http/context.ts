@@ -21,5 +21,8 @@ export type RequestState = {
 export type AppContext = Context & { app: RequestState };
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
-export type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, Context>;
+/** A refusal a middleware (or a domain) can answer with: its status and `code`. The OpenAPI document lists them per route. */
+export type ProblemDoc = { status: number; code: string };
+/** A middleware of the house stack, with the refusals it can produce (`problems`, read by the OpenAPI generator). */
+export type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, Context> & { problems?: readonly ProblemDoc[] };
 export type MiddlewareRequest = Request<HttpEvent, HttpResult, Error, Context>;

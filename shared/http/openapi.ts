@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { Problem } from '../schemas/common.ts';
 import type { Route } from './route.ts';
-import { DEFAULT_MAX_BODY } from './handler.ts';
+import { Notification } from '../engine/definition.ts';
+import { stackFor } from './handler.ts';
+import { requestBody } from './request-body.ts';
 
 const schema = (s: z.ZodType, io: 'input' | 'output') => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(s, {
@@ -9,16 +11,52 @@ const schema = (s: z.ZodType, io: 'input' | 'output') => {
     unrepresentable: 'any',
     // v1 may add response fields: clients must tolerate unknown ones, so responses are never closed.
     override: (ctx) => {
-      if (io === 'output') delete (ctx.jsonSchema as Record<string, unknown>).additionalProperties;
+      const json = ctx.jsonSchema as Record<string, unknown>;
+      if (io === 'output') delete json.additionalProperties;
+      // Optional in the schema only so that an update may leave it out to keep the stored one; a create needs it.
+      if (ctx.zodSchema === Notification) json.required = [...new Set([...((json.required as string[]) ?? []), 'secret'])];
     },
   }) as Record<string, unknown>;
   return rest;
 };
 
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+/** Why each status is answered, whatever the code. */
+const WHY: Record<number, string> = {
+  400: 'The request is not valid',
+  401: 'Missing or invalid credentials',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Not in a state that allows this',
+  413: 'Body too large',
+  415: 'Content-Type is not JSON',
+  429: 'Too many requests (`Retry-After`)',
+};
+
+/** A problem+json answer whose `code` is one of `codes`. */
+const problem = (status: number, codes: readonly string[]) => ({
+  description: `${WHY[status] ?? 'Refused'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+  content: {
+    'application/problem+json': {
+      schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
+    },
+  },
 });
+
+/**
+ * Every refusal a route can answer: those of its middleware stack (each middleware declares what it
+ * refuses; `parseRequest` derives the unknown-id codes from the route's schemas) and those of its
+ * domain work (`route.errors`).
+ */
+export function routeProblems(r: Route): Map<number, string[]> {
+  const all = [...stackFor(r).flatMap((m) => m.problems ?? []), ...(r.errors ?? [])];
+  const byStatus = new Map<number, string[]>();
+  for (const { status, code } of all) {
+    const codes = byStatus.get(status) ?? [];
+    if (!codes.includes(code)) codes.push(code);
+    byStatus.set(status, codes);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
 
 function operation(r: Route) {
   const parameters = [
@@ -41,33 +79,24 @@ function operation(r: Route) {
       ? { description: 'Success', content: { 'application/json': { schema: schema(r.response, 'output') } } }
       : { description: 'Success' },
   };
-  if (r.body) responses['400'] = problem('Invalid JSON or validation failure (`errors[]`)');
-  if (r.auth.kind !== 'none') responses['401'] = problem('Missing or invalid credentials');
-  // Every authenticated route (and login) refuses failures from an address over AUTH_FAILURE_LIMIT.
-  if (r.auth.kind === 'session' || r.throttle === 'login')
-    responses['429'] = problem('Too many failed authentications from this address, or failed logins (`Retry-After`)');
-  if (r.auth.kind === 'apiKey') {
-    responses['403'] = problem('The key lacks the scope');
-    responses['429'] = problem('Account rate limit reached, or too many failed authentications from this address (`Retry-After`)');
-  }
-  if (r.auth.kind === 'session' && r.auth.admin) responses['403'] = problem('Admins only');
-  if (r.auth.kind === 'webhook') {
-    responses['401'] = problem('Not the bound key, key invalid or without WEBHOOK_TRIGGER, or HMAC signature mismatch');
-    responses['403'] = problem('Source IP not in the allowlist');
-    responses['404'] = problem('No such webhook');
-    responses['409'] = problem('Webhook disabled');
-    responses['415'] = problem('Content-Type is not JSON');
-    responses['429'] = problem('Account rate limit reached (`Retry-After`)');
-    responses['400'] = problem('Body is not JSON (`INVALID_JSON`) or not an object (`BODY_NOT_OBJECT`)');
-    responses['413'] = problem('Body over 1 MiB');
-  }
-  if (r.body) responses['413'] = problem(`Body over ${r.maxBodyBytes ?? DEFAULT_MAX_BODY} bytes`);
+  if (r.redirect)
+    responses['302'] = { description: r.redirect, headers: { Location: { description: 'Where to go', schema: { type: 'string' } } } };
+  for (const [s, codes] of routeProblems(r)) responses[String(s)] = problem(s, codes);
+  // The edge (API Gateway's stage throttle) answers any route 429 before a function runs, in its own shape.
+  if (!responses['429'])
+    responses['429'] = {
+      description: 'Throttled at the edge (API Gateway), before the function runs',
+      content: { 'application/json': { schema: { type: 'object', properties: { message: { type: 'string' } } } } },
+    };
   return {
     operationId: r.handler.replace(/^http\//, '').replace(/\//g, '.'),
     summary: r.summary,
     tags: [r.tag],
     ...(parameters.length ? { parameters } : {}),
-    ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema(r.body, 'input') } } } } : {}),
+    ...(r.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schema(requestBody(r) as z.ZodType, 'input') } } } }
+      : {}),
+    ...(r.auth.kind === 'none' ? { security: [] } : {}),
     ...(r.auth.kind === 'session' ? { security: [{ session: [] }] } : {}),
     ...(r.auth.kind === 'apiKey' ? { security: [{ apiKey: [] }], 'x-required-scope': r.auth.scope } : {}),
     ...(r.auth.kind === 'webhook'
@@ -85,7 +114,14 @@ export function openApiDocument(routes: readonly Route[]) {
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Flowgate API', version: '1.0.0', description: 'Workflow automation open platform.' },
+    info: {
+      title: 'Flowgate API',
+      version: '1.0.0',
+      description: 'Workflow automation open platform.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    // Relative: the document is served by the API it describes (`/api/v1/openapi.json`).
+    servers: [{ url: '/', description: 'The API that serves this document' }],
     paths,
     components: {
       schemas: (schema(Problem, 'output').$defs ?? {}) as Record<string, unknown>,

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Scope } from '../db/entities/api-key.ts';
 
 import type { Grant } from '../config.ts';
+import type { ProblemDoc } from './context.ts';
 
 export type { Grant };
 
@@ -35,9 +36,17 @@ export type Route = {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /**
+   * The refusals of the route's own domain work (`PLAN_LIMIT_REACHED`, `EXECUTION_FINISHED`...); those
+   * of the middleware stack (credentials, body, ids in params and body) are derived from it. The
+   * OpenAPI document lists both per route.
+   */
+  errors?: readonly ProblemDoc[];
   /** Success status and body schema, for the OpenAPI document. */
   status?: number;
   response?: z.ZodType;
+  /** A 302 the route may answer instead of its success body, and when. */
+  redirect?: string;
   /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */
   maxBodyBytes?: number;
   /** Errors as HTML pages instead of problem+json (the one-click approval link). */

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ExecutionStatus, RunError, StepState, Trigger } from '../db/entities/execution.ts';
 import { idOf } from './common.ts';
+import { EventType } from '../engine/events.ts';
 
 const cursor = z.string().max(4096).optional();
 const limit = z.coerce.number().int().min(1).max(100).default(25);
@@ -83,7 +84,20 @@ export const ExecutionResult = z.object({
   error: RunError.nullable(),
 });
 export const EventList = list(
-  z.object({ eventId: z.string(), type: z.string(), at: z.number(), executionId: z.string(), data: z.record(z.string(), z.unknown()) }),
+  z.object({
+    eventId: z.string(),
+    type: EventType,
+    at: z.number(),
+    executionId: z.string(),
+    seq: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        'Increasing in the order the run wrote its events, unique within the run (absent only on events older than sequence numbers).',
+      ),
+    data: z.record(z.string(), z.unknown()),
+  }),
 );
 export const ArtifactList = list(
   z.object({

@@ -37,6 +37,11 @@ export const isStandardWebhooksSecret = (s: string) => {
 };
 /** How the webhook's requests are signed when it has a `secretKey` and no bound key (README "Webhook senders"). */
 const SignatureScheme = z.enum(SIGNATURE_SCHEMES);
+/** How a webhook's triggers authenticate: its bound key, a signature made with its secret, or nothing at all. */
+export const AuthMode = z.enum(['api_key', 'hmac', 'open']);
+const RequestedAuthMode = AuthMode.optional().describe(
+  'Optional, except that a webhook left with neither a bound key nor a secret needs `open` said explicitly (else 400 CREDENTIALS_REQUIRED). When given, it must be the mode the request results in; on update, `open` removes the bound key and the secret.',
+);
 
 export const CreateWebhookBody = z.object({
   workflowId: idOf('WORKFLOW_NOT_FOUND', 'Workflow'),
@@ -44,6 +49,7 @@ export const CreateWebhookBody = z.object({
   apiKeyId: KeyId.optional(),
   secretKey: SecretKey.optional(),
   signatureScheme: SignatureScheme.optional(),
+  authMode: RequestedAuthMode,
   variableMapping: VariableMapping.optional(),
   allowedSourceIps: AllowedSourceIps.default([]),
   enabled: z.boolean().default(true),
@@ -56,16 +62,17 @@ export const UpdateWebhookBody = z
     clearApiKeyId: z.boolean().optional(),
     secretKey: SecretKey.optional(),
     signatureScheme: SignatureScheme.optional(),
+    authMode: RequestedAuthMode,
     variableMapping: VariableMapping.nullable().optional(),
     allowedSourceIps: AllowedSourceIps.optional(),
     enabled: z.boolean().optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.clearApiKeyId && b.secretKey === undefined)
+    if (b.clearApiKeyId && b.secretKey === undefined && b.authMode !== 'open')
       ctx.addIssue({
         code: 'custom',
         path: ['secretKey'],
-        message: 'clearApiKeyId requires the shared secret (secretKey) in the same update',
+        message: 'clearApiKeyId requires the shared secret (secretKey) in the same update, or authMode "open"',
       });
     if (b.clearApiKeyId && b.apiKeyId !== undefined)
       ctx.addIssue({ code: 'custom', path: ['apiKeyId'], message: 'cannot bind a key and clear the binding at once' });
@@ -87,7 +94,9 @@ export const WebhookView = z.object({
   name: z.string(),
   apiKeyId: z.string().nullable(),
   hasSecretKey: z.boolean(),
-  authMode: z.enum(['api_key', 'hmac', 'open']),
+  authMode: AuthMode,
+  /** Flagged: anyone who has the URL can start runs. */
+  open: z.boolean().describe('true when the webhook is open: anyone who has its URL can start runs'),
   /** The scheme of an `hmac` webhook; null in the other modes. */
   signatureScheme: SignatureScheme.nullable(),
   variableMapping: z.record(z.string(), z.string()).nullable(),
@@ -113,3 +122,9 @@ export const TriggerResult = z.object({
   status: z.string(),
   startedAt: z.number(),
 });
+/** What a trigger answers with 200: the run it started (or replayed), or a sender's handshake (no run). */
+export const TriggerAnswer = z.union([
+  TriggerResult,
+  z.object({ ok: z.literal(true), event: z.literal('ping') }).describe('A signed GitHub ping (X-GitHub-Event: ping)'),
+  z.object({ challenge: z.string() }).describe("A signed Slack url_verification: Slack's challenge, echoed"),
+]);

@@ -26,12 +26,27 @@ const stop = (child: ChildProcess, signal: NodeJS.Signals) =>
   });
 
 describe('npm start', () => {
-  it('seeds once, prints the demo credentials, survives a restart and stops every child on Ctrl-C', { timeout: 240_000 }, async () => {
+  it('answers health only once seeded (demo.json written), seeds once, prints the demo credentials, survives a restart and stops every child on Ctrl-C', {
+    timeout: 240_000,
+  }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-start-'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
 
-    const first = await start(dataDir, port);
+    const starting = start(dataDir, port);
+    // A fast client: health from the first moment the port answers, then demo.json at once.
+    const health = await eventually(
+      () =>
+        fetch(`${base}/api/health`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      (status) => status !== 0,
+      90_000,
+    );
+    expect(health).toBe(200);
+    expect(existsSync(join(dataDir, 'demo.json'))).toBe(true);
+    const first = await starting;
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     expect(first.output()).toContain(demo.apiKey);
     expect(first.output()).toContain(demo.adminPassword);

@@ -76,7 +76,11 @@ describe('a restart of the local stack', () => {
       };
       const workflow = await api('/api/workflows', { method: 'POST', token: session, body: { name: 'slow call', definition } });
       expect(workflow.status, JSON.stringify(workflow.json)).toBe(201);
-      const webhook = await api('/api/webhooks', { method: 'POST', token: session, body: { workflowId: workflow.json.id, name: 'slow' } });
+      const webhook = await api('/api/webhooks', {
+        method: 'POST',
+        token: session,
+        body: { workflowId: workflow.json.id, name: 'slow', authMode: 'open' },
+      });
       expect(webhook.status, JSON.stringify(webhook.json)).toBe(201);
       expect(webhook.json.authMode).toBe('open');
       const trigger = async (webhookId: string, body: object) => {

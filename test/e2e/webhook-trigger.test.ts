@@ -24,7 +24,7 @@ import { hashToken, mintToken } from '../../shared/tokens.ts';
 import { eventually, useOwnQueues } from '../support/engine.ts';
 import { bearer, expectProblem, readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
-import { givenAccount, PASSWORD } from '../support/fixtures.ts';
+import { givenAccount, openUnlessKeyed, PASSWORD } from '../support/fixtures.ts';
 
 /**
  * The webhook trigger over real HTTP on the local stack (server, poller, worker, emulators), on both
@@ -102,7 +102,10 @@ async function givenWebhooks(plan: 'enterprise' | 'pro' = 'enterprise') {
   /** Each webhook gets its own workflow, so its executions can be counted alone. */
   const hook = async (input: Record<string, unknown> = {}): Promise<Hook> => {
     const workflow = await createWorkflow(p, { name: 'target', definition: DEFINITION, recovery: false, editors: [] });
-    const webhook = await createWebhook(p, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', ...input }));
+    const webhook = await createWebhook(
+      p,
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', ...openUnlessKeyed(input) }),
+    );
     return { webhook, accountId: p.accountId, workflowId: workflow.workflowId };
   };
   return { a, p, key, hook };

@@ -292,6 +292,70 @@ describe('the worker on the real queue', () => {
     expect((await settled(w2, ['SUCCEEDED'])).variables).toMatchObject({ decision: 'reject' });
   });
 
+  it('ends every step with its event, the run last, each event numbered (seq) in the order written: approve, reject, delay', async () => {
+    const log = async (e: Execution) => (await listEvents(e.accountId, e.executionId, 100)).items;
+    /** The log's contract: seq unique and increasing in the log's order, the run's end event last in `at`. */
+    const expectOrdered = (events: Awaited<ReturnType<typeof log>>) => {
+      const seqs = events.map((ev) => ev.seq as number);
+      expect(seqs.every((n) => Number.isInteger(n))).toBe(true);
+      expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      const end = events.at(-1) as (typeof events)[number];
+      for (const ev of events) expect(ev.at).toBeLessThanOrEqual(end.at);
+    };
+    const approvalFlow = (onReject: string) => ({
+      steps: [
+        { id: 'approve', type: 'manual_approval', title: 'ok?', reviewers: ['role:admin'], onReject },
+        { id: 'after', type: 'set', values: { x: 1 } },
+      ],
+    });
+    for (const [decision, onReject, status, stepEnd] of [
+      ['approve', 'fail', 'SUCCEEDED', 'step.succeeded'],
+      ['reject', 'fail', 'FAILED', 'step.failed'],
+      ['reject', 'continue', 'SUCCEEDED', 'step.succeeded'],
+    ] as const) {
+      const run = await givenRun(approvalFlow(onReject));
+      const w = await settled(run.execution, ['WAITING_APPROVAL']);
+      await resumeAfterDecision(w.accountId, w.executionId, w.approvalId as string, { decision, decidedBy: run.admin.userId });
+      const done = await settled(w, ['SUCCEEDED', 'FAILED']);
+      expect(done.status).toBe(status);
+      const events = await log(done);
+      expectOrdered(events);
+      const types = events.map((ev) => ev.type);
+      expect(types.slice(0, 5), `${decision} ${onReject}`).toEqual([
+        'execution.started',
+        'step.started',
+        'approval.requested',
+        'approval.decided',
+        stepEnd,
+      ]);
+      expect(events[4]?.data).toMatchObject({ stepId: 'approve', decision });
+      expect(types.at(-1)).toBe(status === 'SUCCEEDED' ? 'execution.succeeded' : 'execution.failed');
+      // Every step that ended has its ending event.
+      for (const step of done.steps.filter((s) => s.status === 'SUCCEEDED' || s.status === 'FAILED'))
+        expect(events.some((ev) => ev.type.startsWith('step.') && ev.type !== 'step.started' && ev.data.stepId === step.stepId)).toBe(true);
+    }
+    const delayed = await givenRun({
+      steps: [
+        { id: 'wait', type: 'delay', seconds: 1 },
+        { id: 'after', type: 'set', values: { x: 1 } },
+      ],
+    });
+    const done = await settled(delayed.execution, ['SUCCEEDED']);
+    expect(done.steps.map((s) => s.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    const events = await log(done);
+    expectOrdered(events);
+    expect(events.map((ev) => [ev.type, ev.data.stepId ?? null])).toEqual([
+      ['execution.started', null],
+      ['step.started', 'wait'],
+      ['step.succeeded', 'wait'],
+      ['step.started', 'after'],
+      ['step.succeeded', 'after'],
+      ['execution.succeeded', null],
+    ]);
+    expect(events.map((ev) => ev.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it('cancels a WAITING_APPROVAL run and its approval, a sleeping run at once, and a RUNNING one mid-request', async () => {
     const waiting = await givenRun({ steps: [{ id: 'approve', type: 'manual_approval', title: 'x', reviewers: ['role:admin'] }] });
     const w = await settled(waiting.execution, ['WAITING_APPROVAL']);

@@ -25,7 +25,7 @@ type Emf = {
 } & Record<string, unknown>;
 
 describe('application metrics', () => {
-  it('publishes TriggerAccepted, ExecutionStarted and TriggerRejected (by code) as EMF in the Flowgate namespace', async () => {
+  it('publishes TriggerAccepted, OpenWebhookTriggered, ExecutionStarted and TriggerRejected (by code) as EMF in the Flowgate namespace', async () => {
     const { account, admin } = await givenAccount();
     const principal = { kind: 'session', accountId: account.accountId, userId: admin.userId, role: 'admin', sessionId: 'x' } as const;
     const workflow = await createWorkflow(principal, {
@@ -34,7 +34,10 @@ describe('application metrics', () => {
       recovery: false,
       editors: [],
     });
-    const webhook = await createWebhook(principal, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'open' }));
+    const webhook = await createWebhook(
+      principal,
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'open', authMode: 'open' }),
+    );
     const lines: string[] = [];
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
       lines.push(String(chunk));
@@ -74,6 +77,8 @@ describe('application metrics', () => {
       }
     }
     expect(named('TriggerAccepted')).toHaveLength(1);
+    // The webhook is open: the dashboard counts what such webhooks accept.
+    expect(named('OpenWebhookTriggered')).toHaveLength(1);
     expect(named('ExecutionStarted')).toHaveLength(1);
     const rejected = named('TriggerRejected');
     expect(rejected).toHaveLength(1);

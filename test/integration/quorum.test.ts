@@ -341,10 +341,29 @@ describe('quorum under concurrency', () => {
 
       const done = await ended(run);
       expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
-      const types = (await eventsOf(run)).map((e) => e.type);
+      const events = await eventsOf(run);
+      const types = events.map((e) => e.type);
       expect(types.filter((t) => t === 'approval.decided')).toHaveLength(3);
       expect(types.filter((t) => t === 'execution.succeeded')).toHaveLength(1);
-      expect(types.filter((t) => t === 'step.succeeded')).toHaveLength(1);
+      // The approval step's end, and the step after it.
+      expect(types.filter((t) => t === 'step.succeeded')).toHaveLength(2);
+      // Votes written beside the approval and the decision on the run: unique sequence numbers, and in seq
+      // order the run's story (votes numbered in the order the approval counted them, which concurrent
+      // writers may put in the log in another order).
+      const seqs = events.map((e) => e.seq as number);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect([...events].sort((x, y) => (x.seq as number) - (y.seq as number)).map((e) => e.type)).toEqual([
+        'execution.started',
+        'step.started',
+        'approval.requested',
+        'approval.decided',
+        'approval.decided',
+        'approval.decided',
+        'step.succeeded',
+        'step.started',
+        'step.succeeded',
+        'execution.succeeded',
+      ]);
       const audit = await listAudit(run.accountId, approvalId);
       expect(audit.filter((h) => h.outcome === 'decided')).toHaveLength(3);
       expect(audit.filter((h) => h.outcome === 'refused')).toHaveLength(17);

@@ -409,6 +409,7 @@ describe('manual handling over v1', () => {
       'execution.interrupted',
       'execution.resumed',
       'approval.decided',
+      'step.succeeded',
       'step.started',
       'step.succeeded',
       'execution.succeeded',

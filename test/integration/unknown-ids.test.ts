@@ -112,7 +112,7 @@ describe('malformed ids in bodies and queries', () => {
       expect({ status: res.status, code: res.json.code }, apiKeyId).toEqual({ status: 400, code: 'INVALID_API_KEY_BINDING' });
     }
     const actor = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-    const hook = await createWebhook(actor, CreateWebhookBody.parse({ workflowId, name: 'bound later' }));
+    const hook = await createWebhook(actor, CreateWebhookBody.parse({ workflowId, name: 'bound later', authMode: 'open' }));
     const res = await invoke(
       updateWebhookRoute,
       apiEvent({ method: 'PUT', params: { id: hook.webhookId }, headers: { authorization: `Bearer ${session}` }, body: { apiKeyId: 'x' } }),

@@ -513,12 +513,14 @@ describe('executions: read, list, result, events, artifacts', () => {
       type: 'execution.started',
       at: expect.any(Number),
       executionId: r[0],
+      seq: 1,
       data: expect.objectContaining({ trigger: 'api', workflowId: wf1.workflowId }),
     });
     expect(pending.json.nextCursor).toBeNull();
 
     const cancelled = await events(a.memberKey.token, r[1] as string);
     expect(cancelled.json.items.map((e: { type: string }) => e.type)).toEqual(['execution.started', 'execution.cancelled']);
+    expect(cancelled.json.items.map((e: { seq: number }) => e.seq)).toEqual([1, 2]);
     const paged = await allPages((cursor) => events(a.memberKey.token, r[1] as string, { limit: '1', ...(cursor ? { cursor } : {}) }), 1);
     expect(paged).toEqual(cancelled.json.items);
     const cursor = (await events(a.memberKey.token, r[1] as string, { limit: '1' })).json.nextCursor as string;

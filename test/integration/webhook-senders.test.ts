@@ -209,7 +209,7 @@ describe('settings', () => {
       s.actor,
       CreateWebhookBody.parse({ workflowId: s.webhook.workflowId, name: 'l', secretKey: SECRETS['legacy-hmac'] }),
     );
-    const open = await createWebhook(s.actor, CreateWebhookBody.parse({ workflowId: s.webhook.workflowId, name: 'o' }));
+    const open = await createWebhook(s.actor, CreateWebhookBody.parse({ workflowId: s.webhook.workflowId, name: 'o', authMode: 'open' }));
     expect(webhookView(legacy).signatureScheme).toBe('legacy-hmac');
     expect(webhookView(open).signatureScheme).toBeNull();
   });

@@ -12,7 +12,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { inRanges, parseRange } from '../../shared/ip-ranges.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { useOwnQueues } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
+import { givenAccount, openUnlessKeyed } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 import { contentTypes, deeplyNested, mutated, serialize, text, tokenBody } from '../support/properties.ts';
 
@@ -192,7 +192,7 @@ beforeAll(async () => {
     editors: [],
   });
   const hook = (input: Record<string, unknown>) =>
-    createWebhook(p, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', ...input }));
+    createWebhook(p, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', ...openUnlessKeyed(input) }));
   const [key, hmac, open, mapped, allowlisted, disabled] = await Promise.all([
     hook({ apiKeyId: bound.id, secretKey: SECRET }),
     hook({ secretKey: SECRET }),

@@ -127,6 +127,8 @@ const DEFINITION = WorkflowDefinition.parse({ steps: [{ id: 'greet', type: 'set'
 const SECRETS = Array.from({ length: 3 }, () => `whsecret-${randomBytes(12).toString('hex')}`);
 const ALLOWED_CODES = [
   'VALIDATION_FAILED',
+  'CREDENTIALS_REQUIRED',
+  'SECRET_REQUIRED',
   'INVALID_JSON',
   'BODY_NOT_OBJECT',
   'INVALID_API_KEY_BINDING',
@@ -228,6 +230,8 @@ describe('webhook management never answers 5xx and validates as specified', () =
     fc.constant(null),
   );
   const secretKey = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SECRETS) }, text, fc.jsonValue());
+  const signatureScheme = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('legacy-hmac', 'github', 'stripe', 'slack') }, fc.jsonValue());
+  const authMode = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('open', 'api_key', 'hmac') }, fc.jsonValue());
   const allowedSourceIps = fc.oneof({ weight: 3, arbitrary: entryList }, fc.array(fc.string(), { maxLength: 5 }), fc.jsonValue());
   const enabled = fc.oneof({ weight: 3, arbitrary: fc.boolean() }, fc.jsonValue());
   const apiKeyId = () =>
@@ -255,6 +259,8 @@ describe('webhook management never answers 5xx and validates as specified', () =
         name,
         apiKeyId: apiKeyId(),
         secretKey,
+        signatureScheme,
+        authMode,
         variableMapping,
         allowedSourceIps,
         enabled,
@@ -269,6 +275,8 @@ describe('webhook management never answers 5xx and validates as specified', () =
         name: fc.string({ minLength: 1, maxLength: 30 }).filter((s) => s.trim() !== ''),
         apiKeyId: fc.constantFrom(t.adminKey.id, t.memberKey.id),
         secretKey: fc.constantFrom(...SECRETS),
+        signatureScheme: fc.constantFrom('legacy-hmac', 'github', 'stripe', 'slack'),
+        authMode: fc.constantFrom('open', 'api_key', 'hmac'),
         variableMapping: fc.dictionary(varName, fc.string({ minLength: 1, maxLength: 20 }), { maxKeys: 4 }),
         allowedSourceIps: fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), cidr), { maxLength: 4 }),
         enabled: fc.boolean(),
@@ -287,10 +295,15 @@ describe('webhook management never answers 5xx and validates as specified', () =
           expect(res.json).toMatchObject({ workflowId: sent.workflowId, apiKeyId: sent.apiKeyId ?? null });
           expect(res.json.allowedSourceIps).toEqual(sent.allowedSourceIps ?? []);
           expect((sent.allowedSourceIps ?? []).every(acceptedEntry)).toBe(true);
+          // Open only on purpose; a requested mode is the one it got; a scheme only with a secret.
+          expect(res.json.open).toBe(res.json.authMode === 'open');
+          if (res.json.authMode === 'open') expect(sent.authMode).toBe('open');
+          if (sent.authMode !== undefined) expect(res.json.authMode).toBe(sent.authMode);
+          if (sent.signatureScheme !== undefined) expect(res.json.hasSecretKey).toBe(true);
         }
       }),
       // A well-formed create first, so the success path runs whatever the random bodies are.
-      { ...RUNS, examples: [['admin', JSON.stringify({ workflowId: adminWf, name: 'example' })]] },
+      { ...RUNS, examples: [['admin', JSON.stringify({ workflowId: adminWf, name: 'example', authMode: 'open' })]] },
     );
     expect(created).toBeGreaterThan(0);
   });
@@ -305,6 +318,8 @@ describe('webhook management never answers 5xx and validates as specified', () =
         apiKeyId: apiKeyId(),
         clearApiKeyId: fc.oneof({ weight: 3, arbitrary: fc.boolean() }, fc.jsonValue()),
         secretKey,
+        signatureScheme,
+        authMode,
         variableMapping,
         allowedSourceIps,
         enabled,
@@ -320,6 +335,8 @@ describe('webhook management never answers 5xx and validates as specified', () =
           apiKeyId: fc.constantFrom(t.adminKey.id, t.memberKey.id),
           clearApiKeyId: fc.boolean(),
           secretKey: fc.constantFrom(...SECRETS),
+          signatureScheme: fc.constantFrom('legacy-hmac', 'github', 'stripe', 'slack'),
+          authMode: fc.constantFrom('open', 'api_key', 'hmac'),
           variableMapping: fc.option(fc.dictionary(varName, fc.string({ minLength: 1, maxLength: 20 }), { maxKeys: 4 }), { nil: null }),
           allowedSourceIps: fc.array(fc.oneof(fc.ipV4(), fc.ipV6(), cidr), { maxLength: 4 }),
           enabled: fc.boolean(),
@@ -343,6 +360,9 @@ describe('webhook management never answers 5xx and validates as specified', () =
         const sent = JSON.parse(body as string);
         if (sent.clearApiKeyId === true) expect(res.json).toMatchObject({ apiKeyId: null, hasSecretKey: true, authMode: 'hmac' });
         if (sent.allowedSourceIps !== undefined) expect(res.json.allowedSourceIps).toEqual(sent.allowedSourceIps);
+        if (sent.authMode !== undefined) expect(res.json.authMode).toBe(sent.authMode);
+        // Never open unless asked for (the webhook starts bound to a key).
+        if (res.json.authMode === 'open') expect(sent.authMode === 'open' || before.authMode === 'open').toBe(true);
         expect(res.json).toMatchObject({ id, createdAt: before.createdAt, createdBy: t.member.userId, workflowId: memberWf });
       }),
       { ...RUNS, examples: [['member', JSON.stringify({ name: 'renamed' })]] },
@@ -355,7 +375,10 @@ describe('webhook management never answers 5xx and validates as specified', () =
     let refused = 0;
     await fc.assert(
       fc.asyncProperty(entryList, async (list) => {
-        const res = await create(adminSession, JSON.stringify({ workflowId: adminWf, name: 'ips', allowedSourceIps: list }));
+        const res = await create(
+          adminSession,
+          JSON.stringify({ workflowId: adminWf, name: 'ips', authMode: 'open', allowedSourceIps: list }),
+        );
         const what = `POST allowedSourceIps=${JSON.stringify(list.length > 10 ? list.filter((e) => !acceptedEntry(e)) : list)} (${list.length})`;
         checkResponse(res, [201, 400], what);
         if (listAccepted(list)) {
@@ -375,7 +398,10 @@ describe('webhook management never answers 5xx and validates as specified', () =
   });
 
   it('allowedSourceIps on update: the same oracle, and a refused list leaves the stored one', async () => {
-    const start = await create(adminSession, JSON.stringify({ workflowId: adminWf, name: 'ips', allowedSourceIps: ['192.0.2.1'] }));
+    const start = await create(
+      adminSession,
+      JSON.stringify({ workflowId: adminWf, name: 'ips', authMode: 'open', allowedSourceIps: ['192.0.2.1'] }),
+    );
     expect(start.status).toBe(201);
     const id = start.json.id as string;
     await fc.assert(

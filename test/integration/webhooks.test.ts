@@ -10,6 +10,7 @@ import { handler as updateHandler } from '../../functions/http/webhooks/update.t
 import type { Plan } from '../../shared/config.ts';
 import { setPlan } from '../../shared/db/entities/account.ts';
 import { putApiKey } from '../../shared/db/entities/api-key.ts';
+import { getWebhook } from '../../shared/db/entities/webhook.ts';
 import type { User } from '../../shared/db/entities/user.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createKey, revokeKey } from '../../shared/domain/keys.ts';
@@ -17,7 +18,7 @@ import { createWorkflow, removeWorkflow } from '../../shared/domain/workflows.ts
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { newTokenId } from '../../shared/ids.ts';
 import { WebhookStats, WebhookView } from '../../shared/schemas/webhooks.ts';
-import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
+import { givenAccount, openUnlessKeyed, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
@@ -25,9 +26,13 @@ import { sessionOf } from '../support/sessions.ts';
 
 const DAY = 86_400_000;
 
+const post = (session: string, body: unknown) =>
+  invoke(createHandler, apiEvent({ method: 'POST', path: '/api/webhooks', headers: bearer(session), body: body as object }));
 const api = {
-  create: (session: string, body: unknown) =>
-    invoke(createHandler, apiEvent({ method: 'POST', path: '/api/webhooks', headers: bearer(session), body: body as object })),
+  /** Open on purpose when the body names no credential (the cases below are not about the mode). */
+  create: (session: string, body: unknown) => post(session, openUnlessKeyed(body as Record<string, unknown>)),
+  /** Exactly the body given. */
+  post,
   list: (session: string) => invoke(listHandler, apiEvent({ path: '/api/webhooks', headers: bearer(session) })),
   get: (session: string, id: string) =>
     invoke(getHandler, apiEvent({ path: `/api/webhooks/${id}`, headers: bearer(session), params: { id } })),
@@ -95,6 +100,7 @@ describe('create', () => {
         'apiKeyId',
         'hasSecretKey',
         'authMode',
+        'open',
         'signatureScheme',
         'variableMapping',
         'allowedSourceIps',
@@ -111,6 +117,7 @@ describe('create', () => {
       apiKeyId: t.memberKey.id,
       hasSecretKey: true,
       authMode: 'api_key',
+      open: false,
       variableMapping: { orderId: 'id', amount: 'total' },
       allowedSourceIps: ['203.0.113.0/24'],
       enabled: true,
@@ -156,6 +163,111 @@ describe('create', () => {
     }
     const disabled = await api.create(t.memberSession, { workflowId: wf, name: 'off', enabled: false });
     expect(disabled.json.enabled).toBe(false);
+  });
+
+  it('refuses unknown fields with 400 VALIDATION_FAILED naming each, on create and update, writing nothing', async () => {
+    const t = await givenTeam();
+    const wf = t.memberWf.workflowId;
+    // `secret` is a typo for `secretKey`: dropped, it would have meant another webhook.
+    const typo = await api.post(t.memberSession, {
+      workflowId: wf,
+      name: 'typo',
+      signatureScheme: 'stripe',
+      secret: 'whsec_abcdefghijklmnop',
+    });
+    expectProblem(typo, 400, 'VALIDATION_FAILED');
+    expect(typo.json.errors).toEqual([{ path: 'secret', message: 'unrecognized key "secret"' }]);
+    expect(ids(await api.list(t.memberSession))).toEqual([]);
+    const made = await api.create(t.memberSession, { workflowId: wf, name: 'ok', apiKeyId: t.memberKey.id });
+    expect(made.status, made.body).toBe(201);
+    const bad = await api.update(t.memberSession, made.json.id, { name: 'renamed', enabeld: false, other: 1 });
+    expectProblem(bad, 400, 'VALIDATION_FAILED');
+    expect(paths(bad).sort()).toEqual(['enabeld', 'other']);
+    expect((await api.get(t.memberSession, made.json.id)).json).toMatchObject({ name: 'ok', enabled: true });
+  });
+
+  it('is never open by accident: no key and no secret is 400 CREDENTIALS_REQUIRED unless authMode "open" is said; a scheme needs its secret', async () => {
+    const t = await givenTeam();
+    const wf = t.memberWf.workflowId;
+    const bare = await api.post(t.memberSession, { workflowId: wf, name: 'bare' });
+    expectProblem(bare, 400, 'CREDENTIALS_REQUIRED');
+    expect(paths(bare)).toEqual(['authMode']);
+    const schemeOnly = await api.post(t.memberSession, { workflowId: wf, name: 'stripe', signatureScheme: 'stripe' });
+    expectProblem(schemeOnly, 400, 'SECRET_REQUIRED');
+    expect(paths(schemeOnly)).toEqual(['secretKey']);
+    // Even with a bound key: a scheme signs with a secret.
+    expectProblem(
+      await api.post(t.memberSession, { workflowId: wf, name: 'k', apiKeyId: t.memberKey.id, signatureScheme: 'github' }),
+      400,
+      'SECRET_REQUIRED',
+    );
+    // A requested mode must be the one the request makes.
+    for (const body of [
+      { authMode: 'open', apiKeyId: t.memberKey.id },
+      { authMode: 'open', secretKey: SECRET() },
+      { authMode: 'hmac', apiKeyId: t.memberKey.id, secretKey: SECRET() },
+      { authMode: 'api_key', secretKey: SECRET() },
+      { authMode: 'hmac' },
+    ]) {
+      const res = await api.post(t.memberSession, { workflowId: wf, name: 'mismatch', ...body });
+      expectProblem(res, 400, 'VALIDATION_FAILED');
+      expect(paths(res), JSON.stringify(body)).toEqual(['authMode']);
+    }
+    expect(ids(await api.list(t.memberSession))).toEqual([]);
+    // On purpose: created, and flagged in the view and the list.
+    const open = await api.post(t.memberSession, { workflowId: wf, name: 'open', authMode: 'open' });
+    expect(open.status, open.body).toBe(201);
+    expect(open.json).toMatchObject({ authMode: 'open', open: true, apiKeyId: null, hasSecretKey: false, signatureScheme: null });
+    expect((await api.list(t.memberSession)).json.items).toEqual([expect.objectContaining({ id: open.json.id, open: true })]);
+    const hmac = await api.post(t.memberSession, {
+      workflowId: wf,
+      name: 'h',
+      authMode: 'hmac',
+      secretKey: SECRET(),
+      signatureScheme: 'slack',
+    });
+    expect(hmac.json).toMatchObject({ authMode: 'hmac', open: false, signatureScheme: 'slack' });
+  });
+
+  it('update: never open by accident, open only when asked (dropping key and secret), a scheme only with a secret', async () => {
+    const t = await givenTeam();
+    const wf = t.memberWf.workflowId;
+    const keyed = (await api.post(t.memberSession, { workflowId: wf, name: 'k', apiKeyId: t.memberKey.id })).json;
+    const secret = SECRET();
+    // Key to HMAC in one request: it never passes through open.
+    const toHmac = await api.update(t.memberSession, keyed.id, { clearApiKeyId: true, secretKey: secret, signatureScheme: 'github' });
+    expect(toHmac.json).toMatchObject({ authMode: 'hmac', open: false, signatureScheme: 'github' });
+    const open = await api.post(t.memberSession, { workflowId: wf, name: 'o', authMode: 'open' });
+    expectProblem(await api.update(t.memberSession, open.json.id, { signatureScheme: 'stripe' }), 400, 'SECRET_REQUIRED');
+    // Open to HMAC in one request, with its scheme.
+    const signed = await api.update(t.memberSession, open.json.id, { secretKey: secret, signatureScheme: 'stripe' });
+    expect(signed.json).toMatchObject({ authMode: 'hmac', signatureScheme: 'stripe', open: false });
+    // Back to open only when asked, and then key and secret are gone.
+    expectProblem(await api.update(t.memberSession, open.json.id, { authMode: 'open', secretKey: SECRET() }), 400, 'VALIDATION_FAILED');
+    expect((await api.get(t.memberSession, open.json.id)).json).toMatchObject({ authMode: 'hmac', hasSecretKey: true });
+    const reopened = await api.update(t.memberSession, open.json.id, { authMode: 'open' });
+    expect(reopened.json).toMatchObject({ authMode: 'open', open: true, hasSecretKey: false, apiKeyId: null, signatureScheme: null });
+    // An open webhook's other fields change without saying it again; a key-bound one goes open only when asked.
+    expect((await api.update(t.memberSession, open.json.id, { enabled: false })).json).toMatchObject({ enabled: false, open: true });
+    const dropped = await api.update(t.memberSession, toHmac.json.id, { authMode: 'open' });
+    expect(dropped.json).toMatchObject({ authMode: 'open', hasSecretKey: false, signatureScheme: null });
+  });
+
+  it('round-trips the write-only secret: PUT of what the view shows keeps the stored secretKey and the mode', async () => {
+    const t = await givenTeam();
+    const secret = SECRET();
+    const made = await api.post(t.memberSession, {
+      workflowId: t.memberWf.workflowId,
+      name: 'rt',
+      secretKey: secret,
+      signatureScheme: 'github',
+    });
+    const view = (await api.get(t.memberSession, made.json.id)).json;
+    const { name, variableMapping, allowedSourceIps, enabled, signatureScheme, authMode } = view;
+    const res = await api.update(t.memberSession, view.id, { name, variableMapping, allowedSourceIps, enabled, signatureScheme, authMode });
+    expect(res.status, res.body).toBe(200);
+    expect({ ...res.json, updatedAt: 0 }).toEqual({ ...view, updatedAt: 0 });
+    expect((await getWebhook(view.id))?.secretKey).toBe(secret);
   });
 
   it('requires workflowId and a name (400, nothing written)', async () => {

@@ -4,6 +4,7 @@ import { handler as getHandler } from '../../functions/http/workflows/get.ts';
 import { handler as listHandler } from '../../functions/http/workflows/list.ts';
 import { handler as updateHandler } from '../../functions/http/workflows/update.ts';
 import { getWorkflow } from '../../shared/db/entities/workflow.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
@@ -92,6 +93,39 @@ describe('secrets in workflow definitions', () => {
     expect(stored?.version).toBe(3);
     // A member who may not edit gets 403 and learns nothing either way.
     expect((await update(memberSession, id, { definition: shown })).status).toBe(403);
+  });
+
+  it('round-trips every kind of write-only value: GET, then PUT the definition unchanged, keeps each as stored', async () => {
+    const acc = await givenAccount();
+    const session = await sessionOf(acc.admin.email);
+    const original = {
+      steps: [
+        ...definition().steps,
+        {
+          id: 'multi',
+          type: 'http_request',
+          url: 'https://api.example/z',
+          headers: { 'x-api-key': "{% $secrets.A & ':' & $secrets.B3 %}", authorization: 'Basic dXNlcjpwYXNzd29yZA==' },
+        },
+      ],
+      notifications: [
+        ...definition().notifications,
+        // A reference to an account secret holds no secret: shown as written (a mask of it would be no valid secret).
+        { url: 'https://hooks.example/b', events: ['execution.failed'], secret: '{% $secrets.HOOK_SECRET3 %}' },
+        { url: 'https://hooks.example/c', events: ['step.failed'], secret: 'whsec_QUJDREVGR0hJSktMTU5PUFFSU1RVVldY' },
+      ],
+    };
+    const made = await create(session, { name: 'round trip', definition: original });
+    expect(made.status, made.body).toBe(201);
+    const id = made.json.id as string;
+    const shown = (await get(session, id)).json.definition;
+    expect(shown.notifications.map((n: { secret: string }) => n.secret)).toEqual(['••••LaSw', '{% $secrets.HOOK_SECRET3 %}', '••••VldY']);
+    for (let round = 0; round < 2; round++) {
+      const res = await update(session, id, { definition: (await get(session, id)).json.definition });
+      expect(res.status, res.body).toBe(200);
+      expect(res.json.definition).toEqual(shown);
+      expect(((await getWorkflow(acc.account.accountId, id)) as any).definition).toEqual(WorkflowDefinition.parse(original));
+    }
   });
 
   it('a new value replaces a secret; a mask that matches nothing is a 400 naming the field, changing nothing', async () => {

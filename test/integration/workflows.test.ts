@@ -320,7 +320,7 @@ describe('console workflows: invalid definitions', () => {
     });
     expectProblem(res, 400, 'VALIDATION_FAILED');
     expect(pathsOf(res)).toEqual(
-      expect.arrayContaining(['name', 'editors.0', 'definition.steps.0.seconds', 'definition.steps.1.id', 'definition']),
+      expect.arrayContaining(['name', 'editors.0', 'definition.steps.0.seconds', 'definition.steps.1.id', 'definition.extra']),
     );
   });
 

@@ -7,6 +7,10 @@ import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
 export const uniqueEmail = (tag = 'user') => `${tag}-${randomBytes(6).toString('hex')}@test.local`;
 export const PASSWORD = 'correct horse battery';
 
+/** A webhook's create input, open on purpose (`authMode: "open"`) when it names neither a bound key nor a secret. */
+export const openUnlessKeyed = (input: Record<string, unknown>) =>
+  input.apiKeyId !== undefined || input.secretKey !== undefined ? input : { authMode: 'open', ...input };
+
 /** A fresh account with an admin, a member and a key for each (given scopes), all unique per call. */
 export async function givenAccount(opts: { plan?: Plan; scopes?: readonly Scope[] } = {}) {
   const { account, admin } = await createAccount({

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { expect } from 'vitest';
+import { checkContract } from './contract.ts';
 
 /** An API Gateway HTTP API (payload 2.0) event, for calling handlers in-process. */
 export function apiEvent(opts: {
@@ -47,6 +48,7 @@ export const lambdaContext = () => ({ awsRequestId: 'test', functionName: 'test'
 /** Call a handler in-process and parse its JSON body. */
 export async function invoke(handler: (e: APIGatewayProxyEventV2, c: never) => Promise<unknown>, event: APIGatewayProxyEventV2) {
   const res = (await handler(event, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string };
+  checkContract(event.requestContext.http.method, event.rawPath, res.statusCode, res.headers?.['content-type'], res.body);
   let json: any;
   try {
     json = res.body ? JSON.parse(res.body) : undefined;

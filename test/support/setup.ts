@@ -1,5 +1,6 @@
 import { inject } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
+import { checkFetchedResponses } from './contract.ts';
 
 // Every test file talks to the run's emulators through the production SDK clients, with the settings
 // every function checks at import (the local stack sets the same ones; PUBLIC_BASE_URL there is its own URL).
@@ -15,3 +16,5 @@ Object.assign(process.env, inject('emulatorEnv'), {
   AUTH_FAILURE_LIMIT: process.env.AUTH_FAILURE_LIMIT ?? '1000000',
 });
 resetConfig();
+// Every answer of a local server is checked against the OpenAPI document (test/support/contract.ts).
+checkFetchedResponses();

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { handler as openapiHandler } from '../../functions/http/v1/openapi.ts';
 import { routes } from '../../functions/routes.ts';
@@ -126,8 +130,11 @@ describe('openApiDocument', () => {
       const o = op(r) as Operation;
       const where = `${r.method} ${r.path}`;
       if (r.auth.kind === 'none') {
-        expect(o.security, where).toBeUndefined();
-        expect(o.responses['401'], where).toBeUndefined();
+        // Explicitly none (a linter cannot tell a forgotten security from a public route otherwise).
+        expect(o.security, where).toEqual([]);
+        // No credential to refuse; login refuses a wrong password.
+        if (r.path !== '/api/auth/login') expect(o.responses['401'], where).toBeUndefined();
+        else expect(codesOf('POST', r.path, 401)).toEqual(['INVALID_CREDENTIALS']);
       } else if (r.auth.kind === 'webhook') {
         // The trigger takes the bound key in any of three places, an HMAC signature, or nothing (open).
         expect(o.security, where).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}]);
@@ -139,8 +146,15 @@ describe('openApiDocument', () => {
         expect(Object.keys(doc.components.securitySchemes)).toContain(r.auth.kind);
       }
       for (const [status, res] of Object.entries(o.responses)) {
-        if (Number(status) >= 400)
-          expect(res.content?.['application/problem+json']?.schema, `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
+        if (Number(status) < 400) continue;
+        const problem = res.content?.['application/problem+json']?.schema as { allOf?: unknown[] } | undefined;
+        // The edge's throttle is the one answer not made by the function (API Gateway's own body).
+        if (status === '429' && !problem) expect(res.content?.['application/json'], where).toBeDefined();
+        else {
+          expect(problem?.allOf?.[0], `${where} ${status}`).toEqual({ $ref: '#/components/schemas/Problem' });
+          const codes = (problem?.allOf?.[1] as { properties?: { code?: { enum?: string[] } } } | undefined)?.properties?.code?.enum ?? [];
+          expect(codes.length, `${where} ${status}`).toBeGreaterThan(0);
+        }
       }
     }
   });
@@ -163,5 +177,58 @@ describe('GET /api/v1/openapi.json', () => {
     expect(res.json).toEqual(JSON.parse(JSON.stringify(openApiDocument(routes))));
     const again = await invoke(openapiHandler, apiEvent({ method: 'GET', path: '/api/v1/openapi.json' }));
     expect(again.body).toBe(res.body);
+  });
+});
+
+/** The codes the document lists for a route's status. */
+const codesOf = (method: string, path: string, status: number): string[] => {
+  const o = (doc.paths[path] as Record<string, Operation>)[method.toLowerCase()] as Operation;
+  const schema = o.responses[String(status)]?.content?.['application/problem+json']?.schema as
+    | { allOf: [unknown, { properties: { code: { enum: string[] } } }] }
+    | undefined;
+  return schema?.allOf[1].properties.code.enum ?? [];
+};
+
+describe('the refusals each route documents', () => {
+  it('come from its middleware stack, its schemas (unknown ids) and its domain errors', () => {
+    expect(codesOf('GET', '/api/v1/executions/{executionId}', 404)).toContain('EXECUTION_NOT_FOUND');
+    expect(codesOf('POST', '/api/v1/approvals/{approvalId}/approve', 409)).toContain('APPROVAL_ALREADY_HANDLED');
+    expect(codesOf('POST', '/api/v1/executions/{executionId}/cancel', 409)).toContain('EXECUTION_FINISHED');
+    expect(codesOf('POST', '/api/v1/executions/{executionId}/retry', 409)).toContain('EXECUTION_NOT_FAILED');
+    expect(codesOf('POST', '/api/secrets', 409)).toContain('SECRET_EXISTS');
+    expect(codesOf('POST', '/api/webhooks', 403)).toEqual(expect.arrayContaining(['PLAN_LIMIT_REACHED', 'NOT_WORKFLOW_EDITOR']));
+    expect(codesOf('POST', '/api/webhooks', 400)).toEqual(
+      expect.arrayContaining(['VALIDATION_FAILED', 'CREDENTIALS_REQUIRED', 'SECRET_REQUIRED', 'INVALID_API_KEY_BINDING']),
+    );
+    expect(codesOf('GET', '/api/members', 403)).toEqual([]);
+    expect(codesOf('POST', '/api/members', 403)).toContain('ADMIN_ONLY');
+    expect(codesOf('POST', '/api/webhooks/{webhookId}/trigger', 401)).toEqual(
+      expect.arrayContaining(['KEY_NOT_BOUND', 'INVALID_SIGNATURE', 'SIGNATURE_EXPIRED']),
+    );
+    expect(codesOf('POST', '/api/webhooks/{webhookId}/trigger', 409)).toEqual(['WEBHOOK_DISABLED', 'IDEMPOTENCY_KEY_REUSED']);
+    expect(codesOf('POST', '/api/webhook-trigger/approval', 401)).toContain('MISSING_SCOPE');
+    expect(codesOf('GET', '/api/v1/executions', 403)).toContain('INSUFFICIENT_SCOPE');
+  });
+
+  it("describe the trigger's handshake answers in its 200 and require a notification's secret", () => {
+    const trigger = (doc.paths['/api/webhooks/{webhookId}/trigger'] as Record<string, Operation>).post as Operation;
+    const text = JSON.stringify(trigger.responses['200']);
+    expect(text).toContain('"challenge"');
+    expect(text).toContain('"ping"');
+    expect(JSON.stringify(doc)).toMatch(/"required":\[[^\]]*"secret"[^\]]*\]/);
+  });
+});
+
+describe('redocly lint (recommended rules)', () => {
+  it('finds no error and no warning', { timeout: 120_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'flowgate-openapi-'));
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const bin = join(import.meta.dirname, '../../node_modules/.bin/redocly');
+    const run = spawnSync(bin, ['lint', file, '--format=json'], { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off' } });
+    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    expect(report.problems, run.stdout.slice(0, 3000)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    expect(run.status).toBe(0);
   });
 });

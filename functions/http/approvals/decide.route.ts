@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { DecisionBody, DecisionResult } from '../../../shared/schemas/approvals.ts';
-import { approvalPost, decides } from '../../route-kinds.ts';
+import { approvalPost, decides, decisionErrors, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -14,4 +14,5 @@ export const route = {
   body: DecisionBody,
   response: DecisionResult,
   maxBodyBytes: 64 * 1024,
+  errors: [...refuses(400, 'INVALID_DECISION'), ...decisionErrors],
 } as const satisfies Route;

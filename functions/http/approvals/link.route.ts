@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { LinkParams, LinkQuery } from '../../../shared/schemas/approvals.ts';
-import { LINK, approvalLink, decides } from '../../route-kinds.ts';
+import { approvalLink, decides, decisionErrors, LINK, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -14,4 +14,5 @@ export const route = {
   params: LinkParams,
   query: LinkQuery,
   html: true,
+  errors: [...refuses(400, 'INVALID_DECISION'), ...decisionErrors],
 } as const satisfies Route;

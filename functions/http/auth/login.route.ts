@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { LoginBody, LoginResult } from '../../../shared/schemas/identity.ts';
-import { none, readWrite } from '../../route-kinds.ts';
+import { none, readWrite, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -16,4 +16,5 @@ export const route = {
   maxBodyBytes: 4096,
   // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts); more memory is also more CPU for it.
   memoryMb: 1024,
+  errors: [...refuses(401, 'INVALID_CREDENTIALS'), ...refuses(403, 'MEMBER_DISABLED'), ...refuses(429, 'RATE_LIMITED')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { KeyList, KeyListQuery } from '../../../shared/schemas/identity.ts';
-import { read, session } from '../../route-kinds.ts';
+import { read, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -12,4 +12,5 @@ export const route = {
   grants: read,
   query: KeyListQuery,
   response: KeyList,
+  errors: [...refuses(403, 'ADMIN_ONLY')],
 } as const satisfies Route;

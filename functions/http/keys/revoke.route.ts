@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { KeyParams } from '../../../shared/schemas/identity.ts';
-import { readWrite, session } from '../../route-kinds.ts';
+import { readWrite, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'DELETE',
@@ -12,4 +12,5 @@ export const route = {
   grants: readWrite,
   params: KeyParams,
   status: 204,
+  errors: [...refuses(403, 'NOT_KEY_OWNER')],
 } as const satisfies Route;

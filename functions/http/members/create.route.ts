@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { CreateMemberBody, UserView } from '../../../shared/schemas/identity.ts';
-import { admin, readWrite } from '../../route-kinds.ts';
+import { admin, readWrite, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -16,4 +16,5 @@ export const route = {
   maxBodyBytes: 4096,
   // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts); more memory is also more CPU for it.
   memoryMb: 1024,
+  errors: [...refuses(409, 'EMAIL_TAKEN')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { MemberParams } from '../../../shared/schemas/identity.ts';
-import { admin, readWrite } from '../../route-kinds.ts';
+import { admin, readWrite, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'DELETE',
@@ -12,4 +12,5 @@ export const route = {
   grants: readWrite,
   params: MemberParams,
   status: 204,
+  errors: [...refuses(409, 'LAST_ADMIN', 'MEMBER_CHANGED')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { MemberParams, UpdateMemberBody, UserView } from '../../../shared/schemas/identity.ts';
-import { admin, readWrite } from '../../route-kinds.ts';
+import { admin, readWrite, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'PUT',
@@ -14,4 +14,5 @@ export const route = {
   body: UpdateMemberBody,
   response: UserView,
   maxBodyBytes: 4096,
+  errors: [...refuses(409, 'LAST_ADMIN', 'MEMBER_CHANGED')],
 } as const satisfies Route;

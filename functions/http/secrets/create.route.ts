@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { CreateSecretBody, SecretView } from '../../../shared/schemas/secrets.ts';
-import { admin, sealsSecrets } from '../../route-kinds.ts';
+import { admin, refuses, sealsSecrets } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -14,4 +14,5 @@ export const route = {
   status: 201,
   response: SecretView,
   maxBodyBytes: 64 * 1024,
+  errors: [...refuses(409, 'SECRET_EXISTS')],
 } as const satisfies Route;

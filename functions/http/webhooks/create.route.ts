@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { CreateWebhookBody, WebhookView } from '../../../shared/schemas/webhooks.ts';
-import { readWrite, session } from '../../route-kinds.ts';
+import { readWrite, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -14,4 +14,5 @@ export const route = {
   status: 201,
   response: WebhookView,
   maxBodyBytes: 32 * 1024,
+  errors: [...refuses(400, 'CREDENTIALS_REQUIRED', 'SECRET_REQUIRED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED')],
 } as const satisfies Route;

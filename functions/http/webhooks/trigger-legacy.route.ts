@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
-import { TriggerParams, TriggerPayload, TriggerResult } from '../../../shared/schemas/webhooks.ts';
-import { TRIGGER_BYTES, triggers, webhook } from '../../route-kinds.ts';
+import { TriggerParams, TriggerPayload, TriggerAnswer } from '../../../shared/schemas/webhooks.ts';
+import { idempotencyErrors, TRIGGER_BYTES, triggers, webhook } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -13,6 +13,7 @@ export const route = {
   throttle: 'trigger',
   params: TriggerParams,
   body: TriggerPayload,
-  response: TriggerResult,
+  response: TriggerAnswer,
   maxBodyBytes: TRIGGER_BYTES,
+  errors: [...idempotencyErrors],
 } as const satisfies Route;

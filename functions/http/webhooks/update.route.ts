@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { UpdateWebhookBody, WebhookParams, WebhookView } from '../../../shared/schemas/webhooks.ts';
-import { readWrite, session } from '../../route-kinds.ts';
+import { readWrite, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'PUT',
@@ -14,4 +14,5 @@ export const route = {
   body: UpdateWebhookBody,
   response: WebhookView,
   maxBodyBytes: 32 * 1024,
+  errors: [...refuses(400, 'CREDENTIALS_REQUIRED', 'SECRET_REQUIRED', 'INVALID_API_KEY_BINDING'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { WorkflowParams } from '../../../shared/schemas/engine.ts';
-import { readWrite, session } from '../../route-kinds.ts';
+import { readWrite, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'DELETE',
@@ -12,4 +12,5 @@ export const route = {
   grants: readWrite,
   params: WorkflowParams,
   status: 204,
+  errors: [...refuses(409, 'WORKFLOW_CHANGED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { PageQuery, WorkflowViewList } from '../../../shared/schemas/engine.ts';
-import { read, session } from '../../route-kinds.ts';
+import { cursorErrors, read, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -12,4 +12,5 @@ export const route = {
   grants: read,
   query: PageQuery,
   response: WorkflowViewList,
+  errors: [...cursorErrors],
 } as const satisfies Route;

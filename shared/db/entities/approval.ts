@@ -44,6 +44,8 @@ export const Approval = z.object({
   decidedAt: z.number().optional(),
   /** The form values an approval applied (the audit keeps what was sent and what was edited). */
   formData: jsonText(z.record(z.string(), z.unknown())).optional(),
+  /** The seq of the run's `approval.requested`: the votes' events are numbered after it (`VOTE_ROOM` in ./execution.ts). */
+  runSeq: z.number().int().optional(),
   /** The run's workflow version (its notification targets, for the events of a quorum's votes). */
   workflowVersion: z.number().optional(),
   /** A quorum: distinct reviewers who must approve (absent: 1). The fields below count its votes. */

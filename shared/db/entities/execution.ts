@@ -7,6 +7,7 @@ import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
+import type { EventType } from '../../engine/events.ts';
 
 // Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
 // list by workflow newest first (GSI1: ACC#<account>#WF#<workflow> / EX#<id>) · event log of a run,
@@ -44,6 +45,8 @@ export const RunEvent = z.object({
   type: z.string(),
   at: z.number(),
   executionId: z.string(),
+  /** The run's sequence number of the event (`nextSeq`); absent only on events written before there were any. */
+  seq: z.number().int().optional(),
   data: z.record(z.string(), z.unknown()),
 });
 export type RunEvent = z.infer<typeof RunEvent>;
@@ -107,6 +110,8 @@ export const Execution = z.object({
   decision: jsonText(RecordedDecision).optional(),
   wakeAt: z.number().optional(),
   rerunOf: z.string().optional(),
+  /** The sequence number of the run's last event (`nextSeq`). */
+  seq: z.number().int().optional(),
   /** How many times the run was retried from its failed step (`shared/engine/retry.ts`). */
   retries: z.number().int().optional(),
   interruptedAt: z.number().optional(),
@@ -193,9 +198,10 @@ export const finishing = (now: number) => ({
   remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', 'decision', ...ACTIVE_INDEX_ATTRIBUTES],
 });
 
-/** The fields of a run that ends CANCELLED: its unfinished steps are cancelled with it. */
+/** The fields of a run that ends CANCELLED (with one event, `nextSeq(e)`): its unfinished steps are cancelled with it. */
 export const cancelledFields = (e: Execution, reason: string | undefined, now: number) => ({
   status: 'CANCELLED' as const,
+  seq: nextSeq(e),
   cancelReason: reason,
   error: { code: 'CANCELLED', message: reason ? `Cancelled: ${reason}` : 'Cancelled.' },
   steps: e.steps.map((s) =>
@@ -252,8 +258,28 @@ export function listExecutions(accountId: string, f: ExecutionFilters, limit: nu
 
 const eventUlid = monotonicFactory(pooledRandom);
 
-export function newEvent(executionId: string, type: string, data: Record<string, unknown> = {}, at = Date.now()): RunEvent {
+export function newEvent(executionId: string, type: EventType, data: Record<string, unknown> = {}, at = Date.now()): RunEvent {
   return { eventId: `ev_${eventUlid(at).toLowerCase()}`, type, at, executionId, data };
+}
+
+/**
+ * Sequence numbers: every event of a run carries `seq`, increasing in the order the run wrote its
+ * events and unique within the run, so a receiver can order what it gets (delivery order is not
+ * promised). The run item keeps the last one (`seq`), and every write that appends events sets it in
+ * the same write: no extra call. While a run waits for an approval, the numbers after its
+ * `approval.requested` (S) are kept for the votes of a quorum (S + votes so far, at most
+ * `VOTE_ROOM` - 1: a quorum is at most 100 reviewers), which are written beside the approval and never
+ * touch the run; whatever ends the wait (the decision, an expiry, a cancel, an interruption) takes S + `VOTE_ROOM`.
+ */
+export const VOTE_ROOM = 100;
+
+/** The seq of the next event of a run in the state read. */
+export const nextSeq = (e: Pick<Execution, 'seq' | 'status' | 'approvalId'>) =>
+  (e.seq ?? 0) + (e.status === 'WAITING_APPROVAL' && e.approvalId !== undefined ? VOTE_ROOM : 1);
+
+/** `events` numbered from `first` on, and the run's `seq` after them. */
+export function sequenced(first: number, events: readonly RunEvent[]): { events: RunEvent[]; seq: number } {
+  return { events: events.map((ev, i) => ({ ...ev, seq: first + i })), seq: first + events.length - 1 };
 }
 
 /**

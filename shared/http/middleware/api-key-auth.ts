@@ -26,6 +26,12 @@ export type KeyAuthOptions = {
  * later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
+  problems: [
+    { status: 401, code: 'UNAUTHORIZED' },
+    { status: 401, code: 'INVALID_API_KEY' },
+    (opts.missingScopeStatus ?? 403) === 401 ? { status: 401, code: 'MISSING_SCOPE' } : { status: 403, code: 'INSUFFICIENT_SCOPE' },
+    { status: 429, code: 'RATE_LIMITED' },
+  ],
   before: async ({ event, context }) => {
     const app = (context as AppContext).app;
     const authenticate = async () => {

@@ -7,6 +7,7 @@ export const bodyBytes = (body: string | undefined, isBase64Encoded: boolean) =>
 
 /** 413 before anything else looks at a body larger than `limit` bytes. */
 export const bodyLimit = (limit: number): Middleware => ({
+  problems: [{ status: 413, code: 'PAYLOAD_TOO_LARGE' }],
   before: async ({ event }) => {
     if (bodyBytes(event.body, event.isBase64Encoded) > limit) throw payloadTooLarge(limit);
   },

@@ -2,13 +2,18 @@ import * as z from 'zod';
 import { badRequest, notFound, unsupportedMediaType, validationFailed, type FieldError } from '../../errors.ts';
 import { MAX_JSON_DEPTH, tooDeep } from '../../json-depth.ts';
 import { type IdKind, idKinds } from '../../schemas/common.ts';
-import type { AppContext, Middleware } from '../context.ts';
+import type { AppContext, Middleware, ProblemDoc } from '../context.ts';
 
 export const isJsonContentType = (ct: string | undefined) =>
   ct === undefined || /^application\/([\w.-]+\+)?json\s*(;.*)?$/i.test(ct.trim());
 
+/** One entry per field; an unknown key is named at its own path (`unrecognized key "secret"`). */
 export const fieldErrors = (error: z.ZodError): FieldError[] =>
-  error.issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
+  error.issues.flatMap((i) =>
+    i.code === 'unrecognized_keys'
+      ? i.keys.map((k) => ({ path: [...i.path, k].map(String).join('.'), message: `unrecognized key "${k}"` }))
+      : [{ path: i.path.map(String).join('.') || '(body)', message: i.message }],
+  );
 
 /**
  * Decode the raw body: an absent or empty body is `{}` (the spec's rule for triggers); else JSON
@@ -75,6 +80,39 @@ function refusal(schema: z.ZodType, input: unknown, error: z.ZodError) {
   return unknownId(idKind(schema, first.path) as IdKind, first.path, at(first.path));
 }
 
+/** Every id kind registered inside `schema` (through wrappers, objects, arrays, records, unions). */
+export function idKindsIn(schema: z.ZodType | undefined, seen = new Set<unknown>()): IdKind[] {
+  if (!schema || seen.has(schema)) return [];
+  seen.add(schema);
+  const own = idKinds.get(schema);
+  if (own) return [own];
+  const def = (schema as unknown as { _zod: { def: Record<string, unknown> } })._zod.def;
+  const children = [
+    ...Object.values((def.shape as Record<string, z.ZodType> | undefined) ?? {}),
+    ...((def.options as z.ZodType[] | undefined) ?? []),
+    ...[def.innerType, def.element, def.valueType, def.in, def.out, def.left, def.right].filter(Boolean),
+  ] as z.ZodType[];
+  return children.flatMap((c) => idKindsIn(c, seen));
+}
+
+/** What `parseRequest(schemas)` can refuse with: an unknown (or malformed) id's code, validation, the body's media type and JSON. */
+function parseProblems(schemas: Schemas): ProblemDoc[] {
+  const ids = (s: z.ZodType | undefined) => idKindsIn(s).map((k) => ({ status: k.status, code: k.code }));
+  return [
+    ...(schemas.params ? [...ids(schemas.params), { status: 404, code: 'NOT_FOUND' }] : []),
+    ...(schemas.query ? [{ status: 400, code: 'VALIDATION_FAILED' }] : []),
+    ...(schemas.body
+      ? [
+          { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+          { status: 400, code: 'INVALID_JSON' },
+          { status: 400, code: 'BODY_NOT_OBJECT' },
+          { status: 400, code: 'VALIDATION_FAILED' },
+          ...ids(schemas.body),
+        ]
+      : []),
+  ];
+}
+
 /**
  * Validate path parameters (a malformed id is its kind's 404: it cannot exist), the query (400) and the JSON body
  * (415 for a non-JSON content type, 400 `INVALID_JSON`, 400 `VALIDATION_FAILED` with `errors[]`).
@@ -82,6 +120,7 @@ function refusal(schema: z.ZodType, input: unknown, error: z.ZodError) {
  * needs these codes instead.
  */
 export const parseRequest = (schemas: Schemas): Middleware => ({
+  problems: parseProblems(schemas),
   before: async ({ event, context }) => {
     const app = (context as AppContext).app;
     if (schemas.params) {

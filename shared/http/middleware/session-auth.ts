@@ -22,4 +22,10 @@ export const sessionAuth = (opts: { admin?: boolean }): Middleware => ({
     if (opts.admin && principal.role !== 'admin') throw forbidden('ADMIN_ONLY', 'Only account admins may do this.');
     app.principal = principal;
   },
+  problems: [
+    { status: 401, code: 'UNAUTHORIZED' },
+    { status: 401, code: 'INVALID_SESSION' },
+    { status: 429, code: 'RATE_LIMITED' },
+    ...(opts.admin ? [{ status: 403, code: 'ADMIN_ONLY' }] : []),
+  ],
 });

@@ -37,6 +37,16 @@ function boundKey(w: Webhook, token: string | undefined, stored: ApiKey | undefi
  * when their run leaves PENDING, off the hot path.
  */
 export const webhookAuth = (): Middleware => ({
+  problems: [
+    ...['UNAUTHORIZED', 'INVALID_API_KEY', 'KEY_NOT_BOUND', 'MISSING_SCOPE', 'INVALID_SIGNATURE', 'SIGNATURE_EXPIRED'].map((code) => ({
+      status: 401,
+      code,
+    })),
+    { status: 403, code: 'IP_NOT_ALLOWED' },
+    { status: 404, code: 'WEBHOOK_NOT_FOUND' },
+    { status: 409, code: 'WEBHOOK_DISABLED' },
+    { status: 429, code: 'RATE_LIMITED' },
+  ],
   before: async ({ event, context }) => {
     const app = (context as AppContext).app;
     const now = Date.now();

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ApprovalParams, ApprovalView, ApproveBody } from '../../../../shared/schemas/approvals.ts';
-import { approvalV1, decides } from '../../../route-kinds.ts';
+import { approvalV1, decides, decisionErrors } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -14,4 +14,5 @@ export const route = {
   params: ApprovalParams,
   body: ApproveBody,
   response: ApprovalView,
+  errors: [...decisionErrors],
 } as const satisfies Route;

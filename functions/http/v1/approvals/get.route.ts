@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ApprovalParams, ApprovalView } from '../../../../shared/schemas/approvals.ts';
-import { approvalV1, read } from '../../../route-kinds.ts';
+import { approvalV1, read, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -13,4 +13,5 @@ export const route = {
   throttle: 'approval',
   params: ApprovalParams,
   response: ApprovalView,
+  errors: [...refuses(403, 'NOT_A_REVIEWER')],
 } as const satisfies Route;

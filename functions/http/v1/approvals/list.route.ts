@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ApprovalList, ApprovalsQuery } from '../../../../shared/schemas/approvals.ts';
-import { approvalV1, read } from '../../../route-kinds.ts';
+import { approvalV1, cursorErrors, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -13,4 +13,5 @@ export const route = {
   throttle: 'approval',
   query: ApprovalsQuery,
   response: ApprovalList,
+  errors: [...cursorErrors],
 } as const satisfies Route;

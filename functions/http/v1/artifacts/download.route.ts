@@ -13,4 +13,5 @@ export const route = {
   params: ArtifactParams,
   query: DownloadQuery,
   response: DownloadLink,
+  redirect: 'With `?redirect=1`: to the 5-minute presigned URL (`Location`)',
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { CancelBody, ExecutionParams, ExecutionView } from '../../../../shared/schemas/engine.ts';
-import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+import { refuses, startsRuns, wfExecute } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -14,4 +14,5 @@ export const route = {
   params: ExecutionParams,
   body: CancelBody,
   response: ExecutionView,
+  errors: [...refuses(409, 'EXECUTION_FINISHED', 'CONFLICT')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { EventList, ExecutionParams, PageQuery } from '../../../../shared/schemas/engine.ts';
-import { read, wfRead } from '../../../route-kinds.ts';
+import { cursorErrors, read, wfRead } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -13,4 +13,5 @@ export const route = {
   params: ExecutionParams,
   query: PageQuery,
   response: EventList,
+  errors: [...cursorErrors],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams, ExecutionView } from '../../../../shared/schemas/engine.ts';
-import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+import { idempotencyErrors, refuses, startsRuns, wfExecute } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -13,4 +13,5 @@ export const route = {
   params: ExecutionParams,
   status: 202,
   response: ExecutionView,
+  errors: [...idempotencyErrors, ...refuses(409, 'EXECUTION_IN_PROGRESS', 'RETENTION_EXPIRED')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams, ExecutionResult } from '../../../../shared/schemas/engine.ts';
-import { read, wfRead } from '../../../route-kinds.ts';
+import { read, refuses, wfRead } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -12,4 +12,5 @@ export const route = {
   grants: read,
   params: ExecutionParams,
   response: ExecutionResult,
+  errors: [...refuses(409, 'EXECUTION_NOT_FINISHED')],
 } as const satisfies Route;

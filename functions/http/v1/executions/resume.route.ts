@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams, ExecutionView } from '../../../../shared/schemas/engine.ts';
-import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+import { refuses, startsRuns, wfExecute } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -12,4 +12,5 @@ export const route = {
   grants: startsRuns,
   params: ExecutionParams,
   response: ExecutionView,
+  errors: [...refuses(409, 'EXECUTION_NOT_INTERRUPTED', 'CONFLICT')],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams, ExecutionView } from '../../../../shared/schemas/engine.ts';
-import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+import { idempotencyErrors, refuses, startsRuns, wfExecute } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -13,4 +13,16 @@ export const route = {
   params: ExecutionParams,
   status: 202,
   response: ExecutionView,
+  errors: [
+    ...idempotencyErrors,
+    ...refuses(
+      409,
+      'EXECUTION_NOT_FAILED',
+      'EXECUTION_REJECTED',
+      'EXECUTION_FAILED_BEFORE_FIRST_STEP',
+      'RETRY_LIMIT_REACHED',
+      'RETENTION_EXPIRED',
+      'CONFLICT',
+    ),
+  ],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { PageQuery, WorkflowSummaryList } from '../../../../shared/schemas/engine.ts';
-import { read, wfRead } from '../../../route-kinds.ts';
+import { cursorErrors, read, wfRead } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -12,4 +12,5 @@ export const route = {
   grants: read,
   query: PageQuery,
   response: WorkflowSummaryList,
+  errors: [...cursorErrors],
 } as const satisfies Route;

@@ -1,6 +1,6 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionView, StartRunBody, V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
-import { startsRuns, wfExecute } from '../../../route-kinds.ts';
+import { idempotencyErrors, startsRuns, wfExecute } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -15,4 +15,5 @@ export const route = {
   status: 202,
   response: ExecutionView,
   maxBodyBytes: 512 * 1024,
+  errors: [...idempotencyErrors],
 } as const satisfies Route;

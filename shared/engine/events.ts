@@ -1,0 +1,26 @@
+import * as z from 'zod';
+
+/**
+ * Every event type a run writes to its log and sends to its notification targets: the one list the
+ * engine emits from (`newEvent` takes only these), the definition schema accepts subscriptions from
+ * (`notifications[].events`), and the OpenAPI document and the README's event table are checked against.
+ * No imports but zod: the entities, the engine and the schemas all read it.
+ */
+export const EVENT_TYPES = [
+  'execution.started',
+  'step.started',
+  'step.succeeded',
+  'step.failed',
+  'approval.requested',
+  'approval.decided',
+  'approval.expired',
+  'execution.succeeded',
+  'execution.failed',
+  'execution.cancelled',
+  'execution.interrupted',
+  'execution.resumed',
+  'execution.retried',
+] as const;
+
+export const EventType = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventType>;

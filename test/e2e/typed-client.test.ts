@@ -1,0 +1,78 @@
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { useOwnQueues } from '../support/engine.ts';
+import { uniqueEmail } from '../support/fixtures.ts';
+
+// The README's typed-client example, as a user runs it: types generated from the served document,
+// the example compiled with strict TypeScript and run against the local stack.
+const root = join(import.meta.dirname, '../..');
+const bin = (name: string) => join(root, 'node_modules/.bin', name);
+let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let work: string;
+beforeAll(async () => {
+  await useOwnQueues();
+  stack = await startLocalStack({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: mkdtempSync(join(tmpdir(), 'flowgate-typed-')),
+    emulators: 'reuse',
+    seed: true,
+    seedEmail: uniqueEmail('typed'),
+  });
+  // Inside the repository (git-ignored), so that the example resolves openapi-fetch like a project would.
+  work = join(root, '.test-data', `typed-client-${process.pid}-${Date.now()}`);
+  mkdirSync(work, { recursive: true });
+});
+afterAll(async () => {
+  await stack?.stop();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the README typed client (openapi-typescript + openapi-fetch)', () => {
+  it('compiles against the generated types and runs against the local stack', { timeout: 180_000 }, async () => {
+    // Asynchronous: the local stack answers from this very process.
+    const run = promisify(execFile);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const block = /<!-- typed-client example: start -->\s*```ts\n([\s\S]*?)```\s*<!-- typed-client example: end -->/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    writeFileSync(join(work, 'example.ts'), block as string);
+    await run(bin('openapi-typescript'), [`${stack.url}/api/v1/openapi.json`, '-o', join(work, 'flowgate.d.ts')]);
+    const compile = () =>
+      execFileSync(
+        bin('tsc'),
+        [
+          '--noEmit',
+          '--strict',
+          '--target',
+          'es2022',
+          '--module',
+          'esnext',
+          '--moduleResolution',
+          'bundler',
+          '--skipLibCheck',
+          '--types',
+          'node',
+          'example.ts',
+        ],
+        { cwd: work, encoding: 'utf8' },
+      );
+    expect(compile).not.toThrow();
+    const demo = stack.demo as { apiKey: string; workflowId: string };
+    const { stdout: out } = await run(process.execPath, ['--import', 'tsx', join(work, 'example.ts')], {
+      cwd: root,
+      env: { ...process.env, BASE: stack.url, KEY: demo.apiKey },
+      encoding: 'utf8',
+    });
+    const printed = JSON.parse(out.trim().split('\n').at(-1) as string);
+    expect(printed).toMatchObject({ workflowId: demo.workflowId, executionId: expect.stringMatching(/^ex_/) });
+    expect(['PENDING', 'RUNNING', 'WAITING_APPROVAL']).toContain(printed.status);
+    // A type error in the example would be caught: the same compile fails on a wrong path.
+    writeFileSync(join(work, 'example.ts'), (block as string).replace("'/api/v1/workflows'", "'/api/v1/workflowz'"));
+    expect(compile).toThrow();
+  });
+});
