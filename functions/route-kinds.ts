@@ -3,6 +3,8 @@
 
 /** A route's domain refusals of one status: `...refuses(409, 'EXECUTION_FINISHED')`. */
 export const refuses = (status: number, ...codes: string[]) => codes.map((code) => ({ status, code }));
+/** Saving a definition that references an account secret it may not use (where it may go, who may use it). */
+export const secretUseErrors = [...refuses(400, 'SECRET_NOT_ALLOWED'), ...refuses(403, 'SECRET_NOT_ALLOWED')];
 /** Listing with a cursor. */
 export const cursorErrors = refuses(400, 'INVALID_CURSOR');
 /** Requests that take an `Idempotency-Key`. */

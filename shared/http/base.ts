@@ -7,7 +7,6 @@ import type { Route } from './route.ts';
 import { requireConfig, settingsFor } from '../config.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { parseRequest } from './middleware/parse-request.ts';
-import { requestBody } from './request-body.ts';
 import { problemDetails } from './middleware/problem.ts';
 import { requestLog } from './middleware/request-log.ts';
 
@@ -38,12 +37,12 @@ export type Input<R extends RouteIo> = {
 };
 
 /** Outermost first: request id + access log, problem rendering, body limit, `credentials`, then params/query/body validation. */
-export const stackWith = (route: Route, credentials: Middleware | undefined): Middleware[] => [
+export const stackWith = (route: Route, credentials: Middleware | undefined, body = route.body): Middleware[] => [
   requestLog(),
   problemDetails({ html: route.html }),
   bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
   ...(credentials ? [credentials] : []),
-  parseRequest({ params: route.params, query: route.query, body: requestBody(route) }),
+  parseRequest({ params: route.params, query: route.query, body }),
 ];
 
 /**

@@ -6,10 +6,14 @@ import { handlerWith, type Input, stackWith } from './base.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { sessionAuth } from './middleware/session-auth.ts';
 import { webhookAuth } from './middleware/webhook-auth.ts';
+import { requestBody } from './request-body.ts';
 
 export { DEFAULT_MAX_BODY, type Input, type RouteIo } from './base.ts';
 
-/** The house stack (base.ts) with the route's credentials: session, API key + metering, or the webhook's own checks. */
+/**
+ * The house stack (base.ts) with the route's credentials: session, API key + metering, or the
+ * webhook's own checks; a console route's body refuses unknown fields (request-body.ts).
+ */
 export function stackFor(route: Route): Middleware[] {
   const auth = route.auth;
   const credentials =
@@ -20,7 +24,7 @@ export function stackFor(route: Route): Middleware[] {
         : auth.kind === 'webhook'
           ? webhookAuth()
           : undefined;
-  return stackWith(route, credentials);
+  return stackWith(route, credentials, requestBody(route));
 }
 
 /**
@@ -30,12 +34,26 @@ export function stackFor(route: Route): Middleware[] {
  * freezes the instance between invocations.
  */
 export function http<R extends Route>(route: R, fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>) {
-  const handler = handlerWith(route, stackFor(route), fn);
-  return async (event: HttpEvent, context: Context): Promise<HttpResult> => {
+  return counted(handlerWith(route, stackFor(route), fn));
+}
+
+/**
+ * `http` for a webhook's trigger: the same stack as `stackFor` gives it (a trigger's body keeps
+ * unknown fields), named here so the trigger's bundle holds no other credentials' code.
+ */
+export function webhookHttp<R extends Route & { auth: { kind: 'webhook' } }>(
+  route: R,
+  fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>,
+) {
+  return counted(handlerWith(route, stackWith(route, webhookAuth()), fn));
+}
+
+const counted =
+  (handler: (event: HttpEvent, context: Context) => Promise<HttpResult>) =>
+  async (event: HttpEvent, context: Context): Promise<HttpResult> => {
     try {
       return await handler(event, context);
     } finally {
       await flushCountsWhenDue();
     }
   };
-}

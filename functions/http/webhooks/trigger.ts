@@ -1,6 +1,6 @@
 // POST /api/webhooks/{webhookId}/trigger (and the legacy POST /api/webhook-trigger/{webhookId})
 import { route } from './trigger.route.ts';
-import { http, type Input } from '../../../shared/http/handler.ts';
+import { type Input, webhookHttp } from '../../../shared/http/handler.ts';
 import { json } from '../../../shared/http/responses.ts';
 import { idempotencyKey } from '../../../shared/http/idempotency.ts';
 import { deliveryId, handshake, sendsDeliveryIds } from '../../../shared/http/webhook-senders.ts';
@@ -24,4 +24,4 @@ export const respond = async ({ event, body, principal, request }: Input<Pick<ty
   return json(200, result, replayed ? { 'idempotent-replayed': 'true' } : {});
 };
 
-export const handler = http(route, respond);
+export const handler = webhookHttp(route, respond);

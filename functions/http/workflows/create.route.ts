@@ -1,7 +1,7 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { WorkflowBody } from '../../../shared/schemas/workflows.ts';
 import { WorkflowView } from '../../../shared/schemas/engine.ts';
-import { DEFINITION_BYTES, readWrite, session } from '../../route-kinds.ts';
+import { DEFINITION_BYTES, readWrite, secretUseErrors, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
@@ -15,4 +15,5 @@ export const route = {
   status: 201,
   response: WorkflowView,
   maxBodyBytes: DEFINITION_BYTES,
+  errors: secretUseErrors,
 } as const satisfies Route;

@@ -1,7 +1,7 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { WorkflowParams, WorkflowView } from '../../../shared/schemas/engine.ts';
 import { WorkflowPatch } from '../../../shared/schemas/workflows.ts';
-import { DEFINITION_BYTES, readWrite, refuses, session } from '../../route-kinds.ts';
+import { DEFINITION_BYTES, readWrite, refuses, session, secretUseErrors } from '../../route-kinds.ts';
 
 export const route = {
   method: 'PUT',
@@ -15,5 +15,5 @@ export const route = {
   body: WorkflowPatch,
   response: WorkflowView,
   maxBodyBytes: DEFINITION_BYTES,
-  errors: [...refuses(409, 'WORKFLOW_CHANGED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],
+  errors: [...refuses(409, 'WORKFLOW_CHANGED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR'), ...secretUseErrors],
 } as const satisfies Route;

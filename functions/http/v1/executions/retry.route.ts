@@ -22,6 +22,7 @@ export const route = {
       'EXECUTION_FAILED_BEFORE_FIRST_STEP',
       'RETRY_LIMIT_REACHED',
       'RETENTION_EXPIRED',
+      'ALREADY_RETRIED',
       'CONFLICT',
     ),
   ],
