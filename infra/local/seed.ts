@@ -30,7 +30,7 @@ export const DEMO_DEFINITION = WorkflowDefinition.parse({
   output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
 });
 
-/** What `npm start` writes to `DATA_DIR/demo.json` (API.md "Local mode"). */
+/** What `npm start` writes to `DATA_DIR/demo.json` (README "Local mode"). */
 export type Demo = {
   baseUrl: string;
   accountId: string;

@@ -7,20 +7,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import type { Demo } from '../../infra/local/seed.ts';
 import { alive, commandLine, cpuMs, descendants } from './proc-cpu.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** What `npm start` writes to `DATA_DIR/demo.json` (README "Local mode"). */
-export type Demo = {
-  baseUrl: string;
-  accountId: string;
-  adminEmail: string;
-  adminPassword: string;
-  apiKey: string;
-  workflowId: string | null;
-  webhookId: string | null;
-};
+export type { Demo };
 
 /**
  * `DATA_DIR/emulators.json`: the emulators' environment, and their processes: `pids` when each
