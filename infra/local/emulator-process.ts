@@ -21,6 +21,7 @@ type Queue = {
   getAttributes(names: string[]): Record<string, string | number>;
   changeVisibility(receiptHandle: string, seconds: number): unknown;
   ReceiveMessageWaitTimeSeconds?: number;
+  DelaySeconds?: number;
 };
 
 /** The request a receive serves: `gone` once its client hung up (an aborted long poll). */
@@ -61,7 +62,11 @@ function awsLongPolling(q: Queue) {
   waiters.set(q, new Set());
   q.setRecord = (...args: unknown[]) => {
     const out = setRecord(...args);
-    notify(q);
+    // local-aws-sqs makes a new message visible on a timer of its delay, 0 ms included: wake the
+    // waiting receives on a timer of the same length, which runs after it (timers of one length run
+    // in the order they were set), not at once, when the message is not visible yet.
+    const seconds = Number((args[0] as { DelaySeconds?: unknown } | undefined)?.DelaySeconds);
+    setTimeout(() => notify(q), (Number.isNaN(seconds) ? (q.DelaySeconds ?? 0) : seconds) * 1000).unref();
     return out;
   };
   q.receive = async (opts) => {
