@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../../infra/local/stack.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
 import type { Scope } from '../../shared/db/entities/api-key.ts';
@@ -15,7 +12,7 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
 import { startRun } from '../../shared/engine/runs.ts';
-import { eventually, useOwnQueues } from '../support/engine.ts';
+import { eventually } from '../support/engine.ts';
 import { expectProblem, readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -28,11 +25,9 @@ import { givenAccount } from '../support/fixtures.ts';
  * decision and refused attempt, and approval deadlines.
  */
 
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 beforeAll(async () => {
-  await useOwnQueues();
-  const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-approvals-'));
-  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: false });
+  ({ stack } = await localStackOnSharedEmulators('approvals'));
 });
 afterAll(() => stack?.stop());
 

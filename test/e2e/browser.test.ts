@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../../infra/local/stack.ts';
-import { eventually, useOwnQueues } from '../support/engine.ts';
-import { uniqueEmail } from '../support/fixtures.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
+import { eventually } from '../support/engine.ts';
 
 /**
  * The one-click approval link in a real browser (Debian's chromium driven by playwright-core) on the
@@ -16,16 +15,16 @@ import { uniqueEmail } from '../support/fixtures.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const PHONE = { width: 390, height: 844 };
 
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 let demo: { apiKey: string; webhookId: string; workflowId: string; accountId: string };
 let browser: Browser | undefined;
 let shots: string;
 
 beforeAll(async () => {
-  await useOwnQueues();
-  const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-browser-'));
+  const started = await localStackOnSharedEmulators('browser', { seed: true });
+  stack = started.stack;
+  const dataDir = started.dataDir;
   shots = mkdtempSync(join(tmpdir(), 'flowgate-browser-shots-'));
-  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: true, seedEmail: uniqueEmail('demo') });
   demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -1,19 +1,14 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { startLocalStack } from '../../infra/local/stack.ts';
-import { useOwnQueues } from '../support/engine.ts';
-import { uniqueEmail } from '../support/fixtures.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 
 // The local server over HTTP, in this process, against the run's emulators.
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 let dataDir: string;
 beforeAll(async () => {
-  await useOwnQueues();
-  dataDir = mkdtempSync(join(tmpdir(), 'flowgate-e2e-'));
-  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: true, seedEmail: uniqueEmail('demo') });
+  ({ stack, dataDir } = await localStackOnSharedEmulators('e2e', { seed: true }));
 });
 afterAll(() => stack?.stop());
 

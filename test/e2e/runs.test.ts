@@ -1,19 +1,17 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../../infra/local/stack.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
-import { eventually, resumeAfterDecision, useOwnQueues } from '../support/engine.ts';
-import { uniqueEmail } from '../support/fixtures.ts';
+import { eventually, resumeAfterDecision } from '../support/engine.ts';
 
 // Runs over HTTP on the local stack (server, poller, worker, emulators), with the seeded demo.
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 let demo: { apiKey: string; workflowId: string; accountId: string; adminEmail: string; adminPassword: string };
 beforeAll(async () => {
-  await useOwnQueues();
-  const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-runs-'));
-  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: true, seedEmail: uniqueEmail('demo') });
+  const started = await localStackOnSharedEmulators('runs', { seed: true });
+  stack = started.stack;
+  const dataDir = started.dataDir;
   demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
 });
 afterAll(() => stack?.stop());

@@ -1,29 +1,18 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../../infra/local/stack.ts';
-import { useOwnQueues } from '../support/engine.ts';
-import { uniqueEmail } from '../support/fixtures.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 
 // The README's typed-client example, as a user runs it: types generated from the served document,
 // the example compiled with strict TypeScript and run against the local stack.
 const root = join(import.meta.dirname, '../..');
 const bin = (name: string) => join(root, 'node_modules/.bin', name);
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 let work: string;
 beforeAll(async () => {
-  await useOwnQueues();
-  stack = await startLocalStack({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: mkdtempSync(join(tmpdir(), 'flowgate-typed-')),
-    emulators: 'reuse',
-    seed: true,
-    seedEmail: uniqueEmail('typed'),
-  });
+  ({ stack } = await localStackOnSharedEmulators('typed', { seed: true }));
   // Inside the repository (git-ignored), so that the example resolves openapi-fetch like a project would.
   work = join(root, '.test-data', `typed-client-${process.pid}-${Date.now()}`);
   mkdirSync(work, { recursive: true });

@@ -3,12 +3,9 @@ import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { storage } from '../../shared/clients.ts';
 import { listEvents } from '../../shared/db/entities/execution.ts';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../../infra/local/stack.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { putApiKey, type Scope } from '../../shared/db/entities/api-key.ts';
@@ -21,7 +18,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { newTokenId } from '../../shared/ids.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { hashToken, mintToken } from '../../shared/tokens.ts';
-import { eventually, useOwnQueues } from '../support/engine.ts';
+import { eventually } from '../support/engine.ts';
 import { bearer, expectProblem, readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
 import { givenAccount, openUnlessKeyed, PASSWORD } from '../support/fixtures.ts';
@@ -33,11 +30,9 @@ import { givenAccount, openUnlessKeyed, PASSWORD } from '../support/fixtures.ts'
  * body rules, idempotency, raw-byte HMAC, the three variable mapping rules and the stats.
  */
 
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 beforeAll(async () => {
-  await useOwnQueues();
-  const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-webhook-trigger-'));
-  stack = await startLocalStack({ host: '127.0.0.1', port: 0, dataDir, emulators: 'reuse', seed: false });
+  ({ stack } = await localStackOnSharedEmulators('webhook-trigger'));
 });
 afterAll(() => stack?.stop());
 

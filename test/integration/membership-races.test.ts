@@ -1,10 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack } from '../../infra/local/stack.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
-import { useOwnQueues } from '../support/engine.ts';
+import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { bearer, readResponse } from '../support/http.ts';
 
@@ -14,16 +10,9 @@ import { bearer, readResponse } from '../support/http.ts';
  * session of a removed or disabled member works afterwards, and after a re-enable only the keys the
  * admin restored work again, old sessions never.
  */
-let stack: Awaited<ReturnType<typeof startLocalStack>>;
+let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 beforeAll(async () => {
-  await useOwnQueues();
-  stack = await startLocalStack({
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: mkdtempSync(join(tmpdir(), 'flowgate-races-')),
-    emulators: 'reuse',
-    seed: false,
-  });
+  ({ stack } = await localStackOnSharedEmulators('races'));
 });
 afterAll(() => stack?.stop());
 
