@@ -10,6 +10,7 @@ const env = z
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     DATA_DIR: z.string().default('.data'),
     SEED_DEMO: z.stringbool().default(true),
+    LOCAL_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   })
   .parse(process.env);
 
@@ -18,7 +19,13 @@ process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
 // Metrics are EMF lines for CloudWatch; locally they are noise unless asked for.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-const stack = await startLocalStack({ host: env.HOST, port: env.PORT, dataDir: resolve(env.DATA_DIR), seed: env.SEED_DEMO });
+const stack = await startLocalStack({
+  host: env.HOST,
+  port: env.PORT,
+  dataDir: resolve(env.DATA_DIR),
+  seed: env.SEED_DEMO,
+  sweepSeconds: env.LOCAL_SWEEP_SECONDS,
+});
 console.log(stack.demo ? demoBanner(stack.demo) : `Flowgate local stack ready at ${stack.url}`);
 
 let stopping = false;

@@ -16,6 +16,11 @@ export type LocalStackOptions = {
   seed?: boolean;
   /** The demo admin's email (tests seed several demos into one database). */
   seedEmail?: string;
+  /**
+   * Seconds between runs of the scheduled sweep (`LOCAL_SWEEP_SECONDS`, default 60: EventBridge's one
+   * minute on AWS). Tests of deadlines, reminders, escalation and callback timeouts set 1 or 2.
+   */
+  sweepSeconds?: number;
 };
 
 /**
@@ -27,7 +32,7 @@ const LOCAL_RUNS_CONCURRENCY = 4;
 
 /**
  * The whole local stack: emulators, the HTTP server over the route table, the queue pollers feeding
- * the workers, the scheduled sweep on a one-minute timer, and the demo seed. Everything it started stops with `stop()`.
+ * the workers, the scheduled sweep on its timer (`sweepSeconds`), and the demo seed. Everything it started stops with `stop()`.
  */
 export async function startLocalStack(opts: LocalStackOptions) {
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
@@ -45,7 +50,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   try {
     started = await startServer({ host: opts.host, port: opts.port, ready });
     process.env.PUBLIC_BASE_URL ??= started.url;
-    poller = await startWorkers(Boolean(emulators));
+    poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60);
     const server = started.server;
     const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail) : undefined;
     // Only now, seeded and `demo.json` written: a client that waits for /api/health may read it at once.
@@ -69,7 +74,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
 }
 
 /** The startup sweep (on a restart), the queue pollers feeding the workers, and the scheduled sweep's timer. */
-async function startWorkers(restart: boolean) {
+async function startWorkers(restart: boolean, sweepSeconds: number) {
   const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
   // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
@@ -85,11 +90,20 @@ async function startWorkers(restart: boolean) {
       fn: { name: 'worker-notify', timeoutSeconds: WORKER_TIMEOUT_SECONDS },
     }),
   ];
-  // The scheduled sweep (EventBridge every minute on AWS): approval deadlines and crashed runs.
+  // The scheduled sweep (EventBridge every minute on AWS): approval deadlines and crashed runs. One
+  // sweep at a time: a slow one is not overlapped by the next tick (on AWS each tick is an invocation
+  // of its own, and the sweep's writes are conditional, so overlap is safe there too).
   const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');
+  let sweeping = false;
   const sweepTimer = setInterval(() => {
-    sweep().catch((e: unknown) => console.error('local scheduled sweep failed', e));
-  }, 60_000);
+    if (sweeping) return;
+    sweeping = true;
+    sweep()
+      .catch((e: unknown) => console.error('local scheduled sweep failed', e))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, sweepSeconds * 1000);
   sweepTimer.unref();
   return {
     stop: () => {

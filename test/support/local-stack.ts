@@ -7,9 +7,10 @@ import { uniqueEmail } from './fixtures.ts';
 
 /**
  * The local stack in this test process on the run's shared emulators, with queues of its own and a
- * fresh data folder (`flowgate-<name>-…`); `seed` seeds the demo under an admin email of its own.
+ * fresh data folder (`flowgate-<name>-…`); `seed` seeds the demo under an admin email of its own;
+ * `sweepSeconds` runs the scheduled sweep that often (deadlines, reminders, timeouts in seconds).
  */
-export async function localStackOnSharedEmulators(name: string, opts: { seed?: boolean } = {}) {
+export async function localStackOnSharedEmulators(name: string, opts: { seed?: boolean; sweepSeconds?: number } = {}) {
   await useOwnQueues();
   const dataDir = mkdtempSync(join(tmpdir(), `flowgate-${name}-`));
   const stack = await startLocalStack({
@@ -18,6 +19,7 @@ export async function localStackOnSharedEmulators(name: string, opts: { seed?: b
     dataDir,
     emulators: 'reuse',
     seed: opts.seed ?? false,
+    ...(opts.sweepSeconds ? { sweepSeconds: opts.sweepSeconds } : {}),
     ...(opts.seed ? { seedEmail: uniqueEmail(name) } : {}),
   });
   return { stack, dataDir };
