@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Cron } from 'croner';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -191,6 +193,25 @@ describe('parseScheduleExpression: invalid forms name the field and the reason',
     expect(ScheduleTimezone.safeParse('Mars/Olympus').error?.issues[0]?.message).toBe(
       'must be an IANA time zone name such as Europe/Berlin or UTC',
     );
+  });
+});
+
+describe('README', () => {
+  it('shows expressions that are accepted, and the fire times it says', () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const table = /<!-- schedule expressions: start -->([\s\S]*?)<!-- schedule expressions: end -->/.exec(readme)?.[1] ?? '';
+    const examples = [...table.matchAll(/`((?:cron|rate|at)\([^`]*\))`/g)].map((m) => m[1] as string);
+    expect(examples.length).toBeGreaterThanOrEqual(12);
+    for (const source of examples) expect(messageOf(source), source).toBe('accepted');
+    expect(fires('cron(0/15 8-17 * * ? *)', 'UTC', '2026-05-04T17:30:00Z', 2)).toEqual([
+      '2026-05-04T17:45:00+00:00',
+      '2026-05-05T08:00:00+00:00',
+    ]);
+    expect(fires('cron(0 0 1 1 ? 2027-2029)', 'UTC', '2026-05-04T00:00:00Z', 9).map((s) => s.slice(0, 4))).toEqual([
+      '2027',
+      '2028',
+      '2029',
+    ]);
   });
 });
 
