@@ -46,7 +46,11 @@ const fail = (field: Field, why: string): never => {
 function value(field: Field, text: string): number {
   const named = field.names?.indexOf(text.toUpperCase()) ?? -1;
   if (named >= 0) return named + 1;
-  if (/^[?LW#]/i.test(text)) fail(field, `'${text}' is only allowed in day-of-month or day-of-week`);
+  if (/^[?LW#]/i.test(text))
+    fail(
+      field,
+      field.name.startsWith('day') ? `'${text}' stands alone in its field` : `'${text}' is only allowed in day-of-month or day-of-week`,
+    );
   if (!/^\d{1,4}$/.test(text)) {
     const names = field.names ? ` or ${field.names[0]}-${field.names.at(-1)}` : '';
     fail(field, `'${text}' is not a number${names}`);

@@ -135,10 +135,14 @@ function offsetAt(epochMs: number, timezone: string): number {
   return asUtc(localTimeIn(seconds, timezone)) - seconds;
 }
 
-/** Fire times before 1970 are never asked for; starting there keeps Intl's calendar in plain years. */
+/** Cron fire times lie in 1970-2199: searching only there keeps Intl's calendar in plain years. */
 const FLOOR = Date.UTC(1969, 11, 30);
+const CEILING = Date.UTC(2200, 0, 2);
 
-/** Up to `count` fire times (epoch ms), ascending, strictly after `after`, at or after `startAt`, at or before `endAt`. */
+/**
+ * Up to `count` fire times (epoch ms), ascending, strictly after `after`, at or after `startAt`, at or before `endAt`.
+ * A rate counts from `startAt` (pass the creation time when the schedule has none); an at() ignores both bounds.
+ */
 export function nextFireTimes(
   expr: ScheduleExpression,
   opts: { timezone: string; after: number; startAt?: number; endAt?: number; count: number },
@@ -158,6 +162,7 @@ export function nextFireTimes(
     return out;
   }
   const lower = Math.max(after, startAt ?? after, FLOOR);
+  if (lower > CEILING) return out;
   let from: LocalTime | null = localTimeIn(lower, timezone);
   // Each pass yields a fire time or skips a local time that is in a gap or already past (the repeat of an hour).
   for (let pass = 0; from && out.length < count && pass < count + 10_000; pass++) {

@@ -130,6 +130,8 @@ describe('parseScheduleExpression: invalid forms name the field and the reason',
     // cron: ?, L, W, #
     ['cron(? 9 * * ? *)', "cron minutes: '?' is only allowed in day-of-month or day-of-week"],
     ['cron(0 9 * L ? *)', "cron month: 'L' is only allowed in day-of-month or day-of-week"],
+    ['cron(0 9 ?,1 * ? *)', "cron day-of-month: '?' stands alone in its field"],
+    ['cron(0 9 ? * MON,? *)', "cron day-of-week: '?' stands alone in its field"],
     ['cron(0 9 L-3 * ? *)', "cron day-of-month: 'L-3': L and W stand alone, as L, LW or one day such as 15W"],
     ['cron(0 9 1,15W * ? *)', "cron day-of-month: '1,15W': L and W stand alone, as L, LW or one day such as 15W"],
     ['cron(0 9 1-5W * ? *)', "cron day-of-month: '1-5W': L and W stand alone, as L, LW or one day such as 15W"],
@@ -425,6 +427,9 @@ describe('nextFireTimes: years, windows, counts', () => {
     ]);
     expect(fires('cron(59 23 31 12 ? *)', 'UTC', '2199-12-31T23:58:00Z', 5)).toEqual(['2199-12-31T23:59:00+00:00']);
     expect(fires('cron(0 0 * * ? *)', 'UTC', '2199-12-31T00:00:00Z', 5)).toEqual([]);
+    expect(nextFireTimes(parse('cron(0 0 * * ? *)'), { timezone: 'UTC', after: Number.MAX_SAFE_INTEGER, count: 5 })).toEqual([]);
+    expect(nextFireTimes(parse('cron(0 0 * * ? *)'), { timezone: 'UTC', after: Number.NaN, count: 5 })).toEqual([]);
+    expect(nextFireTimes(parse('cron(0 0 1 1 ? *)'), { timezone: 'UTC', after: -1e15, count: 1 })).toEqual([0]);
     expect(fires('cron(0 9 * * ? 2025)', 'UTC', '2026-01-01T00:00:00Z', 5)).toEqual([]);
     expect(fires('cron(0 0 1 1 ? 1970)', 'UTC', '1969-12-31T00:00:00Z', 5)).toEqual(['1970-01-01T00:00:00+00:00']);
     // 30 February never comes.
