@@ -9,6 +9,7 @@ import { type Execution, getExecution, listEvents } from '../../shared/db/entiti
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createChannel } from '../../shared/domain/channels.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { expireApproval } from '../../shared/domain/expiry.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
@@ -303,6 +304,21 @@ describe('approval messages', { timeout: 120_000 }, () => {
     // A click on a message of the cancelled approval changes nothing.
     await click(s.slack.id, { user: s.memberSlack, action: 'approve', approvalId: approval.approvalId, respond: `late-${e.executionId}` });
     expect(responses(`late-${e.executionId}`)).toEqual([expect.objectContaining({ text: 'This approval was already handled.' })]);
+  });
+
+  it('an expired approval marks its messages: expired, no buttons', async () => {
+    const s = await givenSetup();
+    const { approval } = await waitingRun(s);
+    expect(await expireApproval(approval)).toBe(true);
+    const updated = await eventually(
+      async () => slackCalls('chat.update', approval.approvalId),
+      (u) => u.length === 3,
+      30_000,
+    );
+    for (const u of updated) {
+      expect(textOf(u.body)).toMatch(/Expired at .* without a decision/);
+      expect(blocks(u.body).some((b) => b.type === 'actions')).toBe(false);
+    }
   });
 
   it('a step naming a channel the account does not have is refused at save, with the path', async () => {

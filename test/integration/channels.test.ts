@@ -157,7 +157,7 @@ describe('approval channels: console routes', () => {
   });
 
   it("test sends a message and reports the provider's answer", async () => {
-    const { adminSession } = await givenAdmins();
+    const { adminSession, admin } = await givenAdmins();
     const { json: ok } = await create(adminSession, slackBody('s-ok', { defaultChannel: '#deploys' }));
     const tested = await test(adminSession, ok.id);
     expect(tested.json).toEqual({ ok: true, status: 200, error: null, retryAfterSeconds: null });
@@ -173,5 +173,25 @@ describe('approval channels: console routes', () => {
     expect(chat.calls('/teams/ok').at(-1)?.body.attachments[0].contentType).toBe('application/vnd.microsoft.card.adaptive');
     const { json: failing } = await create(adminSession, { type: 'teams', name: 'f', webhookUrl: `${chat.base}/teams/fail` });
     expect((await test(adminSession, failing.id)).json).toMatchObject({ ok: false, status: 500 });
+    // The webhook obeys the http_request egress rules: a private address is refused before anything is sent.
+    const { json: inside } = await create(adminSession, { type: 'teams', name: 'inside', webhookUrl: 'https://10.1.2.3/hook' });
+    expect((await test(adminSession, inside.id)).json).toEqual({
+      ok: false,
+      status: null,
+      error: expect.stringContaining('TARGET_FORBIDDEN'),
+      retryAfterSeconds: null,
+    });
+
+    // Email: SES v2 through the emulator; the default recipient is the admin.
+    const { json: mail } = await create(adminSession, { type: 'email', name: 'm', from: 'approvals@example.com' });
+    expect((await test(adminSession, mail.id)).json).toEqual({ ok: true, status: 200, error: null, retryAfterSeconds: null });
+    const store = (await (await fetch(`${process.env.AWS_ENDPOINT_URL_SESV2}/store`)).json()) as {
+      emails: { from: string; destination: { to: string[] }; body: { text: string } }[];
+    };
+    expect(
+      store.emails.some(
+        (m) => m.from === 'approvals@example.com' && m.destination.to[0] === admin.email && m.body.text.includes('channel m'),
+      ),
+    ).toBe(true);
   });
 });
