@@ -321,6 +321,40 @@ describe('approval messages', { timeout: 120_000 }, () => {
     }
   });
 
+  it('a provider that answers 429 or 5xx is retried through the queue; what was sent is not sent again', async () => {
+    const s = await givenSetup();
+    const tag = randomBytes(4).toString('hex');
+    await createChannel(s.actor, { type: 'teams', name: 'flaky', webhookUrl: `${chat.base}/teams/flaky-${tag}` });
+    const definition = WorkflowDefinition.parse({
+      steps: [
+        {
+          id: 'gate',
+          type: 'manual_approval',
+          title: `Retry ${tag}`,
+          reviewers: ['role:admin'],
+          notify: [{ channel: 'mail' }, { channel: 'ops', to: `#ratelimited-${tag}` }, { channel: 'flaky' }],
+        },
+      ],
+    });
+    const workflow = await createWorkflow(s.actor, { name: 'retry', definition, recovery: false, editors: [] });
+    const { execution } = await startRun({ workflow, trigger: 'api', variables: {}, startedBy: s.admin.userId });
+    const e = await eventually(
+      () => read(execution),
+      (x) => x.status === 'WAITING_APPROVAL',
+      30_000,
+    );
+    const messages = await eventually(
+      () => listApprovalMessages(e.accountId, e.approvalId as string),
+      (m) => m.length === 3,
+      60_000,
+    );
+    expect(messages.map((m) => m.channelType).sort()).toEqual(['email', 'slack', 'teams']);
+    // Each provider was asked twice (refused, then accepted); the mail went once.
+    expect(chat.calls(`/teams/flaky-${tag}`)).toHaveLength(2);
+    expect(chat.calls('chat.postMessage').filter((c) => c.body.channel === `#ratelimited-${tag}`)).toHaveLength(2);
+    expect(await mails(e.approvalId as string)).toHaveLength(1);
+  });
+
   it('a step naming a channel the account does not have is refused at save, with the path', async () => {
     const s = await givenSetup();
     const definition = WorkflowDefinition.parse({

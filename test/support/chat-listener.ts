@@ -13,13 +13,16 @@ export type Received = { method: string; path: string; query: Record<string, str
  * - `POST /slack/chat.update`: `{ ok, channel, ts, text }`.
  * - `GET /slack/users.info?user=` and `GET /slack/users.lookupByEmail?email=`: from `users`
  *   (Slack user id → email), else `user_not_found` / `users_not_found`.
- * - `POST /teams/<any>`: 202 with an empty body (what a Workflows trigger answers); `/teams/fail` 500.
+ * - `POST /teams/<any>`: 202 with an empty body (what a Workflows trigger answers); `/teams/fail` 500;
+ *   `/teams/flaky…` 503 the first time. A post to `#ratelimited…` is 429 (`Retry-After: 1`) the first time.
  * - `POST /respond/<any>` (an interaction's `response_url`): `{ ok: true }`.
  */
 export async function startChatListener() {
   const received: Received[] = [];
   const users = new Map<string, string>();
   let seq = 0;
+  /** Paths (and Slack conversations) that already failed once: `/teams/flaky…` answers 500 once, `#ratelimited` 429 once. */
+  const failedOnce = new Set<string>();
   const idOf = (prefix: string, s: string) => `${prefix}${createHash('sha256').update(s).digest('hex').slice(0, 9).toUpperCase()}`;
   const server = createServer(async (req: IncomingMessage, res) => {
     const url = new URL(req.url ?? '/', 'http://listener');
@@ -45,6 +48,11 @@ export async function startChatListener() {
       if (method === 'chat.postMessage') {
         const to = String(body?.channel ?? '');
         if (to === '#missing' || !to) return send(200, { ok: false, error: 'channel_not_found' });
+        if (to.startsWith('#ratelimited') && !failedOnce.has(to)) {
+          failedOnce.add(to);
+          res.writeHead(429, { 'retry-after': '1' });
+          return res.end();
+        }
         const channel = to.startsWith('#') ? idOf('C', to) : to.startsWith('U') ? idOf('D', to) : to;
         const ts = `${Math.floor(Date.now() / 1000)}.${String(++seq).padStart(6, '0')}`;
         return send(200, { ok: true, channel, ts, message: { text: body.text, blocks: body.blocks, ts } });
@@ -65,6 +73,10 @@ export async function startChatListener() {
         );
       }
       return send(200, { ok: false, error: 'unknown_method' });
+    }
+    if (url.pathname.startsWith('/teams/flaky') && !failedOnce.has(url.pathname)) {
+      failedOnce.add(url.pathname);
+      return send(503, { error: 'try later' });
     }
     if (url.pathname.startsWith('/teams/')) return url.pathname === '/teams/fail' ? send(500, { error: 'boom' }) : send(202);
     if (url.pathname.startsWith('/respond/')) return send(200, { ok: true });
