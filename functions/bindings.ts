@@ -14,8 +14,14 @@ export const WORKERS = {
     grants: ['table:read', 'table:write', 'queue:send', 'bucket:write', 'secrets:decrypt'],
     settings: ['PUBLIC_BASE_URL'],
   },
-  /** A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages. */
-  'worker/notify': { grants: ['table:read', 'secrets:decrypt'], settings: ['NOTIFY_QUEUE_URL'] },
+  /**
+   * A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages.
+   * Approval messages: it opens the channel's secrets, sends mail, builds links and records where each message went (to update it).
+   */
+  'worker/notify': {
+    grants: ['table:read', 'table:write', 'secrets:decrypt', 'email:send'],
+    settings: ['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL'],
+  },
   'sweep/scheduled': { grants: sweeps, settings: [] },
   'sweep/startup': { grants: sweeps, settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;

@@ -50,6 +50,13 @@ import { route as v1ApprovalsGet } from './http/v1/approvals/get.route.ts';
 import { route as v1ApprovalsApprove } from './http/v1/approvals/approve.route.ts';
 import { route as v1ApprovalsReject } from './http/v1/approvals/reject.route.ts';
 import { route as v1Me } from './http/v1/me.route.ts';
+import { route as channelsCreate } from './http/channels/create.route.ts';
+import { route as channelsList } from './http/channels/list.route.ts';
+import { route as channelsGet } from './http/channels/get.route.ts';
+import { route as channelsUpdate } from './http/channels/update.route.ts';
+import { route as channelsDelete } from './http/channels/delete.route.ts';
+import { route as channelsTest } from './http/channels/test.route.ts';
+import { route as slackInteractions } from './http/integrations/slack-interactions.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -109,4 +116,11 @@ export const routes = [
   v1ApprovalsApprove,
   v1ApprovalsReject,
   v1Me,
+  channelsCreate,
+  channelsList,
+  channelsGet,
+  channelsUpdate,
+  channelsDelete,
+  channelsTest,
+  slackInteractions,
 ] as const satisfies readonly Route[];

@@ -131,6 +131,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   publicBaseUrl: text('publicBaseUrl'),
   httpStepAllowlist: text('httpStepAllowlist'),
   secretsKeyArn: text('secretsKeyArn'),
+  sesIdentity: text('sesIdentity'),
   reservedConcurrency: int('reservedConcurrency'),
   runsWorkerConcurrency: int('runsWorkerConcurrency'),
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),

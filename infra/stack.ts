@@ -55,6 +55,11 @@ export type FlowgateStackProps = StackProps & {
    * key the stack creates, with yearly rotation. Its key policy must let the account's IAM policies grant its use.
    */
   secretsKeyArn?: string;
+  /**
+   * The verified SES identity (a domain or an address) approval mail goes out under (SES_IDENTITY):
+   * the notify worker (and a channel's test) may send from it alone. Absent: email channels cannot send.
+   */
+  sesIdentity?: string;
   /** Per-function reserved concurrency; default none (the account pool). */
   reservedConcurrency?: number;
   /** Maximum concurrent invocations of the runs worker by its queue (2-1,000). */
@@ -253,6 +258,7 @@ export class FlowgateStack extends Stack {
       notifyQueue: this.notifyQueue,
       bucket: this.bucket,
       secretsKey,
+      ...(props.sesIdentity ? { sesIdentity: props.sesIdentity } : {}),
     };
     // Signs list cursors; the same value must reach every function that pages. Those functions get
     // its ARN and read it at a cold start (shared/db/cursor.ts): no function environment holds it.

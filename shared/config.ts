@@ -75,6 +75,14 @@ const SETTINGS = {
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  /** Approval channels: the Slack Web API's base URL (a listener of their own in tests). */
+  SLACK_API_URL: httpUrl.default('https://slack.com/api'),
+  /**
+   * Approval channels: the verified SES identity mail goes out under (a domain or an address; the
+   * stack grants ses:SendEmail on it alone). Set: an email channel's `from` must belong to it. The
+   * SES endpoint is the SDK's own setting, AWS_ENDPOINT_URL_SESV2 (local mode: aws-ses-v2-local).
+   */
+  SES_IDENTITY: z.string().min(3).max(320).optional(),
 } satisfies Record<string, z.ZodType>;
 
 export type Setting = keyof typeof SETTINGS;
@@ -90,7 +98,9 @@ export type Grant =
   | 'bucket:write'
   /** Seal account secrets (a data key from the secrets key) / open them. */
   | 'secrets:encrypt'
-  | 'secrets:decrypt';
+  | 'secrets:decrypt'
+  /** Send mail through SES, from the stack's verified identity (approval channels). */
+  | 'email:send';
 
 /** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
 export const GRANT_SETTINGS = {
@@ -104,6 +114,7 @@ export const GRANT_SETTINGS = {
   // (the keyring refuses to work without one: shared/keyring.ts).
   'secrets:encrypt': [],
   'secrets:decrypt': [],
+  'email:send': [],
 } as const satisfies Record<Grant, readonly Setting[]>;
 
 /** The settings a function with these grants needs, plus `extra`. */

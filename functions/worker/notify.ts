@@ -9,6 +9,7 @@ import { config, requireConfig } from '../../shared/config.ts';
 import { workerSettings } from '../bindings.ts';
 import { deliverNotification, retryDelaySeconds } from '../../shared/engine/deliver.ts';
 import { NotifyMessage } from '../../shared/engine/notify.ts';
+import { DeliveryRetry, deliverApprovalNotice } from '../../shared/channels/approval-messages.ts';
 import { logger } from '../../shared/logger.ts';
 import { emit } from '../../shared/metrics.ts';
 import { parseMessage } from './message.ts';
@@ -20,25 +21,25 @@ const processor = new BatchProcessor(EventType.SQS);
 async function deliver(record: SQSRecord) {
   const message = parseMessage(NotifyMessage, record);
   if (!message) return void logger.error('malformed notification dropped', { messageId: record.messageId });
+  const id = 'kind' in message ? { approvalId: message.approvalId } : { eventId: message.event.eventId };
   try {
-    if ((await deliverNotification(message)) === 'delivered') emit('NotificationDelivered');
+    // Approval messages (Slack, email, Teams): one notice sends or updates all of an approval's.
+    if ('kind' in message) await deliverApprovalNotice(message);
+    else if ((await deliverNotification(message)) === 'delivered') emit('NotificationDelivered');
   } catch (error) {
     emit('NotificationFailed');
     const receiveCount = Number(record.attributes.ApproximateReceiveCount ?? '1');
-    logger.warn('notification delivery failed; will retry', {
-      eventId: message.event.eventId,
-      receiveCount,
-      error: (error as Error).message,
-    });
+    const retryAfter = error instanceof DeliveryRetry ? (error.retryAfterSeconds ?? 0) : 0;
+    logger.warn('notification delivery failed; will retry', { ...id, receiveCount, error: (error as Error).message });
     await queue()
       .send(
         new ChangeMessageVisibilityCommand({
           QueueUrl: config().NOTIFY_QUEUE_URL,
           ReceiptHandle: record.receiptHandle,
-          VisibilityTimeout: retryDelaySeconds(receiveCount),
+          VisibilityTimeout: Math.min(43_200, Math.max(retryDelaySeconds(receiveCount), retryAfter)),
         }),
       )
-      .catch((e: unknown) => logger.warn('notification backoff not set', { eventId: message.event.eventId, error: (e as Error).message }));
+      .catch((e: unknown) => logger.warn('notification backoff not set', { ...id, error: (e as Error).message }));
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -14,7 +14,15 @@ import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { BUNDLING } from './bundling.ts';
 
 /** The stateful resources a function can be bound to. */
-export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket; secretsKey: IKey };
+export type Bindable = {
+  table: ITable;
+  queue: IQueue;
+  notifyQueue: IQueue;
+  bucket: IBucket;
+  secretsKey: IKey;
+  /** The verified SES identity (a domain or an address) approval mail goes out under; absent: no function may send mail. */
+  sesIdentity?: string;
+};
 
 /**
  * A route's grants, plus `table:meter`: the counters an API-key request updates (the key's usage and
@@ -100,7 +108,7 @@ export class RouteFunction extends NodejsFunction {
    * Returns this function, so a call can be chained onto its creation.
    */
   bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
-    const { table, queue, notifyQueue, bucket, secretsKey } = resources;
+    const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
@@ -143,6 +151,12 @@ export class RouteFunction extends NodejsFunction {
         case 'secrets:decrypt':
           allow(['kms:Decrypt'], [secretsKey.keyArn]);
           this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
+          break;
+        // Approval mail: SendEmail from the stack's verified identity only (no identity: none at all).
+        case 'email:send':
+          if (!sesIdentity) break;
+          allow(['ses:SendEmail'], [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: sesIdentity })]);
+          this.addEnvironment('SES_IDENTITY', sesIdentity);
           break;
         default:
           grant satisfies never;

@@ -1,4 +1,4 @@
-// One emulator in a process of its own: `node infra/local/emulator-process.ts <sqs|s3> [dir]`.
+// One emulator in a process of its own: `node infra/local/emulator-process.ts <sqs|s3|ses> [dir]`.
 // Started by infra/local/emulators.ts with an IPC channel: it listens on a free port of 127.0.0.1,
 // sends `{ port }`, and exits when the channel closes (the stack stopped or was killed), so it never
 // outlives the process that started it. Its own process lets the bench measure its CPU apart from
@@ -145,7 +145,16 @@ async function s3() {
   return port;
 }
 
-const port = kind === 'sqs' ? await sqs() : kind === 's3' ? await s3() : undefined;
-if (port === undefined) throw new Error('usage: emulator-process.ts <sqs|s3> [dir]');
+/** aws-ses-v2-local: SES v2 SendEmail, a web viewer of the mail it took at `/`, and the mail as JSON at `/store`. */
+async function ses() {
+  const mod = (await import('aws-ses-v2-local')) as unknown as { default: { default?: SesServer } | SesServer };
+  const start = (typeof mod.default === 'function' ? mod.default : mod.default.default) as SesServer;
+  const server = await start({ host: '127.0.0.1', port: 0 });
+  return (server.address() as { port: number }).port;
+}
+type SesServer = (config: { host: string; port: number }) => Promise<import('node:http').Server>;
+
+const port = kind === 'sqs' ? await sqs() : kind === 's3' ? await s3() : kind === 'ses' ? await ses() : undefined;
+if (port === undefined) throw new Error('usage: emulator-process.ts <sqs|s3|ses> [dir]');
 process.on('disconnect', () => process.exit(0));
 process.send?.({ port });

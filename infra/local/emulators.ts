@@ -48,7 +48,7 @@ const STATE_FILE = 'emulators.json';
  */
 const JVM_ARGS = { shortLived: ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'], longLived: ['-XX:+UseSerialGC'] };
 
-export type EmulatorPids = { dynamodb: number; sqs: number; s3: number };
+export type EmulatorPids = { dynamodb: number; sqs: number; s3: number; ses: number };
 export type Emulators = {
   /** Environment that points the production SDK clients (and config) at the emulators. */
   env: Record<string, string>;
@@ -65,6 +65,8 @@ type State = {
   javaPid: number;
   /** DynamoDB Local's working folder when it is on tmpfs, and the id that ties it to this DATA_DIR. */
   tmpfs?: { dir: string; id: string };
+  /** The SES emulator's address: its web viewer of the mail sent (`/`), the mail as JSON (`/store`). */
+  ses?: string;
 };
 
 export async function freePort(): Promise<number> {
@@ -76,7 +78,7 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Start DynamoDB Local (AWS's own emulator, on Java), local-aws-sqs and s3rver, each in a process of
+ * Start DynamoDB Local (AWS's own emulator, on Java), local-aws-sqs, s3rver and aws-ses-v2-local, each in a process of
  * its own, and create the table, queues and bucket from the same definitions the CDK stack uses.
  * With `dataDir`, DynamoDB and S3 keep their data there (DynamoDB's working copy on tmpfs where
  * there is one: see `dynamoDbFolder`) and the endpoints and pids are written to
@@ -95,7 +97,7 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
   const folder = dataDir ? dynamoDbFolder(dataDir, previous) : undefined;
   // The tmpfs copy is recorded before DynamoDB Local writes to it, so a crash from here on keeps it.
   if (dataDir && folder?.tmpfs)
-    writeState(dataDir, { ...(previous ?? { env: {}, pids: { dynamodb: 0, sqs: 0, s3: 0 }, javaPid: 0 }), tmpfs: folder.tmpfs });
+    writeState(dataDir, { ...(previous ?? { env: {}, pids: { dynamodb: 0, sqs: 0, s3: 0, ses: 0 }, javaPid: 0 }), tmpfs: folder.tmpfs });
   const s3Dir = dataDir ? join(dataDir, 's3') : join(process.env.TMPDIR ?? '/tmp', `flowgate-s3-${process.pid}-${Date.now()}`);
   const ddbPort = await freePort();
   const java = spawnDynamoDb(ddbPort, folder?.dir);
@@ -108,16 +110,17 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
     if (!dataDir) rmSync(s3Dir, { recursive: true, force: true });
   };
   try {
-    const started = await Promise.allSettled([startNodeEmulator('sqs'), startNodeEmulator('s3', s3Dir)]);
+    const started = await Promise.allSettled([startNodeEmulator('sqs'), startNodeEmulator('s3', s3Dir), startNodeEmulator('ses')]);
     for (const s of started) if (s.status === 'fulfilled') children.push(s.value.child);
-    const [sqs, s3] = started.map((s) => {
+    const [sqs, s3, ses] = started.map((s) => {
       if (s.status === 'rejected') throw s.reason;
       return s.value;
-    }) as [NodeEmulator, NodeEmulator];
+    }) as [NodeEmulator, NodeEmulator, NodeEmulator];
     const endpoints = {
       dynamodb: `http://127.0.0.1:${ddbPort}`,
       sqs: `http://127.0.0.1:${sqs.port}`,
       s3: `http://127.0.0.1:${s3.port}`,
+      ses: `http://127.0.0.1:${ses.port}`,
     };
     const names = await provision(endpoints, java);
     const env = {
@@ -127,6 +130,8 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
       AWS_ENDPOINT_URL_S3: endpoints.s3,
+      // Approval mail goes to aws-ses-v2-local through the production SES v2 client.
+      AWS_ENDPOINT_URL_SESV2: endpoints.ses,
       S3_FORCE_PATH_STYLE: 'true',
       TABLE_NAME: names.table,
       RUNS_QUEUE_URL: names.queueUrl,
@@ -135,8 +140,8 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       // The local keyring of account secrets (shared/keyring.ts): created 0600 on first use.
       SECRETS_KEY_FILE: join(dataDir ?? `${s3Dir}-keys`, 'secrets.key'),
     };
-    const pids = { dynamodb: java.pid as number, sqs: sqs.child.pid as number, s3: s3.child.pid as number };
-    if (dataDir) writeState(dataDir, { env, pids, javaPid: pids.dynamodb, tmpfs: folder?.tmpfs });
+    const pids = { dynamodb: java.pid as number, sqs: sqs.child.pid as number, s3: s3.child.pid as number, ses: ses.child.pid as number };
+    if (dataDir) writeState(dataDir, { env, pids, javaPid: pids.dynamodb, tmpfs: folder?.tmpfs, ses: endpoints.ses });
     return { env, pids, stop };
   } catch (e) {
     await stop();
@@ -171,7 +176,7 @@ type NodeEmulator = { child: ChildProcess; port: number };
  * that runs us: it strips the types itself where it can, else through tsx. It reports its port over
  * the IPC channel and exits when the channel closes, so it ends with the process that started it.
  */
-async function startNodeEmulator(kind: 'sqs' | 's3', dir?: string): Promise<NodeEmulator> {
+async function startNodeEmulator(kind: 'sqs' | 's3' | 'ses', dir?: string): Promise<NodeEmulator> {
   const typescript = (process.features as { typescript?: unknown }).typescript;
   const child = fork(EMULATOR_PROCESS, [kind, ...(dir ? [dir] : [])], {
     execArgv: typescript ? ['--disable-warning=ExperimentalWarning'] : ['--import', 'tsx'],
@@ -201,7 +206,8 @@ function readState(dataDir: string): State | undefined {
   if (!existsSync(file)) return undefined;
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as Partial<State>;
-    return { env: {}, javaPid: 0, ...state, pids: state.pids ?? { dynamodb: state.javaPid ?? 0, sqs: 0, s3: 0 } };
+    const none: EmulatorPids = { dynamodb: state.javaPid ?? 0, sqs: 0, s3: 0, ses: 0 };
+    return { env: {}, javaPid: 0, ...state, pids: { ...none, ...state.pids } };
   } catch {
     return undefined;
   }
@@ -217,7 +223,12 @@ function writeState(dataDir: string, state: State) {
  * is still the emulator it was (its command line says so), and wait until it is gone.
  */
 async function killStale(state: State) {
-  const marks: Record<keyof EmulatorPids, string> = { dynamodb: 'DynamoDBLocal', sqs: 'emulator-process', s3: 'emulator-process' };
+  const marks: Record<keyof EmulatorPids, string> = {
+    dynamodb: 'DynamoDBLocal',
+    sqs: 'emulator-process',
+    s3: 'emulator-process',
+    ses: 'emulator-process',
+  };
   const cmdline = (pid: number) => {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'utf8');

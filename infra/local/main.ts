@@ -27,6 +27,8 @@ const stack = await startLocalStack({
   sweepSeconds: env.LOCAL_SWEEP_SECONDS,
 });
 console.log(stack.demo ? demoBanner(stack.demo) : `Flowgate local stack ready at ${stack.url}`);
+// Approval mail (email channels) goes to the SES emulator: read it there.
+if (stack.mailViewer) console.log(`Mail sent by the stack (SES emulator): ${stack.mailViewer}\n`);
 
 let stopping = false;
 const shutdown = async (signal: string) => {

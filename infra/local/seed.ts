@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAccount } from '../../shared/domain/accounts.ts';
 import { ALL_SCOPES, createKey } from '../../shared/domain/keys.ts';
+import { createChannel } from '../../shared/domain/channels.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -19,6 +20,8 @@ export const DEMO_DEFINITION = WorkflowDefinition.parse({
       reviewers: ['role:admin'],
       timeoutSeconds: 86400,
       form: [{ name: 'ticket', type: 'string', required: true }],
+      // The demo's email channel: the reviewers' mail lands in the SES emulator (`npm start` prints where).
+      notify: [{ channel: 'mail' }],
     },
     {
       id: 'report',
@@ -59,11 +62,19 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
     { accountId: account.accountId, userId: admin.userId },
     { name: 'demo key (all scopes)', scopes: ALL_SCOPES, validityDays: 365 },
   );
+  const session = {
+    kind: 'session' as const,
+    accountId: account.accountId,
+    userId: admin.userId,
+    role: 'admin' as const,
+    sessionId: 'seed',
+  };
+  await createChannel(session, { type: 'email', name: 'mail', from: 'approvals@demo.local' });
   const workflow = await createWorkflow(
     { accountId: account.accountId, userId: admin.userId, role: 'admin' },
     {
       name: 'Deploy with approval',
-      description: 'Demo: set → manual_approval → artifact',
+      description: 'Demo: set → manual_approval (mailed to the admins) → artifact',
       definition: DEMO_DEFINITION,
       recovery: false,
       editors: [],

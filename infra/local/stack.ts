@@ -57,6 +57,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     open();
     return {
       url: started.url,
+      /** Where the mail the stack sent can be read: the SES emulator's web viewer. */
+      mailViewer: process.env.AWS_ENDPOINT_URL_SESV2,
       demo,
       stop: async () => {
         server.closeAllConnections();

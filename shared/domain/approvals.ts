@@ -34,9 +34,10 @@ import {
 import { readThrough, userRead } from './records.ts';
 
 type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
-export type Channel = 'post' | 'link' | 'v1';
+export type Channel = 'post' | 'link' | 'v1' | 'slack';
 export type DecisionRequest = {
-  principal: KeyPrincipal;
+  /** The reviewer: an API key's owner, or a member a Slack click maps to (no key). */
+  principal: Pick<KeyPrincipal, 'accountId' | 'userId'> & { keyId?: string };
   approvalId: string;
   decision: 'approve' | 'reject';
   comment?: string;

@@ -79,14 +79,16 @@ const asRead = (user: User) => ({
 export async function updateMember(
   p: SessionPrincipal,
   userId: string,
-  change: { role?: Role; disabled?: boolean; restoreKeys?: boolean },
+  change: { role?: Role; disabled?: boolean; restoreKeys?: boolean; slackUserId?: string | null },
 ) {
   for (let attempt = 0; ; attempt++) {
     const user = await getUser(p.accountId, userId);
     if (!user) throw memberNotFound();
     const disabled = change.disabled ?? user.disabled ?? false;
     const gen = (user.gen ?? 0) + (disabled !== (user.disabled ?? false) ? 1 : 0);
-    const next: User = { ...user, role: change.role ?? user.role, disabled, gen };
+    const { slackUserId: recorded, ...rest } = user;
+    const slackUserId = change.slackUserId === undefined ? recorded : (change.slackUserId ?? undefined);
+    const next: User = { ...rest, role: change.role ?? user.role, disabled, gen, ...(slackUserId ? { slackUserId } : {}) };
     const was = isActiveAdmin(user);
     const is = isActiveAdmin(next);
     if (was !== is) await ensureAdminSet(p.accountId);
@@ -96,10 +98,16 @@ export async function updateMember(
         Update: {
           TableName: tableName(),
           Key: userKey(p.accountId, userId),
-          UpdateExpression: 'SET #role = :role, disabled = :disabled, #gen = :newGen',
+          UpdateExpression: `SET #role = :role, disabled = :disabled, #gen = :newGen${slackUserId ? ', slackUserId = :slack' : ' REMOVE slackUserId'}`,
           ConditionExpression: cond.expression,
           ExpressionAttributeNames: cond.names,
-          ExpressionAttributeValues: { ...cond.values, ':role': next.role, ':disabled': next.disabled, ':newGen': gen },
+          ExpressionAttributeValues: {
+            ...cond.values,
+            ':role': next.role,
+            ':disabled': next.disabled,
+            ':newGen': gen,
+            ...(slackUserId ? { ':slack': slackUserId } : {}),
+          },
         },
       },
       ...(was && !is ? [removeAdminItem(p.accountId, userId)] : []),

@@ -1,6 +1,7 @@
 import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
+import { listChannelItems } from '../db/entities/channel.ts';
 import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
@@ -76,11 +77,32 @@ async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
   if (errors.length) throw validationFailed(errors);
 }
 
+/**
+ * Approval steps' `notify` entries name channels of the account, checked when the definition is
+ * saved (400 with the path); a Slack conversation in `to` only on a Slack channel. A channel deleted
+ * later leaves the step sending nothing on it (the notify worker logs that).
+ */
+async function checkChannels(accountId: string, definition: WorkflowDefinition) {
+  const uses = definition.steps.flatMap((s, i) => (s.type === 'manual_approval' ? (s.notify ?? []).map((n, j) => ({ n, i, j })) : []));
+  if (uses.length === 0) return;
+  const channels = new Map((await listChannelItems(accountId)).map((c) => [c.name.toLowerCase(), c]));
+  const errors = uses.flatMap(({ n, i, j }) => {
+    const path = `definition.steps.${i}.notify.${j}`;
+    const c = channels.get(n.channel.toLowerCase());
+    if (!c) return [{ path: `${path}.channel`, message: `no channel named ${n.channel} in this account (POST /api/channels)` }];
+    if (typeof n.to === 'string' && c.type !== 'slack')
+      return [{ path: `${path}.to`, message: `a ${c.type} channel sends to reviewers: a list of user:<id> or role:<role>` }];
+    return [];
+  });
+  if (errors.length) throw validationFailed(errors);
+}
+
 type WorkflowInput = { name: string; description?: string; definition: WorkflowDefinition; recovery: boolean; editors: string[] };
 
 export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now()): Promise<Workflow> {
   await checkEditors(p.accountId, input.editors);
   await checkQuorums(p.accountId, input.definition);
+  await checkChannels(p.accountId, input.definition);
   const definition = restoreSecrets(input.definition, undefined);
   await checkSecretUse(p, definition);
   const w: Workflow = {
@@ -103,6 +125,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
   if (patch.definition) await checkQuorums(p.accountId, patch.definition);
+  if (patch.definition) await checkChannels(p.accountId, patch.definition);
   const definition = patch.definition && restoreSecrets(patch.definition, w.definition);
   if (definition) await checkSecretUse(p, definition);
   const next: Workflow = {

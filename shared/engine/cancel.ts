@@ -58,7 +58,8 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
       delete cancelled.lease;
       delete cancelled.approvalId;
       delete cancelled.wakeAt;
-      await notifyEvents(cancelled, [event]);
+      // Its pending approval's messages are updated too (the notice names it: the run no longer does).
+      await notifyEvents(pendingApproval && e.approvalId ? { ...cancelled, approvalId: e.approvalId } : cancelled, [event]);
       return cancelled;
     } catch (err) {
       if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;

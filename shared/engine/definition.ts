@@ -53,7 +53,7 @@ export const VariableDecl = z
       ctx.addIssue({ code: 'custom', path: ['default'], message: `must be a ${d.type}` });
   });
 
-const isHttpUrl = (s: string, localHttpOnly = false) => {
+export const isHttpUrl = (s: string, localHttpOnly = false) => {
   if (!/^https?:\/\//i.test(s) || !URL.canParse(s)) return false;
   const url = new URL(s);
   if (url.protocol === 'https:') return true;
@@ -110,6 +110,27 @@ export const FormField = z
     });
   });
 
+/** A channel's name in its account (`POST /api/channels`): what an approval's `notify` refers to. */
+export const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const ChannelName = z.string().regex(CHANNEL_NAME, 'must be 1-64 letters, digits, _, . or -, starting with a letter or digit');
+/** A Slack conversation: `#name` or a channel id (C…, G…, D…). */
+export const SLACK_CONVERSATION = /^#[a-z0-9][a-z0-9._-]{0,79}$|^[CGD][A-Z0-9]{4,}$/;
+/**
+ * Who an approval's message goes to on one channel: a Slack conversation (`#deploys`), or reviewers
+ * (`user:<id>`, `role:<role>`) mailed or messaged one by one. Absent: Slack's default channel (else
+ * the step's reviewers), the step's reviewers by email, the Teams webhook's chat. Checked against the
+ * account's channels when the workflow is saved (shared/domain/workflows.ts).
+ */
+export const ApprovalNotify = z.strictObject({
+  channel: ChannelName,
+  to: z
+    .union([
+      z.string().regex(SLACK_CONVERSATION, 'must be a Slack channel (#name or its id) or a list of reviewers'),
+      z.array(Reviewer).min(1).max(50),
+    ])
+    .optional(),
+});
+
 export const ManualApprovalStep = z.strictObject({
   ...base,
   type: z.literal('manual_approval'),
@@ -121,6 +142,8 @@ export const ManualApprovalStep = z.strictObject({
   timeoutSeconds: z.number().int().min(60).max(2_592_000).optional(),
   onTimeout: z.enum(['fail', 'approve', 'reject']).default('fail'),
   onReject: z.enum(['fail', 'continue']).default('fail'),
+  /** Who is told, on which of the account's channels (`ApprovalNotify`). */
+  notify: z.array(ApprovalNotify).min(1).max(10).optional(),
   form: z
     .array(FormField)
     .max(50)
@@ -244,3 +267,4 @@ export type DelayStep = z.infer<typeof DelayStep>;
 export type FailStep = z.infer<typeof FailStep>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;
+export type ApprovalNotify = z.infer<typeof ApprovalNotify>;

@@ -4,7 +4,7 @@ import { getExecution } from '../db/entities/execution.ts';
 import { readSecrets } from '../domain/account-secrets.ts';
 import { logger } from '../logger.ts';
 import { performHttpRequest } from './http-request.ts';
-import type { NotifyMessage } from './notify.ts';
+import type { EventNotice } from './notify.ts';
 import { referencedSecret } from './secret-refs.ts';
 import { StepError } from './step-error.ts';
 import { runDefinition } from './versions.ts';
@@ -17,7 +17,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  * snapshot, never from the message. Throws on failure so the queue retries it; the caller decides
  * the backoff. Targets obey the same address rules as http_request steps.
  */
-export async function deliverNotification(m: NotifyMessage, now = new Date()): Promise<'delivered' | 'dropped'> {
+export async function deliverNotification(m: EventNotice, now = new Date()): Promise<'delivered' | 'dropped'> {
   const e = await getExecution(m.accountId, m.executionId);
   const target = e && (await runDefinition(e))?.notifications?.[m.target];
   if (!e || !target) {

@@ -4,29 +4,71 @@ import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 import { type Execution, RunEvent } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
+import type { WorkflowDefinition } from './definition.ts';
 import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
-export const NotifyMessage = z.object({ accountId: z.string(), executionId: z.string(), target: z.number().int().min(0), event: RunEvent });
+export const EventNotice = z.object({ accountId: z.string(), executionId: z.string(), target: z.number().int().min(0), event: RunEvent });
+export type EventNotice = z.infer<typeof EventNotice>;
+/**
+ * A notifications-queue message about an approval whose step has `notify`: `send` its messages
+ * (it was requested), or `update` those sent (a vote, a decision, its expiry, its run's cancel).
+ */
+export const ApprovalNotice = z.object({
+  kind: z.literal('approval'),
+  action: z.enum(['send', 'update']),
+  accountId: z.string(),
+  executionId: z.string(),
+  approvalId: z.string(),
+});
+export type ApprovalNotice = z.infer<typeof ApprovalNotice>;
+export const NotifyMessage = z.union([ApprovalNotice, EventNotice]);
 export type NotifyMessage = z.infer<typeof NotifyMessage>;
+
+/** The approval notices of `events`: for approval steps with `notify` only (no definition read beyond the run's cached one). */
+function approvalNotices(
+  e: { accountId: string; executionId: string; approvalId?: string },
+  definition: WorkflowDefinition | undefined,
+  events: readonly RunEvent[],
+): ApprovalNotice[] {
+  const notifies = (stepId: unknown) =>
+    definition?.steps.some((s) => s.type === 'manual_approval' && s.notify?.length && (stepId === undefined || s.id === stepId)) ?? false;
+  const base = { kind: 'approval' as const, accountId: e.accountId, executionId: e.executionId };
+  return events.flatMap((ev): ApprovalNotice[] => {
+    const { approvalId, stepId } = ev.data as { approvalId?: unknown; stepId?: unknown };
+    if (ev.type === 'approval.requested' && typeof approvalId === 'string' && notifies(stepId))
+      return [{ ...base, action: 'send', approvalId }];
+    if ((ev.type === 'approval.decided' || ev.type === 'approval.expired') && typeof approvalId === 'string' && notifies(stepId))
+      return [{ ...base, action: 'update', approvalId }];
+    // A cancelled run's pending approval (`approvalId`: the caller names it) goes with it.
+    if (ev.type === 'execution.cancelled' && e.approvalId && notifies(undefined))
+      return [{ ...base, action: 'update', approvalId: e.approvalId }];
+    return [];
+  });
+}
 
 /**
  * Queue the events that the run's notification targets subscribed to. Delivery happens in the
  * notifications worker, with retries; queuing never fails the run (errors are logged).
  */
 export async function notifyEvents(
-  e: Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'>,
+  e: Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'> & { approvalId?: string },
   events: readonly RunEvent[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const targets = (await runDefinition(e))?.notifications ?? [];
-  if (targets.length === 0) return;
+  const definition = await runDefinition(e);
+  const targets = definition?.notifications ?? [];
+  const approvals = approvalNotices(e, definition, events);
+  if (targets.length === 0 && approvals.length === 0) return;
   const url = config().NOTIFY_QUEUE_URL;
-  const messages: NotifyMessage[] = targets.flatMap((t, target) =>
-    events
-      .filter((ev) => (t.events as readonly string[]).includes(ev.type))
-      .map((event) => ({ accountId: e.accountId, executionId: e.executionId, target, event })),
-  );
+  const messages: NotifyMessage[] = [
+    ...targets.flatMap((t, target) =>
+      events
+        .filter((ev) => (t.events as readonly string[]).includes(ev.type))
+        .map((event) => ({ accountId: e.accountId, executionId: e.executionId, target, event })),
+    ),
+    ...approvals,
+  ];
   try {
     for (let i = 0; i < messages.length; i += 10) {
       const { Failed = [] } = await queue().send(

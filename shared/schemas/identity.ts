@@ -10,7 +10,14 @@ export const Password = z.string().min(10, 'at least 10 characters').max(256);
 
 export const LoginBody = z.object({ email: z.string().max(254), password: z.string().max(256) });
 
-export const UserView = z.object({ id: z.string(), email: z.string(), role: Role, disabled: z.boolean(), createdAt: z.number() });
+export const UserView = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: Role,
+  disabled: z.boolean(),
+  createdAt: z.number(),
+  slackUserId: z.string().optional().describe('Their Slack user id, when recorded (`PUT /api/members/{id}`).'),
+});
 
 export const Me = z.object({
   user: UserView.pick({ id: true, email: true, role: true }),
@@ -25,6 +32,14 @@ export const UpdateMemberBody = z
   .strictObject({
     role: Role.optional(),
     disabled: z.boolean().optional(),
+    slackUserId: z
+      .string()
+      .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id (U…)')
+      .nullable()
+      .optional()
+      .describe(
+        'Their Slack user id: Slack approval messages reach them by it, and their Slack clicks map to them. null removes it. Without one, their email is looked up in Slack.',
+      ),
     restoreKeys: z
       .boolean()
       .optional()
@@ -32,7 +47,10 @@ export const UpdateMemberBody = z
         'With `disabled: false`: the member’s unrevoked keys work again. Without it a re-enabled member’s keys stay suspended; their old sessions never come back.',
       ),
   })
-  .refine((b) => b.role !== undefined || b.disabled !== undefined, 'Send role, disabled or both.')
+  .refine(
+    (b) => b.role !== undefined || b.disabled !== undefined || b.slackUserId !== undefined,
+    'Send role, disabled, slackUserId or several.',
+  )
   .refine((b) => !b.restoreKeys || b.disabled === false, { message: 'restoreKeys goes with disabled: false', path: ['restoreKeys'] });
 export const MemberList = z.object({ items: z.array(UserView), nextCursor: z.null() });
 

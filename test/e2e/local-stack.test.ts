@@ -31,6 +31,27 @@ describe('local stack over HTTP', () => {
     expect(demo.workflowId).toMatch(/^wf_/);
   });
 
+  it("mails the demo's approval to its admin through the SES emulator", async () => {
+    const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
+    expect(stack.mailViewer).toBe(process.env.AWS_ENDPOINT_URL_SESV2);
+    const started = await call(`/api/v1/workflows/${demo.workflowId}/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo.apiKey}` },
+      json: { variables: { env: 'production' } },
+    });
+    expect(started.status).toBe(202);
+    const deadline = Date.now() + 30_000;
+    type Mail = { destination: { to: string[] }; subject: string; body: { text: string } };
+    let mail: Mail | undefined;
+    while (!mail && Date.now() < deadline) {
+      const store = (await (await fetch(`${stack.mailViewer}/store`)).json()) as { emails: Mail[] };
+      mail = store.emails.find((m) => m.destination.to.includes(demo.adminEmail));
+      if (!mail) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(mail?.subject).toBe('Approval needed: Deploy to production');
+    expect(mail?.body.text).toContain('Workflow: Deploy with approval');
+  });
+
   it('login → create key → authenticated v1 call → revoke → 401', async () => {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     const login = await call('/api/auth/login', { method: 'POST', json: { email: demo.adminEmail, password: demo.adminPassword } });

@@ -95,7 +95,7 @@ describe('npm start', () => {
     // Each emulator is a process of its own, recorded for the bench and the next start; DynamoDB
     // Local works on tmpfs where the machine has one.
     const state = JSON.parse(readFileSync(join(dataDir, 'emulators.json'), 'utf8'));
-    expect(state.pids).toEqual({ dynamodb: state.javaPid, sqs: expect.any(Number), s3: expect.any(Number) });
+    expect(state.pids).toEqual({ dynamodb: state.javaPid, sqs: expect.any(Number), s3: expect.any(Number), ses: expect.any(Number) });
     const pids = Object.values(state.pids) as number[];
     for (const pid of pids) expect(isAlive(pid)).toBe(true);
     expect(readFileSync(`/proc/${state.pids.sqs}/cmdline`, 'utf8')).toContain('emulator-process.ts\0sqs');

@@ -23,17 +23,22 @@ function build(props: Partial<FlowgateStackProps> = {}) {
     .map(([, fn]) => {
       const role = roleOf(fn);
       const handler = String(resources[role]?.Properties.Description).replace('Flowgate function ', '');
-      const kms = Object.values(resources)
+      const statements = Object.values(resources)
         .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: { Ref: string }) => x.Ref === role))
-        .flatMap((p) => list<{ Action: string | string[]; Resource: unknown }>(p.Properties.PolicyDocument.Statement))
-        .filter((s) => list(s.Action).some((a) => a.startsWith('kms:')));
-      return { handler, kms, keyId: fn.Properties.Environment.Variables.SECRETS_KEY_ID as unknown };
+        .flatMap((p) => list<{ Action: string | string[]; Resource: unknown }>(p.Properties.PolicyDocument.Statement));
+      const kms = statements.filter((s) => list(s.Action).some((a) => a.startsWith('kms:')));
+      const ses = statements.filter((s) => list(s.Action).some((a) => a.startsWith('ses:')));
+      const env = fn.Properties.Environment.Variables;
+      return { handler, kms, ses, keyId: env.SECRETS_KEY_ID as unknown, sesIdentity: env.SES_IDENTITY as unknown };
     });
   return { templates, resources, functions };
 }
 
-const SEALING = ['http/secrets/create', 'http/secrets/update'];
-const OPENING = ['worker/execute', 'worker/notify'];
+const SEALING = ['http/secrets/create', 'http/secrets/update', 'http/channels/create'];
+// Approval channels' write-only fields are sealed with the same key: their test, Slack's requests and the notify worker open them.
+const OPENING = ['worker/execute', 'worker/notify', 'http/channels/test', 'http/integrations/slack-interactions'];
+/** Changing one write-only field of a channel opens the others and seals them again. */
+const BOTH = ['http/channels/update'];
 
 const built = build();
 
@@ -55,6 +60,13 @@ describe('account secrets in the stack', () => {
       if (SEALING.includes(f.handler)) {
         expect(f.kms, f.handler).toEqual([expect.objectContaining({ Action: 'kms:GenerateDataKey', Resource: keyArn })]);
         expect(f.keyId, f.handler).toEqual(keyArn);
+      } else if (BOTH.includes(f.handler)) {
+        expect(f.kms.flatMap((s) => list(s.Action)).sort(), f.handler).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+        expect(
+          f.kms.map((s) => s.Resource),
+          f.handler,
+        ).toEqual([keyArn]);
+        expect(f.keyId, f.handler).toEqual(keyArn);
       } else if (OPENING.includes(f.handler)) {
         expect(f.kms, f.handler).toEqual([expect.objectContaining({ Action: 'kms:Decrypt', Resource: keyArn })]);
         expect(f.keyId, f.handler).toEqual(keyArn);
@@ -73,10 +85,27 @@ describe('account secrets in the stack', () => {
     const { resources, functions } = build({ secretsKeyArn: arn });
     expect(Object.values(resources).filter((r) => r.Type === 'AWS::KMS::Key')).toEqual([]);
     const using = functions.filter((f) => f.kms.length > 0);
-    expect(using.map((f) => f.handler).sort()).toEqual([...SEALING, ...OPENING].sort());
+    expect(using.map((f) => f.handler).sort()).toEqual([...SEALING, ...OPENING, ...BOTH].sort());
     for (const f of using) {
       expect(list(f.kms[0]?.Resource)).toEqual([arn]);
       expect(f.keyId).toBe(arn);
     }
+  });
+});
+
+describe('approval mail in the stack', () => {
+  it('lets the notify worker (and a channel test) send from the SES identity only; nothing else sends mail', () => {
+    const { functions } = build({ sesIdentity: 'example.com' });
+    const senders = functions.filter((f) => f.ses.length > 0);
+    expect(senders.map((f) => f.handler).sort()).toEqual(['http/channels/test', 'worker/notify']);
+    for (const f of senders) {
+      expect(f.ses).toEqual([expect.objectContaining({ Action: 'ses:SendEmail' })]);
+      expect(JSON.stringify(f.ses[0]?.Resource)).toContain(':identity/example.com');
+      expect(f.sesIdentity).toBe('example.com');
+    }
+  });
+
+  it('grants no mail at all without an identity', () => {
+    expect(built.functions.filter((f) => f.ses.length > 0 || f.sesIdentity !== undefined)).toEqual([]);
   });
 });

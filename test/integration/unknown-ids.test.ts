@@ -37,6 +37,7 @@ const BODIES: Record<string, object> = {
   'PUT /api/workflows/{id}': { name: 'renamed' },
   'PUT /api/webhooks/{id}': { name: 'renamed' },
   'POST /api/v1/workflows/{workflowId}/runs': { variables: {} },
+  'PUT /api/channels/{channelId}': { name: 'renamed' },
 };
 const MALFORMED = [
   'x',
@@ -50,7 +51,7 @@ const MALFORMED = [
 ];
 /** A well-formed id of the kind the parameter names (ULID-shaped, never issued). */
 const unknownFor = (param: string) => {
-  const prefix = { webhookId: 'wh', workflowId: 'wf', executionId: 'ex', approvalId: 'ap', artifactId: 'ar' }[param];
+  const prefix = { webhookId: 'wh', workflowId: 'wf', executionId: 'ex', approvalId: 'ap', artifactId: 'ar', channelId: 'ch' }[param];
   return prefix ? `${prefix}_0000000000000000000000000z` : '0000000000000000000000000z';
 };
 

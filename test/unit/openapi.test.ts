@@ -132,9 +132,10 @@ describe('openApiDocument', () => {
       if (r.auth.kind === 'none') {
         // Explicitly none (a linter cannot tell a forgotten security from a public route otherwise).
         expect(o.security, where).toEqual([]);
-        // No credential to refuse; login refuses a wrong password.
-        if (r.path !== '/api/auth/login') expect(o.responses['401'], where).toBeUndefined();
-        else expect(codesOf('POST', r.path, 401)).toEqual(['INVALID_CREDENTIALS']);
+        // No credential to refuse; login refuses a wrong password, Slack's requests a wrong signature.
+        if (r.path === '/api/auth/login') expect(codesOf('POST', r.path, 401)).toEqual(['INVALID_CREDENTIALS']);
+        else if (r.path.startsWith('/api/integrations/slack/')) expect(codesOf('POST', r.path, 401)).toEqual(['INVALID_SLACK_SIGNATURE']);
+        else expect(o.responses['401'], where).toBeUndefined();
       } else if (r.auth.kind === 'webhook') {
         // The trigger takes the bound key in any of three places, an HMAC signature, or nothing (open).
         expect(o.security, where).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}]);

@@ -6,7 +6,7 @@ export const route = {
   method: 'PUT',
   path: '/api/members/{id}',
   handler: 'http/members/update',
-  summary: 'Change a member: role, disabled (admins)',
+  summary: 'Change a member: role, disabled, Slack user id (admins)',
   tag: 'Console',
   auth: admin,
   grants: readWrite,

@@ -27,6 +27,8 @@ export const User = z.object({
    * brings none back by itself. Absent (older users) is 0.
    */
   gen: z.number().optional(),
+  /** Their Slack user id (U…): Slack approval messages reach them, and their Slack clicks are theirs. */
+  slackUserId: z.string().optional(),
 });
 export type User = z.infer<typeof User>;
 
@@ -37,6 +39,7 @@ export const publicUser = (u: User) => ({
   role: u.role,
   disabled: u.disabled ?? false,
   createdAt: u.createdAt,
+  ...(u.slackUserId ? { slackUserId: u.slackUserId } : {}),
 });
 
 /** An admin who is not disabled: what the ADMINS set holds. */

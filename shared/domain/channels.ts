@@ -1,0 +1,170 @@
+import { config } from '../config.ts';
+import {
+  type Channel,
+  type ChannelSummary,
+  deleteChannelItems,
+  getChannel,
+  listChannelItems,
+  putChannel,
+  replaceChannel,
+} from '../db/entities/channel.ts';
+import { getUser } from '../db/entities/user.ts';
+import { adapters } from '../channels/index.ts';
+import type { OpenChannel, SendResult } from '../channels/types.ts';
+import { conflict, notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { keyring, seal, unseal } from '../keyring.ts';
+import type { CreateChannelBody, UpdateChannelBody } from '../schemas/channels.ts';
+import type { Principal } from './principal.ts';
+
+/**
+ * Approval channels (Slack, email, Teams), per account: admins write them, every member reads them
+ * (masked). The write-only fields are sealed together like account secrets (shared/keyring.ts),
+ * bound to the account and the channel's id.
+ */
+
+type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+type Secrets = Pick<OpenChannel, 'botToken' | 'signingSecret' | 'webhookUrl'>;
+const SECRET_FIELDS = ['botToken', 'signingSecret', 'webhookUrl'] as const;
+const TYPE_FIELDS: Record<Channel['type'], readonly string[]> = {
+  slack: ['botToken', 'signingSecret', 'defaultChannel'],
+  email: ['from'],
+  teams: ['webhookUrl'],
+};
+
+const context = (accountId: string, channelId: string) => ({ accountId, channel: channelId });
+const channelNotFound = (id: string) => notFound('CHANNEL_NOT_FOUND', `Channel ${id} does not exist.`);
+const nameTaken = (name: string) => conflict('CHANNEL_EXISTS', `A channel named ${name} exists in this account.`);
+
+/** How a write-only field shows: tokens by their last 4 characters, a webhook URL by its scheme and host. */
+function mask(field: (typeof SECRET_FIELDS)[number], value: string) {
+  if (field === 'webhookUrl') return `${new URL(value).origin}/••••`;
+  return field === 'botToken' ? `••••${value.slice(-4)}` : '••••';
+}
+
+export const channelView = (c: ChannelSummary) => ({
+  id: c.channelId,
+  name: c.name,
+  type: c.type,
+  ...(c.type === 'slack'
+    ? {
+        defaultChannel: c.defaultChannel ?? null,
+        interactionsUrl: `${config().PUBLIC_BASE_URL}/api/integrations/slack/${c.channelId}/interactions`,
+      }
+    : {}),
+  ...(c.from ? { from: c.from } : {}),
+  ...c.masks,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+/** With SES_IDENTITY set, a sender must belong to it: the address itself, or an address of the domain. */
+function checkSender(from: string | undefined) {
+  const identity = config().SES_IDENTITY?.toLowerCase();
+  if (!from || !identity) return;
+  const address = from.toLowerCase();
+  if (address === identity || (!identity.includes('@') && address.endsWith(`@${identity}`))) return;
+  throw validationFailed([{ path: 'from', message: `must be an address of the verified SES identity ${identity}` }]);
+}
+
+async function sealed(accountId: string, channelId: string, secrets: Secrets) {
+  const { kid, edk, iv, ct, tag } = await seal(keyring(), JSON.stringify(secrets), context(accountId, channelId));
+  const masks = Object.fromEntries(SECRET_FIELDS.flatMap((f) => (secrets[f] ? [[f, mask(f, secrets[f])]] : [])));
+  return { kid, edk, iv, ct, tag, masks };
+}
+
+export async function createChannel(p: SessionPrincipal, input: CreateChannelBody, now = Date.now()) {
+  if (input.type === 'email') checkSender(input.from);
+  const channelId = newId('ch');
+  const secrets: Secrets =
+    input.type === 'slack'
+      ? { botToken: input.botToken, signingSecret: input.signingSecret }
+      : input.type === 'teams'
+        ? { webhookUrl: input.webhookUrl }
+        : {};
+  const channel: Channel = {
+    channelId,
+    accountId: p.accountId,
+    name: input.name,
+    type: input.type,
+    ...(input.type === 'slack' && input.defaultChannel ? { defaultChannel: input.defaultChannel } : {}),
+    ...(input.type === 'email' ? { from: input.from } : {}),
+    ...(await sealed(p.accountId, channelId, secrets)),
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (!(await putChannel(channel))) throw nameTaken(input.name);
+  return channelView(channel);
+}
+
+export async function listChannels(p: Pick<Principal, 'accountId'>) {
+  const items = await listChannelItems(p.accountId);
+  return { items: items.sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1)).map(channelView), nextCursor: null };
+}
+
+/** A channel of the caller's account, or 404 (another account's id is indistinguishable from none). */
+export async function requireChannel(accountId: string, channelId: string): Promise<Channel> {
+  const c = await getChannel(accountId, channelId);
+  if (!c) throw channelNotFound(channelId);
+  return c;
+}
+
+export const showChannel = async (p: Pick<Principal, 'accountId'>, channelId: string) =>
+  channelView(await requireChannel(p.accountId, channelId));
+
+/** Change what is sent; a field of another type is a 400 naming it. Write-only fields not sent stay. */
+export async function updateChannel(p: SessionPrincipal, channelId: string, change: UpdateChannelBody, now = Date.now()) {
+  for (let attempt = 0; ; attempt++) {
+    const before = await requireChannel(p.accountId, channelId);
+    const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !TYPE_FIELDS[before.type].includes(k));
+    if (foreign.length) throw validationFailed(foreign.map(([k]) => ({ path: k, message: `not a field of a ${before.type} channel` })));
+    checkSender(change.from);
+    const touchesSecrets = SECRET_FIELDS.some((f) => change[f] !== undefined);
+    const secrets = touchesSecrets ? { ...(await openSecrets(before)), ...pick(change) } : undefined;
+    const { defaultChannel: dc, ...kept } = before;
+    const next: Channel = {
+      ...kept,
+      ...(change.name ? { name: change.name } : {}),
+      ...(change.from ? { from: change.from } : {}),
+      ...(change.defaultChannel === null ? {} : (change.defaultChannel ?? dc) ? { defaultChannel: change.defaultChannel ?? dc } : {}),
+      ...(secrets ? await sealed(p.accountId, channelId, secrets) : {}),
+      updatedAt: Math.max(now, before.updatedAt + 1),
+    };
+    const result = await replaceChannel(before, next);
+    if (result === 'ok') return channelView(next);
+    if (result === 'conflict') throw nameTaken(next.name);
+    if (attempt >= 3) throw conflict('CHANNEL_CHANGED', 'The channel was changed concurrently; try again.');
+  }
+}
+
+const pick = (c: UpdateChannelBody): Secrets => Object.fromEntries(SECRET_FIELDS.flatMap((f) => (c[f] ? [[f, c[f]]] : [])));
+
+export async function removeChannel(p: SessionPrincipal, channelId: string): Promise<void> {
+  const c = await requireChannel(p.accountId, channelId);
+  if (!(await deleteChannelItems(c))) throw channelNotFound(channelId);
+}
+
+const openSecrets = async (c: Channel): Promise<Secrets> =>
+  JSON.parse(await unseal(keyring(), c, context(c.accountId, c.channelId))) as Secrets;
+
+/** The channel with its write-only fields opened, for its adapter. Never logged. */
+export async function openChannel(c: Channel): Promise<OpenChannel> {
+  const { channelId, accountId, name, type, defaultChannel, from } = c;
+  return {
+    channelId,
+    accountId,
+    name,
+    type,
+    ...(defaultChannel ? { defaultChannel } : {}),
+    ...(from ? { from } : {}),
+    ...(await openSecrets(c)),
+  };
+}
+
+/** Send a test message (to `to`, else the channel's default conversation or the caller's address) and report the provider's answer. */
+export async function testChannel(p: SessionPrincipal, channelId: string, to: string | undefined) {
+  const c = await requireChannel(p.accountId, channelId);
+  const fallback = c.type === 'email' && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
+  const r: SendResult = await adapters[c.type].test(await openChannel(c), to ?? fallback);
+  return { ok: r.ok, status: r.status ?? null, error: r.error ?? null, retryAfterSeconds: r.retryAfterSeconds ?? null };
+}

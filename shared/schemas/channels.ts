@@ -1,0 +1,86 @@
+import * as z from 'zod';
+import { ChannelName, isHttpUrl, SLACK_CONVERSATION } from '../engine/definition.ts';
+import { Email } from './identity.ts';
+import { idOf } from './common.ts';
+
+const writeOnly = 'Write-only: sealed at rest, shown masked.';
+const BotToken = z
+  .string()
+  .regex(/^xox[bp]-[A-Za-z0-9-]{8,250}$/, 'must be a Slack bot token (xoxb-…)')
+  .describe(`The Slack app's bot token (scopes chat:write, users:read, users:read.email). ${writeOnly}`);
+const SigningSecret = z
+  .string()
+  .regex(/^[A-Za-z0-9]{16,128}$/, "must be the Slack app's signing secret (letters and digits)")
+  .describe(`Verifies Slack's interactivity requests (v0 signatures). ${writeOnly}`);
+const DefaultChannel = z
+  .string()
+  .regex(SLACK_CONVERSATION, 'must be #name or a Slack channel id')
+  .describe('Where an approval step without `to` posts.');
+const From = Email.describe("The sender: an address of the stack's verified SES identity.");
+const WebhookUrl = z
+  .string()
+  .max(2048)
+  .refine((s) => isHttpUrl(s, true), 'must be an https URL (http only for localhost or 127.0.0.1)')
+  .describe(
+    `A Teams Workflows webhook URL ("When a Teams webhook request is received"); subject to the http_request egress rules. ${writeOnly}`,
+  );
+
+const Name = ChannelName.describe('Unique in the account (any case); approval steps name it in `notify[].channel`.');
+
+export const CreateChannelBody = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('slack'),
+    name: Name,
+    botToken: BotToken,
+    signingSecret: SigningSecret,
+    defaultChannel: DefaultChannel.optional(),
+  }),
+  z.object({ type: z.literal('email'), name: Name, from: From }),
+  z.object({ type: z.literal('teams'), name: Name, webhookUrl: WebhookUrl }),
+]);
+export type CreateChannelBody = z.infer<typeof CreateChannelBody>;
+
+/** What is not sent stays; the fields must be the channel's type's (400 otherwise); `defaultChannel: null` removes it. */
+export const UpdateChannelBody = z
+  .object({
+    name: Name.optional(),
+    botToken: BotToken.optional(),
+    signingSecret: SigningSecret.optional(),
+    defaultChannel: DefaultChannel.nullable().optional(),
+    from: From.optional(),
+    webhookUrl: WebhookUrl.optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), 'Send at least one field.');
+export type UpdateChannelBody = z.infer<typeof UpdateChannelBody>;
+
+export const ChannelParams = z.object({ channelId: idOf('CHANNEL_NOT_FOUND', 'Channel') });
+
+export const TestChannelBody = z.object({
+  to: z
+    .string()
+    .max(254)
+    .optional()
+    .describe("Slack: a channel (#name or id; default the channel's defaultChannel). Email: an address (default yours). Teams: not used."),
+});
+
+export const ChannelView = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(['slack', 'email', 'teams']),
+  defaultChannel: z.string().nullable().optional(),
+  from: z.string().optional(),
+  botToken: z.string().optional().describe('Masked.'),
+  signingSecret: z.string().optional().describe('Masked.'),
+  webhookUrl: z.string().optional().describe('Masked: scheme and host only.'),
+  interactionsUrl: z.string().optional().describe("Slack: the Request URL of the Slack app's Interactivity settings."),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export const ChannelList = z.object({ items: z.array(ChannelView), nextCursor: z.null() });
+
+export const ChannelTestResult = z.object({
+  ok: z.boolean(),
+  status: z.number().nullable().describe("The provider's HTTP status."),
+  error: z.string().nullable().describe("The provider's error (Slack's `error`, SES's exception, the webhook's answer)."),
+  retryAfterSeconds: z.number().nullable(),
+});
