@@ -1,8 +1,9 @@
 // The scheduled sweep (EventBridge, every minute; a timer in local mode): expires approvals past
-// their deadline, and recovers runs whose worker died (their lease expired; ARCHITECTURE.md
-// "Crash and restart semantics").
+// their deadline, recovers runs whose worker died (their lease expired; ARCHITECTURE.md
+// "Crash and restart semantics"), and sends due approval reminders and escalations (`shared/domain/nudges.ts`).
 import { flushCounts } from '../../shared/db/counters.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
+import { nudgeDueApprovals } from '../../shared/domain/nudges.ts';
 import { sweepCrashed } from '../../shared/engine/recovery.ts';
 import { logger } from '../../shared/logger.ts';
 import { requireConfig } from '../../shared/config.ts';
@@ -11,9 +12,9 @@ import { workerSettings } from '../bindings.ts';
 requireConfig(workerSettings('sweep/scheduled'));
 
 export const handler = async () => {
-  const [expired, recovered] = await Promise.all([expireDueApprovals(), sweepCrashed()]);
+  const [expired, recovered, { reminders, escalations }] = await Promise.all([expireDueApprovals(), sweepCrashed(), nudgeDueApprovals()]);
   // Runs recovered from PENDING counted their triggers (`counters.ts`).
   await flushCounts();
-  if (expired || recovered) logger.info('scheduled sweep', { expired, recovered });
-  return { expired, recovered };
+  if (expired || recovered || reminders || escalations) logger.info('scheduled sweep', { expired, recovered, reminders, escalations });
+  return { expired, recovered, reminders, escalations };
 };

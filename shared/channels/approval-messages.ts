@@ -11,6 +11,7 @@ import { logger } from '../logger.ts';
 import { approvalCard, type CardContext, shows } from './card.ts';
 import { adapters } from './index.ts';
 import { recipients } from './recipients.ts';
+import { sendPlan } from './send-plan.ts';
 import type { MessageRef, OpenChannel, SendResult } from './types.ts';
 
 /** A failed send worth another try: no answer, a timeout, 429 or 5xx (a refusal such as `channel_not_found` is final). */
@@ -83,7 +84,7 @@ export async function deliverApprovalNotice(m: ApprovalNotice, now = Date.now())
   const approval = await getApproval(m.accountId, m.approvalId);
   if (!approval) return void logger.warn('approval notice dropped: no such approval', { approvalId: m.approvalId });
   const context = await cardContext(approval);
-  const retries = m.action === 'send' ? await sendAll(approval, context, now) : await updateAll(approval, context);
+  const retries = m.action === 'update' ? await updateAll(approval, context) : await sendAll(approval, context, now, m);
   if (retries.length)
     throw new DeliveryRetry(
       `${retries.length} approval message(s) to retry: ${retries.map((r) => r.error).join('; ')}`.slice(0, 500),
@@ -91,10 +92,13 @@ export async function deliverApprovalNotice(m: ApprovalNotice, now = Date.now())
     );
 }
 
-async function sendAll(approval: Approval, context: CardContext, now: number): Promise<SendResult[]> {
+async function sendAll(approval: Approval, context: CardContext, now: number, m: ApprovalNotice): Promise<SendResult[]> {
   const execution = await getExecution(approval.accountId, approval.executionId);
   const step = execution && (await runDefinition(execution))?.steps.find((s) => s.id === approval.stepId);
-  const entries = step?.type === 'manual_approval' ? (step.notify ?? []) : [];
+  // The request's messages, a reminder's or an escalation's (./send-plan.ts).
+  const plan = sendPlan(m, approval, step);
+  if (!plan) return [];
+  const { entries } = plan;
   const sent = new Set((await listApprovalMessages(approval.accountId, approval.approvalId)).map((x) => x.key));
   const retries: SendResult[] = [];
   for (const [index, entry] of entries.entries()) {
@@ -104,15 +108,15 @@ async function sendAll(approval: Approval, context: CardContext, now: number): P
       continue;
     }
     const open = await openChannel(channel);
-    const { recipients: to, failed } = await recipients(open, entry, approval);
+    const { recipients: to, failed } = await recipients(open, entry, plan.audience);
     for (const f of failed) report(approval, channel, f.to, f, retries);
     for (const r of to) {
-      const key = `${index}#${r.key}`;
-      if (sent.has(key)) continue;
+      const key = `${plan.prefix}${index}#${r.key}`;
+      if (sent.has(key) || (r.reviewer && plan.skip.has(r.reviewer.userId))) continue;
       const result = await sendApprovalMessage({
         channel: open,
         to: r.to,
-        approval,
+        approval: plan.titlePrefix ? { ...approval, title: `${plan.titlePrefix}${approval.title}` } : approval,
         context,
         ...(r.reviewer ? { reviewer: r.reviewer } : {}),
       });

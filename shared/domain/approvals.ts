@@ -12,6 +12,8 @@ import {
   newAuditId,
 } from '../db/entities/approval.ts';
 import { getExecution } from '../db/entities/execution.ts';
+import { listApprovalMessages } from '../db/entities/approval-message.ts';
+import { notifiedView } from './notified.ts';
 import { listUsers } from '../db/entities/user.ts';
 import { pause } from '../db/retry.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
@@ -282,10 +284,11 @@ async function stillToDecide(a: Approval): Promise<string[]> {
 export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
   const a = await requireApproval(p.accountId, approvalId);
   await assertReviewer(p, a);
-  const [history, execution, pending] = await Promise.all([
+  const [history, execution, pending, messages] = await Promise.all([
     listAudit(p.accountId, approvalId),
     getExecution(p.accountId, a.executionId),
     stillToDecide(a),
+    listApprovalMessages(p.accountId, approvalId),
   ]);
   return {
     ...approvalView(a, history),
@@ -299,6 +302,7 @@ export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
         comment: h.comment ?? null,
       })),
     pendingReviewers: pending,
+    ...notifiedView(a, messages),
     context: execution ? { executionStatus: execution.status, trigger: execution.trigger, variables: execution.variables } : null,
   };
 }

@@ -18,13 +18,15 @@
 //    one transaction conditional on PENDING: once the quorum is reached no rejection lands, and
 //    after a rejection no vote counts (the approval is no longer PENDING).
 // 4. AWS refuses a plain write to an item that a transaction is writing (TransactionConflict): the
-//    only transactions on the approval are the one that ends it (2, 3), and a vote refused that way
+//    only transactions on the approval are the one that ends it (2, 3) and a reminder's or
+//    escalation's (`nudges.ts`: it changes no vote, and is itself conditional on the vote count it
+//    read, so it too tries again after a vote), and a vote refused that way
 //    is tried again (`retryConflicts`) and then meets the ended approval's condition. Nothing was
 //    written by a refused write, so no retry counts twice.
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
-import { eventsPut, newEvent, VOTE_ROOM } from '../db/entities/execution.ts';
+import { approvalEventSeq, eventsPut, newEvent } from '../db/entities/execution.ts';
 import { pause, retryConflicts } from '../db/retry.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { notifyEvents } from '../engine/notify.ts';
@@ -106,7 +108,7 @@ export async function recordVote(a: Approval, vote: Vote) {
     audit.at,
   );
   // Numbered in the room the run keeps after its approval.requested (no write to the run: see VOTE_ROOM).
-  event.seq = (a.runSeq ?? 0) + Math.min(a.approvals ?? 1, VOTE_ROOM - 1);
+  event.seq = approvalEventSeq(a);
   await db().send(new TransactWriteCommand({ TransactItems: [auditPut(audit), eventsPut(a.accountId, [event])] as never[] }));
   await notifyEvents(a, [event]);
 }

@@ -83,11 +83,18 @@ async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
  * later leaves the step sending nothing on it (the notify worker logs that).
  */
 async function checkChannels(accountId: string, definition: WorkflowDefinition) {
-  const uses = definition.steps.flatMap((s, i) => (s.type === 'manual_approval' ? (s.notify ?? []).map((n, j) => ({ n, i, j })) : []));
+  const uses = definition.steps.flatMap((s, i) =>
+    s.type === 'manual_approval'
+      ? [
+          ...(s.notify ?? []).map((n, j) => ({ n, path: `definition.steps.${i}.notify.${j}` })),
+          // An escalation's own `notify` (README "Reminders and escalation").
+          ...(s.escalate?.notify ?? []).map((n, j) => ({ n, path: `definition.steps.${i}.escalate.notify.${j}` })),
+        ]
+      : [],
+  );
   if (uses.length === 0) return;
   const channels = new Map((await listChannelItems(accountId)).map((c) => [c.name.toLowerCase(), c]));
-  const errors = uses.flatMap(({ n, i, j }) => {
-    const path = `definition.steps.${i}.notify.${j}`;
+  const errors = uses.flatMap(({ n, path }) => {
     const c = channels.get(n.channel.toLowerCase());
     if (!c) return [{ path: `${path}.channel`, message: `no channel named ${n.channel} in this account (POST /api/channels)` }];
     if (typeof n.to === 'string' && c.type !== 'slack')

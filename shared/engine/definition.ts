@@ -131,6 +131,29 @@ export const ApprovalNotify = z.strictObject({
     .optional(),
 });
 
+/** `remind`: every `everySeconds` (at least a minute, the sweep's period) while pending, `max` times at most. */
+export const ApprovalRemind = z.strictObject({
+  everySeconds: z.number().int().min(60).max(604_800),
+  max: z.number().int().min(1).max(20),
+});
+/** `escalate`: `afterSeconds` after the request, `reviewers` may decide too and are told through `notify`. */
+export const ApprovalEscalate = z.strictObject({
+  afterSeconds: z.number().int().min(60).max(2_592_000),
+  reviewers: z.array(Reviewer).min(1).max(50),
+  notify: z.array(ApprovalNotify).min(1).max(10).optional(),
+});
+
+/** An escalation after the approval's deadline would never happen: refused at save. */
+function escalateIssue(step: unknown): string | undefined {
+  const { type, timeoutSeconds, escalate } = (step ?? {}) as {
+    type?: unknown;
+    timeoutSeconds?: unknown;
+    escalate?: { afterSeconds?: unknown };
+  };
+  if (type !== 'manual_approval' || typeof timeoutSeconds !== 'number' || typeof escalate?.afterSeconds !== 'number') return undefined;
+  return escalate.afterSeconds < timeoutSeconds ? undefined : `must be less than timeoutSeconds (${timeoutSeconds})`;
+}
+
 export const ManualApprovalStep = z.strictObject({
   ...base,
   type: z.literal('manual_approval'),
@@ -144,6 +167,10 @@ export const ManualApprovalStep = z.strictObject({
   onReject: z.enum(['fail', 'continue']).default('fail'),
   /** Who is told, on which of the account's channels (`ApprovalNotify`). */
   notify: z.array(ApprovalNotify).min(1).max(10).optional(),
+  /** Reminders to the reviewers who have not decided, through `notify` (`ApprovalRemind`). */
+  remind: ApprovalRemind.optional(),
+  /** Reviewers added while still pending, told through their own `notify` (`ApprovalEscalate`). */
+  escalate: ApprovalEscalate.optional(),
   form: z
     .array(FormField)
     .max(50)
@@ -227,6 +254,8 @@ function crossCheck(def: unknown, ctx: z.RefinementCtx) {
     steps.forEach((s: unknown, i) => {
       const issue = quorumIssue(s);
       if (issue) ctx.addIssue({ code: 'custom', path: ['steps', i, 'minApprovals'], message: issue });
+      const late = escalateIssue(s);
+      if (late) ctx.addIssue({ code: 'custom', path: ['steps', i, 'escalate', 'afterSeconds'], message: late });
     });
     const firstIndex = new Map<unknown, number>();
     steps.forEach((s: unknown, i) => {
@@ -268,3 +297,5 @@ export type FailStep = z.infer<typeof FailStep>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;
 export type ApprovalNotify = z.infer<typeof ApprovalNotify>;
+export type ApprovalRemind = z.infer<typeof ApprovalRemind>;
+export type ApprovalEscalate = z.infer<typeof ApprovalEscalate>;

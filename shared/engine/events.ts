@@ -14,6 +14,8 @@ export const EVENT_TYPES = [
   'approval.requested',
   'approval.decided',
   'approval.expired',
+  'approval.reminded',
+  'approval.escalated',
   'execution.succeeded',
   'execution.failed',
   'execution.cancelled',

@@ -1,5 +1,6 @@
 import { config } from '../config.ts';
 import { approvalPut } from '../db/entities/approval.ts';
+import { nudgePut } from '../db/entities/approval-nudge.ts';
 import {
   type Execution,
   executionItemBytes,
@@ -138,7 +139,7 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
       run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), approvalId: a.approvalId });
       run.record([started, requested]);
       // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
-      run.record([], [approvalPut({ ...a, runSeq: run.e.seq })]);
+      run.record([], [approvalPut({ ...a, runSeq: run.e.seq }), ...nudgePut(a)]);
       await run.letGo({ status: 'WAITING_APPROVAL' });
       return false;
     }

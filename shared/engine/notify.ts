@@ -12,14 +12,18 @@ export const EventNotice = z.object({ accountId: z.string(), executionId: z.stri
 export type EventNotice = z.infer<typeof EventNotice>;
 /**
  * A notifications-queue message about an approval whose step has `notify`: `send` its messages
- * (it was requested), or `update` those sent (a vote, a decision, its expiry, its run's cancel).
+ * (it was requested), or `update` those sent (a vote, a decision, its expiry, its run's cancel);
+ * `remind` the reviewers who have not decided, or tell the reviewers an `escalate` added
+ * (`shared/domain/nudges.ts`).
  */
 export const ApprovalNotice = z.object({
   kind: z.literal('approval'),
-  action: z.enum(['send', 'update']),
+  action: z.enum(['send', 'update', 'remind', 'escalate']),
   accountId: z.string(),
   executionId: z.string(),
   approvalId: z.string(),
+  /** `remind`: the reminder's number (its messages are new ones, kept beside the first). */
+  reminder: z.number().int().min(1).optional(),
 });
 export type ApprovalNotice = z.infer<typeof ApprovalNotice>;
 export const NotifyMessage = z.union([ApprovalNotice, EventNotice]);
@@ -33,15 +37,29 @@ function approvalNotices(
 ): ApprovalNotice[] {
   const notifies = (stepId: unknown) =>
     definition?.steps.some((s) => s.type === 'manual_approval' && s.notify?.length && (stepId === undefined || s.id === stepId)) ?? false;
+  const escalates = (stepId: unknown) =>
+    definition?.steps.some(
+      (s) => s.type === 'manual_approval' && s.escalate?.notify?.length && (stepId === undefined || s.id === stepId),
+    ) ?? false;
   const base = { kind: 'approval' as const, accountId: e.accountId, executionId: e.executionId };
   return events.flatMap((ev): ApprovalNotice[] => {
     const { approvalId, stepId } = ev.data as { approvalId?: unknown; stepId?: unknown };
     if (ev.type === 'approval.requested' && typeof approvalId === 'string' && notifies(stepId))
       return [{ ...base, action: 'send', approvalId }];
-    if ((ev.type === 'approval.decided' || ev.type === 'approval.expired') && typeof approvalId === 'string' && notifies(stepId))
+    // (An escalation's messages are updated as the others.)
+    if (
+      (ev.type === 'approval.decided' || ev.type === 'approval.expired') &&
+      typeof approvalId === 'string' &&
+      (notifies(stepId) || escalates(stepId))
+    )
       return [{ ...base, action: 'update', approvalId }];
+    // Reminders and escalation (shared/domain/nudges.ts): through the step's `notify`, the escalation's own.
+    if (ev.type === 'approval.reminded' && typeof approvalId === 'string' && notifies(stepId))
+      return [{ ...base, action: 'remind', approvalId, reminder: Number(ev.data.reminder) }];
+    if (ev.type === 'approval.escalated' && typeof approvalId === 'string' && escalates(stepId))
+      return [{ ...base, action: 'escalate', approvalId }];
     // A cancelled run's pending approval (`approvalId`: the caller names it) goes with it.
-    if (ev.type === 'execution.cancelled' && e.approvalId && notifies(undefined))
+    if (ev.type === 'execution.cancelled' && e.approvalId && (notifies(undefined) || escalates(undefined)))
       return [{ ...base, action: 'update', approvalId: e.approvalId }];
     return [];
   });

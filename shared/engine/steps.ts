@@ -190,6 +190,9 @@ async function manualApproval(step: ManualApprovalStep, ctx: StepContext): Promi
     onReject: step.onReject,
     expiresAt: step.timeoutSeconds ? now + step.timeoutSeconds * 1000 : undefined,
     createdAt: now,
+    // Reminders and escalation, done by the scheduled sweep (shared/domain/nudges.ts).
+    ...(step.remind ? { remind: step.remind, reminders: 0, nextRemindAt: now + step.remind.everySeconds * 1000 } : {}),
+    ...(step.escalate ? { escalate: { at: now + step.escalate.afterSeconds * 1000, reviewers: step.escalate.reviewers } } : {}),
   };
   return { kind: 'wait-approval', approval, items: [approvalPut(approval)] };
 }

@@ -66,6 +66,24 @@ export const ApprovalView = z.object({
     .optional(),
   /** Detail only: the users who may still decide (none once it is handled). */
   pendingReviewers: z.array(z.string()).optional(),
+  /** Detail only: every message sent for the approval (request, reminders, escalation), oldest first. */
+  notifications: z
+    .array(
+      z.object({
+        kind: z.enum(['request', 'reminder', 'escalation']),
+        reminder: z.number().optional(),
+        channelId: z.string(),
+        channelType: z.enum(['slack', 'email', 'teams']),
+        to: z.string(),
+        userId: z.string().nullable(),
+        sentAt: z.number(),
+      }),
+    )
+    .optional(),
+  /** Detail only, with the step's `remind`: reminders sent, and when the next is due (null: none left). */
+  reminders: z.object({ everySeconds: z.number(), max: z.number(), sent: z.number(), nextAt: z.number().nullable() }).optional(),
+  /** Detail only, with the step's `escalate`: when, to whom, and when it happened (null: not yet). */
+  escalation: z.object({ at: z.number(), reviewers: z.array(z.string()), escalatedAt: z.number().nullable() }).optional(),
   /** Detail only: the run's status, trigger and variables. */
   context: z
     .object({ executionStatus: z.string(), trigger: z.string(), variables: z.record(z.string(), z.unknown()) })

@@ -284,6 +284,44 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
         step(d, i).minApprovals = minApprovals;
       },
   ),
+  // Reminders and escalation: bounds, reviewers, channels (the account has none), a deadline, anything.
+  fc
+    .tuple(
+      fc.nat(6),
+      fc.oneof(
+        fc.record(
+          {
+            everySeconds: fc.oneof(fc.integer({ min: -1, max: 700_000 }), fc.double(), text),
+            max: fc.oneof(fc.integer({ min: -1, max: 25 }), text),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.jsonValue(),
+      ),
+      fc.oneof(
+        fc.record(
+          {
+            afterSeconds: fc.oneof(fc.integer({ min: -1, max: 4_000_000 }), fc.double(), text),
+            reviewers: fc.array(fc.oneof(fc.constantFrom('role:admin', 'role:member', 'user:usr_x'), text), { maxLength: 3 }),
+            notify: fc.array(
+              fc.record({ channel: fc.oneof(fc.constantFrom('mail', 'ops'), text), to: fc.jsonValue() }, { requiredKeys: ['channel'] }),
+              {
+                maxLength: 2,
+              },
+            ),
+          },
+          { requiredKeys: [] },
+        ),
+        fc.jsonValue(),
+      ),
+      fc.oneof(fc.integer({ min: 0, max: 7200 }), fc.constant(undefined)),
+    )
+    .map(
+      ([i, remind, escalate, timeoutSeconds]): Mutation =>
+        (d) => {
+          Object.assign(step(d, i), { remind, escalate, ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }) });
+        },
+    ),
 );
 
 /** The example with up to three mutations applied (a mutation that does not fit the shape is skipped). */

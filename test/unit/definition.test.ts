@@ -218,9 +218,11 @@ describe('WorkflowDefinition', () => {
     expect(pathsOf({ ...example(), notifications: many })).toEqual(['notifications']);
   });
 
-  it('lists the 13 event types, execution.resumed and execution.retried among them', () => {
-    expect(EventType.options).toHaveLength(13);
-    expect(EventType.options).toEqual(expect.arrayContaining(['execution.resumed', 'execution.retried']));
+  it('lists the 15 event types, execution.resumed, execution.retried and the approval reminders among them', () => {
+    expect(EventType.options).toHaveLength(15);
+    expect(EventType.options).toEqual(
+      expect.arrayContaining(['execution.resumed', 'execution.retried', 'approval.reminded', 'approval.escalated']),
+    );
   });
 
   it('refuses unknown top-level keys and deeply nested JSON', () => {

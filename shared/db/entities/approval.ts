@@ -55,6 +55,13 @@ export const Approval = z.object({
   approvedBy: z.array(z.string()).optional(),
   /** The last approving vote: what moves the run once the quorum is reached (see `shared/domain/quorum.ts`). */
   lastApproval: jsonText(z.object({ audit: z.lazy(() => AuditRecord), formData: z.record(z.string(), z.unknown()).optional() })).optional(),
+  /** The step's `remind`: `reminders` sent so far, the next one due at `nextRemindAt` (`shared/domain/nudges.ts`). */
+  remind: z.object({ everySeconds: z.number(), max: z.number() }).optional(),
+  reminders: z.number().int().optional(),
+  nextRemindAt: z.number().optional(),
+  /** The step's `escalate`: its `reviewers` join at `at`; `escalatedAt` once they did. */
+  escalate: z.object({ at: z.number(), reviewers: z.array(z.string()) }).optional(),
+  escalatedAt: z.number().optional(),
 });
 export type Approval = z.infer<typeof Approval>;
 

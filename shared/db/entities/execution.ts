@@ -267,11 +267,20 @@ export function newEvent(executionId: string, type: EventType, data: Record<stri
  * events and unique within the run, so a receiver can order what it gets (delivery order is not
  * promised). The run item keeps the last one (`seq`), and every write that appends events sets it in
  * the same write: no extra call. While a run waits for an approval, the numbers after its
- * `approval.requested` (S) are kept for the votes of a quorum (S + votes so far, at most
- * `VOTE_ROOM` - 1: a quorum is at most 100 reviewers), which are written beside the approval and never
- * touch the run; whatever ends the wait (the decision, an expiry, a cancel, an interruption) takes S + `VOTE_ROOM`.
+ * `approval.requested` (S) are kept for the votes of a quorum, its reminders and its escalation
+ * (`approvalEventSeq`: S + those written so far, at most 99 votes + 20 reminders + 1 escalation),
+ * which are written beside the approval and never touch the run; whatever ends the wait (the
+ * decision, an expiry, a cancel, an interruption) takes S + `VOTE_ROOM`.
  */
-export const VOTE_ROOM = 100;
+export const VOTE_ROOM = 128;
+
+/**
+ * The seq of an event written beside a waiting approval, from the approval as that write left it:
+ * every such write (a vote, a reminder, the escalation) adds one to exactly one of these counts, and
+ * DynamoDB applies one item's writes one at a time, so the numbers are unique and in write order.
+ */
+export const approvalEventSeq = (a: { runSeq?: number; approvals?: number; reminders?: number; escalatedAt?: number }) =>
+  (a.runSeq ?? 0) + Math.min((a.approvals ?? 0) + (a.reminders ?? 0) + (a.escalatedAt !== undefined ? 1 : 0), VOTE_ROOM - 1);
 
 /** The seq of the next event of a run in the state read. */
 export const nextSeq = (e: Pick<Execution, 'seq' | 'status' | 'approvalId'>) =>

@@ -1,0 +1,62 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import { db, tableName } from '../../clients.ts';
+import type { Approval } from './approval.ts';
+
+// Access pattern: the pending approvals whose next reminder or escalation is due, earliest first,
+// for the scheduled sweep (one partition, PK APPROVAL#NUDGE, SK <due time>#<account>#<approval>):
+// no scan and no index. One item per approval with `remind` or `escalate` still to do; the sweep's
+// transaction that sends a reminder or escalates moves it to the next due time (or deletes it), and
+// an item whose approval was handled meanwhile is deleted when it comes due.
+const PARTITION = 'APPROVAL#NUDGE';
+const at = (ms: number) => String(ms).padStart(15, '0');
+
+export const DueNudge = z.object({ accountId: z.string(), approvalId: z.string(), SK: z.string() });
+export type DueNudge = z.infer<typeof DueNudge>;
+
+type NudgeState = Pick<Approval, 'remind' | 'reminders' | 'nextRemindAt' | 'escalate' | 'escalatedAt'>;
+
+/** When the approval next needs the sweep: its next reminder (while some are left) or its escalation; undefined when neither. */
+export function nextDue(a: NudgeState): number | undefined {
+  const times = [
+    a.remind && a.nextRemindAt !== undefined && (a.reminders ?? 0) < a.remind.max ? a.nextRemindAt : undefined,
+    a.escalate && a.escalatedAt === undefined ? a.escalate.at : undefined,
+  ].filter((t): t is number => t !== undefined);
+  return times.length ? Math.min(...times) : undefined;
+}
+
+const dueKey = (a: Pick<Approval, 'accountId' | 'approvalId'>, due: number) => ({
+  PK: PARTITION,
+  SK: `${at(due)}#${a.accountId}#${a.approvalId}`,
+});
+
+/** The transaction item that schedules the approval's next nudge (none when nothing is left to do). */
+export const nudgePut = (a: Pick<Approval, 'accountId' | 'approvalId'> & NudgeState) => {
+  const due = nextDue(a);
+  if (due === undefined) return [];
+  return [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...dueKey(a, due), type: 'approvalNudge', accountId: a.accountId, approvalId: a.approvalId, due },
+      },
+    },
+  ];
+};
+
+/** The transaction item that removes a due item (the one the sweep read). */
+export const nudgeDelete = (n: DueNudge) => ({ Delete: { TableName: tableName(), Key: { PK: PARTITION, SK: n.SK } } });
+
+/** Due items up to `now`, earliest first (one page, read consistently: a moved item is not seen twice). */
+export async function listDueNudges(now: number, limit: number): Promise<DueNudge[]> {
+  const { Items = [] } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND SK < :bound',
+      ExpressionAttributeValues: { ':pk': PARTITION, ':bound': at(now + 1) },
+      ConsistentRead: true,
+      Limit: limit,
+    }),
+  );
+  return Items.map((i) => DueNudge.parse(i));
+}

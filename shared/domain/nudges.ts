@@ -1,0 +1,152 @@
+// Reminders and escalation of pending approvals (a manual_approval step's `remind` and `escalate`),
+// done by the scheduled sweep from the due items of `shared/db/entities/approval-nudge.ts`.
+//
+// Why each fires at most once per interval, however many sweeps run at once: a sweep reads the
+// approval (strongly consistent) and writes one transaction: the approval's new reminder count, next
+// reminder time, escalation time and reviewers, conditional on PENDING and on the counts it read
+// (reminders, escalation, votes); the due item moved to the next due time; the events. Of sweeps that
+// read the same state one transaction lands, the others fail their condition, read again and find
+// nothing due. A decision, an expiry or a cancel makes the approval not PENDING: nothing more fires.
+import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../clients.ts';
+import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
+import { type DueNudge, listDueNudges, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
+import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/execution.ts';
+import { pause } from '../db/retry.ts';
+import { notifyEvents } from '../engine/notify.ts';
+import { isConditionFailure, isTransactionConflict } from '../errors.ts';
+import { logger } from '../logger.ts';
+
+export type NudgeOutcome = { reminded: boolean; escalated: boolean };
+const NOTHING: NudgeOutcome = { reminded: false, escalated: false };
+
+/** What is due on `a` at `now`: a reminder (while some are left, before the deadline) and/or the escalation. */
+export function dueNow(a: Approval, now: number): NudgeOutcome {
+  if (a.status !== 'PENDING' || (a.expiresAt !== undefined && a.expiresAt <= now)) return NOTHING;
+  return {
+    reminded: !!a.remind && a.nextRemindAt !== undefined && a.nextRemindAt <= now && (a.reminders ?? 0) < a.remind.max,
+    escalated: !!a.escalate && a.escalatedAt === undefined && a.escalate.at <= now,
+  };
+}
+
+/**
+ * The sweep's part for one due item: the approval's due reminder and escalation, written once
+ * (see the top of this file), then their events queued to the run's notification targets and the
+ * approval's channels (the notify worker sends the messages). A due item whose approval was handled is deleted.
+ */
+export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<NudgeOutcome> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const a = await getApproval(item.accountId, item.approvalId);
+    if (a?.status !== 'PENDING') {
+      // Handled (or gone): nothing more is due; its due item goes.
+      await db().send(new DeleteCommand(nudgeDelete(item).Delete));
+      return NOTHING;
+    }
+    const due = dueNow(a, now);
+    // Done by another sweep since this item was read (its transaction moved the item).
+    if (!due.reminded && !due.escalated) return NOTHING;
+    const next: Approval = {
+      ...a,
+      ...(due.reminded && a.remind ? { reminders: (a.reminders ?? 0) + 1, nextRemindAt: now + a.remind.everySeconds * 1000 } : {}),
+      ...(due.escalated && a.escalate ? { escalatedAt: now, reviewers: [...new Set([...a.reviewers, ...a.escalate.reviewers])] } : {}),
+    };
+    const events = nudgeEvents(a, next, due, now);
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: nudgeUpdate(a, next) },
+            nudgeDelete(item),
+            ...nudgePut(next),
+            eventsPut(a.accountId, events),
+          ] as never[],
+        }),
+      );
+    } catch (e) {
+      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
+      // Another sweep, a vote or the decision came first: look again.
+      await pause(attempt);
+      continue;
+    }
+    await notifyEvents(a, events);
+    return due;
+  }
+  logger.warn('approval reminder not sent: the approval kept changing', { approvalId: item.approvalId });
+  return NOTHING;
+}
+
+/** The approval's write: its new counts, conditional on PENDING and on the counts read (one sweep lands). */
+function nudgeUpdate(a: Approval, next: Approval) {
+  const seen = (name: string, value: number | undefined) =>
+    value === undefined ? `attribute_not_exists(${name})` : `${name} = :seen${name.slice(1)}`;
+  const values: Record<string, unknown> = { ':pending': 'PENDING' };
+  for (const [k, v] of [
+    ['r', a.reminders],
+    ['e', a.escalatedAt],
+    ['a', a.approvals],
+  ] as const)
+    if (v !== undefined) values[`:seen${k}`] = v;
+  const set: string[] = [];
+  if (next.reminders !== a.reminders) {
+    set.push('#r = :r', '#n = :n');
+    Object.assign(values, { ':r': next.reminders, ':n': next.nextRemindAt });
+  }
+  if (next.escalatedAt !== a.escalatedAt) {
+    set.push('#e = :e', '#v = :v');
+    Object.assign(values, { ':e': next.escalatedAt, ':v': next.reviewers });
+  }
+  return {
+    TableName: tableName(),
+    Key: approvalKey(a.accountId, a.approvalId),
+    UpdateExpression: `SET ${set.join(', ')}`,
+    ConditionExpression: ['#status = :pending', seen('#r', a.reminders), seen('#e', a.escalatedAt), seen('#a', a.approvals)].join(' AND '),
+    ExpressionAttributeNames: {
+      '#status': 'status',
+      '#r': 'reminders',
+      '#e': 'escalatedAt',
+      '#a': 'approvals',
+      ...(set.includes('#n = :n') ? { '#n': 'nextRemindAt' } : {}),
+      ...(set.includes('#v = :v') ? { '#v': 'reviewers' } : {}),
+    },
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** `approval.escalated` then `approval.reminded`, numbered beside the approval's votes (`approvalEventSeq`). */
+function nudgeEvents(a: Approval, next: Approval, due: NudgeOutcome, now: number): RunEvent[] {
+  const events: RunEvent[] = [];
+  const base = { approvalId: a.approvalId, stepId: a.stepId };
+  if (due.escalated && a.escalate) {
+    const added = a.escalate.reviewers.filter((r) => !a.reviewers.includes(r));
+    const e = newEvent(a.executionId, 'approval.escalated', { ...base, added, reviewers: next.reviewers }, now);
+    events.push({ ...e, seq: approvalEventSeq({ ...a, escalatedAt: now }) });
+  }
+  if (due.reminded && a.remind) {
+    const e = newEvent(a.executionId, 'approval.reminded', { ...base, reminder: next.reminders, max: a.remind.max }, now);
+    events.push({ ...e, seq: approvalEventSeq(next) });
+  }
+  return events;
+}
+
+/** The scheduled sweep's part: every due reminder and escalation, page by page. */
+export async function nudgeDueApprovals(now = Date.now()): Promise<NudgeOutcome & { reminders: number; escalations: number }> {
+  let reminders = 0;
+  let escalations = 0;
+  for (let pages = 0; pages < 40; pages++) {
+    const items = await listDueNudges(now, 25);
+    if (items.length === 0) break;
+    const results = await Promise.allSettled(items.map((i) => nudgeApproval(i, now)));
+    for (const r of results) {
+      if (r.status === 'rejected') logger.error('approval reminder failed', { error: r.reason as Error });
+      else {
+        if (r.value.reminded) reminders++;
+        if (r.value.escalated) escalations++;
+      }
+    }
+    // Items done leave the due time read, so the next query is the next page; a page with nothing
+    // done (failures, approvals past their deadline that the expiry sweep takes) waits for the next sweep.
+    const progress = results.some((r) => r.status === 'fulfilled' && (r.value.reminded || r.value.escalated));
+    if (!progress || items.length < 25) break;
+  }
+  return { reminded: reminders > 0, escalated: escalations > 0, reminders, escalations };
+}
