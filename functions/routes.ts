@@ -50,6 +50,9 @@ import { route as v1ApprovalsGet } from './http/v1/approvals/get.route.ts';
 import { route as v1ApprovalsApprove } from './http/v1/approvals/approve.route.ts';
 import { route as v1ApprovalsReject } from './http/v1/approvals/reject.route.ts';
 import { route as v1Me } from './http/v1/me.route.ts';
+import { route as reviewsPage } from './http/reviews/page.route.ts';
+import { route as reviewsHead } from './http/reviews/head.route.ts';
+import { route as reviewsDecide } from './http/reviews/decide.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -109,4 +112,7 @@ export const routes = [
   v1ApprovalsApprove,
   v1ApprovalsReject,
   v1Me,
+  reviewsPage,
+  reviewsHead,
+  reviewsDecide,
 ] as const satisfies readonly Route[];

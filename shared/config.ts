@@ -75,6 +75,10 @@ const SETTINGS = {
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  /** Reviewers' links (shared/domain/review-links.ts) locally: their signing key file, created 0600 on first use. */
+  REVIEW_LINK_KEY_FILE: z.string().min(1).optional(),
+  /** Longest a reviewer's link stays valid, in days (an approval's earlier deadline ends it sooner). */
+  REVIEW_LINK_MAX_DAYS: z.coerce.number().positive().max(365).default(30),
 } satisfies Record<string, z.ZodType>;
 
 export type Setting = keyof typeof SETTINGS;
@@ -90,7 +94,9 @@ export type Grant =
   | 'bucket:write'
   /** Seal account secrets (a data key from the secrets key) / open them. */
   | 'secrets:encrypt'
-  | 'secrets:decrypt';
+  | 'secrets:decrypt'
+  /** Sign and check reviewers' links (the key: REVIEW_LINK_SECRET_ARN on AWS, REVIEW_LINK_KEY_FILE locally). */
+  | 'links:sign';
 
 /** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
 export const GRANT_SETTINGS = {
@@ -104,6 +110,7 @@ export const GRANT_SETTINGS = {
   // (the keyring refuses to work without one: shared/keyring.ts).
   'secrets:encrypt': [],
   'secrets:decrypt': [],
+  'links:sign': [],
 } as const satisfies Record<Grant, readonly Setting[]>;
 
 /** The settings a function with these grants needs, plus `extra`. */

@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { TABLE } from '../../shared/db/table.ts';
@@ -14,7 +15,7 @@ import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { BUNDLING } from './bundling.ts';
 
 /** The stateful resources a function can be bound to. */
-export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket; secretsKey: IKey };
+export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket; secretsKey: IKey; reviewLinkSecret: ISecret };
 
 /**
  * A route's grants, plus `table:meter`: the counters an API-key request updates (the key's usage and
@@ -100,7 +101,7 @@ export class RouteFunction extends NodejsFunction {
    * Returns this function, so a call can be chained onto its creation.
    */
   bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
-    const { table, queue, notifyQueue, bucket, secretsKey } = resources;
+    const { table, queue, notifyQueue, bucket, secretsKey, reviewLinkSecret } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
@@ -143,6 +144,11 @@ export class RouteFunction extends NodejsFunction {
         case 'secrets:decrypt':
           allow(['kms:Decrypt'], [secretsKey.keyArn]);
           this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
+          break;
+        // Reviewers' links (shared/domain/review-links.ts): the functions that sign or check them read the key, nothing else does.
+        case 'links:sign':
+          allow(['secretsmanager:GetSecretValue'], [reviewLinkSecret.secretArn]);
+          this.addEnvironment('REVIEW_LINK_SECRET_ARN', reviewLinkSecret.secretArn);
           break;
         default:
           grant satisfies never;
