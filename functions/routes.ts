@@ -53,6 +53,9 @@ import { route as v1Me } from './http/v1/me.route.ts';
 import { route as reviewsPage } from './http/reviews/page.route.ts';
 import { route as reviewsHead } from './http/reviews/head.route.ts';
 import { route as reviewsDecide } from './http/reviews/decide.route.ts';
+import { route as v1ExecutionsDeliveries } from './http/v1/executions/deliveries.route.ts';
+import { route as v1ApprovalsDeliveries } from './http/v1/approvals/deliveries.route.ts';
+import { route as deliveriesRedeliver } from './http/deliveries/redeliver.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -115,4 +118,7 @@ export const routes = [
   reviewsPage,
   reviewsHead,
   reviewsDecide,
+  v1ExecutionsDeliveries,
+  v1ApprovalsDeliveries,
+  deliveriesRedeliver,
 ] as const satisfies readonly Route[];

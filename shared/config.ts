@@ -79,6 +79,11 @@ const SETTINGS = {
   REVIEW_LINK_KEY_FILE: z.string().min(1).optional(),
   /** Longest a reviewer's link stays valid, in days (an approval's earlier deadline ends it sooner). */
   REVIEW_LINK_MAX_DAYS: z.coerce.number().positive().max(365).default(30),
+  /**
+   * The delivery log's retry unit in seconds (shared/domain/deliveries.ts): a failed delivery is tried
+   * again after 1, 4, 15 and 40 of them (5 attempts over an hour by default); tests shorten it.
+   */
+  DELIVERY_RETRY_SECONDS: z.coerce.number().positive().max(600).default(60),
 } satisfies Record<string, z.ZodType>;
 
 export type Setting = keyof typeof SETTINGS;

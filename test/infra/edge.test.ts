@@ -120,7 +120,9 @@ const SECRETS = [
     value: 'CURSOR_SECRET',
     handlers: (routes as readonly Route[]).filter((r) => r.query !== undefined && 'cursor' in r.query.shape).map((r) => r.handler),
     expected: [
+      'http/v1/approvals/deliveries',
       'http/v1/approvals/list',
+      'http/v1/executions/deliveries',
       'http/v1/executions/events',
       'http/v1/executions/list',
       'http/v1/workflows/list',
