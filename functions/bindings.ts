@@ -14,8 +14,11 @@ export const WORKERS = {
     grants: ['table:read', 'table:write', 'queue:send', 'bucket:write', 'secrets:decrypt'],
     settings: ['PUBLIC_BASE_URL'],
   },
-  /** A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages. */
-  'worker/notify': { grants: ['table:read', 'table:write', 'secrets:decrypt', 'links:sign'], settings: ['NOTIFY_QUEUE_URL'] },
+  /**
+   * A notification reads its run's definition snapshot (and the account secret that signs it); the
+   * worker only delays its own messages, and updates its delivery log (one UpdateItem per attempt).
+   */
+  'worker/notify': { grants: ['table:read', 'table:update', 'secrets:decrypt', 'links:sign'], settings: ['NOTIFY_QUEUE_URL'] },
   'sweep/scheduled': { grants: sweeps, settings: [] },
   'sweep/startup': { grants: sweeps, settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;

@@ -101,7 +101,9 @@ export type Grant =
   | 'secrets:encrypt'
   | 'secrets:decrypt'
   /** Sign and check reviewers' links (the key: REVIEW_LINK_SECRET_ARN on AWS, REVIEW_LINK_KEY_FILE locally). */
-  | 'links:sign';
+  | 'links:sign'
+  /** UpdateItem alone (the notifications worker's delivery log: each attempt is one update). */
+  | 'table:update';
 
 /** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
 export const GRANT_SETTINGS = {
@@ -116,6 +118,7 @@ export const GRANT_SETTINGS = {
   'secrets:encrypt': [],
   'secrets:decrypt': [],
   'links:sign': [],
+  'table:update': ['TABLE_NAME'],
 } as const satisfies Record<Grant, readonly Setting[]>;
 
 /** The settings a function with these grants needs, plus `extra`. */

@@ -122,6 +122,7 @@ export class RouteFunction extends NodejsFunction {
           allow(TABLE_ACTIONS.write, [table.tableArn]);
           break;
         case 'table:meter':
+        case 'table:update':
           allow(TABLE_ACTIONS.meter, [table.tableArn]);
           break;
         case 'queue:send':

@@ -337,9 +337,9 @@ describe('FlowgateStack', () => {
     };
     const actionsOf = (handler: string) => roleStatements(handler).flatMap((s) => list(s.Action));
 
-    it('gives the notifications worker table reads, the writes of its delivery log and its own queue only: no send, no bucket', () => {
+    it('gives the notifications worker table reads, UpdateItem (its delivery log) and its own queue only: no other write, no send, no bucket', () => {
       const actions = actionsOf('worker/notify');
-      expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([...TABLE_ACTIONS.read, ...TABLE_ACTIONS.write].sort());
+      expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([...TABLE_ACTIONS.read, 'dynamodb:UpdateItem'].sort());
       expect(actions).toContain('sqs:ChangeMessageVisibility');
       expect(actions).not.toContain('sqs:SendMessage');
       expect(actions.some((a) => a.startsWith('s3:'))).toBe(false);
