@@ -1,6 +1,9 @@
-import type { Approval } from '../db/entities/approval.ts';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import { type Approval, auditPut, newAuditId } from '../db/entities/approval.ts';
 import { getUser, type User } from '../db/entities/user.ts';
-import { badRequest, forbidden } from '../errors.ts';
+import { AppError, badRequest, forbidden } from '../errors.ts';
+import { logger } from '../logger.ts';
 import { assertOpen, decide, requireApproval } from './approvals.ts';
 import { assertNotVoted } from './quorum.ts';
 import { type Decision, type ReviewGrant, verifyReviewToken } from './review-links.ts';
@@ -16,7 +19,10 @@ import { type Decision, type ReviewGrant, verifyReviewToken } from './review-lin
 export type Review = { grant: ReviewGrant; approval: Approval; reviewer: User };
 
 export async function openReview(token: string | undefined, approvalId: string, now = Date.now()): Promise<Review> {
-  const grant = await verifyReviewToken(token, approvalId, now);
+  return reviewOf(await verifyReviewToken(token, approvalId, now), now);
+}
+
+async function reviewOf(grant: ReviewGrant, now: number): Promise<Review> {
   const [approval, reviewer] = await Promise.all([
     requireApproval(grant.accountId, grant.approvalId),
     // A consistent read: a removal or disable takes effect for links at once, not after a cache's time.
@@ -39,13 +45,23 @@ export async function decideByReview(
   form: { decision: string | undefined; comment?: string; formData?: Record<string, string> },
   client: { sourceIp: string; userAgent?: string },
 ): Promise<{ review: Review; decided: Approval; decision: Decision }> {
-  const review = await openReview(token, approvalId);
-  const decision = review.grant.decisions.find((d) => d === form.decision);
-  if (!decision)
-    throw badRequest(
-      'INVALID_DECISION',
-      `This link can ${review.grant.decisions.join(' or ')}; the form sent ${form.decision ?? 'no decision'}.`,
-    );
+  const now = Date.now();
+  const grant = await verifyReviewToken(token, approvalId, now);
+  let review: Review;
+  let decision: Decision | undefined;
+  try {
+    review = await reviewOf(grant, now);
+    decision = grant.decisions.find((d) => d === form.decision);
+    if (!decision)
+      throw badRequest(
+        'INVALID_DECISION',
+        `This link can ${grant.decisions.join(' or ')}; the form sent ${form.decision ?? 'no decision'}.`,
+      );
+  } catch (e) {
+    // A refusal of a genuine link (its token checked out) is audited like any refused decision (`decide` audits its own).
+    if (e instanceof AppError && e.statusCode !== 404) await auditRefusal(grant, e, form, client, now);
+    throw e;
+  }
   const decided = await decide({
     principal: { accountId: review.grant.accountId, userId: review.reviewer.userId },
     approvalId: review.approval.approvalId,
@@ -57,6 +73,34 @@ export async function decideByReview(
     userAgent: client.userAgent,
   });
   return { review, decided, decision };
+}
+
+async function auditRefusal(
+  grant: ReviewGrant,
+  e: AppError,
+  form: { decision: string | undefined; comment?: string },
+  client: { sourceIp: string; userAgent?: string },
+  now: number,
+) {
+  const decision: Decision | undefined = form.decision === 'approve' || form.decision === 'reject' ? form.decision : undefined;
+  const record = {
+    auditId: newAuditId(now),
+    approvalId: grant.approvalId,
+    accountId: grant.accountId,
+    at: now,
+    outcome: 'refused' as const,
+    status: e.statusCode,
+    code: e.code,
+    ...(decision ? { decision } : {}),
+    comment: form.comment,
+    userId: grant.userId,
+    channel: grant.channel,
+    sourceIp: client.sourceIp,
+    userAgent: client.userAgent?.slice(0, 512),
+  };
+  await db()
+    .send(new TransactWriteCommand({ TransactItems: [auditPut(record)] }))
+    .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: grant.approvalId, error: err as Error }));
 }
 
 /**

@@ -218,6 +218,12 @@ describe("a reviewer's link over HTTP", () => {
     );
     expect(json.status).toBe(415);
     await Promise.all([expectUntouched(g), expectUntouched(other)]);
+    // Only the genuine link's refusals are audited: a forged, foreign or expired token names nothing trustworthy.
+    expect((await listAudit(g.accountId, g.approvalId)).map((r) => [r.outcome, r.code])).toEqual([
+      ['refused', 'INVALID_DECISION'],
+      ['refused', 'INVALID_DECISION'],
+    ]);
+    expect(await listAudit(other.accountId, other.approvalId)).toEqual([]);
   });
 
   it('checks the reviewer when the link is used: disabled, removed, or no longer a reviewer is refused', async () => {
@@ -245,6 +251,13 @@ describe("a reviewer's link over HTTP", () => {
     const stranger = await createUser(a.account.accountId, uniqueEmail('stranger'), PASSWORD, 'member');
     expectRefusal(await open((await linksFor(g, stranger.userId)).review), 403, /no longer a reviewer/);
     await expectUntouched(g);
+    // The refused POSTs of this genuine link are audited (a GET records nothing), with the link's channel and reviewer.
+    const refused = (await listAudit(g.accountId, g.approvalId)).filter((r) => r.outcome === 'refused');
+    expect(refused.map((r) => [r.code, r.status, r.channel, r.userId, r.decision])).toEqual([
+      ['REVIEWER_DISABLED', 403, 'slack', a.member.userId, 'approve'],
+      ['REVIEWER_REMOVED', 403, 'slack', a.member.userId, 'approve'],
+    ]);
+    expect(refused.every((r) => r.userAgent === BROWSER_UA && r.sourceIp)).toBe(true);
   });
 
   it('a quorum: each reviewer decides once by their own link, the page shows the progress', async () => {
