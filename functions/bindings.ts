@@ -17,8 +17,12 @@ export const WORKERS = {
   /**
    * A notification reads its run's definition snapshot (and the account secret that signs it); the
    * worker only delays its own messages, and updates its delivery log (one UpdateItem per attempt).
+   * Approval messages carry reviewers' links (shared/domain/review-links.ts), built on PUBLIC_BASE_URL.
    */
-  'worker/notify': { grants: ['table:read', 'table:update', 'secrets:decrypt', 'links:sign'], settings: ['NOTIFY_QUEUE_URL'] },
+  'worker/notify': {
+    grants: ['table:read', 'table:update', 'secrets:decrypt', 'links:sign'],
+    settings: ['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL'],
+  },
   'sweep/scheduled': { grants: sweeps, settings: [] },
   'sweep/startup': { grants: sweeps, settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;

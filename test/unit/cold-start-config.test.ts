@@ -37,7 +37,7 @@ const without = (name: string) => ({ ...DEPLOYED, [name]: undefined });
 describe('settings are checked at a cold start, per function', { timeout: 180_000 }, () => {
   it('the trigger declares what its grants give it: the table, both queues and the bucket', () => {
     expect(settingsFor(trigger.grants).sort()).toEqual(['ARTIFACTS_BUCKET', 'NOTIFY_QUEUE_URL', 'RUNS_QUEUE_URL', 'TABLE_NAME']);
-    expect(workerSettings('worker/notify').sort()).toEqual(['NOTIFY_QUEUE_URL', 'TABLE_NAME']);
+    expect(workerSettings('worker/notify').sort()).toEqual(['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL', 'TABLE_NAME']);
   });
 
   it('a function with its settings imports; without one it needs it fails at import, naming it', () => {
