@@ -15,11 +15,13 @@ export const WORKERS = {
     settings: ['PUBLIC_BASE_URL'],
   },
   /**
-   * A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages.
-   * Approval messages: it opens the channel's secrets, sends mail, builds links and records where each message went (to update it).
+   * A notification reads its run's definition snapshot (and the account secret that signs it); the
+   * worker only delays its own messages, and updates its delivery log (one UpdateItem per attempt).
+   * Approval messages: it opens the channel's secrets, sends mail, builds reviewers' links
+   * (shared/domain/review-links.ts, on PUBLIC_BASE_URL) and records where each message went (to update it).
    */
   'worker/notify': {
-    grants: ['table:read', 'table:write', 'secrets:decrypt', 'email:send'],
+    grants: ['table:read', 'table:write', 'secrets:decrypt', 'email:send', 'links:sign'],
     settings: ['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL'],
   },
   'sweep/scheduled': { grants: sweeps, settings: [] },

@@ -57,6 +57,12 @@ import { route as channelsUpdate } from './http/channels/update.route.ts';
 import { route as channelsDelete } from './http/channels/delete.route.ts';
 import { route as channelsTest } from './http/channels/test.route.ts';
 import { route as slackInteractions } from './http/integrations/slack-interactions.route.ts';
+import { route as reviewsPage } from './http/reviews/page.route.ts';
+import { route as reviewsHead } from './http/reviews/head.route.ts';
+import { route as reviewsDecide } from './http/reviews/decide.route.ts';
+import { route as v1ExecutionsDeliveries } from './http/v1/executions/deliveries.route.ts';
+import { route as v1ApprovalsDeliveries } from './http/v1/approvals/deliveries.route.ts';
+import { route as deliveriesRedeliver } from './http/deliveries/redeliver.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -123,4 +129,10 @@ export const routes = [
   channelsDelete,
   channelsTest,
   slackInteractions,
+  reviewsPage,
+  reviewsHead,
+  reviewsDecide,
+  v1ExecutionsDeliveries,
+  v1ApprovalsDeliveries,
+  deliveriesRedeliver,
 ] as const satisfies readonly Route[];

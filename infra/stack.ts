@@ -252,6 +252,17 @@ export class FlowgateStack extends Stack {
           enableKeyRotation: true,
           removalPolicy: RemovalPolicy.RETAIN,
         });
+    // Signs reviewers' links (shared/domain/review-links.ts): read only by the functions with the
+    // `links:sign` grant (the link pages, the notifications worker that sends them).
+    const reviewLinkSecret = new secretsmanager.Secret(this, 'ReviewLinkSecret', {
+      description: "Signs reviewers' approval links (mail, Slack, Teams)",
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(reviewLinkSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Rotating the review-link key invalidates every approval link already sent, and warm functions keep the old key until their next cold start; it is rotated by hand if ever (README "Operating")',
+    });
     const resources: Bindable = {
       table: this.table,
       queue: this.queue,
@@ -259,6 +270,7 @@ export class FlowgateStack extends Stack {
       bucket: this.bucket,
       secretsKey,
       ...(props.sesIdentity ? { sesIdentity: props.sesIdentity } : {}),
+      reviewLinkSecret,
     };
     // Signs list cursors; the same value must reach every function that pages. Those functions get
     // its ARN and read it at a cold start (shared/db/cursor.ts): no function environment holds it.

@@ -83,6 +83,15 @@ const SETTINGS = {
    * SES endpoint is the SDK's own setting, AWS_ENDPOINT_URL_SESV2 (local mode: aws-ses-v2-local).
    */
   SES_IDENTITY: z.string().min(3).max(320).optional(),
+  /** Reviewers' links (shared/domain/review-links.ts) locally: their signing key file, created 0600 on first use. */
+  REVIEW_LINK_KEY_FILE: z.string().min(1).optional(),
+  /** Longest a reviewer's link stays valid, in days (an approval's earlier deadline ends it sooner). */
+  REVIEW_LINK_MAX_DAYS: z.coerce.number().positive().max(365).default(30),
+  /**
+   * The delivery log's retry unit in seconds (shared/domain/deliveries.ts): a failed delivery is tried
+   * again after 1, 4, 15 and 40 of them (5 attempts over an hour by default); tests shorten it.
+   */
+  DELIVERY_RETRY_SECONDS: z.coerce.number().positive().max(600).default(60),
 } satisfies Record<string, z.ZodType>;
 
 export type Setting = keyof typeof SETTINGS;
@@ -100,7 +109,11 @@ export type Grant =
   | 'secrets:encrypt'
   | 'secrets:decrypt'
   /** Send mail through SES, from the stack's verified identity (approval channels). */
-  | 'email:send';
+  | 'email:send'
+  /** Sign and check reviewers' links (the key: REVIEW_LINK_SECRET_ARN on AWS, REVIEW_LINK_KEY_FILE locally). */
+  | 'links:sign'
+  /** UpdateItem alone (the notifications worker's delivery log: each attempt is one update). */
+  | 'table:update';
 
 /** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
 export const GRANT_SETTINGS = {
@@ -115,6 +128,8 @@ export const GRANT_SETTINGS = {
   'secrets:encrypt': [],
   'secrets:decrypt': [],
   'email:send': [],
+  'links:sign': [],
+  'table:update': ['TABLE_NAME'],
 } as const satisfies Record<Grant, readonly Setting[]>;
 
 /** The settings a function with these grants needs, plus `extra`. */

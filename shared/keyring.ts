@@ -99,7 +99,8 @@ export function fileKeyring(path: string): Keyring {
   };
 }
 
-async function loadOrCreateKeyFile(path: string): Promise<Buffer> {
+/** A 256-bit key kept base64 in `path`, created 0600 on first use (also the reviewers' links key, review-links.ts). */
+export async function loadOrCreateKeyFile(path: string): Promise<Buffer> {
   const read = async () => {
     const key = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64');
     if (key.length !== KEY_BYTES) throw new Error(`${path} does not hold a 256-bit base64 key`);

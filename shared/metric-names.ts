@@ -33,6 +33,8 @@ export const APP_METRICS = {
   StepDuration: { unit: 'Milliseconds', dimensions: [] },
   NotificationDelivered: { unit: 'Count', dimensions: [] },
   NotificationFailed: { unit: 'Count', dimensions: [] },
+  /** A delivery (delivery log) FAILED for good: its attempts are spent or no retry can fix it. */
+  DeliveryFailed: { unit: 'Count', dimensions: [] },
 } as const satisfies Record<string, { unit: 'Count' | 'Milliseconds'; dimensions: readonly string[] }>;
 
 export type AppMetricName = keyof typeof APP_METRICS;

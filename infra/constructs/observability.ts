@@ -79,6 +79,7 @@ export const ALARMS = {
   lambdaThrottles: 'lambda-throttles',
   dynamoThrottles: 'dynamodb-throttled-requests',
   dynamoSystemErrors: 'dynamodb-system-errors',
+  deliveryFailures: 'delivery-failures',
 } as const;
 export type AlarmKey = keyof typeof ALARMS;
 
@@ -137,6 +138,15 @@ export class Observability extends Construct {
         dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cw.Stats.MAXIMUM }),
         { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
       );
+    /** Deliveries of the delivery log that FAILED for good (shared/engine/senders.ts), per 5 minutes. */
+    const deliveriesFailed = new cw.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'DeliveryFailed',
+      dimensionsMap: { service: METRICS_SERVICE },
+      statistic: cw.Stats.SUM,
+      period: FIVE_MINUTES,
+      label: 'deliveries failed for good',
+    });
     this.alarms = {
       runsDlq: dlqAlarm('runsDlq', queues.runsDlq, 'The runs worker'),
       notificationsDlq: dlqAlarm('notificationsDlq', queues.notificationsDlq, 'The notifications worker'),
@@ -210,6 +220,12 @@ export class Observability extends Construct {
         "DynamoDB answered the table's requests with internal errors (HTTP 500) in 2 of the last 3 five-minute periods; the SDK retries them, so this is an AWS-side problem: check the AWS Health Dashboard.",
         table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES }),
         { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+      ),
+      deliveryFailures: alarm(
+        'deliveryFailures',
+        'Outgoing messages (event notifications, approval messages) failed for good: their 5 attempts over an hour are spent, or no retry could fix them. The delivery log (GET /api/v1/executions/{id}/deliveries) shows each attempt; fix the receiver, then redeliver (POST /api/deliveries/{id}/redeliver).',
+        deliveriesFailed,
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
       ),
     };
 
@@ -408,6 +424,7 @@ export class Observability extends Construct {
         app('NotificationDelivered', cw.Stats.SUM, 'delivered'),
         app('NotificationFailed', cw.Stats.SUM, 'failed attempts'),
       ]),
+      graph('Delivery failures', [app('DeliveryFailed', cw.Stats.SUM, 'failed for good (delivery log)')]),
     ];
   }
 }

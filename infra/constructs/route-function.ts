@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { TABLE } from '../../shared/db/table.ts';
@@ -20,6 +21,8 @@ export type Bindable = {
   notifyQueue: IQueue;
   bucket: IBucket;
   secretsKey: IKey;
+  /** Signs reviewers' links (shared/domain/review-links.ts). */
+  reviewLinkSecret: ISecret;
   /** The verified SES identity (a domain or an address) approval mail goes out under; absent: no function may send mail. */
   sesIdentity?: string;
 };
@@ -108,7 +111,7 @@ export class RouteFunction extends NodejsFunction {
    * Returns this function, so a call can be chained onto its creation.
    */
   bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
-    const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity } = resources;
+    const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
@@ -129,6 +132,7 @@ export class RouteFunction extends NodejsFunction {
           allow(TABLE_ACTIONS.write, [table.tableArn]);
           break;
         case 'table:meter':
+        case 'table:update':
           allow(TABLE_ACTIONS.meter, [table.tableArn]);
           break;
         case 'queue:send':
@@ -157,6 +161,11 @@ export class RouteFunction extends NodejsFunction {
           if (!sesIdentity) break;
           allow(['ses:SendEmail'], [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: sesIdentity })]);
           this.addEnvironment('SES_IDENTITY', sesIdentity);
+          break;
+        // Reviewers' links (shared/domain/review-links.ts): the functions that sign or check them read the key, nothing else does.
+        case 'links:sign':
+          allow(['secretsmanager:GetSecretValue'], [reviewLinkSecret.secretArn]);
+          this.addEnvironment('REVIEW_LINK_SECRET_ARN', reviewLinkSecret.secretArn);
           break;
         default:
           grant satisfies never;

@@ -139,6 +139,8 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       ARTIFACTS_BUCKET: names.bucket,
       // The local keyring of account secrets (shared/keyring.ts): created 0600 on first use.
       SECRETS_KEY_FILE: join(dataDir ?? `${s3Dir}-keys`, 'secrets.key'),
+      // The key of reviewers' links (shared/domain/review-links.ts): links already mailed survive a restart.
+      REVIEW_LINK_KEY_FILE: join(dataDir ?? `${s3Dir}-keys`, 'review-links.key'),
     };
     const pids = { dynamodb: java.pid as number, sqs: sqs.child.pid as number, s3: s3.child.pid as number, ses: ses.child.pid as number };
     if (dataDir) writeState(dataDir, { env, pids, javaPid: pids.dynamodb, tmpfs: folder?.tmpfs, ses: endpoints.ses });

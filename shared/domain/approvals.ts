@@ -36,10 +36,12 @@ import {
 import { readThrough, userRead } from './records.ts';
 
 type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
-export type Channel = 'post' | 'link' | 'v1' | 'slack';
+/** How a decision came: the spec's POST and `api_key` link, v1, or a reviewer's own link sent by mail, Slack or Teams (review-links.ts). */
+export type Channel = 'post' | 'link' | 'v1' | 'email' | 'slack' | 'teams';
+/** Who decides: an API key's owner, a reviewer by their own link, or a member a Slack click maps to (no key). */
+export type Decider = Pick<KeyPrincipal, 'accountId' | 'userId'> & { keyId?: string };
 export type DecisionRequest = {
-  /** The reviewer: an API key's owner, or a member a Slack click maps to (no key). */
-  principal: Pick<KeyPrincipal, 'accountId' | 'userId'> & { keyId?: string };
+  principal: Decider;
   approvalId: string;
   decision: 'approve' | 'reject';
   comment?: string;

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 import { type Execution, RunEvent } from '../db/entities/execution.ts';
+import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import type { WorkflowDefinition } from './definition.ts';
 import { runDefinition } from './versions.ts';
@@ -26,8 +27,6 @@ export const ApprovalNotice = z.object({
   reminder: z.number().int().min(1).optional(),
 });
 export type ApprovalNotice = z.infer<typeof ApprovalNotice>;
-export const NotifyMessage = z.union([ApprovalNotice, EventNotice]);
-export type NotifyMessage = z.infer<typeof NotifyMessage>;
 
 /** The approval notices of `events`: for approval steps with `notify` only (no definition read beyond the run's cached one). */
 function approvalNotices(
@@ -79,13 +78,14 @@ export async function notifyEvents(
   const approvals = approvalNotices(e, definition, events);
   if (targets.length === 0 && approvals.length === 0) return;
   const url = config().NOTIFY_QUEUE_URL;
-  const messages: NotifyMessage[] = [
+  // Approval notices go in the delivery log's envelope, each with a delivery of its own (shared/engine/senders.ts).
+  const messages: object[] = [
     ...targets.flatMap((t, target) =>
       events
         .filter((ev) => (t.events as readonly string[]).includes(ev.type))
         .map((event) => ({ accountId: e.accountId, executionId: e.executionId, target, event })),
     ),
-    ...approvals,
+    ...approvals.map((payload) => ({ kind: 'approval', deliveryId: newId('dl'), payload })),
   ];
   try {
     for (let i = 0; i < messages.length; i += 10) {

@@ -14,6 +14,8 @@ dt{font-weight:600}dd{margin:0;overflow-wrap:anywhere}
 button{font:inherit;font-size:1.125rem;padding:.8rem 1.4rem;border-radius:.5rem;border:0;cursor:pointer;width:100%;min-height:3rem}
 .approve{background:#1a7f37;color:#fff}.reject{background:#cf222e;color:#fff}
 .note{opacity:.8;font-size:.9rem}
+label{display:block;margin:.6rem 0 .2rem}fieldset{border:0;padding:0;margin:0 0 .6rem}legend{font-weight:600}
+input,select,textarea{font:inherit;width:100%;box-sizing:border-box;padding:.4rem}form button{margin-top:.8rem}
 `.trim();
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 

@@ -107,46 +107,80 @@ describe('CORS', () => {
   });
 });
 
-describe('cursor secret', () => {
+/**
+ * The stack's signing secrets: each in no function environment as a value, readable (GetSecretValue on
+ * that secret only) by exactly the functions that need it, which get its ARN. The cursor key: the
+ * routes that page. The reviewers' link key: the link pages and the notifications worker that sends links.
+ */
+const SECRETS = [
+  {
+    name: 'cursor secret',
+    logicalId: 'CursorSecret',
+    env: 'CURSOR_SECRET_ARN',
+    value: 'CURSOR_SECRET',
+    handlers: (routes as readonly Route[]).filter((r) => r.query !== undefined && 'cursor' in r.query.shape).map((r) => r.handler),
+    expected: [
+      'http/v1/approvals/deliveries',
+      'http/v1/approvals/list',
+      'http/v1/executions/deliveries',
+      'http/v1/executions/events',
+      'http/v1/executions/list',
+      'http/v1/workflows/list',
+      'http/workflows/list',
+    ],
+  },
+  {
+    name: "reviewers' link secret",
+    logicalId: 'ReviewLinkSecret',
+    env: 'REVIEW_LINK_SECRET_ARN',
+    value: 'REVIEW_LINK_KEY_FILE',
+    handlers: [
+      ...(routes as readonly Route[]).filter((r) => r.grants.some((g) => g === 'links:sign')).map((r) => r.handler),
+      'worker/notify',
+    ],
+    expected: ['http/reviews/decide', 'http/reviews/head', 'http/reviews/page', 'worker/notify'],
+  },
+];
+
+describe.each(SECRETS)('$name', ({ logicalId, env, value, handlers, expected }) => {
   const { template, functions } = plain;
-  const [secretId] = all(template, 'AWS::SecretsManager::Secret')[0]!;
-  const paging = (routes as readonly Route[]).filter((r) => r.query !== undefined && 'cursor' in r.query.shape);
+  const [secretId] = all(template, 'AWS::SecretsManager::Secret').find(([id]) => id.startsWith(logicalId))!;
+  /** The secret's ARN as a template says it: itself in the main one, a parameter of the nested one. */
+  const isSecret = (t: Template, arn: unknown) =>
+    JSON.stringify(arn) === JSON.stringify({ Ref: secretId }) ||
+    (t === functions && JSON.stringify(parameterValue(template, (arn as { Ref: string }).Ref)) === JSON.stringify({ Ref: secretId }));
   const secretStatements = (t: Template) =>
     all(t, 'AWS::IAM::Policy').flatMap(([, p]) =>
       list<Statement>(p.Properties.PolicyDocument.Statement)
-        .filter((s) => list(s.Action).some((a) => a.startsWith('secretsmanager:')))
+        .filter((s) => list(s.Action).some((a) => a.startsWith('secretsmanager:')) && isSecret(t, s.Resource))
         .map((s) => ({ roles: p.Properties.Roles as { Ref: string }[], statement: s })),
     );
 
   it('is in no function environment and nowhere in the templates as a value', () => {
     for (const t of [template, functions]) {
       expect(JSON.stringify(t.toJSON())).not.toMatch(/resolve:secretsmanager/);
-      for (const [, fn] of ownFunctions(t)) expect(fn.Properties.Environment.Variables).not.toHaveProperty('CURSOR_SECRET');
+      for (const [, fn] of ownFunctions(t)) expect(fn.Properties.Environment.Variables).not.toHaveProperty(value);
     }
   });
 
-  it('is readable (GetSecretValue on that secret only) by exactly the functions of the routes that page, which get its ARN', () => {
-    expect(paging.map((r) => r.handler).sort()).toEqual([
-      'http/v1/approvals/list',
-      'http/v1/executions/events',
-      'http/v1/executions/list',
-      'http/v1/workflows/list',
-      'http/workflows/list',
-    ]);
-    expect(secretStatements(template)).toEqual([]);
-    for (const [, fn] of ownFunctions(template)) expect(fn.Properties.Environment.Variables).not.toHaveProperty('CURSOR_SECRET_ARN');
-    const holders = ownFunctions(functions).filter(([, fn]) => fn.Properties.Environment.Variables.CURSOR_SECRET_ARN);
-    expect(holders).toHaveLength(paging.length);
-    const readers = secretStatements(functions);
-    expect(readers).toHaveLength(paging.length);
-    for (const [, fn] of holders) {
-      const arn = fn.Properties.Environment.Variables.CURSOR_SECRET_ARN as { Ref: string };
-      expect(parameterValue(template, arn.Ref)).toEqual({ Ref: secretId });
-      const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
-      const role = all(functions, 'AWS::IAM::Role').find(([id]) => id === roleId)![1];
-      expect(paging.map((r) => `Flowgate function ${r.handler}`)).toContain(role.Properties.Description);
-      const own = readers.filter((r) => r.roles.some((ref) => ref.Ref === roleId)).map((r) => r.statement);
-      expect(own).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: arn }]);
+  it('is readable (GetSecretValue on that secret only) by exactly the functions that need it, which get its ARN', () => {
+    expect([...handlers].sort()).toEqual(expected);
+    let seen = 0;
+    for (const t of [template, functions]) {
+      const readers = secretStatements(t);
+      const holders = ownFunctions(t).filter(([, fn]) => fn.Properties.Environment.Variables[env]);
+      expect(readers).toHaveLength(holders.length);
+      for (const [, fn] of holders) {
+        const arn = fn.Properties.Environment.Variables[env];
+        expect(isSecret(t, arn)).toBe(true);
+        const roleId = fn.Properties.Role['Fn::GetAtt'][0] as string;
+        const role = all(t, 'AWS::IAM::Role').find(([id]) => id === roleId)![1];
+        expect(handlers.map((h) => `Flowgate function ${h}`)).toContain(role.Properties.Description);
+        const own = readers.filter((r) => r.roles.some((ref) => ref.Ref === roleId)).map((r) => r.statement);
+        expect(own).toEqual([{ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: arn }]);
+        seen++;
+      }
     }
+    expect(seen).toBe(handlers.length);
   });
 });

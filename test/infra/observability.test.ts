@@ -174,6 +174,26 @@ describe('alarms', () => {
     }
   });
 
+  it('fires on any delivery of the delivery log that failed for good, from the metric the notifications worker publishes', () => {
+    const a = alarm(template, 'deliveryFailures');
+    // A labelled metric is written in the Metrics form.
+    expect(a.Metrics).toEqual([
+      expect.objectContaining({
+        MetricStat: {
+          Metric: { Namespace: METRICS_NAMESPACE, MetricName: 'DeliveryFailed', Dimensions: [{ Name: 'service', Value: 'flowgate' }] },
+          Period: 300,
+          Stat: 'Sum',
+        },
+      }),
+    ]);
+    expect(a).toMatchObject({
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+    });
+    expect(APP_METRICS.DeliveryFailed).toEqual({ unit: 'Count', dimensions: [] });
+  });
+
   it('fires on a 5xx rate above 1% over 5 minutes, computed with metric math and a minimum request count', () => {
     const a = alarm(template, 'api5xxRate');
     expect(a).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });

@@ -337,7 +337,7 @@ describe('FlowgateStack', () => {
     };
     const actionsOf = (handler: string) => roleStatements(handler).flatMap((s) => list(s.Action));
 
-    it('gives the notifications worker table reads, the writes of its approval-message records and its own queue only: no send, no bucket', () => {
+    it('gives the notifications worker table reads, the writes of its approval-message records and delivery log and its own queue only: no send, no bucket', () => {
       const actions = actionsOf('worker/notify');
       expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(
         [...new Set([...TABLE_ACTIONS.read, ...TABLE_ACTIONS.write])].sort(),

@@ -2,6 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as interactionsHandler } from '../../functions/http/integrations/slack-interactions.ts';
 import { handler as updateMemberHandler } from '../../functions/http/members/update.ts';
+import { handler as reviewDecideHandler } from '../../functions/http/reviews/decide.ts';
+import { handler as reviewPageHandler } from '../../functions/http/reviews/page.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { type Approval, getApproval, listAudit } from '../../shared/db/entities/approval.ts';
 import { listApprovalMessages } from '../../shared/db/entities/approval-message.ts';
@@ -173,7 +175,7 @@ describe('approval messages', { timeout: 120_000 }, () => {
       expect(m.subject).toBe(`Approval needed: ${s.title}`);
       expect(m.body.text).toContain('Window: tonight');
       expect(m.body.text).toContain('0 of 2 approvals');
-      expect(m.body.text).toContain(`/api/approvals/${id}/review`);
+      expect(m.body.text).toContain(`/api/reviews/${id}?token=`);
       expect(m.body.html).toContain(`<h2>${s.title}</h2>`);
     }
     const linksOf = (m: Mail) => m.body.text.match(/https?:\/\/\S+/g)?.sort();
@@ -286,6 +288,48 @@ describe('approval messages', { timeout: 120_000 }, () => {
     const last = teamsCards[1]?.body.attachments[0].content;
     expect(JSON.stringify(last.body)).toContain(`Approved by ${s.member.email}`);
     expect(last.actions).toEqual([]);
+  });
+
+  it("deciding by a reviewer's mailed link (GET page, then its form POST) records reviewer and channel, and every Slack message shows the outcome", async () => {
+    const s = await givenSetup();
+    const { e, approval } = await waitingRun(s);
+    const id = approval.approvalId;
+    const sent = await mails(id);
+    /** The mail's "Approve" link, opened as a browser would: GET shows the page and decides nothing; its form POST decides. */
+    const decideByMail = async (to: string) => {
+      const mail = sent.find((m) => m.destination.to[0] === to) as Mail;
+      const link = new URL(/^Approve: (\S+)$/m.exec(mail.body.text)?.[1] as string);
+      const query = Object.fromEntries(link.searchParams);
+      const request = { path: link.pathname, params: { approvalId: id }, query, headers: { 'user-agent': 'MailClient/1.0' } };
+      const page = await invoke(reviewPageHandler, apiEvent(request));
+      expect(page.status).toBe(200);
+      expect(page.body).toContain(`You are deciding as <strong>${to}</strong>`);
+      expect((await getApproval(e.accountId, id))?.status).toBe('PENDING');
+      const form = new URLSearchParams({ decision: 'approve', 'field.window': 'tonight' }).toString();
+      const headers = { ...request.headers, 'content-type': 'application/x-www-form-urlencoded' };
+      return invoke(reviewDecideHandler, apiEvent({ ...request, method: 'POST', headers, body: form }));
+    };
+    expect((await decideByMail(s.admin.email)).status).toBe(200);
+    expect((await decideByMail(s.member.email)).status).toBe(200);
+
+    const done = await eventually(
+      () => read(e),
+      (x) => x.status === 'SUCCEEDED',
+      30_000,
+    );
+    expect(done.outputs.gate).toMatchObject({ decision: 'approve', decidedBy: s.member.userId });
+    const audit = (await listAudit(e.accountId, id)).filter((r) => r.outcome === 'decided');
+    expect(audit.map((r) => [r.channel, r.userId, r.userAgent])).toEqual([
+      ['email', s.admin.userId, 'MailClient/1.0'],
+      ['email', s.member.userId, 'MailClient/1.0'],
+    ]);
+    // The Slack messages (the channel's and both DMs) show who decided, without buttons.
+    const updated = await eventually(
+      async () => slackCalls('chat.update', id).filter((u) => textOf(u.body).includes(`Approved by ${s.member.email}`)),
+      (u) => u.length === 3,
+      30_000,
+    );
+    expect(updated.every((u) => !blocks(u.body).some((b) => b.type === 'actions'))).toBe(true);
   });
 
   it('a cancelled run marks its messages: cancelled, no buttons', async () => {

@@ -6,6 +6,9 @@ import { handler as rerunHandler } from '../../functions/http/v1/executions/reru
 import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
 import { handler as retryHandler } from '../../functions/http/v1/executions/retry.ts';
 import { handler as eventsHandler } from '../../functions/http/v1/executions/events.ts';
+import { handler as executionDeliveriesHandler } from '../../functions/http/v1/executions/deliveries.ts';
+import { handler as approvalDeliveriesHandler } from '../../functions/http/v1/approvals/deliveries.ts';
+import { handler as redeliverHandler } from '../../functions/http/deliveries/redeliver.ts';
 import { handler as listExecutionsHandler } from '../../functions/http/v1/executions/list.ts';
 import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
 import { handler as createWorkflowHandler } from '../../functions/http/workflows/create.ts';
@@ -831,5 +834,69 @@ describe('no request makes an engine handler answer 5xx', () => {
       runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { params: { ...artifact } })),
     );
     expect(links).toBeGreaterThan(0);
+  });
+
+  // The delivery log (shared/domain/deliveries.ts): its listings take the events' parameters, the redelivery a delivery id.
+  it('GET /api/v1/executions/{executionId}/deliveries, GET /api/v1/approvals/{approvalId}/deliveries', async () => {
+    const params = fc.option(
+      fc.oneof({ weight: 6, arbitrary: idLike([...executions, otherExecution]).map((executionId) => ({ executionId })) }, anyQuery),
+      { nil: undefined, freq: 10 },
+    );
+    const query = fc.option(
+      fc.record(
+        {
+          limit: fc.oneof(fc.integer({ min: -5, max: 200 }).map(String), text),
+          cursor: fc.oneof(fc.constantFrom(eventsCursor, executionsCursor), mutated(eventsCursor), text),
+        },
+        { requiredKeys: [] },
+      ),
+      { nil: undefined },
+    );
+    let ok = 0;
+    await fc.assert(
+      fc.asyncProperty(request(keyAuth(), bodies(fc.jsonValue(), { min: 64 * 1024, max: 70 * 1024 }), { params, query }), async (req) => {
+        const id = req.params?.executionId ?? '';
+        const res = await check(
+          executionDeliveriesHandler,
+          'GET',
+          `/api/v1/executions/${id}/deliveries`,
+          req,
+          [200, 400, 401, 403, 404, 413, 429],
+        );
+        if (res.status === 200) {
+          ok++;
+          expectOwnerAsked(req, id, executions, [otherExecution]);
+          for (const d of res.json.items) expect(d.executionId).toBe(id);
+        }
+        const asApproval = { ...req, params: req.params && { approvalId: id } };
+        await check(
+          approvalDeliveriesHandler,
+          'GET',
+          `/api/v1/approvals/${id}/deliveries`,
+          asApproval,
+          [200, 400, 401, 403, 404, 413, 429],
+        );
+      }),
+      runsWith(RUNS, good(`Bearer ${account.adminKey.token}`, { params: { executionId: executions[0] as string } })),
+    );
+    expect(ok).toBeGreaterThan(0);
+  });
+
+  it('POST /api/deliveries/{deliveryId}/redeliver', async () => {
+    const params = fc.option(
+      fc.oneof(
+        { weight: 6, arbitrary: idLike(['dl_00000000000000000000000000', ...executions]).map((deliveryId) => ({ deliveryId })) },
+        anyQuery,
+      ),
+      { nil: undefined, freq: 10 },
+    );
+    await fc.assert(
+      fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue(), { min: 64 * 1024, max: 70 * 1024 }), { params }), async (req) => {
+        const id = req.params?.deliveryId ?? '';
+        const res = await check(redeliverHandler, 'POST', `/api/deliveries/${id}/redeliver`, req, [400, 401, 403, 404, 409, 413, 415, 429]);
+        expect(res.status, res.body).not.toBe(202);
+      }),
+      runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { deliveryId: 'dl_00000000000000000000000000' } })),
+    );
   });
 });

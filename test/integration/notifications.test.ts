@@ -21,7 +21,9 @@ import { config, resetConfig } from '../../shared/config.ts';
 import { type Execution, getExecution, listEvents, type RunEvent } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { DELIVERY_TIMEOUT_MS, deliverNotification, retryDelaySeconds } from '../../shared/engine/deliver.ts';
+import { DELIVERY_TIMEOUT_MS, sendEvent } from '../../shared/engine/deliver.ts';
+import { listExecutionDeliveries } from '../../shared/db/entities/delivery.ts';
+import { retryDelaySeconds } from '../../shared/domain/delivery-policy.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { logger } from '../../shared/logger.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -47,7 +49,8 @@ const flatHeaders = (req: IncomingMessage) =>
   Object.fromEntries(Object.entries(req.headersDistinct).map(([k, v]) => [k, (v ?? []).join(', ')]));
 
 beforeAll(async () => {
-  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  // A retry unit of 10 s: the first retry comes 10 s after a failure (60 s by default).
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32', DELIVERY_RETRY_SECONDS: '10' });
   receiver = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://receiver');
     const chunks: Buffer[] = [];
@@ -130,15 +133,16 @@ const queueDepth = async () => {
 };
 
 describe('retryDelaySeconds', () => {
-  it('doubles from 10 s per receive and is capped at 900 s (15 min)', () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 9, 20, 1000].map(retryDelaySeconds)).toEqual([10, 20, 40, 80, 160, 320, 640, 900, 900, 900, 900]);
-    // A first receive (or a missing count) waits the base delay.
-    expect(retryDelaySeconds(0)).toBe(10);
-    for (let n = 1; n < 2000; n++) {
-      const d = retryDelaySeconds(n);
-      expect(Number.isInteger(d) && d >= 10 && d <= 900, `retryDelaySeconds(${n}) = ${d}`).toBe(true);
-      expect(retryDelaySeconds(n + 1)).toBe(Math.min(900, 2 * d));
-    }
+  it('waits 1, 4, 15 and 40 units between the 5 attempts (an hour with the default minute); Retry-After wins, up to 12 h', () => {
+    // This file's unit is 10 s (DELIVERY_RETRY_SECONDS).
+    expect([1, 2, 3, 4].map((n) => retryDelaySeconds(n))).toEqual([10, 40, 150, 400]);
+    expect([1, 2, 3, 4].reduce((sum, n) => sum + retryDelaySeconds(n), 0)).toBe(60 * 10);
+    // Out of range: the nearest step.
+    expect([0, -1, 5, 1000].map((n) => retryDelaySeconds(n))).toEqual([10, 10, 400, 400]);
+    expect(retryDelaySeconds(1, 3)).toBe(3);
+    expect(retryDelaySeconds(4, 0)).toBe(1);
+    expect(retryDelaySeconds(2, 10 ** 9)).toBe(12 * 3600);
+    expect(retryDelaySeconds(2, Number.NaN)).toBe(40);
   });
 });
 
@@ -253,17 +257,35 @@ describe('notifications through the real workers and queues', () => {
         async () => [deliveriesTo(allowed).length, deliveriesTo(redirect).length],
         ([a, r]) => a === 2 && (r as number) >= 2,
       );
-      // Both refused targets failed for both events (4 failed deliveries, to be retried).
-      const refused = await eventually(
-        async () => failures().filter((f) => ids.includes(f.eventId)),
-        (fs) => fs.length >= 4,
+      // The delivery log: the forbidden target FAILED at once for both events (no retry can fix an
+      // address rule); the redirecting one (its 307 not followed) waits for its retry.
+      const forbiddenTarget = `https://127.0.0.2:${port}/…`;
+      const logged = await eventually(
+        async () => (await listExecutionDeliveries(execution.accountId, execution.executionId, 50)).items,
+        (ds) =>
+          ds.filter((d) => d.target === forbiddenTarget && d.state === 'FAILED').length === 2 &&
+          ds.filter((d) => d.attempts[0]?.error?.startsWith('TOO_MANY_REDIRECTS') && d.state === 'PENDING').length === 2,
       );
-      expect(new Set(refused.map((f) => f.eventId))).toEqual(new Set(ids));
+      for (const d of logged.filter((x) => x.target === forbiddenTarget)) {
+        expect(d.attempts).toEqual([expect.objectContaining({ error: expect.stringContaining('TARGET_FORBIDDEN') })]);
+        expect(d.nextRetryAt).toBeUndefined();
+      }
+      expect(
+        new Set(
+          failures()
+            .filter((f) => ids.includes(f.eventId))
+            .map((f) => f.eventId),
+        ),
+      ).toEqual(new Set(ids));
       // Called directly: refused with TARGET_FORBIDDEN, before connecting.
       const started = log[0] as RunEvent;
-      await expect(
-        deliverNotification({ accountId: execution.accountId, executionId: execution.executionId, target: 0, event: started }),
-      ).rejects.toMatchObject({ code: 'TARGET_FORBIDDEN' });
+      expect(
+        await sendEvent({ accountId: execution.accountId, executionId: execution.executionId, target: 0, event: started }),
+      ).toMatchObject({
+        ok: false,
+        final: true,
+        error: expect.stringContaining('TARGET_FORBIDDEN'),
+      });
       expect(connections).toBe(0);
     } finally {
       await new Promise((r) => forbidden.close(r));
@@ -486,7 +508,8 @@ describe('the notifications worker handler', () => {
       ]);
       const [started] = await eventLog(execution);
       const message = { accountId: execution.accountId, executionId: execution.executionId, target: 0, event: started as RunEvent };
-      const outcome = await deliverNotification(message).catch((e: { code?: string }) => `failed (${e.code})`);
+      const sent = await sendEvent(message);
+      const outcome = sent.ok ? 'delivered' : `failed (${sent.error})`;
       const arrived = deliveriesTo(dest);
       // Either the redirect is not followed (a failed delivery, retried with backoff) or the event
       // arrives intact, as a signed POST: never as a bodyless GET that is then taken for a delivery.

@@ -129,8 +129,8 @@ export function createUserItems(u: User) {
   ];
 }
 
-export async function getUser(accountId: string, userId: string): Promise<User | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: userKey(accountId, userId) }));
+export async function getUser(accountId: string, userId: string, consistent = false): Promise<User | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: userKey(accountId, userId), ConsistentRead: consistent }));
   return Item ? User.parse(Item) : undefined;
 }
 

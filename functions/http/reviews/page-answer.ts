@@ -1,0 +1,10 @@
+// The page of a reviewer's link, for its GET and HEAD (page.ts, head.ts): it records nothing.
+import type { route } from './page.route.ts';
+import type { Input } from '../../../shared/http/handler.ts';
+import { openReview } from '../../../shared/domain/reviews.ts';
+import { reviewPage } from '../../../shared/http/review-page.ts';
+
+export const respond = async ({ params, query, event }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
+  const review = await openReview(query.token, params.approvalId);
+  return reviewPage(review, `${event.rawPath}?${new URLSearchParams({ token: query.token ?? '' })}`);
+};
