@@ -3,6 +3,7 @@ import { compileExpression, ExpressionError, findExpressions, isExpression } fro
 import { EventType } from './events.ts';
 import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
 import { hasType, VariableType, VarName } from './variable-types.ts';
+import { RetryPolicy } from './step-retry.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
 
@@ -81,6 +82,7 @@ export const HttpRequestStep = z
     timeoutMs: z.number().int().min(1).max(30_000).default(10_000),
     saveAs: VarName.optional(),
     allowFailure: z.boolean().default(false),
+    retry: RetryPolicy.optional(),
   })
   .superRefine((s, ctx) => {
     // fetch() refuses a body on these methods: say so now rather than at run time.
@@ -145,6 +147,7 @@ export const ArtifactStep = z.strictObject({
   /** Absent: decided at run time from the content. */
   contentType: z.string().min(1).max(255).optional(),
   content: JsonValue,
+  retry: RetryPolicy.optional(),
 });
 
 export const DelayStep = z.strictObject({ ...base, type: z.literal('delay'), seconds: z.number().int().min(1).max(86_400) });

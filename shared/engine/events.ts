@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'execution.interrupted',
   'execution.resumed',
   'execution.retried',
+  'step.retrying',
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES);

@@ -16,6 +16,7 @@ import { notifyEvents } from './notify.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
+import { currentAttempt, planRetry, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 
 /** Variables and step outputs of a run, as JSON. */
 export const MAX_STATE_BYTES = 256 * 1024;
@@ -64,8 +65,10 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   try {
     outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, maxMs });
   } catch (err) {
-    if (!(err instanceof StepError)) throw err;
-    outcome = { kind: 'failed', error: { code: err.code, message: err.message }, continueRun: false };
+    // An artifact upload the store refused is a failure its retry policy may judge.
+    const failure = err instanceof StepError ? err : 'retry' in step && step.retry ? storageFailure(err) : undefined;
+    if (!failure) throw err;
+    outcome = { kind: 'failed', error: { code: failure.code, message: failure.message }, continueRun: false };
   } finally {
     if (watch) clearInterval(watch);
   }
@@ -78,11 +81,20 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   emit('StepDuration', now - startedAt);
   // A step re-entered by a retry keeps its attempt count.
   const attempts = e.steps[index]?.attempts;
-  const again = attempts ? { attempts } : {};
+  const again = { ...(attempts ? { attempts } : {}), ...(e.steps[index]?.tries ? { tries: e.steps[index]?.tries } : {}) };
   const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now, ...again };
   const startedData = { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) };
   const started = newEvent(e.executionId, 'step.started', startedData, startedAt);
   const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
+
+  const retry = 'retry' in step ? step.retry : undefined;
+  const tries = currentAttempt(e.steps[index]);
+  if (outcome.kind === 'failed') {
+    const plan = planRetry(retry, { error: outcome.error, response: outcome.output }, tries, now);
+    if (plan) return scheduleRetry(run, index, plan, started, { leftMs: maxMs - (now - startedAt), budgetMs: stepBudgetMs(step) });
+  }
+  if (retry && (outcome.kind === 'done' || outcome.kind === 'failed'))
+    outcome = { ...outcome, output: withAttempts(retry, outcome.output, tries) };
 
   if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
     const variables = { ...e.variables, ...outcome.variables };

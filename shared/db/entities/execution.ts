@@ -31,6 +31,8 @@ export const StepState = z.object({
   error: RunError.optional(),
   /** How many times the step was entered, when more than once (a retry re-enters the step that failed). */
   attempts: z.number().int().optional(),
+  /** The attempt a step with a `retry` policy is in, past its first (`shared/engine/step-retry.ts`). */
+  tries: z.number().int().optional(),
 });
 export type StepState = z.infer<typeof StepState>;
 
