@@ -50,6 +50,8 @@ import { route as v1ApprovalsGet } from './http/v1/approvals/get.route.ts';
 import { route as v1ApprovalsApprove } from './http/v1/approvals/approve.route.ts';
 import { route as v1ApprovalsReject } from './http/v1/approvals/reject.route.ts';
 import { route as v1Me } from './http/v1/me.route.ts';
+import { route as v1CallbacksReport } from './http/v1/callbacks/report.route.ts';
+import { route as v1CallbacksHeartbeat } from './http/v1/callbacks/heartbeat.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -109,4 +111,6 @@ export const routes = [
   v1ApprovalsApprove,
   v1ApprovalsReject,
   v1Me,
+  v1CallbacksReport,
+  v1CallbacksHeartbeat,
 ] as const satisfies readonly Route[];

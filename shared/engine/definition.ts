@@ -163,7 +163,35 @@ export const FailStep = z.strictObject({
     .optional(),
 });
 
-export const Step = z.discriminatedUnion('type', [SetStep, HttpRequestStep, ManualApprovalStep, ArtifactStep, DelayStep, FailStep]);
+/** The request a wait_for_callback sends once its callback exists: an http_request's fields, with `$callback.url` and `$callback.token`. */
+const { method, url, headers, secretHeaders, body, timeoutMs } = HttpRequestStep.shape;
+export const CallbackRequest = z.strictObject({ method, url, headers, secretHeaders, body, timeoutMs }).superRefine((s, ctx) => {
+  if (s.body !== undefined && (s.method === 'GET' || s.method === 'HEAD'))
+    ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${s.method} request has no body` });
+});
+export const WaitForCallbackStep = z
+  .strictObject({
+    ...base,
+    type: z.literal('wait_for_callback'),
+    timeoutSeconds: z.number().int().min(1).max(31_536_000),
+    heartbeatSeconds: z.number().int().min(1).max(31_536_000).optional(),
+    onTimeout: z.enum(['fail', 'continue']).default('fail'),
+    request: CallbackRequest.optional(),
+  })
+  .superRefine((s, ctx) => {
+    if (s.heartbeatSeconds !== undefined && s.heartbeatSeconds > s.timeoutSeconds)
+      ctx.addIssue({ code: 'custom', path: ['heartbeatSeconds'], message: 'must be at most timeoutSeconds' });
+  });
+
+export const Step = z.discriminatedUnion('type', [
+  SetStep,
+  HttpRequestStep,
+  ManualApprovalStep,
+  ArtifactStep,
+  DelayStep,
+  FailStep,
+  WaitForCallbackStep,
+]);
 
 /** The event types (one list: `./events.ts`). */
 export { EventType } from './events.ts';
@@ -245,5 +273,6 @@ export type ManualApprovalStep = z.infer<typeof ManualApprovalStep>;
 export type ArtifactStep = z.infer<typeof ArtifactStep>;
 export type DelayStep = z.infer<typeof DelayStep>;
 export type FailStep = z.infer<typeof FailStep>;
+export type WaitForCallbackStep = z.infer<typeof WaitForCallbackStep>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;

@@ -21,6 +21,9 @@ export const EVENT_TYPES = [
   'execution.resumed',
   'execution.retried',
   'step.retrying',
+  'callback.requested',
+  'callback.reported',
+  'callback.expired',
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES);

@@ -1,11 +1,14 @@
 import { config } from '../config.ts';
 import { approvalPut } from '../db/entities/approval.ts';
+import { callbackPut } from '../db/entities/callback.ts';
 import {
   type Execution,
   executionItemBytes,
   getExecution,
   MAX_EXECUTION_ITEM_BYTES,
   newEvent,
+  type RunError,
+  type RunEvent,
   type StepState,
 } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
@@ -16,6 +19,7 @@ import { notifyEvents } from './notify.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
+import { reportedOutcome, sendCallbackRequest } from './steps/wait-for-callback.ts';
 import { currentAttempt, planRetry, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 
 /** Variables and step outputs of a run, as JSON. */
@@ -31,7 +35,13 @@ const CANCEL_POLL_MS = 1_000;
  * never times the invocation out (and with it the other runs of its batch).
  */
 export const stepBudgetMs = (step: Step) =>
-  step.type === 'http_request' ? step.timeoutMs + 2_000 : step.type === 'artifact' ? 10_000 : 2_000;
+  step.type === 'http_request'
+    ? step.timeoutMs + 2_000
+    : step.type === 'artifact'
+      ? 10_000
+      : step.type === 'wait_for_callback' && step.request
+        ? step.request.timeoutMs + 2_000
+        : 2_000;
 
 /** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
 const external = (step: Step) => step.type === 'http_request' || step.type === 'artifact';
@@ -39,6 +49,7 @@ const external = (step: Step) => step.type === 'http_request' || step.type === '
 /** Run the held run's steps until it ends, waits (approval, delay) or needs a fresh invocation. */
 export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
   if (!(await applyDecision(run))) return;
+  if (!(await applyReport(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
   endDelays(run);
@@ -122,8 +133,10 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
     case 'failed':
     case 'fail-run': {
       const error = outcome.error;
-      run.update({ steps: steps({ ...base, status: 'FAILED', error }) });
-      await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
+      await failStep(run, index, { ...base, status: 'FAILED', error }, [
+        started,
+        newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now),
+      ]);
       return false;
     }
     case 'wait-approval': {
@@ -152,6 +165,23 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
       // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
       run.record([], [approvalPut({ ...a, runSeq: run.e.seq })]);
       await run.letGo({ status: 'WAITING_APPROVAL' });
+      return false;
+    }
+    case 'wait-callback': {
+      const c = outcome.callback;
+      const data = {
+        callbackId: c.callbackId,
+        stepId: step.id,
+        url: outcome.url,
+        timeoutAt: c.timeoutAt,
+        heartbeatSeconds: c.heartbeatSeconds ?? null,
+      };
+      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), callbackId: c.callbackId });
+      run.record([started, newEvent(e.executionId, 'callback.requested', data, now)]);
+      // What ends the wait is numbered after its callback.requested.
+      run.record([], [callbackPut({ ...c, runSeq: run.e.seq })]);
+      if (!(await run.letGo({ status: 'WAITING_CALLBACK' }))) return false;
+      if (step.type === 'wait_for_callback') await sendCallbackRequest(run.e, step, outcome, maxMs - (Date.now() - startedAt));
       return false;
     }
     case 'sleep':
@@ -198,6 +228,52 @@ async function applyDecision(run: HeldRun): Promise<boolean> {
   run.update({ steps: steps({ status: 'SUCCEEDED' }), outputs, variables, nextStep: index + 1 });
   run.record([ended('step.succeeded')]);
   return true;
+}
+
+/**
+ * A step that failed ends the run FAILED: its state, its events (`step.started`, `step.failed`) and the
+ * run's end in one write. The one place a step's failure is applied (a failed attempt, a callback
+ * reported failed or timed out with `onTimeout: "fail"`).
+ */
+async function failStep(run: HeldRun, index: number, state: StepState, events: RunEvent[]): Promise<void> {
+  run.update({ steps: run.e.steps.map((x, i) => (i === index ? state : x)) });
+  await run.fail(state.error as RunError, events);
+}
+
+/**
+ * What ended a wait_for_callback (`reportTransition`), applied by the run's worker: the step's output
+ * (the run goes on with `$steps.<id>.output`) or its failure. False when the run ended.
+ */
+async function applyReport(run: HeldRun): Promise<boolean> {
+  const r = run.e.report;
+  if (!r) return true;
+  run.drop('report');
+  await notifyEvents(run.e, [r.event]);
+  const index = run.e.steps.findIndex((s) => s.stepId === r.stepId);
+  if (index < 0) {
+    logger.error('callback report for a step the run does not have; dropped', { executionId: run.e.executionId, stepId: r.stepId });
+    return true;
+  }
+  const state = { ...(run.e.steps[index] as StepState), finishedAt: r.at };
+  const got = await reportedOutcome(run.e, r);
+  let error = got.error;
+  if (!error) {
+    const outputs = { ...run.e.outputs, [r.stepId]: got.output };
+    if (stateBytes(run.e.variables, outputs) <= MAX_STATE_BYTES && executionItemBytes({ ...run.e, outputs }) <= MAX_EXECUTION_ITEM_BYTES) {
+      run.update({
+        steps: run.e.steps.map((x, i) => (i === index ? { ...state, status: 'SUCCEEDED' as const } : x)),
+        outputs,
+        nextStep: index + 1,
+      });
+      run.record([newEvent(run.e.executionId, 'step.succeeded', { stepId: r.stepId }, r.at)]);
+      return true;
+    }
+    error = { code: 'STATE_TOO_LARGE', message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${r.stepId}.` };
+  }
+  await failStep(run, index, { ...state, status: 'FAILED', error }, [
+    newEvent(run.e.executionId, 'step.failed', { stepId: r.stepId, error }, r.at),
+  ]);
+  return false;
 }
 
 /** Poll for a cancel request while a long step runs, and abort it when one arrives. */

@@ -6,6 +6,7 @@ import { handlerWith, type Input, stackWith } from './base.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { sessionAuth } from './middleware/session-auth.ts';
 import { webhookAuth } from './middleware/webhook-auth.ts';
+import { callbackAuth } from './middleware/callback-auth.ts';
 import { requestBody } from './request-body.ts';
 
 export { DEFAULT_MAX_BODY, type Input, type RouteIo } from './base.ts';
@@ -23,7 +24,9 @@ export function stackFor(route: Route): Middleware[] {
         ? apiKeyAuth(auth)
         : auth.kind === 'webhook'
           ? webhookAuth()
-          : undefined;
+          : auth.kind === 'callback'
+            ? callbackAuth()
+            : undefined;
   return stackWith(route, credentials, requestBody(route));
 }
 
