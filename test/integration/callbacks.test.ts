@@ -4,6 +4,7 @@ import { config } from '../../shared/config.ts';
 import { getCallback } from '../../shared/db/entities/callback.ts';
 import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
 import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';
+import { maskDefinition, restoreSecrets } from '../../shared/domain/definition-secrets.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -277,3 +278,56 @@ describe('deadlines, from the scheduled sweep', () => {
 
 /** A well-formed token of the same account that is not this callback's. */
 const other401 = (token: string) => `${token.slice(0, -7)}${token.at(-7) === 'a' ? 'b' : 'a'}${token.slice(-6)}`;
+
+describe('the request of a wait_for_callback holds secrets as an http_request does', () => {
+  const def = (headers: Record<string, string>) =>
+    WorkflowDefinition.parse({
+      steps: [
+        {
+          id: 'w',
+          type: 'wait_for_callback',
+          timeoutSeconds: 60,
+          request: { method: 'POST', url: 'https://ci.example.com/jobs', headers, body: '{% { "token": $callback.token } %}' },
+        },
+      ],
+    });
+
+  it('masks literal credential headers in views, keeps them on an update that sends the mask back, and takes $secrets', () => {
+    const stored = def({ authorization: 'Bearer literal-ci-token-123456', 'x-trace': 'abc' });
+    const shown = maskDefinition(stored);
+    expect(JSON.stringify(shown)).not.toContain('literal-ci-token');
+    expect((shown.steps[0] as { request: { headers: Record<string, string> } }).request.headers).toEqual({
+      authorization: '••••3456',
+      'x-trace': 'abc',
+    });
+    expect(restoreSecrets(shown, stored)).toEqual(stored);
+    expect(() => restoreSecrets(shown, undefined)).toThrow();
+    expect(
+      WorkflowDefinition.safeParse({ steps: [{ ...def({ authorization: "{% 'Bearer ' & $secrets.CI_TOKEN %}" }).steps[0] }] }).success,
+    ).toBe(true);
+    // ... but not elsewhere in the step.
+    const misplaced = WorkflowDefinition.safeParse({
+      steps: [{ id: 'w', type: 'wait_for_callback', timeoutSeconds: 60, when: '{% $secrets.X = "a" %}' }],
+    });
+    expect(misplaced.success).toBe(false);
+  });
+
+  it('refuses bad waits at save, with their paths', () => {
+    const parse = (step: Record<string, unknown>) =>
+      WorkflowDefinition.safeParse({ steps: [{ id: 'w', type: 'wait_for_callback', timeoutSeconds: 60, ...step }] });
+    for (const [step, path] of [
+      [{ timeoutSeconds: 0 }, 'timeoutSeconds'],
+      [{ timeoutSeconds: 31_536_001 }, 'timeoutSeconds'],
+      [{ heartbeatSeconds: 61 }, 'heartbeatSeconds'],
+      [{ onTimeout: 'approve' }, 'onTimeout'],
+      [{ request: { url: 'ftp://x' } }, 'request.url'],
+      [{ request: { url: 'https://x.example', method: 'GET', body: 'x' } }, 'request.body'],
+      [{ request: { url: 'https://x.example', saveAs: 'x' } }, 'request'],
+      [{ request: { url: '{% $callback.url & ' } }, 'request.url'],
+    ] as const) {
+      const r = parse(step);
+      expect(r.success, JSON.stringify(step)).toBe(false);
+      expect(r.error?.issues[0]?.path.join('.'), JSON.stringify(step)).toBe(`steps.0.${path}`);
+    }
+  });
+});
