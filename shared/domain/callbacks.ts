@@ -3,33 +3,14 @@ import type * as z from 'zod';
 import { db } from '../clients.ts';
 import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
 import { pause } from '../db/retry.ts';
-import { type CallbackResult, settleCallback, tokenAccount } from '../engine/steps/wait-for-callback.ts';
-import { AppError, conflict, isConditionFailure, notFound, unauthorized } from '../errors.ts';
+import { type CallbackResult, settleCallback } from '../engine/steps/wait-for-callback.ts';
+import { conflict, isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import type { ReportBody } from '../schemas/callbacks.ts';
-import { Id } from '../schemas/common.ts';
-import { hashToken, parseToken, safeEqual } from '../tokens.ts';
 
 // Callbacks from external systems (README "Workflows and runs", `wait_for_callback`): the report and
-// the heartbeat (v1 routes, the callback's token as the credential) and the scheduled sweep's deadlines.
-
-const invalidToken = () => unauthorized('INVALID_CALLBACK_TOKEN', 'The token is not the one for this callback.');
-
-/**
- * The callback a request names, if `token` is its token. The token names its account (a callback of
- * another account, or none, is 404); the token is compared with the stored hash in constant time (401).
- */
-export async function authenticateCallback(token: string | undefined, callbackId: string): Promise<Callback> {
-  if (!token) throw unauthorized('UNAUTHORIZED', "Send the callback's token as a Bearer credential.");
-  const parsed = parseToken(token, 'dyc');
-  if (!parsed) throw invalidToken();
-  const c = Id.safeParse(callbackId).success ? await getCallback(tokenAccount(parsed.id), callbackId) : undefined;
-  if (!c) throw notFound('CALLBACK_NOT_FOUND', `Callback ${callbackId.slice(0, 64)} does not exist.`);
-  if (!safeEqual(hashToken(token), c.tokenHash)) throw invalidToken();
-  return c;
-}
-
-export const isCallbackAuthFailure = (e: unknown) => e instanceof AppError && e.statusCode === 401;
+// the heartbeat (v1 routes; their credential, the callback's token, is checked by `callback-auth`) and
+// the scheduled sweep's deadlines.
 
 export const callbackView = (c: Callback) => ({
   callbackId: c.callbackId,

@@ -29,15 +29,13 @@ import type { StepContext } from '../steps.ts';
 /** The callback's address (the token is the credential, sent as `Authorization: Bearer`). */
 export const callbackUrl = (callbackId: string) => `${config().PUBLIC_BASE_URL}/api/v1/callbacks/${callbackId}`;
 
-/** The account a callback token belongs to: its id part is the account's (`acc_<id>`). */
-export const tokenAccount = (tokenId: string) => `acc_${tokenId}`;
-
 export type CallbackWait = { kind: 'wait-callback'; callback: Callback; token: string; url: string };
 
 /** The step: a new callback (its token minted here, only its hash kept), for the worker to write with the wait. */
 export function waitForCallback(step: WaitForCallbackStep, ctx: StepContext): CallbackWait {
   const { execution: e, now } = ctx;
   const callbackId = newId('cb');
+  // The token names its account (`acc_<id>`: `callback-auth` looks the callback up there).
   const token = mintToken('dyc', e.accountId.slice(e.accountId.indexOf('_') + 1));
   const timeoutAt = now + step.timeoutSeconds * 1000;
   const callback: Callback = {
