@@ -7,6 +7,7 @@ import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';
 import { maskDefinition, restoreSecrets } from '../../shared/domain/definition-secrets.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
+import { resumeRun, sweepRestart } from '../../shared/engine/recovery.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { eventually, useOwnTable } from '../support/engine.ts';
@@ -65,7 +66,11 @@ const post = async (url: string, token: string | undefined, json?: unknown, raw?
 const report = (c: { url: string; token: string }, body: unknown) => post(c.url, c.token, body);
 
 let paths = 0;
-async function givenRun(wait: Record<string, unknown>, account?: Awaited<ReturnType<typeof givenAccount>>) {
+async function givenRun(
+  wait: Record<string, unknown>,
+  account?: Awaited<ReturnType<typeof givenAccount>>,
+  trigger: 'api' | 'webhook' = 'api',
+) {
   const { account: acc, admin } = account ?? (await givenAccount());
   const workflow = await createWorkflow(
     { accountId: acc.accountId, userId: admin.userId, role: 'admin' },
@@ -81,13 +86,18 @@ async function givenRun(wait: Record<string, unknown>, account?: Awaited<ReturnT
       editors: [],
     },
   );
-  return (await startRun({ workflow, trigger: 'api', variables: {} })).execution;
+  return (await startRun({ workflow, trigger, variables: {} })).execution;
 }
 /** A run whose request reaches the listener at a fresh path: the callback as the listener got it. */
-async function givenWaiting(extra: Record<string, unknown> = {}, prefix = '/job', account?: Awaited<ReturnType<typeof givenAccount>>) {
+async function givenWaiting(
+  extra: Record<string, unknown> = {},
+  prefix = '/job',
+  account?: Awaited<ReturnType<typeof givenAccount>>,
+  trigger: 'api' | 'webhook' = 'api',
+) {
   const path = `${prefix}/${++paths}`;
   const request = { method: 'POST', url: listenerUrl + path, body: "{% { 'url': $callback.url, 'token': $callback.token } %}" };
-  const e = await givenRun({ request, ...extra }, account);
+  const e = await givenRun({ request, ...extra }, account, trigger);
   const callback = await eventually(
     async () => received.get(path),
     (c) => c !== undefined,
@@ -240,6 +250,34 @@ describe('a wait_for_callback whose request reaches a listener', () => {
     expect((await getCallback(e.accountId, e.callbackId as string))?.status).toBe('CANCELLED');
     expectProblem(await report(callback, { status: 'success' }), 409, 'CALLBACK_ALREADY_HANDLED');
     expectProblem(await post(`${callback.url}/heartbeat`, callback.token), 409, 'CALLBACK_ALREADY_HANDLED');
+  });
+});
+
+describe('a restart while a webhook run waits for its callback', () => {
+  it('interrupts it; a report meanwhile is recorded (200) and a resume applies it; a run resumed before any report waits again', async () => {
+    const reported = await givenWaiting({}, '/job', undefined, 'webhook');
+    const pending = await givenWaiting({}, '/job', undefined, 'webhook');
+    for (const w of [reported, pending]) await status(w.e, ['WAITING_CALLBACK']);
+    await sweepRestart({ rule: 'all' });
+    for (const w of [reported, pending]) expect(await read(w.e)).toMatchObject({ status: 'INTERRUPTED', callbackId: w.e.callbackId });
+
+    const res = await report(reported.callback, { status: 'success', output: { late: true } });
+    expect(res.status, res.text).toBe(200);
+    expect((await read(reported.e)).status).toBe('INTERRUPTED');
+    await resumeRun(reported.e.accountId, reported.e.executionId, 'usr_test');
+    const done = await status(reported.e, ['SUCCEEDED', 'FAILED']);
+    expect(done.variables.result).toMatchObject({ status: 'success', output: { late: true } });
+
+    const again = await resumeRun(pending.e.accountId, pending.e.executionId, 'usr_test');
+    expect(again).toMatchObject({ status: 'WAITING_CALLBACK', callbackId: pending.e.callbackId });
+    expect((await report(pending.callback, { status: 'success' })).status).toBe(200);
+    expect((await status(pending.e, ['SUCCEEDED', 'FAILED'])).status).toBe('SUCCEEDED');
+    // Every event numbered once, in the order written, across the interruption.
+    for (const w of [reported, pending]) {
+      const seqs = (await eventsOf(w.e)).map((x) => x.seq as number);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
   });
 });
 
