@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storage } from '../../shared/clients.ts';
+import { listArtifacts } from '../../shared/db/entities/artifact.ts';
 import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -106,6 +108,59 @@ describe('retry on the real queue and workers', () => {
     expect(continued.status).toBe('SUCCEEDED');
     expect(continued.outputs.call).toMatchObject({ status: 404, attempts: 2 });
     expect(hits.get(listed)).toHaveLength(2);
+  });
+});
+
+describe('retry on an artifact', () => {
+  let stop: () => Promise<unknown>;
+  beforeAll(() => {
+    stop = startWorkers();
+  });
+  afterAll(() => stop());
+
+  it('an upload the store refuses with 503 (a stubbed fault: the emulator cannot be made to) is retried, and stored once', async () => {
+    const client = await storage();
+    let refused = 0;
+    const name = 'refuseFirstUpload';
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutObjectCommand' && refused === 0) {
+          refused++;
+          throw Object.assign(new Error('We encountered an internal error. Please try again.'), {
+            name: 'InternalError',
+            $metadata: { httpStatusCode: 503 },
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const { account, admin } = await givenAccount();
+      const workflow = await createWorkflow(
+        { accountId: account.accountId, userId: admin.userId, role: 'admin' },
+        {
+          name: 'artifact',
+          definition: WorkflowDefinition.parse({
+            steps: [{ id: 'report', type: 'artifact', name: 'r.txt', content: 'hello', retry: { maxAttempts: 2, jitter: 'none' } }],
+          }),
+          recovery: false,
+          editors: [],
+        },
+      );
+      const e = (await startRun({ workflow, trigger: 'api', variables: {} })).execution;
+      const done = await settled(e);
+      expect(done.status).toBe('SUCCEEDED');
+      expect(done.outputs.report).toMatchObject({ name: 'r.txt', attempts: 2 });
+      expect(refused).toBe(1);
+      expect(await listArtifacts(e.accountId, e.executionId)).toHaveLength(1);
+      const retrying = (await events(e)).filter((x) => x.type === 'step.retrying');
+      expect(retrying.map((x) => x.data.error)).toEqual([
+        { code: 'HTTP_5XX', stepError: 'STORAGE_UNAVAILABLE', message: expect.any(String) },
+      ]);
+    } finally {
+      client.middlewareStack.remove(name);
+    }
   });
 });
 
