@@ -26,6 +26,10 @@ export const startsRuns = ['table:read', 'table:write', 'queue:send'] as const;
 export const wfRead = { kind: 'apiKey', scope: 'WORKFLOW_READ' } as const;
 export const wfExecute = { kind: 'apiKey', scope: 'WORKFLOW_EXECUTE' } as const;
 export const webhook = { kind: 'webhook' } as const;
+/** The callback routes: the callback's own token. */
+export const callbackToken = { kind: 'callback' } as const;
+/** A callback report's body: 256 KiB. */
+export const CALLBACK_BYTES = 256 * 1024;
 /** The trigger also keeps large payloads in the artifacts bucket. */
 export const triggers = ['table:read', 'table:write', 'queue:send', 'bucket:write'] as const;
 export const approvalPost = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401 } as const;

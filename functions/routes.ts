@@ -63,6 +63,8 @@ import { route as reviewsDecide } from './http/reviews/decide.route.ts';
 import { route as v1ExecutionsDeliveries } from './http/v1/executions/deliveries.route.ts';
 import { route as v1ApprovalsDeliveries } from './http/v1/approvals/deliveries.route.ts';
 import { route as deliveriesRedeliver } from './http/deliveries/redeliver.route.ts';
+import { route as v1CallbacksReport } from './http/v1/callbacks/report.route.ts';
+import { route as v1CallbacksHeartbeat } from './http/v1/callbacks/heartbeat.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -135,4 +137,6 @@ export const routes = [
   v1ExecutionsDeliveries,
   v1ApprovalsDeliveries,
   deliveriesRedeliver,
+  v1CallbacksReport,
+  v1CallbacksHeartbeat,
 ] as const satisfies readonly Route[];

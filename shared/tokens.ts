@@ -24,7 +24,8 @@ const checksum = (s: string) => {
 const SECRET_BODY = 43;
 const CHECKSUM = 6;
 
-export type TokenPrefix = 'dyk' | 'dys';
+/** `dyk` API keys, `dys` sessions, `dyc` callback tokens (whose id part is the account's). */
+export type TokenPrefix = 'dyk' | 'dys' | 'dyc';
 export type ParsedToken = { prefix: TokenPrefix; id: string; token: string };
 
 /**
@@ -36,7 +37,7 @@ export function mintToken(prefix: TokenPrefix, id: string): string {
   return head + checksum(head);
 }
 
-const SHAPE = /^(dyk|dys)_([0-9a-z]{26})_([0-9A-Za-z]{49})$/;
+const SHAPE = /^(dyk|dys|dyc)_([0-9a-z]{26})_([0-9A-Za-z]{49})$/;
 
 /** Parse and checksum-verify a token; `undefined` when it is malformed in any way. Never throws. */
 export function parseToken(token: string, prefix: TokenPrefix): ParsedToken | undefined {

@@ -1,7 +1,9 @@
 // The scheduled sweep (EventBridge, every minute; a timer in local mode): expires approvals past
-// their deadline, recovers runs whose worker died (their lease expired; ARCHITECTURE.md
-// "Crash and restart semantics"), and sends due approval reminders and escalations (`shared/domain/nudges.ts`).
+// their deadline (and callbacks past theirs), recovers runs whose worker died (their lease expired;
+// ARCHITECTURE.md "Crash and restart semantics"), and sends due approval reminders and escalations
+// (`shared/domain/nudges.ts`).
 import { flushCounts } from '../../shared/db/counters.ts';
+import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
 import { nudgeDueApprovals } from '../../shared/domain/nudges.ts';
 import { sweepCrashed } from '../../shared/engine/recovery.ts';
@@ -12,9 +14,15 @@ import { workerSettings } from '../bindings.ts';
 requireConfig(workerSettings('sweep/scheduled'));
 
 export const handler = async () => {
-  const [expired, recovered, { reminders, escalations }] = await Promise.all([expireDueApprovals(), sweepCrashed(), nudgeDueApprovals()]);
+  const [expired, recovered, callbacks, { reminders, escalations }] = await Promise.all([
+    expireDueApprovals(),
+    sweepCrashed(),
+    expireDueCallbacks(),
+    nudgeDueApprovals(),
+  ]);
   // Runs recovered from PENDING counted their triggers (`counters.ts`).
   await flushCounts();
-  if (expired || recovered || reminders || escalations) logger.info('scheduled sweep', { expired, recovered, reminders, escalations });
-  return { expired, recovered, reminders, escalations };
+  if (expired || recovered || callbacks || reminders || escalations)
+    logger.info('scheduled sweep', { expired, recovered, callbacks, reminders, escalations });
+  return { expired, recovered, callbacks, reminders, escalations };
 };

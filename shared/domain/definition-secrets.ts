@@ -25,13 +25,20 @@ const SECRET_REFERENCE = /^\{%\s*(?:(['"])(?:Bearer|Basic|Token|Bot) \1\s*&\s*)?
 export const mask = (secret: string) => (secret.length >= 16 ? `${MASK}${secret.slice(-4)}` : MASK);
 export const isMask = (value: string) => value.startsWith(MASK);
 
-const isSecretHeader = (step: HttpRequestStep, name: string) => {
+const isSecretHeader = (step: Pick<HttpRequestStep, 'secretHeaders'>, name: string) => {
   const n = name.toLowerCase();
   return (CREDENTIAL_HEADERS as readonly string[]).includes(n) || (step.secretHeaders ?? []).some((h) => h.toLowerCase() === n);
 };
-const hidden = (step: HttpRequestStep, name: string, value: string) => isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
+const hidden = (step: Pick<HttpRequestStep, 'secretHeaders'>, name: string, value: string) =>
+  isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
 
 const isHttp = (s: Step): s is HttpRequestStep => s.type === 'http_request';
+/** The request a step sends: an http_request's, or a wait_for_callback's `request` (same fields, same secrets). */
+type Request = Pick<HttpRequestStep, 'url' | 'headers' | 'secretHeaders' | 'body'>;
+const requestOf = (s: Step): Request | undefined => (isHttp(s) ? s : s.type === 'wait_for_callback' ? s.request : undefined);
+const withHeaders = (s: Step, headers: Record<string, string>): Step =>
+  s.type === 'wait_for_callback' && s.request ? { ...s, request: { ...s.request, headers } } : isHttp(s) ? { ...s, headers } : s;
+const headersPath = (s: Step, i: number) => (s.type === 'wait_for_callback' ? `steps.${i}.request.headers` : `steps.${i}.headers`);
 /** A notification's signing secret as views show it: a reference to an account secret as written, a literal masked. */
 const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : mask(secret));
 
@@ -39,11 +46,12 @@ const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : 
 export function maskDefinition(def: WorkflowDefinition): WorkflowDefinition {
   return {
     ...def,
-    steps: def.steps.map((s) =>
-      isHttp(s) && s.headers
-        ? { ...s, headers: Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, hidden(s, k, v) ? mask(v) : v])) }
-        : s,
-    ),
+    steps: def.steps.map((s) => {
+      const r = requestOf(s);
+      return r?.headers
+        ? withHeaders(s, Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, hidden(r, k, v) ? mask(v) : v])))
+        : s;
+    }),
     ...(def.notifications ? { notifications: def.notifications.map((n) => ({ ...n, secret: shownSecret(n.secret as string) })) } : {}),
   };
 }
@@ -62,24 +70,25 @@ function storedNotification(n: Notification, i: number, stored: readonly Notific
  */
 export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinition | undefined, base = 'definition'): WorkflowDefinition {
   const errors: FieldError[] = [];
-  const storedSteps = new Map((stored?.steps ?? []).filter(isHttp).map((s) => [s.id, s]));
+  const storedSteps = new Map((stored?.steps ?? []).flatMap((s) => (requestOf(s) ? [[s.id, requestOf(s) as Request]] : [])));
   const steps = next.steps.map((s, i) => {
-    if (!isHttp(s) || !s.headers) return s;
+    const r = requestOf(s);
+    if (!r?.headers) return s;
     const old = storedSteps.get(s.id);
     const headers = Object.fromEntries(
-      Object.entries(s.headers).map(([name, value]) => {
+      Object.entries(r.headers).map(([name, value]) => {
         if (!isMask(value)) return [name, value];
         const match =
           old && Object.entries(old.headers ?? {}).find(([n, v]) => n.toLowerCase() === name.toLowerCase() && hidden(old, n, v));
         if (match && mask(match[1]) === value) return [name, match[1]];
         errors.push({
-          path: `${base}.steps.${i}.headers.${name}`,
+          path: `${base}.${headersPath(s, i)}.${name}`,
           message: 'a masked value keeps the stored secret only where the view showed it; send the new value',
         });
         return [name, value];
       }),
     );
-    return { ...s, headers };
+    return withHeaders(s, headers);
   });
   const notifications = next.notifications?.map((n, i) => {
     if (n.secret !== undefined && !isMask(n.secret)) return n;
@@ -105,7 +114,12 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
  * definition that references no secret.
  */
 export async function checkSecretUse(actor: { accountId: string; role?: string }, def: WorkflowDefinition, base = 'definition') {
-  const steps = def.steps.flatMap((s, i) => (isHttp(s) ? [{ s, i, names: stepSecretNames(s) }] : [])).filter((x) => x.names.length);
+  const steps = def.steps
+    .flatMap((s, i) => {
+      const r = requestOf(s);
+      return r ? [{ s: r, i, names: stepSecretNames(r), at: s.type === 'wait_for_callback' ? 'request.url' : 'url' }] : [];
+    })
+    .filter((x) => x.names.length);
   const notified = (def.notifications ?? []).flatMap((n) => referencedSecret(n.secret ?? '') ?? []);
   if (steps.length === 0 && notified.length === 0) return;
   const secrets = new Map((await listSecrets(actor.accountId)).map((x) => [x.name, x]));
@@ -121,13 +135,13 @@ export async function checkSecretUse(actor: { accountId: string; role?: string }
       );
   }
   const errors: FieldError[] = [];
-  for (const { s, i, names } of steps) {
+  for (const { s, i, names, at } of steps) {
     if (s.url.includes('{%') || !URL.canParse(s.url)) continue;
     const host = new URL(s.url).hostname;
     for (const n of names) {
       const hosts = secrets.get(n)?.allowedHosts;
       if (hosts && !hostAllowed(hosts, host))
-        errors.push({ path: `${base}.steps.${i}.url`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
+        errors.push({ path: `${base}.steps.${i}.${at}`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
     }
   }
   if (errors.length)

@@ -19,12 +19,13 @@ export const executionView = (e: Execution) => ({
   updatedAt: e.updatedAt,
   ...(e.finishedAt !== undefined ? { finishedAt: e.finishedAt } : {}),
   // Where the run is, or where it stopped (INTERRUPTED: the step a resume re-enters).
-  ...(e.status === 'RUNNING' || e.status === 'WAITING_APPROVAL' || e.status === 'INTERRUPTED'
+  ...(e.status === 'RUNNING' || e.status === 'WAITING_APPROVAL' || e.status === 'WAITING_CALLBACK' || e.status === 'INTERRUPTED'
     ? { currentStepId: e.steps[e.nextStep]?.stepId ?? null }
     : {}),
   steps: e.steps,
   ...(e.error ? { error: e.error } : {}),
   ...(e.approvalId ? { approvalId: e.approvalId } : {}),
+  ...(e.callbackId ? { callbackId: e.callbackId } : {}),
   ...(e.cancelRequested ? { cancelRequested: true } : {}),
   ...(e.interruptedAt !== undefined ? { interruptedAt: e.interruptedAt, interruptReason: e.interruptReason } : {}),
   ...(e.rerunOf ? { rerunOf: e.rerunOf } : {}),

@@ -2,6 +2,7 @@ import type { Role } from '../db/entities/user.ts';
 import type { Plan } from '../config.ts';
 import type { Scope } from '../db/entities/api-key.ts';
 import type { Webhook } from '../db/entities/webhook.ts';
+import type { Callback } from '../db/entities/callback.ts';
 
 /** Who is calling: a console user (session), an API key acting for its owner, or a webhook's sender. */
 export type Principal =
@@ -9,4 +10,6 @@ export type Principal =
   | { kind: 'session'; accountId: string; userId: string; role: Role; sessionId: string; userGen?: number }
   | { kind: 'apiKey'; accountId: string; userId: string; keyId: string; scopes: readonly Scope[]; plan: Plan }
   /** Past the webhook's checks; `keyId` is the bound key in `api_key` mode. */
-  | { kind: 'webhook'; accountId: string; userId?: undefined; webhook: Webhook; keyId?: string };
+  | { kind: 'webhook'; accountId: string; userId?: undefined; webhook: Webhook; keyId?: string }
+  /** A callback's token: that callback, nothing else. */
+  | { kind: 'callback'; accountId: string; userId?: undefined; callback: Callback; plan: Plan };

@@ -1,6 +1,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
+import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
 import {
   cancelledFields,
   cancelledUpdate,
@@ -18,7 +19,8 @@ import { notifyEvents } from './notify.ts';
 import { countAcceptedTrigger, finished } from './runs.ts';
 
 /**
- * Cancel: PENDING, INTERRUPTED, WAITING_APPROVAL (with its pending approval) and RUNNING runs that no
+ * Cancel: PENDING, INTERRUPTED, WAITING_APPROVAL (with its pending approval), WAITING_CALLBACK (with its
+ * pending callback) and RUNNING runs that no
  * worker holds (waiting in a delay, or whose worker died) end at once; a RUNNING run held by a worker
  * is asked to stop, and the worker ends it before its next step (aborting an in-flight request).
  * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
@@ -50,6 +52,10 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
         { Update: cancelledUpdate(e, reason, now) },
         eventsPut(accountId, [event]),
         ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
+        // So does its callback (a later report is a 409).
+        ...(e.callbackId && (e.status === 'WAITING_CALLBACK' || (await getCallback(accountId, e.callbackId))?.status === 'PENDING')
+          ? [{ Update: cancelCallbackUpdate(accountId, e.callbackId, now) }]
+          : []),
       ];
       await db().send(new TransactWriteCommand({ TransactItems: items }));
       if (e.status === 'PENDING') countAcceptedTrigger(e);
@@ -57,6 +63,7 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
       delete cancelled.dispatch;
       delete cancelled.lease;
       delete cancelled.approvalId;
+      delete cancelled.callbackId;
       delete cancelled.wakeAt;
       // Its pending approval's messages are updated too (the notice names it: the run no longer does).
       await notifyEvents(pendingApproval && e.approvalId ? { ...cancelled, approvalId: e.approvalId } : cancelled, [event]);

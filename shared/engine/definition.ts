@@ -3,6 +3,7 @@ import { compileExpression, ExpressionError, findExpressions, isExpression } fro
 import { EventType } from './events.ts';
 import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
 import { hasType, VariableType, VarName } from './variable-types.ts';
+import { RetryPolicy } from './step-retry.ts';
 
 /** Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. */
 
@@ -81,6 +82,7 @@ export const HttpRequestStep = z
     timeoutMs: z.number().int().min(1).max(30_000).default(10_000),
     saveAs: VarName.optional(),
     allowFailure: z.boolean().default(false),
+    retry: RetryPolicy.optional(),
   })
   .superRefine((s, ctx) => {
     // fetch() refuses a body on these methods: say so now rather than at run time.
@@ -195,6 +197,7 @@ export const ArtifactStep = z.strictObject({
   /** Absent: decided at run time from the content. */
   contentType: z.string().min(1).max(255).optional(),
   content: JsonValue,
+  retry: RetryPolicy.optional(),
 });
 
 export const DelayStep = z.strictObject({ ...base, type: z.literal('delay'), seconds: z.number().int().min(1).max(86_400) });
@@ -210,7 +213,35 @@ export const FailStep = z.strictObject({
     .optional(),
 });
 
-export const Step = z.discriminatedUnion('type', [SetStep, HttpRequestStep, ManualApprovalStep, ArtifactStep, DelayStep, FailStep]);
+/** The request a wait_for_callback sends once its callback exists: an http_request's fields, with `$callback.url` and `$callback.token`. */
+const { method, url, headers, secretHeaders, body, timeoutMs } = HttpRequestStep.shape;
+export const CallbackRequest = z.strictObject({ method, url, headers, secretHeaders, body, timeoutMs }).superRefine((s, ctx) => {
+  if (s.body !== undefined && (s.method === 'GET' || s.method === 'HEAD'))
+    ctx.addIssue({ code: 'custom', path: ['body'], message: `a ${s.method} request has no body` });
+});
+export const WaitForCallbackStep = z
+  .strictObject({
+    ...base,
+    type: z.literal('wait_for_callback'),
+    timeoutSeconds: z.number().int().min(1).max(31_536_000),
+    heartbeatSeconds: z.number().int().min(1).max(31_536_000).optional(),
+    onTimeout: z.enum(['fail', 'continue']).default('fail'),
+    request: CallbackRequest.optional(),
+  })
+  .superRefine((s, ctx) => {
+    if (s.heartbeatSeconds !== undefined && s.heartbeatSeconds > s.timeoutSeconds)
+      ctx.addIssue({ code: 'custom', path: ['heartbeatSeconds'], message: 'must be at most timeoutSeconds' });
+  });
+
+export const Step = z.discriminatedUnion('type', [
+  SetStep,
+  HttpRequestStep,
+  ManualApprovalStep,
+  ArtifactStep,
+  DelayStep,
+  FailStep,
+  WaitForCallbackStep,
+]);
 
 /** The event types (one list: `./events.ts`). */
 export { EventType } from './events.ts';
@@ -294,6 +325,7 @@ export type ManualApprovalStep = z.infer<typeof ManualApprovalStep>;
 export type ArtifactStep = z.infer<typeof ArtifactStep>;
 export type DelayStep = z.infer<typeof DelayStep>;
 export type FailStep = z.infer<typeof FailStep>;
+export type WaitForCallbackStep = z.infer<typeof WaitForCallbackStep>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;
 export type ApprovalNotify = z.infer<typeof ApprovalNotify>;

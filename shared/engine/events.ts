@@ -22,6 +22,10 @@ export const EVENT_TYPES = [
   'execution.interrupted',
   'execution.resumed',
   'execution.retried',
+  'step.retrying',
+  'callback.requested',
+  'callback.reported',
+  'callback.expired',
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES);

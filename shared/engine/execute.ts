@@ -1,12 +1,15 @@
 import { config } from '../config.ts';
 import { approvalPut } from '../db/entities/approval.ts';
 import { nudgePut } from '../db/entities/approval-nudge.ts';
+import { callbackPut } from '../db/entities/callback.ts';
 import {
   type Execution,
   executionItemBytes,
   getExecution,
   MAX_EXECUTION_ITEM_BYTES,
   newEvent,
+  type RunError,
+  type RunEvent,
   type StepState,
 } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
@@ -17,6 +20,8 @@ import { notifyEvents } from './notify.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
+import { reportedOutcome, sendCallbackRequest } from './steps/wait-for-callback.ts';
+import { currentAttempt, planRetry, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 
 /** Variables and step outputs of a run, as JSON. */
 export const MAX_STATE_BYTES = 256 * 1024;
@@ -31,7 +36,13 @@ const CANCEL_POLL_MS = 1_000;
  * never times the invocation out (and with it the other runs of its batch).
  */
 export const stepBudgetMs = (step: Step) =>
-  step.type === 'http_request' ? step.timeoutMs + 2_000 : step.type === 'artifact' ? 10_000 : 2_000;
+  step.type === 'http_request'
+    ? step.timeoutMs + 2_000
+    : step.type === 'artifact'
+      ? 10_000
+      : step.type === 'wait_for_callback' && step.request
+        ? step.request.timeoutMs + 2_000
+        : 2_000;
 
 /** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
 const external = (step: Step) => step.type === 'http_request' || step.type === 'artifact';
@@ -39,6 +50,7 @@ const external = (step: Step) => step.type === 'http_request' || step.type === '
 /** Run the held run's steps until it ends, waits (approval, delay) or needs a fresh invocation. */
 export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
   if (!(await applyDecision(run))) return;
+  if (!(await applyReport(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
   endDelays(run);
@@ -65,8 +77,10 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   try {
     outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, maxMs });
   } catch (err) {
-    if (!(err instanceof StepError)) throw err;
-    outcome = { kind: 'failed', error: { code: err.code, message: err.message }, continueRun: false };
+    // An artifact upload the store refused is a failure its retry policy may judge.
+    const failure = err instanceof StepError ? err : 'retry' in step && step.retry ? storageFailure(err) : undefined;
+    if (!failure) throw err;
+    outcome = { kind: 'failed', error: { code: failure.code, message: failure.message }, continueRun: false };
   } finally {
     if (watch) clearInterval(watch);
   }
@@ -79,11 +93,20 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   emit('StepDuration', now - startedAt);
   // A step re-entered by a retry keeps its attempt count.
   const attempts = e.steps[index]?.attempts;
-  const again = attempts ? { attempts } : {};
+  const again = { ...(attempts ? { attempts } : {}), ...(e.steps[index]?.tries ? { tries: e.steps[index]?.tries } : {}) };
   const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now, ...again };
   const startedData = { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) };
   const started = newEvent(e.executionId, 'step.started', startedData, startedAt);
   const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
+
+  const retry = 'retry' in step ? step.retry : undefined;
+  const tries = currentAttempt(e.steps[index]);
+  if (outcome.kind === 'failed') {
+    const plan = planRetry(retry, { error: outcome.error, response: outcome.output }, tries, now);
+    if (plan) return scheduleRetry(run, index, plan, started, { leftMs: maxMs - (now - startedAt), budgetMs: stepBudgetMs(step) });
+  }
+  if (retry && (outcome.kind === 'done' || outcome.kind === 'failed'))
+    outcome = { ...outcome, output: withAttempts(retry, outcome.output, tries) };
 
   if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
     const variables = { ...e.variables, ...outcome.variables };
@@ -111,8 +134,10 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
     case 'failed':
     case 'fail-run': {
       const error = outcome.error;
-      run.update({ steps: steps({ ...base, status: 'FAILED', error }) });
-      await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
+      await failStep(run, index, { ...base, status: 'FAILED', error }, [
+        started,
+        newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now),
+      ]);
       return false;
     }
     case 'wait-approval': {
@@ -141,6 +166,23 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
       // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
       run.record([], [approvalPut({ ...a, runSeq: run.e.seq }), ...nudgePut(a)]);
       await run.letGo({ status: 'WAITING_APPROVAL' });
+      return false;
+    }
+    case 'wait-callback': {
+      const c = outcome.callback;
+      const data = {
+        callbackId: c.callbackId,
+        stepId: step.id,
+        url: outcome.url,
+        timeoutAt: c.timeoutAt,
+        heartbeatSeconds: c.heartbeatSeconds ?? null,
+      };
+      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), callbackId: c.callbackId });
+      run.record([started, newEvent(e.executionId, 'callback.requested', data, now)]);
+      // What ends the wait is numbered after its callback.requested.
+      run.record([], [callbackPut({ ...c, runSeq: run.e.seq })]);
+      if (!(await run.letGo({ status: 'WAITING_CALLBACK' }))) return false;
+      if (step.type === 'wait_for_callback') await sendCallbackRequest(run.e, step, outcome, maxMs - (Date.now() - startedAt));
       return false;
     }
     case 'sleep':
@@ -187,6 +229,52 @@ async function applyDecision(run: HeldRun): Promise<boolean> {
   run.update({ steps: steps({ status: 'SUCCEEDED' }), outputs, variables, nextStep: index + 1 });
   run.record([ended('step.succeeded')]);
   return true;
+}
+
+/**
+ * A step that failed ends the run FAILED: its state, its events (`step.started`, `step.failed`) and the
+ * run's end in one write. The one place a step's failure is applied (a failed attempt, a callback
+ * reported failed or timed out with `onTimeout: "fail"`).
+ */
+async function failStep(run: HeldRun, index: number, state: StepState, events: RunEvent[]): Promise<void> {
+  run.update({ steps: run.e.steps.map((x, i) => (i === index ? state : x)) });
+  await run.fail(state.error as RunError, events);
+}
+
+/**
+ * What ended a wait_for_callback (`reportTransition`), applied by the run's worker: the step's output
+ * (the run goes on with `$steps.<id>.output`) or its failure. False when the run ended.
+ */
+async function applyReport(run: HeldRun): Promise<boolean> {
+  const r = run.e.report;
+  if (!r) return true;
+  run.drop('report');
+  await notifyEvents(run.e, [r.event]);
+  const index = run.e.steps.findIndex((s) => s.stepId === r.stepId);
+  if (index < 0) {
+    logger.error('callback report for a step the run does not have; dropped', { executionId: run.e.executionId, stepId: r.stepId });
+    return true;
+  }
+  const state = { ...(run.e.steps[index] as StepState), finishedAt: r.at };
+  const got = await reportedOutcome(run.e, r);
+  let error = got.error;
+  if (!error) {
+    const outputs = { ...run.e.outputs, [r.stepId]: got.output };
+    if (stateBytes(run.e.variables, outputs) <= MAX_STATE_BYTES && executionItemBytes({ ...run.e, outputs }) <= MAX_EXECUTION_ITEM_BYTES) {
+      run.update({
+        steps: run.e.steps.map((x, i) => (i === index ? { ...state, status: 'SUCCEEDED' as const } : x)),
+        outputs,
+        nextStep: index + 1,
+      });
+      run.record([newEvent(run.e.executionId, 'step.succeeded', { stepId: r.stepId }, r.at)]);
+      return true;
+    }
+    error = { code: 'STATE_TOO_LARGE', message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${r.stepId}.` };
+  }
+  await failStep(run, index, { ...state, status: 'FAILED', error }, [
+    newEvent(run.e.executionId, 'step.failed', { stepId: r.stepId, error }, r.at),
+  ]);
+  return false;
 }
 
 /** Poll for a cancel request while a long step runs, and abort it when one arrives. */

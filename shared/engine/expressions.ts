@@ -21,6 +21,8 @@ export type Scope = {
   steps: Record<string, unknown>;
   /** Account secrets an http_request step reads (`$secrets.NAME`); bound only where given. */
   secrets?: Record<string, string>;
+  /** A wait_for_callback's `request`: where and with what to report back (`$callback.url`, `$callback.token`). */
+  callback?: { url: string; token: string };
 };
 /** `timeoutMs` bounds one `evaluateTemplate` call (all of its expressions); the others apply per expression. */
 export type Budget = { timeoutMs: number; maxDepth: number; maxBytes: number };
@@ -184,6 +186,7 @@ async function evaluateOne(source: string, scope: Scope, state: EvalState): Prom
     execution: scope.execution,
     steps: scope.steps,
     ...(scope.secrets && { secrets: scope.secrets }),
+    ...(scope.callback && { callback: scope.callback }),
     [BUDGET_BINDING]: state,
   };
   const result = toJson(await expr.evaluate(scope.vars, bindings));

@@ -3,6 +3,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
+import { callbackRunSeqUpdate, getCallback } from '../db/entities/callback.ts';
 import {
   ACTIVE_INDEX_ATTRIBUTES,
   ACTIVE_SHARDS,
@@ -30,6 +31,7 @@ import { notifyEvents } from './notify.ts';
 import { timeoutDecision } from '../domain/expiry.ts';
 import { type Decision, decisionMessage, decisionTransition } from './decisions.ts';
 import { countAcceptedTrigger } from './runs.ts';
+import { reportTransition } from './steps/wait-for-callback.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
 
@@ -245,8 +247,32 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
     try {
       const approval = e.approvalId ? await getApproval(accountId, e.approvalId) : undefined;
       const recorded = approval && recordedDecision(approval);
+      const callback = e.callbackId ? await getCallback(accountId, e.callbackId) : undefined;
       const resumed = resumedEvent(e, by, 'manual', now);
-      if (approval && recorded) {
+      if (callback && callback.status !== 'PENDING' && callback.status !== 'CANCELLED') {
+        // Reported (or timed out) while the run was interrupted: the run takes that outcome now.
+        const t = reportTransition(callback, callback.status, { now, resumed: e, seq: resumed.seq + 1, error: callback.error });
+        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
+        await Promise.all([sendRunMessage({ accountId, executionId, dispatch: t.dispatch }), notifyEvents(e, [resumed])]);
+      } else if (callback?.status === 'PENDING') {
+        // Waiting again: what ends the wait is numbered after `execution.resumed`.
+        const fields = {
+          status: 'WAITING_CALLBACK' as const,
+          updatedAt: now,
+          seq: resumed.seq,
+          ...activeIndex({ ...e, lease: undefined }),
+        };
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)) },
+              eventsPut(accountId, [resumed]),
+              { Update: callbackRunSeqUpdate(callback, resumed.seq) },
+            ],
+          }),
+        );
+        await notifyEvents({ ...e, ...fields }, [resumed]);
+      } else if (approval && recorded) {
         const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e, seq: resumed.seq + 1 });
         await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
         await Promise.all([decisionMessage(approval, t), notifyEvents(e, [resumed])]);

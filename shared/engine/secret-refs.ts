@@ -61,12 +61,13 @@ export function secretRefs(source: string): { names: string[]; badNames: string[
   return { names: [...names], badNames: [...badNames], misused };
 }
 
-/** Where `$secrets` may appear: an http_request's url, headers, body; a notification's secret. */
+/** Where `$secrets` may appear: an http_request's url, headers, body (and a wait_for_callback's `request`'s); a notification's secret. */
 function allowedAt(def: unknown, path: Path): boolean {
   const [section, index, field] = path;
   if (section === 'notifications') return field === 'secret' && path.length === 3;
   if (section !== 'steps' || typeof index !== 'number') return false;
   const step = (def as { steps?: { type?: unknown }[] }).steps?.[index];
+  if (step?.type === 'wait_for_callback') return field === 'request' && ['url', 'headers', 'body'].includes(path[3] as string);
   return step?.type === 'http_request' && (field === 'url' || field === 'headers' || field === 'body');
 }
 

@@ -11,6 +11,7 @@ import { evaluateTemplate } from './expressions.ts';
 import { performHttpRequest } from './http-request.ts';
 import { hostAllowed, stepSecretNames } from './secret-refs.ts';
 import { StepError } from './step-error.ts';
+import { type CallbackWait, waitForCallback } from './steps/wait-for-callback.ts';
 
 export const MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
 
@@ -25,7 +26,8 @@ export type Outcome =
   | { kind: 'failed'; error: RunError; output?: unknown; continueRun: boolean; variables?: Record<string, unknown> }
   | { kind: 'fail-run'; error: RunError }
   | { kind: 'wait-approval'; approval: Approval; items: object[] }
-  | { kind: 'sleep'; until: number };
+  | { kind: 'sleep'; until: number }
+  | CallbackWait;
 
 export function scopeOf(e: Execution): Scope {
   return {
@@ -58,6 +60,8 @@ export async function runStep(step: Step, ctx: StepContext): Promise<Outcome> {
       return artifact(step, ctx);
     case 'manual_approval':
       return manualApproval(step, ctx);
+    case 'wait_for_callback':
+      return waitForCallback(step, ctx);
   }
 }
 

@@ -103,7 +103,7 @@ async function claim(
     // The record landed between the claim and this read: claim again.
     if (seen?.dispatch === m.dispatch && attempt + 1 < RECORD_WAIT.attempts) continue;
     // Not written yet: a start's record, or an approval decision (its message goes out beside its write too).
-    const early = !seen || seen.status === 'WAITING_APPROVAL';
+    const early = !seen || seen.status === 'WAITING_APPROVAL' || seen.status === 'WAITING_CALLBACK';
     if (early && attempt + 1 < RECORD_WAIT.attempts) {
       await new Promise((r) => setTimeout(r, RECORD_WAIT.firstPauseMs * 2 ** attempt));
       continue;

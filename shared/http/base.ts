@@ -25,7 +25,9 @@ type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session'
     ? Extract<Principal, { kind: 'apiKey' }>
     : R['auth']['kind'] extends 'webhook'
       ? Extract<Principal, { kind: 'webhook' }>
-      : undefined;
+      : R['auth']['kind'] extends 'callback'
+        ? Extract<Principal, { kind: 'callback' }>
+        : undefined;
 
 export type Input<R extends RouteIo> = {
   event: HttpEvent;

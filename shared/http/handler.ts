@@ -23,7 +23,9 @@ export function stackFor(route: Route): Middleware[] {
         ? apiKeyAuth(auth)
         : auth.kind === 'webhook'
           ? webhookAuth()
-          : undefined;
+          : auth.kind === 'callback'
+            ? callbackOnly
+            : undefined;
   return stackWith(route, credentials, requestBody(route));
 }
 
@@ -48,7 +50,27 @@ export function webhookHttp<R extends Route & { auth: { kind: 'webhook' } }>(
   return counted(handlerWith(route, stackWith(route, webhookAuth()), fn));
 }
 
-const counted =
+/** What the callback routes' credential (`callback-auth`) refuses: listed for the OpenAPI document. */
+export const CALLBACK_AUTH_PROBLEMS = [
+  { status: 401, code: 'UNAUTHORIZED' },
+  { status: 401, code: 'INVALID_CALLBACK_TOKEN' },
+  { status: 404, code: 'CALLBACK_NOT_FOUND' },
+  { status: 429, code: 'RATE_LIMITED' },
+] as const;
+
+/**
+ * A callback route's credential is checked by `callbackHttp` (callback-handler.ts), which other
+ * routes' bundles do not hold; here it only names its refusals, and fails closed if `http` is used
+ * for such a route by mistake.
+ */
+const callbackOnly: Middleware = {
+  problems: CALLBACK_AUTH_PROBLEMS,
+  before: () => {
+    throw new Error('a callback route is served by callbackHttp');
+  },
+};
+
+export const counted =
   (handler: (event: HttpEvent, context: Context) => Promise<HttpResult>) =>
   async (event: HttpEvent, context: Context): Promise<HttpResult> => {
     try {

@@ -99,6 +99,7 @@ function operation(r: Route) {
     ...(r.auth.kind === 'none' ? { security: [] } : {}),
     ...(r.auth.kind === 'session' ? { security: [{ session: [] }] } : {}),
     ...(r.auth.kind === 'apiKey' ? { security: [{ apiKey: [] }], 'x-required-scope': r.auth.scope } : {}),
+    ...(r.auth.kind === 'callback' ? { security: [{ callback: [] }] } : {}),
     ...(r.auth.kind === 'webhook'
       ? { security: [{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}], 'x-required-scope': 'WEBHOOK_TRIGGER' }
       : {}),
@@ -130,6 +131,11 @@ export function openApiDocument(routes: readonly Route[]) {
         session: { type: 'http', scheme: 'bearer', description: 'Console session `dys_<id>_<secret>`' },
         apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
+        callback: {
+          type: 'http',
+          scheme: 'bearer',
+          description: "A wait_for_callback's token `dyc_<id>_<secret>` (`$callback.token`)",
+        },
       },
     },
   };

@@ -20,7 +20,9 @@ export type Auth =
       missingScopeStatus?: 401 | 403;
     }
   /** Webhook trigger: the webhook's own mode (bound key, signature or open) and gates, by `webhook-auth`. */
-  | { kind: 'webhook' };
+  | { kind: 'webhook' }
+  /** A wait_for_callback's callback: its one token (`callback-auth`), metered like the v1 routes. */
+  | { kind: 'callback' };
 
 /** One HTTP route: read by the CDK stack, the local server, the OpenAPI generator and the handler. */
 export type Route = {

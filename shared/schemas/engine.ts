@@ -69,6 +69,7 @@ export const ExecutionView = z.object({
   steps: z.array(StepState),
   error: RunError.optional(),
   approvalId: z.string().optional(),
+  callbackId: z.string().optional(),
   cancelRequested: z.boolean().optional(),
   interruptedAt: z.number().optional(),
   interruptReason: z.enum(['restart', 'crash']).optional(),

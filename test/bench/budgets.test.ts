@@ -120,6 +120,20 @@ describe('what a run costs in DynamoDB (issue 12 targets)', () => {
     expect(c.writeUnits).toBeLessThanOrEqual(14.2);
   });
 
+  it('a retried http_request (3 attempts): one write per retry on top of a plain request run, none while it waits', () => {
+    const c = cost('webhook run, 1 http_request retried');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    expect(c.calls, c.path).toBeLessThanOrEqual(10);
+    expect(c.path.split(' → ').filter((x) => x === 'TransactWriteItems')).toHaveLength(5);
+  });
+
+  it('a callback round trip: the wait, the report (its token read, the rate limit, one transaction) and the resume, at most 12 calls', () => {
+    const c = cost('webhook run, 1 wait_for_callback');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    expect(c.calls, c.path).toBeLessThanOrEqual(12);
+    expect(c.writeUnits, c.path).toBeLessThanOrEqual(48);
+  });
+
   it('each further set step: no call of its own and at most 3 write units (its event item)', () => {
     const c = cost('each further set step');
     expect(c.status).toBe('SUCCEEDED');

@@ -12,3 +12,34 @@ export const approvalFlow = () =>
   WorkflowDefinition.parse({
     steps: [{ id: 'approve', type: 'manual_approval', title: 'Bench', reviewers: ['role:admin'] }],
   });
+
+/** One http_request to `base` (a local listener) with a retry policy: its target fails twice, then answers (the bench's retried run). */
+export const retryFlow = (base: string) =>
+  WorkflowDefinition.parse({
+    steps: [
+      {
+        id: 'call',
+        type: 'http_request',
+        url: `{% '${base}/flaky/' & $execution.id %}`,
+        timeoutMs: 2000,
+        retry: { maxAttempts: 3, intervalSeconds: 1, backoffRate: 1, jitter: 'none' },
+      },
+    ],
+  });
+
+/** One wait_for_callback whose request hands the listener at `base` its url and token (the bench's callback round trip). */
+export const callbackFlow = (base: string) =>
+  WorkflowDefinition.parse({
+    steps: [
+      {
+        id: 'wait',
+        type: 'wait_for_callback',
+        timeoutSeconds: 600,
+        request: {
+          method: 'POST',
+          url: `{% '${base}/capture/' & $execution.id %}`,
+          body: "{% { 'url': $callback.url, 'token': $callback.token } %}",
+        },
+      },
+    ],
+  });

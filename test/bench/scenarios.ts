@@ -21,7 +21,10 @@ import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
-import { approvalFlow, setFlow } from './flows.ts';
+import { approvalFlow, callbackFlow, retryFlow, setFlow } from './flows.ts';
+import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
+import { createServer } from 'node:http';
+import type { Workflow } from '../../shared/db/entities/workflow.ts';
 
 /** The limits a pro account gets in the benchmark: two requests a minute, to see a 429. */
 export const BENCH_RATE_LIMITS = { pro: 2, team: 1_000_000, enterprise: 1_000_000 };
@@ -176,7 +179,13 @@ export type RunCost = { scenario: string; status: string; calls: number; steps: 
  * the whole (one run alone in its batch), or per run (a batch of several). Calls and sequential steps
  * by the SDK middleware; write units by AWS's sizing rules (`write-units.ts`).
  */
-async function webhookRunCost(hook: BenchData['teamHook'], scenario: string, runs = 1): Promise<RunCost> {
+async function webhookRunCost(
+  hook: BenchData['teamHook'],
+  scenario: string,
+  runs = 1,
+  /** What the world does while the runs wait (a callback's report), before their next messages. */
+  between?: (executionIds: string[]) => Promise<unknown>,
+): Promise<RunCost> {
   // Nothing counted earlier is left to write, and the last write is now: the triggers write no counts.
   await flushCounts();
   await warmCaches(hook);
@@ -199,8 +208,24 @@ async function webhookRunCost(hook: BenchData['teamHook'], scenario: string, run
       { getRemainingTimeInMillis: () => 60_000 } as never,
     ),
   );
+  const later: Call[] = [];
+  if (between) {
+    const answered = await recordCalls(async () => {
+      await between(executionIds);
+      const next: RunMessage[] = [];
+      for (let i = 0; i < 20 && next.length < runs; i++)
+        next.push(...(await takeRunMessages()).filter((m) => executionIds.includes(m.executionId)));
+      await runsWorker(
+        {
+          Records: next.map((m, i) => ({ messageId: `n-${i}`, body: JSON.stringify(m), attributes: { ApproximateReceiveCount: '1' } })),
+        } as never,
+        { getRemainingTimeInMillis: () => 60_000 } as never,
+      );
+    });
+    later.push(...answered.calls);
+  }
   const ended = await Promise.all(executionIds.map((id) => getExecution(hook.webhook.accountId, id)));
-  const run = [...triggered.calls, ...worked.calls].filter((c) => c.service === 'dynamodb');
+  const run = [...triggered.calls, ...worked.calls, ...later].filter((c) => c.service === 'dynamodb');
   const steps = sequentialSteps(run);
   return {
     scenario,
@@ -220,11 +245,11 @@ async function warmCaches(hook: BenchData['teamHook']) {
   await currentWorkflow(hook.webhook.accountId, hook.workflow.workflowId);
 }
 
-/** A key-bound webhook of the team account on an n-step `set` workflow. */
-async function hookOn(d: BenchData, steps: number) {
+/** A key-bound webhook of the team account on an n-step `set` workflow (or the given definition). */
+async function hookOn(d: BenchData, steps: number, definition: Workflow['definition'] = setFlow(steps)) {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-  const workflow = await createWorkflow(admin, { name: `${steps} steps`, definition: setFlow(steps), recovery: false, editors: [] });
+  const workflow = await createWorkflow(admin, { name: `${steps} steps`, definition, recovery: false, editors: [] });
   const webhook = await createWebhook(
     admin,
     CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: `bench ${steps}`, apiKeyId: d.teamHook.key.id }),
@@ -258,7 +283,70 @@ export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
     writeUnits: (many.writeUnits - one.writeUnits) / 4,
     path: '',
   };
-  return [one, many, perStep, batched];
+  return [one, many, perStep, batched, ...(await measureWaitCosts(d))];
+}
+
+/**
+ * The waiting constructs, each a webhook run alone in its batch, warm, against a listener on
+ * 127.0.0.1: an http_request retried twice (its target answers 503, 503, 200; the 1 s backoffs are
+ * slept in the invocation) and a wait_for_callback round trip (the wait, the report through its
+ * route in-process, the run's next message to SUCCEEDED).
+ */
+async function measureWaitCosts(d: BenchData): Promise<RunCost[]> {
+  const seen = new Map<string, number>();
+  const tokens = new Map<string, { url: string; token: string }>();
+  const listener = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += String(c);
+    });
+    req.on('end', () => {
+      const [, kind, id = ''] = (req.url ?? '').split('/');
+      const n = (seen.get(id) ?? 0) + 1;
+      seen.set(id, n);
+      if (kind === 'capture') tokens.set(id, JSON.parse(body));
+      res.writeHead(kind === 'flaky' && n <= 2 ? 503 : 200).end('{}');
+    });
+  });
+  await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(listener.address() as { port: number }).port}`;
+  process.env.HTTP_STEP_ALLOWLIST = '127.0.0.1/32';
+  resetConfig();
+  try {
+    const retried = await hookOn(d, 1, retryFlow(base));
+    await webhookRunCost(retried, 'warm-up');
+    const retry = await webhookRunCost(retried, 'webhook run, 1 http_request retried (503, 503, 200: 3 attempts), trigger 200 → SUCCEEDED');
+    const waits = await hookOn(d, 1, callbackFlow(base));
+    const report = async (ids: string[]) => {
+      for (const id of ids) {
+        const c = tokens.get(id);
+        if (!c) throw new Error(`no callback request for ${id}`);
+        const callbackId = new URL(c.url).pathname.split('/').at(-1) as string;
+        const res = await invoke(
+          reportHandler as never,
+          apiEvent({
+            method: 'POST',
+            path: `/api/v1/callbacks/${callbackId}`,
+            params: { callbackId },
+            headers: bearer(c.token),
+            body: { status: 'success', output: { ok: true } },
+          }),
+        );
+        if (res.status !== 200) throw new Error(`report answered ${res.status}`);
+      }
+    };
+    await webhookRunCost(waits, 'warm-up', 1, report);
+    const roundTrip = await webhookRunCost(
+      waits,
+      'webhook run, 1 wait_for_callback: wait, report (its route), resume, trigger 200 → SUCCEEDED',
+      1,
+      report,
+    );
+    return [retry, roundTrip];
+  } finally {
+    listener.closeAllConnections();
+    listener.close();
+  }
 }
 
 /** Start a run of an n-step `set` workflow and take its queue message (others on the queue are left). */

@@ -45,6 +45,14 @@ import {
 } from '../support/properties.ts';
 
 import { exampleDefinition } from '../support/definitions.ts';
+import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
+import { handler as heartbeatHandler } from '../../functions/http/v1/callbacks/heartbeat.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/clients.ts';
+import { buildUpdate } from '../../shared/db/update.ts';
+import { callbackKey } from '../../shared/db/entities/callback.ts';
+import { RETRY_ON } from '../../shared/engine/step-retry.ts';
+import { hashToken, mintToken } from '../../shared/tokens.ts';
 
 /**
  * Whatever a client sends, the workflow and run handlers answer with a 2xx/3xx or a 4xx problem
@@ -106,7 +114,7 @@ const bodies = (shaped: fc.Arbitrary<unknown>, oversized: { min: number; max: nu
 
 const RUNS = { numRuns: 100 } as const;
 const INTERNAL = ['definition', 'lease', 'dispatch', 'input', 'outputs', 'accountId'];
-const STEP_TYPES = ['set', 'http_request', 'manual_approval', 'artifact', 'delay', 'fail'] as const;
+const STEP_TYPES = ['set', 'http_request', 'manual_approval', 'artifact', 'delay', 'fail', 'wait_for_callback'] as const;
 
 /** The full example of WORKFLOWS.md, with object and array variables too: valid as is. */
 const example = (): any => {
@@ -185,6 +193,11 @@ const STEP_KEYS = [
   'message',
   'name',
   'content',
+  'retry',
+  'timeoutSeconds',
+  'heartbeatSeconds',
+  'onTimeout',
+  'request',
 ];
 const expressionText = fc
   .oneof(
@@ -212,7 +225,74 @@ const expressionText = fc
   )
   .map((s) => `{% ${s} %}`);
 
+/** A retry policy (`retry` on http_request and artifact): valid, at its bounds, or junk. */
+const retryValue = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      {
+        maxAttempts: fc.oneof(fc.integer({ min: -1, max: 12 }), fc.double(), text),
+        intervalSeconds: fc.oneof(fc.integer({ min: 0, max: 3602 }), fc.double()),
+        backoffRate: fc.oneof(fc.double({ min: 0, max: 12, noNaN: true }), fc.integer({ min: -5, max: 20 })),
+        maxDelaySeconds: fc.oneof(fc.integer({ min: 0, max: 86_402 }), fc.constant(null)),
+        jitter: fc.oneof(fc.constantFrom('full', 'none', 'half'), text),
+        on: fc.oneof(fc.array(fc.constantFrom(...RETRY_ON, 'HTTP_500', ''), { maxLength: 8 }), fc.jsonValue()),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  fc.jsonValue(),
+);
+/** A wait_for_callback's fields: valid, at their bounds, or junk; its request like an http_request's. */
+const waitValue = fc.record(
+  {
+    timeoutSeconds: fc.oneof(fc.integer({ min: -1, max: 31_536_002 }), fc.double(), text),
+    heartbeatSeconds: fc.oneof(fc.integer({ min: -1, max: 31_536_002 }), text),
+    onTimeout: fc.oneof(fc.constantFrom('fail', 'continue', 'approve'), text),
+    request: fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc.record(
+          {
+            url: fc.oneof(
+              fc.constantFrom('https://ci.example.com/jobs', '{% $callback.url %}', 'http://127.0.0.1:1/x', 'ftp://x', ''),
+              expressionText,
+              text,
+            ),
+            method: fc.oneof(fc.constantFrom('GET', 'POST', 'HEAD', 'TRACE'), text),
+            headers: fc.dictionary(fc.oneof(fc.constantFrom('authorization', 'x-token'), text), fc.oneof(text, expressionText), {
+              maxKeys: 2,
+            }),
+            body: fc.oneof(storeValue, expressionText, fc.constant("{% { 'token': $callback.token, 'url': $callback.url } %}")),
+            timeoutMs: fc.oneof(fc.integer({ min: 0, max: 30_001 }), text),
+            saveAs: fc.constant('x'),
+          },
+          { requiredKeys: ['url'] },
+        ),
+      },
+      fc.jsonValue(),
+    ),
+  },
+  { requiredKeys: ['timeoutSeconds'] },
+);
+
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.tuple(fc.constantFrom(2, 3, 0), retryValue).map(
+    ([i, retry]): Mutation =>
+      (d) => {
+        step(d, i).retry = retry;
+      },
+  ),
+  {
+    weight: 2,
+    arbitrary: fc.tuple(fc.nat(6), waitValue).map(
+      ([i, wait]): Mutation =>
+        (d) => {
+          if (Array.isArray(d.steps)) d.steps[i] = { id: `wait${i}`, type: 'wait_for_callback', ...wait };
+        },
+    ),
+  },
   fc.tuple(fc.nat(6), fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...STEP_TYPES) }, text)).map(
     ([i, type]): Mutation =>
       (d) => {
@@ -898,5 +978,114 @@ describe('no request makes an engine handler answer 5xx', () => {
       }),
       runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { deliveryId: 'dl_00000000000000000000000000' } })),
     );
+  });
+
+  it('POST /api/v1/callbacks/{callbackId} and /heartbeat', async () => {
+    // Waiting runs of both accounts, each callback's token known (the run hands it only to its request).
+    const waits = async (a: typeof account, n: number) => {
+      const actor = { accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' as const };
+      const definition = WorkflowDefinition.parse({ steps: [{ id: 'w', type: 'wait_for_callback', timeoutSeconds: 3600 }] });
+      const workflow = await createWorkflow(actor, { name: 'cb', definition, recovery: false, editors: [] });
+      return Promise.all(
+        Array.from({ length: n }, async () => {
+          const { execution: e } = await startRun({ workflow, trigger: 'api', variables: {} });
+          await processRunMessage(
+            { accountId: e.accountId, executionId: e.executionId, dispatch: e.dispatch as string },
+            { remainingMs: () => 30_000 },
+          );
+          const callbackId = (await getExecution(e.accountId, e.executionId))?.callbackId as string;
+          const token = mintToken('dyc', a.account.accountId.slice(4));
+          await db().send(
+            new UpdateCommand(buildUpdate(callbackKey(a.account.accountId, callbackId), { tokenHash: hashToken(token) }, [])),
+          );
+          return { callbackId, token };
+        }),
+      );
+    };
+    const own = await waits(account, 6);
+    const [theirs] = await waits(other, 1);
+    const all = [...own, theirs as (typeof own)[number]];
+    const params = fc.option(
+      fc.oneof(
+        { weight: 6, arbitrary: idLike(all.map((c) => c.callbackId)).map((callbackId) => ({ callbackId })) },
+        ulidish.map((u) => ({ callbackId: `cb_${u}` })),
+        anyQuery,
+      ),
+      { nil: undefined, freq: 10 },
+    );
+    const auth = fc.option(
+      fc.oneof(
+        { weight: 10, arbitrary: fc.constantFrom(...all.map((c) => `Bearer ${c.token}`)) },
+        text,
+        text.map((t) => `Bearer ${t}`),
+        tokenBody.map((t) => `Bearer dyc_${t}`),
+        fc
+          .constantFrom(...all.map((c) => c.token))
+          .chain(mutated)
+          .map((t) => `Bearer ${t}`),
+        fc.constantFrom('Bearer', '', `Bearer ${account.adminKey.token}`, `Bearer ${adminSession}`),
+      ),
+      { nil: undefined, freq: 12 },
+    );
+    const shaped = fc.record(
+      {
+        status: fc.oneof({ weight: 4, arbitrary: fc.constantFrom('success', 'failure') }, text),
+        output: storeValue,
+        error: fc.oneof(
+          fc.record(
+            {
+              code: fc.oneof(fc.constantFrom('BUILD_FAILED', 'lower', '', 'A'.repeat(65)), text),
+              message: fc.oneof(
+                text,
+                fc.integer({ min: 990, max: 1010 }).map((n) => 'm'.repeat(n)),
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+          fc.jsonValue(),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+    /** A 200 only for the callback the token belongs to. */
+    const owned = (req: Request, body: { callbackId: string }) => {
+      const c = all.find((x) => x.callbackId === req.params?.callbackId);
+      expect(c, `answered for ${req.params?.callbackId}`).toBeDefined();
+      expect(req.headers.authorization?.trim().split(/\s+/)[1]).toBe(c?.token);
+      expect(body.callbackId).toBe(c?.callbackId);
+    };
+    let reported = 0;
+    await fc.assert(
+      fc.asyncProperty(request(auth, bodies(shaped, { min: 256 * 1024, max: 260 * 1024 }), { params }), async (req) => {
+        const path = `/api/v1/callbacks/${req.params?.callbackId ?? ''}`;
+        const res = await check(reportHandler, 'POST', path, req, [200, 400, 401, 404, 409, 413, 415, 429]);
+        if (res.status !== 200) return;
+        reported++;
+        owned(req, res.json);
+        expect(['SUCCEEDED', 'FAILED']).toContain(res.json.status);
+        expect(JSON.stringify(res.json)).not.toContain('tokenHash');
+      }),
+      runsWith(
+        RUNS,
+        good(`Bearer ${own[0]?.token}`, {
+          json: { status: 'success', output: { a: 1 } },
+          params: { callbackId: own[0]?.callbackId as string },
+        }),
+      ),
+    );
+    expect(reported).toBeGreaterThan(0);
+    let beats = 0;
+    await fc.assert(
+      fc.asyncProperty(request(auth, bodies(shaped, { min: 64 * 1024, max: 70 * 1024 }), { params }), async (req) => {
+        const path = `/api/v1/callbacks/${req.params?.callbackId ?? ''}/heartbeat`;
+        const res = await check(heartbeatHandler, 'POST', path, req, [200, 400, 401, 404, 409, 413, 415, 429]);
+        if (res.status !== 200) return;
+        beats++;
+        owned(req, res.json);
+        expect(res.json.status).toBe('PENDING');
+      }),
+      runsWith(RUNS, good(`Bearer ${own[5]?.token}`, { params: { callbackId: own[5]?.callbackId as string } })),
+    );
+    expect(beats).toBeGreaterThan(0);
   });
 });

@@ -12,6 +12,7 @@ import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
+import { mintToken } from '../../shared/tokens.ts';
 
 /**
  * A caller cannot know our id format and keys its error handling on `code`: an id of the wrong shape
@@ -38,6 +39,7 @@ const BODIES: Record<string, object> = {
   'PUT /api/webhooks/{id}': { name: 'renamed' },
   'POST /api/v1/workflows/{workflowId}/runs': { variables: {} },
   'PUT /api/channels/{channelId}': { name: 'renamed' },
+  'POST /api/v1/callbacks/{callbackId}': { status: 'success' },
 };
 const MALFORMED = [
   'x',
@@ -51,7 +53,15 @@ const MALFORMED = [
 ];
 /** A well-formed id of the kind the parameter names (ULID-shaped, never issued). */
 const unknownFor = (param: string) => {
-  const prefix = { webhookId: 'wh', workflowId: 'wf', executionId: 'ex', approvalId: 'ap', artifactId: 'ar', channelId: 'ch' }[param];
+  const prefix = {
+    webhookId: 'wh',
+    workflowId: 'wf',
+    executionId: 'ex',
+    approvalId: 'ap',
+    artifactId: 'ar',
+    channelId: 'ch',
+    callbackId: 'cb',
+  }[param];
   return prefix ? `${prefix}_0000000000000000000000000z` : '0000000000000000000000000z';
 };
 
@@ -60,7 +70,10 @@ const credentials = (r: Route): Record<string, string> =>
     ? { authorization: `Bearer ${session}` }
     : r.auth.kind === 'apiKey'
       ? { authorization: `Bearer ${a.adminKey.token}` }
-      : {};
+      : r.auth.kind === 'callback'
+        ? // A callback token of the account (of no callback it has).
+          { authorization: `Bearer ${mintToken('dyc', a.account.accountId.slice(4))}` }
+        : {};
 
 async function call(r: Route, params: Record<string, string>) {
   const load = modules[`../../functions/${r.handler}.ts`] as () => Promise<unknown>;

@@ -12,11 +12,20 @@ import type { EventType } from '../../engine/events.ts';
 // Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
 // list by workflow newest first (GSI1: ACC#<account>#WF#<workflow> / EX#<id>) · event log of a run,
 // oldest first (PK ACC#<account>#EX#<id>, SK EV#<ulid>) · in-progress runs for the sweeps (GSI2, below).
-export const ExecutionStatus = z.enum(['PENDING', 'RUNNING', 'WAITING_APPROVAL', 'SUCCEEDED', 'FAILED', 'CANCELLED', 'INTERRUPTED']);
+export const ExecutionStatus = z.enum([
+  'PENDING',
+  'RUNNING',
+  'WAITING_APPROVAL',
+  'SUCCEEDED',
+  'FAILED',
+  'CANCELLED',
+  'INTERRUPTED',
+  'WAITING_CALLBACK',
+]);
 export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
 export const TERMINAL: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
 /** A run in one of these states is in progress: it is in the active index and a restart interrupts it. */
-export const IN_PROGRESS: readonly ExecutionStatus[] = ['PENDING', 'RUNNING', 'WAITING_APPROVAL'];
+export const IN_PROGRESS: readonly ExecutionStatus[] = ['PENDING', 'RUNNING', 'WAITING_APPROVAL', 'WAITING_CALLBACK'];
 export const Trigger = z.enum(['webhook', 'api', 'rerun']);
 
 export const RunError = z.object({ code: z.string(), message: z.string() });
@@ -31,11 +40,13 @@ export const StepState = z.object({
   error: RunError.optional(),
   /** How many times the step was entered, when more than once (a retry re-enters the step that failed). */
   attempts: z.number().int().optional(),
+  /** The attempt a step with a `retry` policy is in, past its first (`shared/engine/step-retry.ts`). */
+  tries: z.number().int().optional(),
 });
 export type StepState = z.infer<typeof StepState>;
 
 /** Fields holding user JSON, stored as text (see ../json.ts). */
-const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload', 'decision'] as const;
+const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload', 'decision', 'report'] as const;
 
 /** Execution fields as stored: the JSON fields as text. Use for every write of those fields. */
 export const storedFields = <T extends Record<string, unknown>>(fields: T): T => asJsonText(fields, JSON_FIELDS);
@@ -69,6 +80,19 @@ export const RecordedDecision = z.object({
   event: RunEvent,
 });
 export type RecordedDecision = z.infer<typeof RecordedDecision>;
+
+/**
+ * What ended a wait_for_callback (a report, the deadline), recorded on the run for its worker to
+ * apply; a success's output stays on the callback item (the worker reads it there).
+ */
+export const RecordedReport = z.object({
+  callbackId: z.string(),
+  stepId: z.string(),
+  at: z.number(),
+  outcome: z.enum(['success', 'failure', 'timeout']),
+  event: RunEvent,
+});
+export type RecordedReport = z.infer<typeof RecordedReport>;
 
 export const Execution = z.object({
   executionId: z.string(),
@@ -109,6 +133,10 @@ export const Execution = z.object({
   /** A decision on its approval that the run's worker has yet to apply. */
   decision: jsonText(RecordedDecision).optional(),
   wakeAt: z.number().optional(),
+  /** The callback a WAITING_CALLBACK run waits for (`shared/db/entities/callback.ts`). */
+  callbackId: z.string().optional(),
+  /** What ended that wait, for the run's worker to apply. */
+  report: jsonText(RecordedReport).optional(),
   rerunOf: z.string().optional(),
   /** The sequence number of the run's last event (`nextSeq`). */
   seq: z.number().int().optional(),
@@ -195,7 +223,7 @@ export const heldBy = (owner: string, now: number): Condition => ({
 /** What every write that finishes a run sets (the retention clock starts) and removes (it leaves the active index). */
 export const finishing = (now: number) => ({
   set: { finishedAt: now, updatedAt: now, ttl: retentionTtl(now) },
-  remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', 'decision', ...ACTIVE_INDEX_ATTRIBUTES],
+  remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', 'decision', 'callbackId', 'report', ...ACTIVE_INDEX_ATTRIBUTES],
 });
 
 /** The fields of a run that ends CANCELLED (with one event, `nextSeq(e)`): its unfinished steps are cancelled with it. */
