@@ -7,7 +7,7 @@ import { performHttpRequest } from './http-request.ts';
 import type { EventNotice } from './notify.ts';
 import type { SendResult } from './senders.ts';
 import { retryAfterSeconds, safeError, safeTarget } from '../domain/delivery-policy.ts';
-import { referencedSecret } from './secret-refs.ts';
+import { referencedSecret } from './secret-reference.ts';
 import { StepError } from './step-error.ts';
 import { runDefinition } from './versions.ts';
 

@@ -64,18 +64,31 @@ function approvalNotices(
   });
 }
 
+type RunRef = Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'> & { approvalId?: string };
+
 /**
- * Queue the events that the run's notification targets subscribed to. Delivery happens in the
- * notifications worker, with retries; queuing never fails the run (errors are logged).
+ * Queue the events that the run's notification targets subscribed to, and the approval notices
+ * they mean for steps that `notify` channels. Delivery happens in the notifications worker, with
+ * retries; queuing never fails the run (errors are logged).
  */
-export async function notifyEvents(
-  e: Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'> & { approvalId?: string },
+export const notifyEvents = (e: RunRef, events: readonly RunEvent[]) =>
+  queueNotices(e, events, (definition) => approvalNotices(e, definition, events));
+
+/**
+ * `notifyEvents` for events that never concern an approval (a run's start): the trigger's bundle
+ * then holds no approval-notice code (esbuild drops what no import reaches).
+ */
+export const notifyTargets = (e: RunRef, events: readonly RunEvent[]) => queueNotices(e, events);
+
+async function queueNotices(
+  e: RunRef,
   events: readonly RunEvent[],
+  approvalsOf?: (definition: WorkflowDefinition | undefined) => ApprovalNotice[],
 ): Promise<void> {
   if (events.length === 0) return;
   const definition = await runDefinition(e);
   const targets = definition?.notifications ?? [];
-  const approvals = approvalNotices(e, definition, events);
+  const approvals = approvalsOf?.(definition) ?? [];
   if (targets.length === 0 && approvals.length === 0) return;
   const url = config().NOTIFY_QUEUE_URL;
   // Approval notices go in the delivery log's envelope, each with a delivery of its own (shared/engine/senders.ts).

@@ -25,7 +25,7 @@ import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
-import { notifyEvents } from './notify.ts';
+import { notifyTargets } from './notify.ts';
 import { applyVariableDefaults } from './variables.ts';
 import { rememberVersion } from './versions.ts';
 
@@ -163,7 +163,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     await message().catch((cause: unknown) => abandonUnsent(execution, idem, cause));
   }
   emit('ExecutionStarted');
-  await notifyEvents(execution, [started]);
+  await notifyTargets(execution, [started]);
   return { execution, replayed: false };
 }
 

@@ -1,4 +1,7 @@
 import { compileExpression, findExpressions, type Path } from './expressions.ts';
+import { SECRET_REFERENCE } from './secret-reference.ts';
+
+export { referencedSecret, SECRET_REFERENCE } from './secret-reference.ts';
 
 /**
  * `$secrets.NAME` in definitions: account secrets (shared/domain/account-secrets.ts) that an
@@ -22,9 +25,6 @@ export function hostAllowed(patterns: readonly string[], host: string): boolean 
   const h = host.toLowerCase().replace(/\.$/, '');
   return patterns.some((p) => (p.startsWith('*.') ? h.endsWith(p.slice(1)) && h.length > p.length - 1 : h === p));
 }
-
-/** A notification's signing secret may be exactly this (or a literal `whsec_` secret). */
-export const SECRET_REFERENCE = /^\{%\s*\$secrets\.([A-Za-z0-9_]+)\s*%\}$/;
 
 type Node = Record<string, unknown>;
 const isSecretsVariable = (n: unknown) => (n as Node | undefined)?.type === 'variable' && (n as Node).value === 'secrets';
@@ -111,6 +111,3 @@ export function stepSecretNames(step: { url: string; headers?: unknown; body?: u
   }
   return names;
 }
-
-/** The name a notification's secret refers to, if it is a `{% $secrets.NAME %}` reference. */
-export const referencedSecret = (secret: string): string | undefined => SECRET_REFERENCE.exec(secret)?.[1];
