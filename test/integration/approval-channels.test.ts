@@ -7,6 +7,7 @@ import { handler as reviewPageHandler } from '../../functions/http/reviews/page.
 import { resetConfig } from '../../shared/config.ts';
 import { type Approval, getApproval, listAudit } from '../../shared/db/entities/approval.ts';
 import { listApprovalMessages } from '../../shared/db/entities/approval-message.ts';
+import { listApprovalDeliveries } from '../../shared/db/entities/delivery.ts';
 import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createChannel } from '../../shared/domain/channels.ts';
@@ -397,6 +398,16 @@ describe('approval messages', { timeout: 120_000 }, () => {
     expect(chat.calls(`/teams/flaky-${tag}`)).toHaveLength(2);
     expect(chat.calls('chat.postMessage').filter((c) => c.body.channel === `#ratelimited-${tag}`)).toHaveLength(2);
     expect(await mails(e.approvalId as string)).toHaveLength(1);
+    // The delivery log holds the approval's notice: a refused attempt (with the provider's answer), then delivered.
+    const { items } = await eventually(
+      () => listApprovalDeliveries(e.accountId, e.approvalId as string, 10),
+      (l) => l.items.some((d) => d.state === 'DELIVERED'),
+      30_000,
+    );
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ kind: 'approval', channel: 'approval', state: 'DELIVERED', tries: 2 });
+    expect(items[0]?.attempts[0]?.error).toMatch(/retry/);
+    expect(JSON.stringify(items)).not.toContain(TOKEN);
   });
 
   it('a step naming a channel the account does not have is refused at save, with the path', async () => {
