@@ -16,8 +16,15 @@ export const WORKERS = {
   },
   /** A notification reads its run's definition snapshot (and the account secret that signs it); the worker only delays its own messages. */
   'worker/notify': { grants: ['table:read', 'secrets:decrypt'], settings: ['NOTIFY_QUEUE_URL'] },
-  'sweep/scheduled': { grants: sweeps, settings: [] },
+  /** The scheduled sweep also repairs schedule drift (timers without items and the reverse). */
+  'sweep/scheduled': { grants: [...sweeps, 'schedules:manage'], settings: [] },
   'sweep/startup': { grants: sweeps, settings: [] },
+  /**
+   * EventBridge Scheduler's target: one schedule fire starts a run as the v1 start does. It also deletes
+   * the timers of gone or finished schedules: the stack grants DeleteSchedule in the group and sets
+   * SCHEDULE_GROUP by hand (`schedules:manage` would hand the function its own ARN, a cycle).
+   */
+  'schedule/fire': { grants: ['table:read', 'table:write', 'queue:send'], settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;
 
 export type Worker = keyof typeof WORKERS;

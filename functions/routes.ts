@@ -50,6 +50,12 @@ import { route as v1ApprovalsGet } from './http/v1/approvals/get.route.ts';
 import { route as v1ApprovalsApprove } from './http/v1/approvals/approve.route.ts';
 import { route as v1ApprovalsReject } from './http/v1/approvals/reject.route.ts';
 import { route as v1Me } from './http/v1/me.route.ts';
+import { route as schedulesCreate } from './http/schedules/create.route.ts';
+import { route as schedulesList } from './http/schedules/list.route.ts';
+import { route as schedulesGet } from './http/schedules/get.route.ts';
+import { route as schedulesUpdate } from './http/schedules/update.route.ts';
+import { route as schedulesDelete } from './http/schedules/delete.route.ts';
+import { route as schedulesRun } from './http/schedules/run.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -109,4 +115,10 @@ export const routes = [
   v1ApprovalsApprove,
   v1ApprovalsReject,
   v1Me,
+  schedulesCreate,
+  schedulesList,
+  schedulesGet,
+  schedulesUpdate,
+  schedulesDelete,
+  schedulesRun,
 ] as const satisfies readonly Route[];

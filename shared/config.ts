@@ -75,6 +75,14 @@ const SETTINGS = {
   SECRETS_KEY_FILE: z.string().min(1).optional(),
   /** s3rver (local mode) only understands path-style addressing. */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  /** Schedules on AWS (shared/schedules/clock.ts): the schedule group, the role the scheduler assumes, the fire function and the DLQ. Unset locally: the in-process scheduler. */
+  SCHEDULE_GROUP: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/, 'must be a schedule group name')
+    .optional(),
+  SCHEDULER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  SCHEDULE_TARGET_ARN: z.string().startsWith('arn:').optional(),
+  SCHEDULE_DLQ_ARN: z.string().startsWith('arn:').optional(),
 } satisfies Record<string, z.ZodType>;
 
 export type Setting = keyof typeof SETTINGS;
@@ -90,7 +98,9 @@ export type Grant =
   | 'bucket:write'
   /** Seal account secrets (a data key from the secrets key) / open them. */
   | 'secrets:encrypt'
-  | 'secrets:decrypt';
+  | 'secrets:decrypt'
+  /** Create, update, delete and list EventBridge Scheduler schedules in the stack's group, passing only its scheduler role. */
+  | 'schedules:manage';
 
 /** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
 export const GRANT_SETTINGS = {
@@ -104,6 +114,7 @@ export const GRANT_SETTINGS = {
   // (the keyring refuses to work without one: shared/keyring.ts).
   'secrets:encrypt': [],
   'secrets:decrypt': [],
+  'schedules:manage': ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'SCHEDULE_TARGET_ARN', 'SCHEDULE_DLQ_ARN'],
 } as const satisfies Record<Grant, readonly Setting[]>;
 
 /** The settings a function with these grants needs, plus `extra`. */

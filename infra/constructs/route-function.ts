@@ -13,8 +13,21 @@ import { TABLE } from '../../shared/db/table.ts';
 import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { BUNDLING } from './bundling.ts';
 
+/**
+ * EventBridge Scheduler as the schedules use it: the stack's schedule group, the role its schedules
+ * run as (it may invoke the fire function only), the fire function and the scheduler's DLQ.
+ */
+export type SchedulerBinding = { groupName: string; scheduleArns: string; roleArn: string; targetArn: string; dlqArn: string };
+
 /** The stateful resources a function can be bound to. */
-export type Bindable = { table: ITable; queue: IQueue; notifyQueue: IQueue; bucket: IBucket; secretsKey: IKey };
+export type Bindable = {
+  table: ITable;
+  queue: IQueue;
+  notifyQueue: IQueue;
+  bucket: IBucket;
+  secretsKey: IKey;
+  scheduler: SchedulerBinding;
+};
 
 /**
  * A route's grants, plus `table:meter`: the counters an API-key request updates (the key's usage and
@@ -100,7 +113,7 @@ export class RouteFunction extends NodejsFunction {
    * Returns this function, so a call can be chained onto its creation.
    */
   bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
-    const { table, queue, notifyQueue, bucket, secretsKey } = resources;
+    const { table, queue, notifyQueue, bucket, secretsKey, scheduler } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
@@ -109,6 +122,10 @@ export class RouteFunction extends NodejsFunction {
       RUNS_QUEUE_URL: queue.queueUrl,
       NOTIFY_QUEUE_URL: notifyQueue.queueUrl,
       ARTIFACTS_BUCKET: bucket.bucketName,
+      SCHEDULE_GROUP: scheduler.groupName,
+      SCHEDULER_ROLE_ARN: scheduler.roleArn,
+      SCHEDULE_TARGET_ARN: scheduler.targetArn,
+      SCHEDULE_DLQ_ARN: scheduler.dlqArn,
     };
     for (const grant of grants) {
       for (const setting of GRANT_SETTINGS[grant === 'table:meter' ? 'table:write' : grant]) this.addEnvironment(setting, values[setting]);
@@ -143,6 +160,18 @@ export class RouteFunction extends NodejsFunction {
         case 'secrets:decrypt':
           allow(['kms:Decrypt'], [secretsKey.keyArn]);
           this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
+          break;
+        // The schedules of the stack's group only (no other group, no ListSchedules: the sweep alone
+        // lists), passing the scheduler's role only, and only to EventBridge Scheduler.
+        case 'schedules:manage':
+          allow(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], [scheduler.scheduleArns]);
+          this.addToRolePolicy(
+            new iam.PolicyStatement({
+              actions: ['iam:PassRole'],
+              resources: [scheduler.roleArn],
+              conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+            }),
+          );
           break;
         default:
           grant satisfies never;

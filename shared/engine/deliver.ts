@@ -18,7 +18,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  * the backoff. Targets obey the same address rules as http_request steps.
  */
 export async function deliverNotification(m: NotifyMessage, now = new Date()): Promise<'delivered' | 'dropped'> {
-  const e = await getExecution(m.accountId, m.executionId);
+  const e = m.workflow ? { accountId: m.accountId, ...m.workflow } : await getExecution(m.accountId, m.executionId);
   const target = e && (await runDefinition(e))?.notifications?.[m.target];
   if (!e || !target) {
     logger.warn('notification dropped: run or target gone', { executionId: m.executionId, target: m.target });

@@ -7,7 +7,14 @@ import { logger } from '../logger.ts';
 import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
-export const NotifyMessage = z.object({ accountId: z.string(), executionId: z.string(), target: z.number().int().min(0), event: RunEvent });
+export const NotifyMessage = z.object({
+  accountId: z.string(),
+  executionId: z.string(),
+  target: z.number().int().min(0),
+  event: RunEvent,
+  /** A workflow's event that no run wrote (a schedule's skip or failure): the targets are this version's. */
+  workflow: z.object({ workflowId: z.string(), workflowVersion: z.number() }).optional(),
+});
 export type NotifyMessage = z.infer<typeof NotifyMessage>;
 
 /**
@@ -17,6 +24,8 @@ export type NotifyMessage = z.infer<typeof NotifyMessage>;
 export async function notifyEvents(
   e: Pick<Execution, 'accountId' | 'executionId' | 'workflowId' | 'workflowVersion'>,
   events: readonly RunEvent[],
+  /** The event is the workflow's, not a run's (`executionId` may name no run): delivery reads this version's targets. */
+  ofWorkflow = false,
 ): Promise<void> {
   if (events.length === 0) return;
   const targets = (await runDefinition(e))?.notifications ?? [];
@@ -25,7 +34,15 @@ export async function notifyEvents(
   const messages: NotifyMessage[] = targets.flatMap((t, target) =>
     events
       .filter((ev) => (t.events as readonly string[]).includes(ev.type))
-      .map((event) => ({ accountId: e.accountId, executionId: e.executionId, target, event })),
+      .map((event) => ({
+        accountId: e.accountId,
+        executionId: e.executionId,
+        target,
+        event,
+        ...(ofWorkflow && e.workflowVersion !== undefined
+          ? { workflow: { workflowId: e.workflowId, workflowVersion: e.workflowVersion } }
+          : {}),
+      })),
   );
   try {
     for (let i = 0; i < messages.length; i += 10) {

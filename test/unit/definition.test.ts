@@ -218,9 +218,11 @@ describe('WorkflowDefinition', () => {
     expect(pathsOf({ ...example(), notifications: many })).toEqual(['notifications']);
   });
 
-  it('lists the 13 event types, execution.resumed and execution.retried among them', () => {
-    expect(EventType.options).toHaveLength(13);
-    expect(EventType.options).toEqual(expect.arrayContaining(['execution.resumed', 'execution.retried']));
+  it('lists the 16 event types, execution.resumed, execution.retried and the schedules among them', () => {
+    expect(EventType.options).toHaveLength(16);
+    expect(EventType.options).toEqual(
+      expect.arrayContaining(['execution.resumed', 'execution.retried', 'schedule.fired', 'schedule.skipped', 'schedule.failed']),
+    );
   });
 
   it('refuses unknown top-level keys and deeply nested JSON', () => {
