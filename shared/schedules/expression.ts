@@ -110,7 +110,7 @@ export function nextFireTimes(
   const fields = expr.fields as string[];
   const cron = new Cron(cronPattern(fields), { timezone: opts.timezone, paused: true });
   let from = new Date(Math.max(opts.after, (opts.startAt ?? 0) - 1));
-  while (out.length < opts.count) {
+  for (let i = 0; out.length < opts.count && i < 5000; i++) {
     const next = cron.nextRun(from);
     if (!next) break;
     const t = next.getTime();
