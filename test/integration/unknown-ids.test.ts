@@ -37,6 +37,8 @@ const BODIES: Record<string, object> = {
   'PUT /api/workflows/{id}': { name: 'renamed' },
   'PUT /api/webhooks/{id}': { name: 'renamed' },
   'POST /api/v1/workflows/{workflowId}/runs': { variables: {} },
+  'POST /api/workflows/{id}/schedules': { expression: 'rate(1 hour)' },
+  'PUT /api/schedules/{scheduleId}': { name: 'renamed' },
 };
 const MALFORMED = [
   'x',
@@ -50,7 +52,7 @@ const MALFORMED = [
 ];
 /** A well-formed id of the kind the parameter names (ULID-shaped, never issued). */
 const unknownFor = (param: string) => {
-  const prefix = { webhookId: 'wh', workflowId: 'wf', executionId: 'ex', approvalId: 'ap', artifactId: 'ar' }[param];
+  const prefix = { webhookId: 'wh', workflowId: 'wf', executionId: 'ex', approvalId: 'ap', artifactId: 'ar', scheduleId: 'sch' }[param];
   return prefix ? `${prefix}_0000000000000000000000000z` : '0000000000000000000000000z';
 };
 
