@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../functions/http/schedules/create.ts';
 import { handler as deleteHandler } from '../../functions/http/schedules/delete.ts';
@@ -17,6 +21,11 @@ import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
 import { createWorkflow, removeWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { localClock } from '../../shared/schedules/clock.ts';
+import { queue } from '../../shared/clients.ts';
+import { config } from '../../shared/config.ts';
+import { deliverNotification } from '../../shared/engine/deliver.ts';
+import { NotifyMessage } from '../../shared/engine/notify.ts';
+import { EXAMPLE_SECRET } from '../support/definitions.ts';
 import { ScheduleView } from '../../shared/schemas/schedules.ts';
 import { useOwnQueues, useOwnTable } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -32,7 +41,7 @@ import { sessionOf } from '../support/sessions.ts';
 
 beforeAll(async () => {
   await useOwnTable();
-  await useOwnQueues();
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
 });
 
 const api = {
@@ -94,6 +103,22 @@ async function givenTeam(plan: Plan = 'team') {
 const DAILY = 'cron(0 9 * * ? *)';
 const YEAR = new Date().getUTCFullYear() + 1;
 const paths = (res: { json: any }): string[] => (res.json.errors ?? []).map((e: { path: string }) => e.path);
+/** The notifications queued so far (this file's own queue), taken off it. */
+async function takeNotifyMessages(count: number): Promise<NotifyMessage[]> {
+  const taken: NotifyMessage[] = [];
+  for (let i = 0; i < 10 && taken.length < count; i++) {
+    const { Messages = [] } = await queue().send(
+      new ReceiveMessageCommand({
+        QueueUrl: config().NOTIFY_QUEUE_URL,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        VisibilityTimeout: 300,
+      }),
+    );
+    taken.push(...Messages.map((m) => NotifyMessage.parse(JSON.parse(m.Body ?? ''))));
+  }
+  return taken;
+}
 const runsOf = async (key: string, workflowId: string) => (await api.runs(key, { workflowId, trigger: 'schedule' })).json.items as any[];
 
 describe('create, read, list', () => {
@@ -425,6 +450,58 @@ describe('fires', () => {
 
   it('drops a malformed fire event', async () => {
     expect(await fireHandler({ scheduleId: 'x' })).toEqual({ outcome: 'malformed' });
+  });
+});
+
+describe('events', () => {
+  it("sends schedule.fired, schedule.skipped and schedule.failed to the workflow's notification targets, signed like every event", async () => {
+    const received: { type: string; body: any; id: string }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        // Signed as every event is (Standard Webhooks): verify throws on a bad signature.
+        const body = new Webhook(EXAMPLE_SECRET).verify(raw, req.headers as Record<string, string>) as any;
+        received.push({ type: body.type, body, id: String(req.headers['webhook-id']) });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const port = (receiver.address() as AddressInfo).port;
+      const t = await givenTeam();
+      const definition = WorkflowDefinition.parse({
+        ...DEFINITION,
+        notifications: [
+          {
+            url: `http://127.0.0.1:${port}/hook`,
+            events: ['schedule.fired', 'schedule.skipped', 'schedule.failed'],
+            secret: EXAMPLE_SECRET,
+          },
+        ],
+      });
+      const workflow = await createWorkflow(t.admin, { name: 'notified', definition, recovery: false, editors: [] });
+      const { json: s } = await api.create(t.adminSession, workflow.workflowId, { expression: DAILY, variables: { who: 'ops' } });
+      const fired = await fire(t.account.accountId, s.id, Date.parse(`${YEAR}-02-01T09:00:00Z`));
+      expect((await fire(t.account.accountId, s.id, Date.parse(`${YEAR}-02-02T09:00:00Z`))).outcome).toBe('skipped');
+      await setPlan(t.account.accountId, 'free');
+      expect((await fire(t.account.accountId, s.id, Date.parse(`${YEAR}-02-03T09:00:00Z`))).outcome).toBe('failed');
+      const messages = await takeNotifyMessages(3);
+      expect(messages.map((m) => m.event.type).sort()).toEqual(['schedule.failed', 'schedule.fired', 'schedule.skipped']);
+      for (const m of messages) expect(await deliverNotification(m)).toBe('delivered');
+      const byType = Object.fromEntries(received.map((r) => [r.type, r.body]));
+      expect(byType['schedule.fired'].data).toMatchObject({
+        executionId: fired.executionId,
+        workflowId: workflow.workflowId,
+        data: { scheduleId: s.id, scheduledAt: Date.parse(`${YEAR}-02-01T09:00:00Z`), manual: false },
+      });
+      expect(byType['schedule.skipped'].data).toMatchObject({ executionId: fired.executionId, data: { scheduleId: s.id } });
+      expect(byType['schedule.failed'].data).toMatchObject({ data: { scheduleId: s.id, error: { code: 'PLAN_LIMIT_REACHED' } } });
+      expect(new Set(received.map((r) => r.id)).size).toBe(3);
+    } finally {
+      receiver.close();
+    }
   });
 });
 
