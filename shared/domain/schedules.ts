@@ -13,6 +13,7 @@ import {
   firedUpdate,
   getSchedule,
   listWorkflowSchedules,
+  markSynced,
   pageAllSchedules,
   replaceSchedule,
   type Schedule,
@@ -172,6 +173,7 @@ export async function createSchedule(
   if (s.enabled) {
     try {
       await clock().put(s);
+      await markSynced(s);
     } catch (e) {
       await deleteScheduleItem(s).catch((error: unknown) =>
         logger.error('schedule left for the sweep', { scheduleId: s.scheduleId, error: error as Error }),
@@ -210,6 +212,7 @@ export async function updateSchedule(
   try {
     if (next.enabled) await clock().put(next);
     else await clock().remove(scheduleId);
+    await markSynced(next);
   } catch (e) {
     // Reconcile: the item goes back to what it was, so item and timer agree (else the sweep repairs it).
     await replaceSchedule(next, { ...s, updatedAt: next.updatedAt + 1 }, undefined).catch((error: unknown) =>
@@ -413,15 +416,16 @@ export async function runScheduleNow(p: SessionPrincipal, scheduleId: string, no
 // ---- Drift ----------------------------------------------------------------------------------------
 
 /**
- * The sweep's repair: every enabled schedule with a fire ahead has its timer, and every timer has an
+ * The sweep's repair: every enabled schedule with a fire ahead has its timer, with its current settings, and every timer has an
  * enabled schedule (created, deleted or disabled on one side while the other failed, or by hand in the
  * console). An enabled `at()` whose time and retry window have passed (its fire never reached the item) is disabled.
  * Returns what it repaired (also the `ScheduleDriftRepaired` metric).
  */
-export async function repairScheduleDrift(now = Date.now()): Promise<{ created: number; deleted: number }> {
+export async function repairScheduleDrift(now = Date.now()): Promise<{ created: number; updated: number; deleted: number }> {
   const timers = new Set(await clock().list());
   const wanted = new Set<string>();
   let created = 0;
+  let updated = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await pageAllSchedules(100, startKey);
@@ -436,9 +440,12 @@ export async function repairScheduleDrift(now = Date.now()): Promise<{ created: 
         continue;
       }
       wanted.add(s.scheduleId);
-      if (!timers.has(s.scheduleId)) {
+      // Missing, or written with older settings (an update whose timer write failed and was not put back).
+      if (!timers.has(s.scheduleId) || s.syncedAt !== s.updatedAt) {
         await clock().put(s);
-        created++;
+        await markSynced(s);
+        if (timers.has(s.scheduleId)) updated++;
+        else created++;
       }
     }
     startKey = page.lastKey;
@@ -449,9 +456,9 @@ export async function repairScheduleDrift(now = Date.now()): Promise<{ created: 
     await clock().remove(id);
     deleted++;
   }
-  if (created + deleted > 0) {
-    emit('ScheduleDriftRepaired', created + deleted);
-    logger.warn('schedule drift repaired', { created, deleted });
+  if (created + updated + deleted > 0) {
+    emit('ScheduleDriftRepaired', created + updated + deleted);
+    logger.warn('schedule drift repaired', { created, updated, deleted });
   }
-  return { created, deleted };
+  return { created, updated, deleted };
 }

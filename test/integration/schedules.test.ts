@@ -14,7 +14,7 @@ import { handler as fireHandler } from '../../functions/schedule/fire.ts';
 import { handler as executionsHandler } from '../../functions/http/v1/executions/list.ts';
 import type { Plan } from '../../shared/config.ts';
 import { setPlan } from '../../shared/db/entities/account.ts';
-import { getSchedule } from '../../shared/db/entities/schedule.ts';
+import { getSchedule, replaceSchedule, type Schedule } from '../../shared/db/entities/schedule.ts';
 import type { User } from '../../shared/db/entities/user.ts';
 import { updateMember } from '../../shared/domain/members.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
@@ -506,6 +506,19 @@ describe('events', () => {
 });
 
 describe('drift repair (the sweep)', () => {
+  it('re-writes a timer whose schedule changed while its timer write failed', async () => {
+    const t = await givenTeam();
+    const { json: s } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY });
+    const stored = (await getSchedule(t.account.accountId, s.id, true)) as Schedule;
+    expect(stored.syncedAt).toBe(stored.updatedAt);
+    // As an update leaves it when the timer write fails and putting the item back fails too.
+    await replaceSchedule(stored, { ...stored, expression: 'cron(15 7 * * ? *)', updatedAt: stored.updatedAt + 1 }, undefined);
+    expect(localClock().timers.get(s.id)?.expression).toBe(DAILY);
+    expect((await repairScheduleDrift()).updated).toBe(1);
+    expect(localClock().timers.get(s.id)?.expression).toBe('cron(15 7 * * ? *)');
+    expect((await getSchedule(t.account.accountId, s.id, true))?.syncedAt).toBe(stored.updatedAt + 1);
+  });
+
   it('recreates a missing timer, deletes a timer without an enabled schedule, and counts both', async () => {
     const t = await givenTeam();
     const { json: s } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY });
@@ -516,7 +529,7 @@ describe('drift repair (the sweep)', () => {
     expect(repaired.deleted).toBeGreaterThanOrEqual(1);
     expect(localClock().timers.has(s.id)).toBe(true);
     expect(localClock().timers.has('sch_orphan')).toBe(false);
-    expect(await repairScheduleDrift()).toEqual({ created: 0, deleted: 0 });
+    expect(await repairScheduleDrift()).toEqual({ created: 0, updated: 0, deleted: 0 });
     expect((await getSchedule(t.account.accountId, s.id))?.enabled).toBe(true);
   });
 });

@@ -33,6 +33,8 @@ export const Schedule = z.object({
   lastFiredAt: z.number().optional(),
   lastExecutionId: z.string().optional(),
   lastFailure: LastFailure.optional(),
+  /** The `updatedAt` of the settings its timer was last written with: the sweep re-writes a timer whose schedule changed since. */
+  syncedAt: z.number().optional(),
   fires: z.number().default(0),
   skips: z.number().default(0),
   failures: z.number().default(0),
@@ -195,6 +197,21 @@ export const skippedUpdate = (s: Schedule) => ({
     ExpressionAttributeValues: { ':one': 1, ...(s.lastExecutionId ? { ':seen': s.lastExecutionId } : {}) },
   },
 });
+
+/** Record that the timer now has the settings of version `updatedAt` (unless the schedule changed again meanwhile). */
+export async function markSynced(s: Pick<Schedule, 'accountId' | 'scheduleId' | 'updatedAt'>): Promise<void> {
+  await applied(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: scheduleKey(s.accountId, s.scheduleId),
+        UpdateExpression: 'SET syncedAt = :u',
+        ConditionExpression: 'updatedAt = :u',
+        ExpressionAttributeValues: { ':u': s.updatedAt },
+      }),
+    ),
+  );
+}
 
 /** Turn a schedule off (an `at()` that fired, an account without access): conditional on it being on. */
 export async function disableSchedule(s: Pick<Schedule, 'accountId' | 'scheduleId'>, now: number): Promise<boolean> {
