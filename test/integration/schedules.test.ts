@@ -18,7 +18,7 @@ import { getSchedule, replaceSchedule, type Schedule } from '../../shared/db/ent
 import type { User } from '../../shared/db/entities/user.ts';
 import { updateMember } from '../../shared/domain/members.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
-import { createWorkflow, removeWorkflow } from '../../shared/domain/workflows.ts';
+import { createWorkflow, removeWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { localClock } from '../../shared/schedules/clock.ts';
 import { queue } from '../../shared/clients.ts';
@@ -444,6 +444,24 @@ describe('fires', () => {
       enabled: false,
       failures: 1,
       lastFailure: { code: 'PLAN_LIMIT_REACHED' },
+    });
+    expect(await runsOf(t.adminKey.token, t.workflow.workflowId)).toEqual([]);
+  });
+
+  it('fails (counted, still enabled) when the workflow changed so that its variables no longer fit; run now answers 400', async () => {
+    const t = await givenTeam();
+    const { json: s } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY, variables: { who: 'ops' } });
+    const changed = WorkflowDefinition.parse({ ...DEFINITION, variables: { who: { type: 'number' } } });
+    await updateWorkflow(t.admin, t.workflow.workflowId, { definition: changed });
+    const out = await fire(t.account.accountId, s.id, Date.parse(`${YEAR}-01-09T09:00:00Z`));
+    expect(out).toMatchObject({ outcome: 'failed', code: 'VALIDATION_FAILED' });
+    const now = await api.run(t.adminSession, s.id);
+    expectProblem(now, 400, 'VALIDATION_FAILED');
+    expect((await api.get(t.adminSession, s.id)).json).toMatchObject({
+      enabled: true,
+      fires: 0,
+      failures: 2,
+      lastFailure: { code: 'VALIDATION_FAILED' },
     });
     expect(await runsOf(t.adminKey.token, t.workflow.workflowId)).toEqual([]);
   });

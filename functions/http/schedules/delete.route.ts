@@ -12,5 +12,9 @@ export const route = {
   grants: managesSchedules,
   params: ScheduleParams,
   status: 204,
-  errors: [...refuses(403, 'NOT_WORKFLOW_EDITOR')],
+  errors: [
+    // The workflow deleted meanwhile (its schedules go with it).
+    ...refuses(404, 'WORKFLOW_NOT_FOUND'),
+    ...refuses(403, 'NOT_WORKFLOW_EDITOR'),
+  ],
 } as const satisfies Route;

@@ -13,5 +13,11 @@ export const route = {
   params: ScheduleParams,
   status: 202,
   response: ScheduleRun,
-  errors: [...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'), ...refuses(409, 'SCHEDULE_RUN_IN_PROGRESS')],
+  errors: [
+    // The workflow deleted meanwhile (its schedules go with it); a manual fire whose variables no longer fit it.
+    ...refuses(400, 'VALIDATION_FAILED'),
+    ...refuses(404, 'WORKFLOW_NOT_FOUND'),
+    ...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'),
+    ...refuses(409, 'SCHEDULE_RUN_IN_PROGRESS'),
+  ],
 } as const satisfies Route;

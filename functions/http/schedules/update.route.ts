@@ -14,5 +14,9 @@ export const route = {
   body: UpdateScheduleBody,
   response: ScheduleView,
   maxBodyBytes: 64 * 1024,
-  errors: [...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED')],
+  errors: [
+    // The workflow deleted meanwhile (its schedules go with it).
+    ...refuses(404, 'WORKFLOW_NOT_FOUND'),
+    ...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'),
+  ],
 } as const satisfies Route;
