@@ -51,6 +51,39 @@ export const RETRY_WINDOW_MS = 3600 * 1000;
 /** What the sweep repairs is also what a client token makes safe to send twice: one token per version of the schedule. */
 const token = (t: Timer) => `${t.scheduleId}-${t.updatedAt}`.slice(0, 64);
 
+/** The stack's scheduler settings a schedule is created with. */
+export type SchedulerSettings = { group: string; role: string; target: string; dlq: string };
+
+/**
+ * The CreateSchedule (and UpdateSchedule) input of a schedule: named by its id in the stack's group,
+ * read in its timezone, no flexible window, the fire function as target with the schedule and the
+ * scheduled time as input, a retry policy of an hour and the DLQ; a one-time `at()` deletes itself.
+ */
+export function createScheduleInput(t: Timer, s: SchedulerSettings) {
+  const parsed = parseScheduleExpression(t.expression);
+  return {
+    Name: t.scheduleId,
+    GroupName: s.group,
+    ScheduleExpression: t.expression,
+    ScheduleExpressionTimezone: t.timezone,
+    ...(t.startAt !== undefined ? { StartDate: new Date(t.startAt) } : {}),
+    ...(t.endAt !== undefined ? { EndDate: new Date(t.endAt) } : {}),
+    FlexibleTimeWindow: { Mode: 'OFF' as const },
+    State: 'ENABLED' as const,
+    // A one-time schedule deletes itself once it fired; the fire disables its item.
+    ActionAfterCompletion: parsed.ok && parsed.value.kind === 'at' ? ('DELETE' as const) : ('NONE' as const),
+    Target: {
+      Arn: s.target,
+      RoleArn: s.role,
+      Input: JSON.stringify({ accountId: t.accountId, scheduleId: t.scheduleId, scheduledTime: '<aws.scheduler.scheduled-time>' }),
+      // A fire that fails (the function throws, or is throttled) is tried again for an hour, then dead-lettered.
+      RetryPolicy: { MaximumEventAgeInSeconds: RETRY_WINDOW_MS / 1000, MaximumRetryAttempts: 20 },
+      DeadLetterConfig: { Arn: s.dlq },
+    },
+    ClientToken: token(t),
+  };
+}
+
 /** EventBridge Scheduler, in the stack's group: one schedule per enabled schedule, named by its id. */
 export function awsClock(): ScheduleClock {
   const group = () => config().SCHEDULE_GROUP as string;
@@ -61,31 +94,7 @@ export function awsClock(): ScheduleClock {
       throw new Error('creating schedules needs SCHEDULER_ROLE_ARN, SCHEDULE_TARGET_ARN and SCHEDULE_DLQ_ARN');
     return { group: group(), role: SCHEDULER_ROLE_ARN, target: SCHEDULE_TARGET_ARN, dlq: SCHEDULE_DLQ_ARN };
   };
-  const input = (t: Timer) => {
-    const s = settings();
-    const parsed = parseScheduleExpression(t.expression);
-    return {
-      Name: t.scheduleId,
-      GroupName: s.group,
-      ScheduleExpression: t.expression,
-      ScheduleExpressionTimezone: t.timezone,
-      ...(t.startAt !== undefined ? { StartDate: new Date(t.startAt) } : {}),
-      ...(t.endAt !== undefined ? { EndDate: new Date(t.endAt) } : {}),
-      FlexibleTimeWindow: { Mode: 'OFF' as const },
-      State: 'ENABLED' as const,
-      // A one-time schedule deletes itself once it fired; the fire disables its item.
-      ActionAfterCompletion: parsed.ok && parsed.value.kind === 'at' ? ('DELETE' as const) : ('NONE' as const),
-      Target: {
-        Arn: s.target,
-        RoleArn: s.role,
-        Input: JSON.stringify({ accountId: t.accountId, scheduleId: t.scheduleId, scheduledTime: '<aws.scheduler.scheduled-time>' }),
-        // A fire that fails (the function throws, or is throttled) is tried again for an hour, then dead-lettered.
-        RetryPolicy: { MaximumEventAgeInSeconds: RETRY_WINDOW_MS / 1000, MaximumRetryAttempts: 20 },
-        DeadLetterConfig: { Arn: s.dlq },
-      },
-      ClientToken: token(t),
-    };
-  };
+  const input = (t: Timer) => createScheduleInput(t, settings());
   return {
     async put(t) {
       try {

@@ -262,6 +262,42 @@ describe('update and delete', () => {
   });
 });
 
+describe('item and timer never diverge', () => {
+  /** The local clock's next write fails, as EventBridge Scheduler's can (a fault no request can cause). */
+  const failNextPut = () => {
+    const clock = localClock();
+    const put = clock.put.bind(clock);
+    clock.put = async () => {
+      clock.put = put;
+      throw new Error('scheduler unavailable');
+    };
+  };
+
+  it('a create whose timer cannot be made leaves no schedule and no place taken in the plan', async () => {
+    const t = await givenTeam('pro');
+    failNextPut();
+    const res = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY });
+    expect(res.status).toBe(500);
+    expect((await api.list(t.adminSession, t.workflow.workflowId)).json.items).toEqual([]);
+    const five = await Promise.all(
+      Array.from({ length: 5 }, () => api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY })),
+    );
+    expect(five.map((r) => r.status)).toEqual(Array(5).fill(201));
+  });
+
+  it('an update whose timer cannot be written puts the schedule back as it was', async () => {
+    const t = await givenTeam();
+    const { json: s } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY });
+    failNextPut();
+    expect((await api.update(t.adminSession, s.id, { expression: 'cron(45 23 * * ? *)' })).status).toBe(500);
+    const after = (await api.get(t.adminSession, s.id)).json;
+    expect(after.expression).toBe(DAILY);
+    // A failed write may have reached the scheduler after all: the sweep writes the timer again, to be sure.
+    expect((await repairScheduleDrift()).updated).toBe(1);
+    expect(localClock().timers.get(s.id)?.expression).toBe(DAILY);
+  });
+});
+
 describe('who may', () => {
   it('lets only editors of the workflow create, change, delete and run its schedules; every member reads', async () => {
     const t = await givenTeam();
