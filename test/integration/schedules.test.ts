@@ -174,8 +174,10 @@ describe('create, read, list', () => {
       endAt: `${YEAR}-03-11T23:00:00Z`,
     });
     expect(res.status, res.body).toBe(201);
-    expect(res.json.nextFireTimes).toEqual([`${YEAR}-03-10T09:00:00+00:00`, `${YEAR}-03-11T09:00:00+00:00`]);
-    expect(res.json.startAt).toBe(`${YEAR}-03-10T00:00:00+00:00`);
+    // UTC's offset may be written +00:00 or Z: compared as instants.
+    expect(res.json.nextFireTimes.map(Date.parse)).toEqual([Date.parse(`${YEAR}-03-10T09:00:00Z`), Date.parse(`${YEAR}-03-11T09:00:00Z`)]);
+    expect(Date.parse(res.json.startAt)).toBe(Date.parse(`${YEAR}-03-10T00:00:00Z`));
+    expect(res.json.startAt).toMatch(/^\d{4}-03-10T00:00:00(\+00:00|Z)$/);
   });
 });
 
