@@ -24,8 +24,15 @@ export const WORKERS = {
     grants: ['table:read', 'table:write', 'secrets:decrypt', 'email:send', 'links:sign'],
     settings: ['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL'],
   },
-  'sweep/scheduled': { grants: sweeps, settings: [] },
+  /** The scheduled sweep also repairs schedule drift (timers without items and the reverse). */
+  'sweep/scheduled': { grants: [...sweeps, 'schedules:manage'], settings: [] },
   'sweep/startup': { grants: sweeps, settings: [] },
+  /**
+   * EventBridge Scheduler's target: one schedule fire starts a run as the v1 start does. It also deletes
+   * the timers of gone or finished schedules: the stack grants DeleteSchedule in the group and sets
+   * SCHEDULE_GROUP by hand (`schedules:manage` would hand the function its own ARN, a cycle).
+   */
+  'schedule/fire': { grants: ['table:read', 'table:write', 'queue:send'], settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;
 
 export type Worker = keyof typeof WORKERS;

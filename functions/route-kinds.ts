@@ -43,3 +43,7 @@ export const TRIGGER_BYTES = 1024 * 1024;
 export const DEFINITION_BYTES = 256 * 1024;
 /** Writing an account secret seals it under a fresh data key of the secrets key. */
 export const sealsSecrets = ['table:read', 'table:write', 'secrets:encrypt'] as const;
+/** Schedule routes: the table, and EventBridge Scheduler in the stack's group (its schedules; pass its role only). */
+export const managesSchedules = ['table:read', 'table:write', 'schedules:manage'] as const;
+/** A manual fire also starts a run, as the v1 start does. */
+export const firesSchedules = ['table:read', 'table:write', 'queue:send', 'schedules:manage'] as const;

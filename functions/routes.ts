@@ -65,6 +65,12 @@ import { route as v1ApprovalsDeliveries } from './http/v1/approvals/deliveries.r
 import { route as deliveriesRedeliver } from './http/deliveries/redeliver.route.ts';
 import { route as v1CallbacksReport } from './http/v1/callbacks/report.route.ts';
 import { route as v1CallbacksHeartbeat } from './http/v1/callbacks/heartbeat.route.ts';
+import { route as schedulesCreate } from './http/schedules/create.route.ts';
+import { route as schedulesList } from './http/schedules/list.route.ts';
+import { route as schedulesGet } from './http/schedules/get.route.ts';
+import { route as schedulesUpdate } from './http/schedules/update.route.ts';
+import { route as schedulesDelete } from './http/schedules/delete.route.ts';
+import { route as schedulesRun } from './http/schedules/run.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -139,4 +145,10 @@ export const routes = [
   deliveriesRedeliver,
   v1CallbacksReport,
   v1CallbacksHeartbeat,
+  schedulesCreate,
+  schedulesList,
+  schedulesGet,
+  schedulesUpdate,
+  schedulesDelete,
+  schedulesRun,
 ] as const satisfies readonly Route[];

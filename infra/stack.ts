@@ -34,6 +34,7 @@ import type { Grant, Route } from '../shared/http/route.ts';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../shared/metric-names.ts';
 import { type FunctionGroup, Observability } from './constructs/observability.ts';
 import { type Bindable, type FunctionGrant, RouteFunction } from './constructs/route-function.ts';
+import { Schedules } from './constructs/schedules.ts';
 import { UNINSPECTED_RESOURCE } from './nag.ts';
 import { corsPreflight, throttleRoutes } from './constructs/edge.ts';
 import { DEFAULTS, type Throttle, type ThrottleClass } from './settings.ts';
@@ -263,15 +264,6 @@ export class FlowgateStack extends Stack {
       reason:
         'Rotating the review-link key invalidates every approval link already sent, and warm functions keep the old key until their next cold start; it is rotated by hand if ever (README "Operating")',
     });
-    const resources: Bindable = {
-      table: this.table,
-      queue: this.queue,
-      notifyQueue: this.notifyQueue,
-      bucket: this.bucket,
-      secretsKey,
-      ...(props.sesIdentity ? { sesIdentity: props.sesIdentity } : {}),
-      reviewLinkSecret,
-    };
     // Signs list cursors; the same value must reach every function that pages. Those functions get
     // its ARN and read it at a cold start (shared/db/cursor.ts): no function environment holds it.
     const cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
@@ -317,6 +309,24 @@ export class FlowgateStack extends Stack {
     const groups = new Map<string, IFunction[]>();
     const inGroup = (name: string, f: IFunction) => groups.set(name, [...(groups.get(name) ?? []), f]);
 
+    // The schedules' fire function (EventBridge Scheduler's target) and the scheduler's group, role and DLQ.
+    const fire = fn('schedule/fire', { timeoutSeconds: 30 });
+    const schedules = new Schedules(this, 'Schedules', { fire, removalPolicy });
+    const resources: Bindable = {
+      table: this.table,
+      queue: this.queue,
+      notifyQueue: this.notifyQueue,
+      bucket: this.bucket,
+      secretsKey,
+      ...(props.sesIdentity ? { sesIdentity: props.sesIdentity } : {}),
+      reviewLinkSecret,
+      scheduler: schedules.binding(fire),
+    };
+    fire.bind(resources, grantsOfWorker('schedule/fire'));
+    // Only deletes (gone schedules, a fired at()): `schedules:manage` would give it its own ARN, a cycle.
+    fire.addEnvironment('SCHEDULE_GROUP', schedules.group.scheduleGroupName);
+    fire.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:DeleteSchedule'], resources: [schedules.scheduleArns] }));
+    inGroup('Schedules', fire);
     const fallback = fn('http/fallback');
     this.api = new HttpApi(this, 'Api', {
       apiName: `flowgate-${props.stage}`,
@@ -385,6 +395,12 @@ export class FlowgateStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(1)),
       targets: [new eventTargets.LambdaFunction(sweep)],
     });
+    // Drift repair lists the group's schedules: ListSchedules has no resource type, so it is on `*`.
+    sweep.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }));
+    Validations.of(sweep.role as iam.Role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'scheduler:ListSchedules supports no resource-level permission; the sweep lists its own group (GroupName) only',
+    });
     inGroup('Sweep', sweep);
     // The startup sweep: a deployment that changes the service is its restart (ARCHITECTURE.md), so
     // the trigger runs once every function of the release is in place. It re-runs when its handler
@@ -414,6 +430,7 @@ export class FlowgateStack extends Stack {
       notifyWorker,
       scheduledSweep: sweep,
       queues: { runs: this.queue, runsDlq: this.runsDlq, notifications: this.notifyQueue, notificationsDlq: this.notifyDlq },
+      schedules: { fire, dlq: schedules.dlq },
       table: this.table,
       alarmEmail: props.alarmEmail,
       alarmTopicArn: props.alarmTopicArn,

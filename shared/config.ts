@@ -92,6 +92,14 @@ const SETTINGS = {
    * again after 1, 4, 15 and 40 of them (5 attempts over an hour by default); tests shorten it.
    */
   DELIVERY_RETRY_SECONDS: z.coerce.number().positive().max(600).default(60),
+  /** Schedules on AWS (shared/schedules/clock.ts): the schedule group, the role the scheduler assumes, the fire function and the DLQ. Unset locally: the in-process scheduler. */
+  SCHEDULE_GROUP: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/, 'must be a schedule group name')
+    .optional(),
+  SCHEDULER_ROLE_ARN: z.string().startsWith('arn:').optional(),
+  SCHEDULE_TARGET_ARN: z.string().startsWith('arn:').optional(),
+  SCHEDULE_DLQ_ARN: z.string().startsWith('arn:').optional(),
 } satisfies Record<string, z.ZodType>;
 
 export type Setting = keyof typeof SETTINGS;
@@ -113,7 +121,9 @@ export type Grant =
   /** Sign and check reviewers' links (the key: REVIEW_LINK_SECRET_ARN on AWS, REVIEW_LINK_KEY_FILE locally). */
   | 'links:sign'
   /** UpdateItem alone (the notifications worker's delivery log: each attempt is one update). */
-  | 'table:update';
+  | 'table:update'
+  /** Create, update, delete and list EventBridge Scheduler schedules in the stack's group, passing only its scheduler role. */
+  | 'schedules:manage';
 
 /** The settings each grant gives a function (the CDK stack sets them when it binds the resource). */
 export const GRANT_SETTINGS = {
@@ -130,6 +140,7 @@ export const GRANT_SETTINGS = {
   'email:send': [],
   'links:sign': [],
   'table:update': ['TABLE_NAME'],
+  'schedules:manage': ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'SCHEDULE_TARGET_ARN', 'SCHEDULE_DLQ_ARN'],
 } as const satisfies Record<Grant, readonly Setting[]>;
 
 /** The settings a function with these grants needs, plus `extra`. */

@@ -19,7 +19,7 @@ export const pooledRandom = () => {
 };
 
 /** Ids are a type prefix and a lower-case ULID: sortable by creation, no `_` or `/` after the prefix. */
-export const newId = (prefix: 'acc' | 'usr' | 'wf' | 'wh' | 'ex' | 'ap' | 'ar' | 'ch' | 'dl' | 'cb') =>
+export const newId = (prefix: 'acc' | 'usr' | 'wf' | 'wh' | 'ex' | 'ap' | 'ar' | 'ch' | 'dl' | 'cb' | 'sch') =>
   `${prefix}_${ulid(undefined, pooledRandom).toLowerCase()}`;
 
 /** Key and session ids sit inside a token (`dyk_<id>_...`), so they carry no prefix of their own. */

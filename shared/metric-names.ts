@@ -35,6 +35,12 @@ export const APP_METRICS = {
   NotificationFailed: { unit: 'Count', dimensions: [] },
   /** A delivery (delivery log) FAILED for good: its attempts are spent or no retry can fix it. */
   DeliveryFailed: { unit: 'Count', dimensions: [] },
+  /** A schedule's fire started a run / was skipped (a run of the schedule unfinished) / started nothing (shared/domain/schedules.ts). */
+  ScheduleFired: { unit: 'Count', dimensions: [] },
+  ScheduleSkipped: { unit: 'Count', dimensions: [] },
+  ScheduleFailed: { unit: 'Count', dimensions: [] },
+  /** The sweep found a schedule item without its timer or a timer without its item, and repaired it. */
+  ScheduleDriftRepaired: { unit: 'Count', dimensions: [] },
 } as const satisfies Record<string, { unit: 'Count' | 'Milliseconds'; dimensions: readonly string[] }>;
 
 export type AppMetricName = keyof typeof APP_METRICS;

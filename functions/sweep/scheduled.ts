@@ -1,12 +1,13 @@
 // The scheduled sweep (EventBridge, every minute; a timer in local mode): expires approvals past
 // their deadline (and callbacks past theirs), recovers runs whose worker died (their lease expired;
-// ARCHITECTURE.md "Crash and restart semantics"), and sends due approval reminders and escalations
-// (`shared/domain/nudges.ts`).
+// ARCHITECTURE.md "Crash and restart semantics"), sends due approval reminders and escalations
+// (`shared/domain/nudges.ts`), and repairs schedule drift (README "Schedules").
 import { flushCounts } from '../../shared/db/counters.ts';
 import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
 import { nudgeDueApprovals } from '../../shared/domain/nudges.ts';
 import { sweepCrashed } from '../../shared/engine/recovery.ts';
+import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
 import { logger } from '../../shared/logger.ts';
 import { requireConfig } from '../../shared/config.ts';
 import { workerSettings } from '../bindings.ts';
@@ -14,15 +15,16 @@ import { workerSettings } from '../bindings.ts';
 requireConfig(workerSettings('sweep/scheduled'));
 
 export const handler = async () => {
-  const [expired, recovered, callbacks, { reminders, escalations }] = await Promise.all([
+  const [expired, recovered, callbacks, { reminders, escalations }, schedules] = await Promise.all([
     expireDueApprovals(),
     sweepCrashed(),
     expireDueCallbacks(),
     nudgeDueApprovals(),
+    repairScheduleDrift(),
   ]);
   // Runs recovered from PENDING counted their triggers (`counters.ts`).
   await flushCounts();
   if (expired || recovered || callbacks || reminders || escalations)
     logger.info('scheduled sweep', { expired, recovered, callbacks, reminders, escalations });
-  return { expired, recovered, callbacks, reminders, escalations };
+  return { expired, recovered, callbacks, reminders, escalations, schedules };
 };

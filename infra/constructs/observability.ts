@@ -29,6 +29,8 @@ export type ObservabilityProps = {
   /** `sweep/scheduled`: its errors and not-running alarms. */
   scheduledSweep: IFunction;
   queues: { runs: IQueue; runsDlq: IQueue; notifications: IQueue; notificationsDlq: IQueue };
+  /** The schedules: the `schedule-fire` function (its errors alarm) and the scheduler's DLQ (its alarm). */
+  schedules: { fire: IFunction; dlq: IQueue };
   table: dynamodb.ITable;
   /** Subscribe this address to the alarm topic (created unless `alarmTopicArn` is given). */
   alarmEmail?: string;
@@ -80,6 +82,8 @@ export const ALARMS = {
   dynamoThrottles: 'dynamodb-throttled-requests',
   dynamoSystemErrors: 'dynamodb-system-errors',
   deliveryFailures: 'delivery-failures',
+  scheduleFireErrors: 'schedule-fire-errors',
+  schedulerDlq: 'scheduler-dlq-not-empty',
 } as const;
 export type AlarmKey = keyof typeof ALARMS;
 
@@ -227,6 +231,13 @@ export class Observability extends Construct {
         deliveriesFailed,
         { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
       ),
+      scheduleFireErrors: alarm(
+        'scheduleFireErrors',
+        'The schedule-fire function (schedule/fire) failed invocations in 3 of the last 5 minutes: EventBridge Scheduler retries them for an hour, then dead-letters them; schedules are not starting runs. Read its log group.',
+        props.schedules.fire.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+        { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+      ),
+      schedulerDlq: dlqAlarm('schedulerDlq', props.schedules.dlq, 'EventBridge Scheduler'),
     };
 
     const region = Stack.of(this).region;
@@ -420,6 +431,12 @@ export class Observability extends Construct {
       ]),
       graph('Approvals', [app('ApprovalDecided', cw.Stats.SUM, 'decided'), app('ApprovalExpired', cw.Stats.SUM, 'expired')]),
       graph('Step duration (ms)', [app('StepDuration', cw.Stats.p(50), 'p50'), app('StepDuration', cw.Stats.p(99), 'p99')]),
+      graph('Schedules', [
+        app('ScheduleFired', cw.Stats.SUM, 'fired'),
+        app('ScheduleSkipped', cw.Stats.SUM, 'skipped (a run unfinished)'),
+        app('ScheduleFailed', cw.Stats.SUM, 'failed'),
+        app('ScheduleDriftRepaired', cw.Stats.SUM, 'drift repaired by the sweep'),
+      ]),
       graph('Event notifications', [
         app('NotificationDelivered', cw.Stats.SUM, 'delivered'),
         app('NotificationFailed', cw.Stats.SUM, 'failed attempts'),

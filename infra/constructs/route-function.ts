@@ -14,6 +14,12 @@ import { TABLE } from '../../shared/db/table.ts';
 import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { BUNDLING } from './bundling.ts';
 
+/**
+ * EventBridge Scheduler as the schedules use it: the stack's schedule group, the role its schedules
+ * run as (it may invoke the fire function only), the fire function and the scheduler's DLQ.
+ */
+export type SchedulerBinding = { groupName: string; scheduleArns: string; roleArn: string; targetArn: string; dlqArn: string };
+
 /** The stateful resources a function can be bound to. */
 export type Bindable = {
   table: ITable;
@@ -25,6 +31,7 @@ export type Bindable = {
   reviewLinkSecret: ISecret;
   /** The verified SES identity (a domain or an address) approval mail goes out under; absent: no function may send mail. */
   sesIdentity?: string;
+  scheduler: SchedulerBinding;
 };
 
 /**
@@ -111,7 +118,7 @@ export class RouteFunction extends NodejsFunction {
    * Returns this function, so a call can be chained onto its creation.
    */
   bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
-    const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret } = resources;
+    const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret, scheduler } = resources;
     const allow = (actions: readonly string[], on: string[]) =>
       this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
     // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
@@ -120,6 +127,10 @@ export class RouteFunction extends NodejsFunction {
       RUNS_QUEUE_URL: queue.queueUrl,
       NOTIFY_QUEUE_URL: notifyQueue.queueUrl,
       ARTIFACTS_BUCKET: bucket.bucketName,
+      SCHEDULE_GROUP: scheduler.groupName,
+      SCHEDULER_ROLE_ARN: scheduler.roleArn,
+      SCHEDULE_TARGET_ARN: scheduler.targetArn,
+      SCHEDULE_DLQ_ARN: scheduler.dlqArn,
     };
     for (const grant of grants) {
       for (const setting of GRANT_SETTINGS[grant === 'table:meter' ? 'table:write' : grant]) this.addEnvironment(setting, values[setting]);
@@ -166,6 +177,18 @@ export class RouteFunction extends NodejsFunction {
         case 'links:sign':
           allow(['secretsmanager:GetSecretValue'], [reviewLinkSecret.secretArn]);
           this.addEnvironment('REVIEW_LINK_SECRET_ARN', reviewLinkSecret.secretArn);
+          break;
+        // The schedules of the stack's group only (no other group, no ListSchedules: the sweep alone
+        // lists), passing the scheduler's role only, and only to EventBridge Scheduler.
+        case 'schedules:manage':
+          allow(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], [scheduler.scheduleArns]);
+          this.addToRolePolicy(
+            new iam.PolicyStatement({
+              actions: ['iam:PassRole'],
+              resources: [scheduler.roleArn],
+              conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+            }),
+          );
           break;
         default:
           grant satisfies never;

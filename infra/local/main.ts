@@ -1,7 +1,7 @@
 // `npm start`: the local stack in the foreground (API.md "Local mode and operator CLI").
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { demoBanner } from './seed.ts';
+import { demoBanner, demoSchedules } from './seed.ts';
 import { startLocalStack } from './stack.ts';
 
 const env = z
@@ -26,7 +26,7 @@ const stack = await startLocalStack({
   seed: env.SEED_DEMO,
   sweepSeconds: env.LOCAL_SWEEP_SECONDS,
 });
-console.log(stack.demo ? demoBanner(stack.demo) : `Flowgate local stack ready at ${stack.url}`);
+console.log(stack.demo ? demoBanner(stack.demo, await demoSchedules(stack.demo)) : `Flowgate local stack ready at ${stack.url}`);
 // Approval mail (email channels) goes to the SES emulator: read it there.
 if (stack.mailViewer) console.log(`Mail sent by the stack (SES emulator): ${stack.mailViewer}\n`);
 

@@ -97,7 +97,33 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
   return demo;
 }
 
-export function demoBanner(demo: Demo): string {
+/** A demo workflow's schedule as the banner lists it. */
+export type DemoSchedule = { id: string; name: string; expression: string; timezone: string; enabled: boolean; nextFireTimes: string[] };
+
+/** The demo workflow's schedules (none until you create one; README "Schedules"). */
+export async function demoSchedules(demo: Demo): Promise<DemoSchedule[]> {
+  if (!demo.workflowId) return [];
+  const [{ listWorkflowSchedules }, { scheduleView }] = await Promise.all([
+    import('../../shared/db/entities/schedule.ts'),
+    import('../../shared/domain/schedules.ts'),
+  ]);
+  return (await listWorkflowSchedules(demo.accountId, demo.workflowId)).map((s) => scheduleView(s));
+}
+
+const scheduleLines = (demo: Demo, schedules: readonly DemoSchedule[]) => {
+  const u = demo.baseUrl;
+  if (!demo.workflowId) return [];
+  return [
+    `Schedules of the demo workflow: ${schedules.length === 0 ? 'none' : schedules.length}`,
+    ...schedules.map(
+      (s) => `  ${s.id}  ${s.expression} (${s.timezone})${s.enabled ? `  next: ${s.nextFireTimes[0] ?? 'none'}` : '  disabled'}  ${s.name}`,
+    ),
+    '  Add one that fires every minute (a console session: the login above prints its token):',
+    `  curl -s -X POST ${u}/api/workflows/${demo.workflowId}/schedules -H 'Authorization: Bearer <token>' -H 'content-type: application/json' -d '{"name":"every minute","expression":"rate(1 minute)","variables":{"env":"staging"}}'`,
+  ];
+};
+
+export function demoBanner(demo: Demo, schedules: readonly DemoSchedule[] = []): string {
   const u = demo.baseUrl;
   return [
     '',
@@ -126,6 +152,7 @@ export function demoBanner(demo: Demo): string {
         ]
       : []),
     `  OpenAPI: ${u}/api/v1/openapi.json`,
+    ...scheduleLines(demo, schedules),
     '',
   ].join('\n');
 }

@@ -3,6 +3,8 @@ import { resetConfig, config } from '../../shared/config.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { startEmulators } from './emulators.ts';
 import { startPoller } from './poller.ts';
+import { startLocalScheduler } from './scheduler.ts';
+import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
 import { startServer } from './server.ts';
 import { seedDemo, type Demo } from './seed.ts';
 
@@ -96,6 +98,10 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   // sweep at a time: a slow one is not overlapped by the next tick (on AWS each tick is an invocation
   // of its own, and the sweep's writes are conditional, so overlap is safe there too).
   const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');
+  // The schedules: the in-process scheduler fires the timers the clock holds; the table's enabled
+  // schedules become timers now (drift repair), from now on: fires missed while stopped are not replayed.
+  const scheduler = await startLocalScheduler();
+  await repairScheduleDrift();
   let sweeping = false;
   const sweepTimer = setInterval(() => {
     if (sweeping) return;
@@ -110,7 +116,7 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   return {
     stop: () => {
       clearInterval(sweepTimer);
-      return Promise.all(workers.map((w) => w.stop()));
+      return Promise.all([scheduler.stop(), ...workers.map((w) => w.stop())]);
     },
   };
 }

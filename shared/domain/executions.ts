@@ -13,6 +13,9 @@ export const executionView = (e: Execution) => ({
   workflowId: e.workflowId,
   ...(e.webhookId ? { webhookId: e.webhookId } : {}),
   trigger: e.trigger,
+  ...(e.scheduleId
+    ? { scheduleId: e.scheduleId, scheduledAt: e.scheduledAt ?? e.startedAt, ...(e.manualFire ? { manualFire: true } : {}) }
+    : {}),
   status: e.status,
   variables: e.variables,
   startedAt: e.startedAt,

@@ -6,6 +6,7 @@ import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
+import { removeWorkflowSchedules } from './schedules.ts';
 import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
@@ -162,6 +163,8 @@ export async function removeWorkflow(p: Actor, workflowId: string): Promise<void
       caches.webhooks.delete(w.webhookId);
     }),
   );
+  // And its schedules, with their timers (one created meanwhile fails its create: a condition on the workflow).
+  await removeWorkflowSchedules(p.accountId, workflowId);
 }
 
 /** A page of the account's workflows, newest first; every account member may view them. */

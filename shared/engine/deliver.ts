@@ -22,7 +22,7 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  * signing secret are `final` (no retry can fix them).
  */
 export async function sendEvent(m: EventNotice, now = new Date()): Promise<SendResult> {
-  const e = await getExecution(m.accountId, m.executionId);
+  const e = m.workflow ? { accountId: m.accountId, ...m.workflow } : await getExecution(m.accountId, m.executionId);
   const target = e && (await runDefinition(e))?.notifications?.[m.target];
   if (!e || !target) {
     logger.warn('notification dropped: run or target gone', { executionId: m.executionId, target: m.target });

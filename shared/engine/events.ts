@@ -26,6 +26,10 @@ export const EVENT_TYPES = [
   'callback.requested',
   'callback.reported',
   'callback.expired',
+  // A schedule's fires (shared/domain/schedules.ts): the fire's run, a fire skipped while a run of the schedule is unfinished, a fire that started nothing.
+  'schedule.fired',
+  'schedule.skipped',
+  'schedule.failed',
 ] as const;
 
 export const EventType = z.enum(EVENT_TYPES);

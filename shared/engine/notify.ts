@@ -9,7 +9,14 @@ import type { WorkflowDefinition } from './definition.ts';
 import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
-export const EventNotice = z.object({ accountId: z.string(), executionId: z.string(), target: z.number().int().min(0), event: RunEvent });
+export const EventNotice = z.object({
+  accountId: z.string(),
+  executionId: z.string(),
+  target: z.number().int().min(0),
+  event: RunEvent,
+  /** A workflow's event that no run wrote (a schedule's skip or failure): the targets are this version's. */
+  workflow: z.object({ workflowId: z.string(), workflowVersion: z.number() }).optional(),
+});
 export type EventNotice = z.infer<typeof EventNotice>;
 /**
  * A notifications-queue message about an approval whose step has `notify`: `send` its messages
@@ -80,10 +87,14 @@ export const notifyEvents = (e: RunRef, events: readonly RunEvent[]) =>
  */
 export const notifyTargets = (e: RunRef, events: readonly RunEvent[]) => queueNotices(e, events);
 
+/** A workflow's own events (a schedule's fire, skip or failure; `executionId` may name no run): delivery reads this version's targets. */
+export const notifyWorkflowEvents = (e: RunRef, events: readonly RunEvent[]) => queueNotices(e, events, undefined, true);
+
 async function queueNotices(
   e: RunRef,
   events: readonly RunEvent[],
   approvalsOf?: (definition: WorkflowDefinition | undefined) => ApprovalNotice[],
+  ofWorkflow = false,
 ): Promise<void> {
   if (events.length === 0) return;
   const definition = await runDefinition(e);
@@ -96,7 +107,15 @@ async function queueNotices(
     ...targets.flatMap((t, target) =>
       events
         .filter((ev) => (t.events as readonly string[]).includes(ev.type))
-        .map((event) => ({ accountId: e.accountId, executionId: e.executionId, target, event })),
+        .map((event) => ({
+          accountId: e.accountId,
+          executionId: e.executionId,
+          target,
+          event,
+          ...(ofWorkflow && e.workflowVersion !== undefined
+            ? { workflow: { workflowId: e.workflowId, workflowVersion: e.workflowVersion } }
+            : {}),
+        })),
     ),
     ...approvals.map((payload) => ({ kind: 'approval', deliveryId: newId('dl'), payload })),
   ];

@@ -45,9 +45,20 @@ export type StartRun = {
   idempotency?: { scope: string; key: string; request: unknown; label?: string };
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
+  /**
+   * A conditional write that must hold for the run to start (a schedule's overlap guard), in the same
+   * transaction as the run (so only with `idempotency`). When its condition fails and the key is free,
+   * the start throws `StartGuardFailed` and nothing was written.
+   */
+  guard?: (execution: Execution) => Record<string, unknown>;
 };
 
-const hashRequest = (request: unknown) =>
+/** The `guard` of a start did not hold: nothing was written. */
+export class StartGuardFailed extends Error {
+  override name = 'StartGuardFailed';
+}
+
+export const hashRequest = (request: unknown) =>
   createHash('sha256')
     .update(JSON.stringify(request ?? null))
     .digest('hex');
@@ -144,12 +155,14 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
           TransactItems: [
             idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
             ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
+            ...(input.guard ? [input.guard(execution)] : []),
           ],
         }),
       );
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
+      if (!earlier && input.guard) throw new StartGuardFailed('the start guard did not hold');
       if (!earlier || earlier.requestHash !== requestHash) {
         throw conflict(
           'IDEMPOTENCY_KEY_REUSED',

@@ -60,6 +60,12 @@ export const ExecutionView = z.object({
   workflowId: z.string(),
   webhookId: z.string().optional(),
   trigger: Trigger,
+  scheduleId: z.string().optional().describe('Runs a schedule started: the schedule.'),
+  scheduledAt: z
+    .number()
+    .optional()
+    .describe('Runs a schedule started: the time the fire was due (epoch ms; the time of the request for a manual fire).'),
+  manualFire: z.boolean().optional().describe('Runs started by `POST /api/schedules/{scheduleId}/run`.'),
   status: ExecutionStatus,
   variables: z.record(z.string(), z.unknown()),
   startedAt: z.number(),

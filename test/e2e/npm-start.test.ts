@@ -50,6 +50,7 @@ describe('npm start', () => {
     const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
     expect(first.output()).toContain(demo.apiKey);
     expect(first.output()).toContain(demo.adminPassword);
+    expect(first.output()).toContain('Schedules of the demo workflow: none');
     expect((await fetch(`${base}/api/health`)).status).toBe(200);
 
     // The printed curl, run as printed, starts a run that reaches the demo's approval step.

@@ -53,9 +53,10 @@ describe('FlowgateStack', () => {
   describe('functions', () => {
     it('has one function per route, plus the fallback, the two queue workers and the two sweeps', () => {
       expect(ownFunctions(routeFunctions)).toHaveLength(routes.length);
-      expect(ownFunctions(template)).toHaveLength(5);
+      // ... the fallback, two workers, two sweeps and the schedules' fire function.
+      expect(ownFunctions(template)).toHaveLength(6);
       // ... and CDK's provider that runs the startup sweep's trigger.
-      template.resourceCountIs('AWS::Lambda::Function', 6);
+      template.resourceCountIs('AWS::Lambda::Function', 7);
     });
 
     it('mounts every route of the table on its own function (in the route functions stack), and the fallback on $default', () => {
@@ -266,7 +267,8 @@ describe('FlowgateStack', () => {
 
     it('makes every queue (runs, notifications and their DLQs) TLS-only', () => {
       const policies = all('AWS::SQS::QueuePolicy');
-      expect(policies).toHaveLength(4);
+      // ... and the scheduler's DLQ.
+      expect(policies).toHaveLength(5);
       for (const [, p] of policies) {
         expect(p.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: denyWithoutTls.Condition })]),
@@ -433,7 +435,7 @@ describe('FlowgateStack', () => {
     it('gives every log group a retention', () => {
       const groups = all('AWS::Logs::LogGroup');
       // One per function (routes, fallback, two workers, two sweeps) and the API's access logs.
-      expect(groups.length).toBe(routes.length + 6);
+      expect(groups.length).toBe(routes.length + 7);
       for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
     });
   });

@@ -40,6 +40,8 @@ const BODIES: Record<string, object> = {
   'POST /api/v1/workflows/{workflowId}/runs': { variables: {} },
   'PUT /api/channels/{channelId}': { name: 'renamed' },
   'POST /api/v1/callbacks/{callbackId}': { status: 'success' },
+  'POST /api/workflows/{id}/schedules': { expression: 'rate(1 hour)' },
+  'PUT /api/schedules/{scheduleId}': { name: 'renamed' },
 };
 const MALFORMED = [
   'x',
@@ -61,6 +63,7 @@ const unknownFor = (param: string) => {
     artifactId: 'ar',
     channelId: 'ch',
     callbackId: 'cb',
+    scheduleId: 'sch',
   }[param];
   return prefix ? `${prefix}_0000000000000000000000000z` : '0000000000000000000000000z';
 };

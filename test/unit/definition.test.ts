@@ -218,10 +218,19 @@ describe('WorkflowDefinition', () => {
     expect(pathsOf({ ...example(), notifications: many })).toEqual(['notifications']);
   });
 
-  it('lists the event types, execution.resumed, execution.retried, step.retrying and the approval reminders among them', () => {
+  it('lists the event types, execution.resumed, execution.retried, step.retrying, the approval reminders and the schedules among them', () => {
     expect(EventType.options).toHaveLength(new Set(EventType.options).size);
     expect(EventType.options).toEqual(
-      expect.arrayContaining(['execution.resumed', 'execution.retried', 'step.retrying', 'approval.reminded', 'approval.escalated']),
+      expect.arrayContaining([
+        'execution.resumed',
+        'execution.retried',
+        'step.retrying',
+        'approval.reminded',
+        'approval.escalated',
+        'schedule.fired',
+        'schedule.skipped',
+        'schedule.failed',
+      ]),
     );
   });
 

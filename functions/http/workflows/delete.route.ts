@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { WorkflowParams } from '../../../shared/schemas/engine.ts';
-import { readWrite, refuses, session } from '../../route-kinds.ts';
+import { managesSchedules, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'DELETE',
@@ -9,7 +9,8 @@ export const route = {
   summary: 'Delete a workflow (owner, editors, admins)',
   tag: 'Console',
   auth: session,
-  grants: readWrite,
+  // Its schedules go with it, timers included.
+  grants: managesSchedules,
   params: WorkflowParams,
   status: 204,
   errors: [...refuses(409, 'WORKFLOW_CHANGED'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],

@@ -26,7 +26,7 @@ export type ExecutionStatus = z.infer<typeof ExecutionStatus>;
 export const TERMINAL: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CANCELLED'];
 /** A run in one of these states is in progress: it is in the active index and a restart interrupts it. */
 export const IN_PROGRESS: readonly ExecutionStatus[] = ['PENDING', 'RUNNING', 'WAITING_APPROVAL', 'WAITING_CALLBACK'];
-export const Trigger = z.enum(['webhook', 'api', 'rerun']);
+export const Trigger = z.enum(['webhook', 'api', 'rerun', 'schedule']);
 
 export const RunError = z.object({ code: z.string(), message: z.string() });
 export type RunError = z.infer<typeof RunError>;
@@ -152,6 +152,10 @@ export const Execution = z.object({
   authMode: z.enum(['api_key', 'hmac', 'open']).optional(),
   keyId: z.string().optional(),
   sourceIp: z.string().optional(),
+  /** Schedule runs: the schedule, the time the fire was due, and whether it was a manual fire (`POST /api/schedules/{id}/run`). */
+  scheduleId: z.string().optional(),
+  scheduledAt: z.number().optional(),
+  manualFire: z.boolean().optional(),
 });
 export type Execution = z.infer<typeof Execution>;
 

@@ -1,0 +1,20 @@
+import type { Route } from '../../../shared/http/route.ts';
+import { ScheduleParams } from '../../../shared/schemas/schedules.ts';
+import { managesSchedules, refuses, session } from '../../route-kinds.ts';
+
+export const route = {
+  method: 'DELETE',
+  path: '/api/schedules/{scheduleId}',
+  handler: 'http/schedules/delete',
+  summary: 'Delete a schedule',
+  tag: 'Schedules',
+  auth: session,
+  grants: managesSchedules,
+  params: ScheduleParams,
+  status: 204,
+  errors: [
+    // The workflow deleted meanwhile (its schedules go with it).
+    ...refuses(404, 'WORKFLOW_NOT_FOUND'),
+    ...refuses(403, 'NOT_WORKFLOW_EDITOR'),
+  ],
+} as const satisfies Route;

@@ -1,0 +1,23 @@
+// The `schedule-fire` function: EventBridge Scheduler's target on AWS (one invocation per fire, retried
+// by the scheduler's retry policy, then its DLQ), the local scheduler's locally (infra/local/scheduler.ts).
+// One fire starts one run as the v1 start does (shared/domain/schedules.ts `fireSchedule`).
+import { requireConfig } from '../../shared/config.ts';
+import { fireSchedule } from '../../shared/domain/schedules.ts';
+import { logger } from '../../shared/logger.ts';
+import { FireEvent } from '../../shared/schedules/clock.ts';
+import { workerSettings } from '../bindings.ts';
+
+requireConfig(workerSettings('schedule/fire'));
+
+/** The outcome, for the logs and tests; a transient error throws, so the scheduler tries the fire again. */
+export const handler = async (event: unknown) => {
+  const parsed = FireEvent.safeParse(event);
+  if (!parsed.success) {
+    logger.error('malformed schedule fire dropped', { issues: parsed.error.issues.map((i) => i.message) });
+    return { outcome: 'malformed' as const };
+  }
+  const { accountId, scheduleId, scheduledTime } = parsed.data;
+  const result = await fireSchedule({ accountId, scheduleId, scheduledAt: Date.parse(scheduledTime) });
+  logger.info('schedule fire', { scheduleId, scheduledTime, outcome: result.outcome });
+  return result.outcome === 'fired' ? { outcome: result.outcome, executionId: result.execution.executionId } : result;
+};

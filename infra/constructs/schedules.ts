@@ -1,0 +1,66 @@
+import { Aws, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { SchedulerBinding } from './route-function.ts';
+
+/**
+ * EventBridge Scheduler for the schedules (README "Schedules"): the group every schedule is created in
+ * at run time (shared/schedules/clock.ts), the role the schedules run as (it may invoke the fire
+ * function and dead-letter to the DLQ, nothing else), and the DLQ of fires the retry policy gave up on.
+ */
+export class Schedules extends Construct {
+  readonly group: scheduler.ScheduleGroup;
+  readonly role: iam.Role;
+  readonly dlq: sqs.Queue;
+  /** The ARN pattern of the group's schedules, which the schedule routes may create, update and delete. */
+  readonly scheduleArns: string;
+
+  constructor(scope: Construct, id: string, props: { fire: IFunction; removalPolicy: RemovalPolicy }) {
+    super(scope, id);
+    const stackName = Stack.of(this).stackName;
+    this.group = new scheduler.ScheduleGroup(this, 'Group', {
+      scheduleGroupName: `${stackName}-schedules`,
+      removalPolicy: props.removalPolicy,
+    });
+    this.dlq = new sqs.Queue(this, 'Dlq', {
+      queueName: `${stackName}-scheduler-dlq`,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.dlq).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: "This is the dead-letter queue of the schedules' fires (EventBridge Scheduler's DeadLetterConfig); nothing consumes it",
+    });
+    this.role = new iam.Role(this, 'Role', {
+      description: 'EventBridge Scheduler: invokes the schedule-fire function for the schedules of its group',
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+      }),
+    });
+    // The function itself only (`grantInvoke` would add its versions, `:*`).
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.fire.functionArn] }));
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.dlq.queueArn] }));
+    this.scheduleArns = `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${this.group.scheduleGroupName}/*`;
+    // The one wildcard: schedules are created at run time, named by schedule id, in this group only.
+    Validations.of(Stack.of(this)).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${stackName}-schedules/*]`,
+      reason:
+        "Schedules are made at run time, one per schedule id, in the stack's own group; only Create/Update/DeleteSchedule on that group",
+    });
+  }
+
+  /** What the functions that manage schedules are bound to (`schedules:manage`). */
+  binding(fire: IFunction): SchedulerBinding {
+    return {
+      groupName: this.group.scheduleGroupName,
+      scheduleArns: this.scheduleArns,
+      roleArn: this.role.roleArn,
+      targetArn: fire.functionArn,
+      dlqArn: this.dlq.queueArn,
+    };
+  }
+}

@@ -1,0 +1,61 @@
+import { localClock } from '../../shared/schedules/clock.ts';
+import { fireTimes } from '../../shared/schedules/clock.ts';
+import { invoke } from './lambda.ts';
+
+/** setTimeout's limit is 2^31 - 1 ms; a later fire is re-armed when the wait ends. */
+const MAX_WAIT_MS = 24 * 3600 * 1000;
+const FIRE_FUNCTION = { name: 'schedule-fire', timeoutSeconds: 30 };
+
+/**
+ * The local stand-in for EventBridge Scheduler: one timer per enabled schedule, armed for the next fire
+ * time `nextFireTimes` gives (the same expression rules as AWS), invoking the same fire handler as
+ * Lambda would. Timers live in this process only: the local stack loads them from the table at start
+ * (the sweep's drift repair), so fires missed while it was stopped are not replayed (as on AWS, where
+ * a schedule fires only while it exists; README "Schedules").
+ */
+export async function startLocalScheduler() {
+  const { handler } = await import('../../functions/schedule/fire.ts');
+  const clock = localClock();
+  const armed = new Map<string, NodeJS.Timeout>();
+  const inFlight = new Set<Promise<unknown>>();
+  let stopped = false;
+
+  const arm = (scheduleId: string, after = Date.now()) => {
+    clearTimeout(armed.get(scheduleId));
+    armed.delete(scheduleId);
+    const timer = clock.timers.get(scheduleId);
+    if (!timer || stopped) return;
+    const [next] = fireTimes(timer, after, 1);
+    if (next === undefined) return;
+    const wait = next - Date.now();
+    const handle = setTimeout(
+      () => {
+        armed.delete(scheduleId);
+        if (next > Date.now()) return arm(scheduleId, after);
+        const scheduledTime = new Date(next).toISOString();
+        const fired = invoke(FIRE_FUNCTION, handler, { accountId: timer.accountId, scheduleId, scheduledTime }).then((outcome) => {
+          if (outcome.status === 'error') console.error(`local schedule ${scheduleId} fire at ${scheduledTime} failed`, outcome.error);
+        });
+        inFlight.add(fired);
+        void fired.finally(() => inFlight.delete(fired));
+        // The next fire after this one, whatever the handler does (it may remove the timer: an at() is done).
+        if (clock.timers.get(scheduleId) === timer) arm(scheduleId, next);
+      },
+      Math.max(0, Math.min(wait, MAX_WAIT_MS)),
+    );
+    handle.unref();
+    armed.set(scheduleId, handle);
+  };
+
+  clock.onChange = (scheduleId) => arm(scheduleId);
+  for (const scheduleId of clock.timers.keys()) arm(scheduleId);
+  return {
+    stop: async () => {
+      stopped = true;
+      clock.onChange = () => undefined;
+      for (const handle of armed.values()) clearTimeout(handle);
+      armed.clear();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

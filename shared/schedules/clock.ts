@@ -1,0 +1,172 @@
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ListSchedulesCommand,
+  ResourceNotFoundException,
+  SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
+import * as z from 'zod';
+import { config } from '../config.ts';
+import type { Schedule } from '../db/entities/schedule.ts';
+import { nextFireTimes, parseScheduleExpression } from './expression.ts';
+
+/** What a clock needs of a schedule to fire it. */
+export type Timer = Pick<Schedule, 'accountId' | 'scheduleId' | 'expression' | 'timezone' | 'startAt' | 'endAt' | 'updatedAt'>;
+
+/**
+ * What the fire function receives: the schedule and the time it was due (EventBridge Scheduler fills in
+ * `<aws.scheduler.scheduled-time>`; the local scheduler the time `nextFireTimes` gave).
+ */
+export const FireEvent = z.object({
+  accountId: z.string().min(1),
+  scheduleId: z.string().min(1),
+  scheduledTime: z.iso.datetime({ offset: true }),
+});
+export type FireEvent = z.infer<typeof FireEvent>;
+
+/**
+ * The one place that talks to the scheduler: EventBridge Scheduler on AWS, the local stack's in-process
+ * scheduler locally. Every timer exists exactly while its schedule item is enabled; the schedules domain
+ * and the sweep's drift repair go through this interface only, so both run the same code in both places.
+ */
+export interface ScheduleClock {
+  /** Create or replace the schedule's timer (idempotent). */
+  put(t: Timer): Promise<void>;
+  /** Delete it; a timer that does not exist is no error. */
+  remove(scheduleId: string): Promise<void>;
+  /** The ids of every timer. */
+  list(): Promise<string[]>;
+}
+
+const client = (() => {
+  let c: SchedulerClient | undefined;
+  return () => (c ??= new SchedulerClient({}));
+})();
+
+/** How long EventBridge Scheduler keeps trying a fire (its retry policy's maximum event age), before the DLQ. */
+export const RETRY_WINDOW_MS = 3600 * 1000;
+
+/** What the sweep repairs is also what a client token makes safe to send twice: one token per version of the schedule. */
+const token = (t: Timer) => `${t.scheduleId}-${t.updatedAt}`.slice(0, 64);
+
+/** The stack's scheduler settings a schedule is created with. */
+export type SchedulerSettings = { group: string; role: string; target: string; dlq: string };
+
+/**
+ * The CreateSchedule (and UpdateSchedule) input of a schedule: named by its id in the stack's group,
+ * read in its timezone, no flexible window, the fire function as target with the schedule and the
+ * scheduled time as input, a retry policy of an hour and the DLQ; a one-time `at()` deletes itself.
+ */
+export function createScheduleInput(t: Timer, s: SchedulerSettings) {
+  const parsed = parseScheduleExpression(t.expression);
+  return {
+    Name: t.scheduleId,
+    GroupName: s.group,
+    ScheduleExpression: t.expression,
+    ScheduleExpressionTimezone: t.timezone,
+    ...(t.startAt !== undefined ? { StartDate: new Date(t.startAt) } : {}),
+    ...(t.endAt !== undefined ? { EndDate: new Date(t.endAt) } : {}),
+    FlexibleTimeWindow: { Mode: 'OFF' as const },
+    State: 'ENABLED' as const,
+    // A one-time schedule deletes itself once it fired; the fire disables its item.
+    ActionAfterCompletion: parsed.ok && parsed.value.kind === 'at' ? ('DELETE' as const) : ('NONE' as const),
+    Target: {
+      Arn: s.target,
+      RoleArn: s.role,
+      Input: JSON.stringify({ accountId: t.accountId, scheduleId: t.scheduleId, scheduledTime: '<aws.scheduler.scheduled-time>' }),
+      // A fire that fails (the function throws, or is throttled) is tried again for an hour, then dead-lettered.
+      RetryPolicy: { MaximumEventAgeInSeconds: RETRY_WINDOW_MS / 1000, MaximumRetryAttempts: 20 },
+      DeadLetterConfig: { Arn: s.dlq },
+    },
+    ClientToken: token(t),
+  };
+}
+
+/** EventBridge Scheduler, in the stack's group: one schedule per enabled schedule, named by its id. */
+export function awsClock(): ScheduleClock {
+  const group = () => config().SCHEDULE_GROUP as string;
+  // Creating needs them all; the fire function only deletes (its own ARN would be a cycle in the stack).
+  const settings = () => {
+    const { SCHEDULER_ROLE_ARN, SCHEDULE_TARGET_ARN, SCHEDULE_DLQ_ARN } = config();
+    if (!SCHEDULER_ROLE_ARN || !SCHEDULE_TARGET_ARN || !SCHEDULE_DLQ_ARN)
+      throw new Error('creating schedules needs SCHEDULER_ROLE_ARN, SCHEDULE_TARGET_ARN and SCHEDULE_DLQ_ARN');
+    return { group: group(), role: SCHEDULER_ROLE_ARN, target: SCHEDULE_TARGET_ARN, dlq: SCHEDULE_DLQ_ARN };
+  };
+  const input = (t: Timer) => createScheduleInput(t, settings());
+  return {
+    async put(t) {
+      try {
+        await client().send(new CreateScheduleCommand(input(t)));
+      } catch (e) {
+        if (!(e instanceof ConflictException)) throw e;
+        await client().send(new UpdateScheduleCommand(input(t)));
+      }
+    },
+    async remove(scheduleId) {
+      try {
+        await client().send(new DeleteScheduleCommand({ Name: scheduleId, GroupName: group() }));
+      } catch (e) {
+        if (!(e instanceof ResourceNotFoundException)) throw e;
+      }
+    },
+    async list() {
+      const names: string[] = [];
+      let NextToken: string | undefined;
+      do {
+        const page = await client().send(new ListSchedulesCommand({ GroupName: group(), NextToken, MaxResults: 100 }));
+        names.push(...(page.Schedules ?? []).flatMap((s) => (s.Name ? [s.Name] : [])));
+        NextToken = page.NextToken;
+      } while (NextToken);
+      return names;
+    },
+  };
+}
+
+/**
+ * The timers of this process (local mode): kept here, fired by the local stack's scheduler
+ * (infra/local/scheduler.ts), which subscribes to changes. Without a local stack (tests of single
+ * handlers) nothing fires them.
+ */
+export class LocalClock implements ScheduleClock {
+  readonly timers = new Map<string, Timer>();
+  onChange: (scheduleId: string) => void = () => undefined;
+  async put(t: Timer) {
+    this.timers.set(t.scheduleId, { ...t });
+    this.onChange(t.scheduleId);
+  }
+  async remove(scheduleId: string) {
+    this.timers.delete(scheduleId);
+    this.onChange(scheduleId);
+  }
+  async list() {
+    return [...this.timers.keys()];
+  }
+}
+
+let local: LocalClock | undefined;
+let aws: ScheduleClock | undefined;
+
+/** The clock: EventBridge Scheduler when the stack set its group (AWS), else this process's local clock. */
+export function clock(): ScheduleClock {
+  if (!config().SCHEDULE_GROUP) return localClock();
+  aws ??= awsClock();
+  return aws;
+}
+
+export function localClock(): LocalClock {
+  local ??= new LocalClock();
+  return local;
+}
+
+/**
+ * The next `count` fire times of a schedule strictly after `after` (epoch ms). A rate counts from
+ * `startAt`, or else from the last change of the schedule (as EventBridge counts from the schedule's creation or update).
+ */
+export function fireTimes(t: Timer, after: number, count: number): number[] {
+  const parsed = parseScheduleExpression(t.expression);
+  if (!parsed.ok) return [];
+  const startAt = t.startAt ?? (parsed.value.kind === 'rate' ? t.updatedAt : undefined);
+  return nextFireTimes(parsed.value, { timezone: t.timezone, after, startAt, endAt: t.endAt, count });
+}
