@@ -39,6 +39,9 @@ import { UNINSPECTED_RESOURCE } from './nag.ts';
 import { corsPreflight, throttleRoutes } from './constructs/edge.ts';
 import { DEFAULTS, type Throttle, type ThrottleClass } from './settings.ts';
 
+/** Routes per nested stack of route functions: 4 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
+export const ROUTES_PER_NESTED_STACK = 60;
+
 export type FlowgateStackProps = StackProps & {
   stage: string;
   /** Table deletion protection and RETAIN of stateful resources; default true. */
@@ -343,10 +346,20 @@ export class FlowgateStack extends Stack {
     // permission) against CloudFormation's 500 a template. Its function, role, policy and log group
     // live in this nested stack; the API with its routes stays here, so a stack deployed before the
     // split upgrades in place (a route key cannot be created twice on one API, a function can move).
-    const routeFunctions = new NestedStack(this, 'RouteFunctions', { description: `Flowgate route functions (${props.stage})` });
-    for (const route of routes as readonly Route[]) {
+    // Each route also gives its nested stack two outputs (the function's ARN and name) against
+    // CloudFormation's 200, so the routes fill nested stacks of ROUTES_PER_NESTED_STACK in the route
+    // table's order: new routes go at the table's end, and a deployed route never changes stack.
+    const routeStacks: NestedStack[] = [];
+    const routeStack = (i: number) => {
+      const n = Math.floor(i / ROUTES_PER_NESTED_STACK);
+      routeStacks[n] ??= new NestedStack(this, n === 0 ? 'RouteFunctions' : `RouteFunctions${n + 1}`, {
+        description: `Flowgate route functions${n === 0 ? '' : ` ${n + 1}`} (${props.stage})`,
+      });
+      return routeStacks[n];
+    };
+    for (const [i, route] of (routes as readonly Route[]).entries()) {
       const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
-      const handler = fn(route.handler, settings, routeFunctions).bind(resources, grantsOf(route));
+      const handler = fn(route.handler, settings, routeStack(i)).bind(resources, grantsOf(route));
       if (pages(route)) {
         handler.addToRolePolicy(
           new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }),

@@ -10,16 +10,32 @@ export const isTriggerProvider = (logicalId: string) => logicalId.startsWith('AW
 export const ownFunctions = (t: Template) =>
   Object.entries(t.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(([id]) => !isTriggerProvider(id));
 
-/** The nested stack that holds the routes' functions (function, role, policy, log group). */
-export const routeFunctionsTemplate = (stack: Stack) => Template.fromStack(stack.node.findChild('RouteFunctions') as NestedStack);
+/** The nested stacks that hold the routes' functions (function, role, policy, log group), in order. */
+export const routeFunctionsTemplates = (stack: Stack) =>
+  stack.node.children
+    .filter((c): c is NestedStack => c.node.id.startsWith('RouteFunctions') && 'nestedStackResource' in c)
+    .map((n) => Template.fromStack(n));
 
-/** The stack and its route functions' stack, as the two templates CloudFormation deploys. */
-export const templatesOf = (stack: Stack) => ({ template: Template.fromStack(stack), functions: routeFunctionsTemplate(stack) });
+/** Templates as one (their resources, parameters and outputs side by side: their logical ids are unique). */
+function merged(templates: Template[]): Template {
+  const json = templates.map((t) => t.toJSON());
+  const union = (key: string) => Object.assign({}, ...json.map((j) => j[key] ?? {}));
+  return Template.fromJSON({ Resources: union('Resources'), Parameters: union('Parameters'), Outputs: union('Outputs') });
+}
+
+/**
+ * The stack and its route functions' stacks, as CloudFormation deploys them: `functions` is the
+ * route functions' templates as one, `nested` each of them.
+ */
+export const templatesOf = (stack: Stack) => {
+  const nested = routeFunctionsTemplates(stack);
+  return { template: Template.fromStack(stack), functions: merged(nested), nested };
+};
 
 /** What a nested template's parameter is given by the parent (a value as written in the parent template). */
 export function parameterValue(parent: Template, name: string): unknown {
-  const [nested] = Object.values(parent.findResources('AWS::CloudFormation::Stack') as Record<string, Resource>);
-  return nested!.Properties.Parameters[name];
+  const nested = Object.values(parent.findResources('AWS::CloudFormation::Stack') as Record<string, Resource>);
+  return nested.find((n) => n.Properties.Parameters?.[name] !== undefined)?.Properties.Parameters[name];
 }
 
 /**
