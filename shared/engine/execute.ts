@@ -6,12 +6,15 @@ import {
   getExecution,
   MAX_EXECUTION_ITEM_BYTES,
   newEvent,
+  type RunError,
+  type RunEvent,
   type StepState,
 } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import type { Step } from './definition.ts';
+import type { ForEachStep, NestedStep, Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
+import { advance, countStep, type Here, iterationOf, locate, setState, startLoop, stateAt, tooLarge } from './flow.ts';
 import { notifyEvents } from './notify.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
@@ -29,34 +32,44 @@ const CANCEL_POLL_MS = 1_000;
  * what is left of the invocation; otherwise the run goes to a fresh invocation first, so a slow step
  * never times the invocation out (and with it the other runs of its batch).
  */
-export const stepBudgetMs = (step: Step) =>
+export const stepBudgetMs = (step: Step | NestedStep) =>
   step.type === 'http_request' ? step.timeoutMs + 2_000 : step.type === 'artifact' ? 10_000 : 2_000;
 
 /** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
-const external = (step: Step) => step.type === 'http_request' || step.type === 'artifact';
+const external = (step: Step | NestedStep) => step.type === 'http_request' || step.type === 'artifact';
 
 /** Run the held run's steps until it ends, waits (approval, delay) or needs a fresh invocation. */
 export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
   if (!(await applyDecision(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
-  endDelays(run);
+  wake(run);
   for (;;) {
-    const index = run.e.nextStep;
-    const step = run.definition?.steps[index];
-    if (!step) return finish(run);
+    const here = locate(run);
+    if (!here) return finish(run);
     const left = remainingMs() - HANDOFF_MARGIN_MS;
-    if (left < stepBudgetMs(step)) return run.release();
-    if (external(step) && run.dirty && !(await run.flush())) return;
-    if (!(await runOne(run, step, index, left))) return;
+    if (left < stepBudgetMs(here.step)) return run.release();
+    const limit = countStep(run);
+    if (limit) return run.fail(limit);
+    // Inside a loop this one write also holds the previous iteration's end: one write per iteration with an external effect.
+    if (external(here.step) && run.dirty && !(await run.flush())) return;
+    if (!(await runOne(run, here, left))) return;
   }
 }
 
 const stateBytes = (variables: unknown, outputs: unknown) => Buffer.byteLength(JSON.stringify({ variables, outputs }));
+const tooLargeError = (step: { id: string }) => ({
+  code: 'STATE_TOO_LARGE',
+  message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.`,
+});
+const fitsWith = (e: Execution, variables: Record<string, unknown>, outputs: Record<string, unknown>) =>
+  stateBytes(variables, outputs) <= MAX_STATE_BYTES && executionItemBytes({ ...e, variables, outputs }) <= MAX_EXECUTION_ITEM_BYTES;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Run one step and apply its outcome to the run; false when the run stopped (ended, waits, released, lost). */
-async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): Promise<boolean> {
+async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean> {
   const e = run.e;
+  const { step } = here;
   const startedAt = Date.now();
   const abort = new AbortController();
   const watch = step.type === 'http_request' ? watchForCancel(e, abort) : undefined;
@@ -77,45 +90,69 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   const now = Date.now();
   emit('StepDuration', now - startedAt);
   // A step re-entered by a retry keeps its attempt count.
-  const attempts = e.steps[index]?.attempts;
+  const attempts = stateAt(run, here)?.attempts;
   const again = attempts ? { attempts } : {};
+  const iteration = iterationOf(run, here);
+  const merge = here.loop !== undefined;
   const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now, ...again };
-  const startedData = { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) };
+  const startedData = { stepId: step.id, type: step.type, ...iteration, ...(attempts ? { attempt: attempts } : {}) };
   const started = newEvent(e.executionId, 'step.started', startedData, startedAt);
-  const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
 
-  if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
-    const variables = { ...e.variables, ...outcome.variables };
-    const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
-    if (stateBytes(variables, outputs) > MAX_STATE_BYTES || executionItemBytes({ ...e, variables, outputs }) > MAX_EXECUTION_ITEM_BYTES) {
-      const message = `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.`;
-      outcome = { kind: 'failed', error: { code: 'STATE_TOO_LARGE', message }, continueRun: false };
-    } else {
-      const failed = outcome.kind === 'failed' ? outcome.error : undefined;
-      run.update({ steps: steps(failed ? { ...base, status: 'FAILED', error: failed } : base), variables, outputs, nextStep: index + 1 });
-      const done = newEvent(
-        e.executionId,
-        failed ? 'step.failed' : 'step.succeeded',
-        { stepId: step.id, ...(failed ? { error: failed } : {}) },
-        now,
-      );
-      run.record([started, done], outcome.kind === 'done' ? outcome.items : []);
-      return external(step) ? run.flush() : true;
-    }
-  }
   switch (outcome.kind) {
-    case 'skipped':
-      run.update({ steps: steps({ ...base, status: 'SKIPPED' }), nextStep: index + 1 });
-      return true;
+    case 'done': {
+      const variables = { ...e.variables, ...outcome.variables };
+      const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
+      if (!fitsWith(e, variables, outputs)) {
+        setState(run, here, { ...base, status: 'FAILED', error: tooLargeError(step) });
+        await run.fail(tooLargeError(step), [started]);
+        return false;
+      }
+      const branch = outcome.branch ? { branch: outcome.branch } : {};
+      setState(run, here, { ...base, ...branch });
+      run.update({ variables, outputs });
+      run.record(
+        [started, newEvent(e.executionId, 'step.succeeded', { stepId: step.id, ...iteration, ...branch }, now)],
+        outcome.items,
+        merge,
+      );
+      advance(run, here, outcome.next ?? step.next, now);
+      return external(step) && !merge ? run.flush() : true;
+    }
     case 'failed':
+      return stepFailed(run, here, outcome.error, {
+        started,
+        state: base,
+        now,
+        output: outcome.output,
+        variables: outcome.variables,
+        allowFailure: outcome.continueRun,
+      });
+    case 'skipped':
+      setState(run, here, { ...base, status: 'SKIPPED' });
+      advance(run, here, step.next, now);
+      return true;
     case 'fail-run': {
       const error = outcome.error;
-      run.update({ steps: steps({ ...base, status: 'FAILED', error }) });
-      await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
+      setState(run, here, { ...base, status: 'FAILED', error });
+      await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, ...iteration, error }, now)]);
+      return false;
+    }
+    case 'loop': {
+      run.record([started], [], true);
+      startLoop(run, step as ForEachStep, here.index, outcome.items, { ...base, status: 'RUNNING' }, now);
+      if (!tooLarge(run)) return true;
+      await run.fail(tooLargeError(step));
       return false;
     }
     case 'wait-approval': {
-      const a = outcome.approval;
+      const position = run.e.loop;
+      const a =
+        here.loop && position
+          ? {
+              ...outcome.approval,
+              loop: { stepId: here.loop.step.id, index: position.iteration, item: position.items[position.iteration] ?? null },
+            }
+          : outcome.approval;
       const base = config().PUBLIC_BASE_URL;
       const links = {
         approve: `${base}/api/webhook-trigger/approval/${a.approvalId}/approve?api_key={API_KEY}`,
@@ -132,10 +169,12 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
           form: a.form ?? null,
           expiresAt: a.expiresAt ?? null,
           links,
+          ...(a.loop ? { loop: a.loop } : {}),
         },
         now,
       );
-      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), approvalId: a.approvalId });
+      setState(run, here, { stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again });
+      run.update({ approvalId: a.approvalId });
       run.record([started, requested]);
       // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
       run.record([], [approvalPut({ ...a, runSeq: run.e.seq })]);
@@ -143,17 +182,65 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
       return false;
     }
     case 'sleep':
-      run.update({
-        steps: steps({ stepId: step.id, type: step.type, status: 'RUNNING', startedAt, ...again }),
-        nextStep: index + 1,
-        wakeAt: outcome.until,
-      });
-      run.record([started]);
+      // The run stays at the delay; its wake (`wake`) ends it and moves on.
+      setState(run, here, { stepId: step.id, type: step.type, status: 'RUNNING', startedAt, ...again });
+      run.update({ wakeAt: outcome.until });
+      run.record([started], [], merge);
       await run.release(outcome.until);
       return false;
     default:
       return false;
   }
+}
+
+type Failure = {
+  /** The step's `step.started`, when this failure is its end. */
+  started?: RunEvent;
+  /** The step's state as it ends (status and error are set here). */
+  state: StepState;
+  now: number;
+  output?: unknown;
+  variables?: Record<string, unknown>;
+  /** An `http_request` with `allowFailure`: goes on as `onError: "continue"` does (without `error` in its output). */
+  allowFailure?: boolean;
+};
+
+/**
+ * The one failure path of a step: its `onError` decides. `"fail"` (default) fails the run, or, for a
+ * step inside a loop, the loop step (whose own `onError` decides next); `"continue"` and `{ next }`
+ * go on with `$steps.<id>.error` = `{ code, message, status? }`. False when the run stopped.
+ */
+export async function stepFailed(run: HeldRun, here: Here, error: RunError, f: Failure): Promise<boolean> {
+  const { step } = here;
+  const rule = step.onError ?? (f.allowFailure ? 'continue' : 'fail');
+  const merge = here.loop !== undefined;
+  const failed = newEvent(run.e.executionId, 'step.failed', { stepId: step.id, ...iterationOf(run, here), error }, f.now);
+  const events = f.started ? [f.started, failed] : [failed];
+  setState(run, here, { ...f.state, status: 'FAILED', finishedAt: f.now, error });
+  if (rule === 'fail') {
+    if (here.loop) {
+      run.record(events, [], true);
+      const loop = { step: here.loop.step, index: here.loop.index };
+      const position = run.e.loop;
+      const output = position && { items: position.items.length, results: position.results };
+      return stepFailed(run, loop, error, { state: run.e.steps[loop.index] as StepState, now: f.now, output });
+    }
+    // The position (a loop's included) stays: a v1 retry re-enters this step.
+    await run.fail(error, events);
+    return false;
+  }
+  const output = step.onError !== undefined ? { ...(isRecord(f.output) ? f.output : {}), error } : f.output;
+  const variables = { ...run.e.variables, ...f.variables };
+  const outputs = output === undefined ? run.e.outputs : { ...run.e.outputs, [step.id]: output };
+  if (!fitsWith(run.e, variables, outputs)) {
+    await run.fail(tooLargeError(step), events);
+    return false;
+  }
+  if (step.type === 'for_each' && run.e.loop) run.drop('loop');
+  run.update({ variables, outputs });
+  run.record(events, [], merge);
+  advance(run, here, typeof rule === 'object' ? rule.next : step.next, f.now);
+  return external(step) && !merge ? run.flush() : true;
 }
 
 /**
@@ -166,25 +253,30 @@ async function applyDecision(run: HeldRun): Promise<boolean> {
   if (!d) return true;
   run.drop('decision');
   await notifyEvents(run.e, [d.event]);
-  const index = run.e.steps.findIndex((s) => s.stepId === d.stepId);
-  if (index < 0) {
-    logger.error('decision for a step the run does not have; dropped', { executionId: run.e.executionId, stepId: d.stepId });
+  // The run waited at its approval: it is where the run is (inside a loop too).
+  const here = locate(run);
+  if (!here || here.step.id !== d.stepId) {
+    logger.error('decision for a step the run is not at; dropped', { executionId: run.e.executionId, stepId: d.stepId });
     return true;
   }
   const outputs = { ...run.e.outputs, [d.stepId]: d.output };
-  const steps = (s: Partial<StepState>) => run.e.steps.map((x, i) => (i === index ? { ...x, finishedAt: d.at, ...s } : x));
+  const state = { ...(stateAt(run, here) ?? { stepId: d.stepId, type: here.step.type }), finishedAt: d.at };
+  const iteration = iterationOf(run, here);
   // The approval step ends as its state says: step.failed when the decision fails the run, else step.succeeded.
   const ended = (type: 'step.succeeded' | 'step.failed', extra: Record<string, unknown> = {}) =>
-    newEvent(run.e.executionId, type, { stepId: d.stepId, decision: d.output.decision, ...extra }, d.at);
+    newEvent(run.e.executionId, type, { stepId: d.stepId, ...iteration, decision: d.output.decision, ...extra }, d.at);
   if (d.fails) {
     const error = { code: d.fails.code, message: d.fails.stepMessage };
-    run.update({ steps: steps({ status: 'FAILED', error }), outputs });
+    setState(run, here, { ...state, status: 'FAILED', error });
+    run.update({ outputs });
     await run.fail({ code: d.fails.code, message: d.fails.message }, [ended('step.failed', { error })]);
     return false;
   }
   const variables = d.output.decision === 'approve' ? { ...run.e.variables, ...d.output.formData } : run.e.variables;
-  run.update({ steps: steps({ status: 'SUCCEEDED' }), outputs, variables, nextStep: index + 1 });
-  run.record([ended('step.succeeded')]);
+  setState(run, here, { ...state, status: 'SUCCEEDED' });
+  run.update({ outputs, variables });
+  run.record([ended('step.succeeded')], [], here.loop !== undefined);
+  advance(run, here, here.step.next, d.at);
   return true;
 }
 
@@ -199,7 +291,22 @@ function watchForCancel(e: Pick<Execution, 'accountId' | 'executionId'>, abort: 
   }, CANCEL_POLL_MS);
 }
 
-/** A delay step whose wait is over ends (SUCCEEDED, with its step.succeeded): it was left RUNNING while the run slept. */
+/** The delay the run slept in is over: it ends (SUCCEEDED, with its step.succeeded) and the run moves past it. */
+function wake(run: HeldRun, now = Date.now()) {
+  endDelays(run, now);
+  const here = locate(run);
+  const state = here && stateAt(run, here);
+  if (here?.step.type !== 'delay' || state?.status !== 'RUNNING') return;
+  setState(run, here, { ...state, status: 'SUCCEEDED', finishedAt: now });
+  run.record(
+    [newEvent(run.e.executionId, 'step.succeeded', { stepId: here.step.id, ...iterationOf(run, here) }, now)],
+    [],
+    here.loop !== undefined,
+  );
+  advance(run, here, here.step.next, now);
+}
+
+/** Runs that slept before a delay kept its place (it left RUNNING delays behind `nextStep`): those end too. */
 function endDelays(run: HeldRun, now = Date.now()) {
   const waited = run.e.steps.filter((s, i) => s.status === 'RUNNING' && s.type === 'delay' && i < run.e.nextStep);
   if (waited.length === 0) return;

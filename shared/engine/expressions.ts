@@ -21,6 +21,11 @@ export type Scope = {
   steps: Record<string, unknown>;
   /** Account secrets an http_request step reads (`$secrets.NAME`); bound only where given. */
   secrets?: Record<string, string>;
+  /** Inside a `for_each`: the current item and its index. */
+  item?: unknown;
+  index?: number;
+  /** A webhook run's request (`$trigger`), where its workflow reads it. */
+  trigger?: Record<string, unknown>;
 };
 /** `timeoutMs` bounds one `evaluateTemplate` call (all of its expressions); the others apply per expression. */
 export type Budget = { timeoutMs: number; maxDepth: number; maxBytes: number };
@@ -184,6 +189,8 @@ async function evaluateOne(source: string, scope: Scope, state: EvalState): Prom
     execution: scope.execution,
     steps: scope.steps,
     ...(scope.secrets && { secrets: scope.secrets }),
+    ...(scope.index !== undefined && { item: scope.item, index: scope.index }),
+    ...(scope.trigger && { trigger: scope.trigger }),
     [BUDGET_BINDING]: state,
   };
   const result = toJson(await expr.evaluate(scope.vars, bindings));

@@ -22,6 +22,8 @@ export const FormField = z.object({
   enum: z.array(z.unknown()).optional(),
 });
 
+export const ApprovalLoop = z.object({ stepId: z.string(), index: z.number().int(), item: z.unknown() });
+
 export const Approval = z.object({
   approvalId: z.string(),
   accountId: z.string(),
@@ -55,6 +57,8 @@ export const Approval = z.object({
   approvedBy: z.array(z.string()).optional(),
   /** The last approving vote: what moves the run once the quorum is reached (see `shared/domain/quorum.ts`). */
   lastApproval: jsonText(z.object({ audit: z.lazy(() => AuditRecord), formData: z.record(z.string(), z.unknown()).optional() })).optional(),
+  /** An approval inside a `for_each`: the loop step, the iteration's index and item (one approval per iteration). */
+  loop: jsonText(ApprovalLoop).optional(),
 });
 export type Approval = z.infer<typeof Approval>;
 
@@ -127,6 +131,7 @@ export const approvalPut = (a: Approval) => ({
       ...expiryIndex(a),
       type: 'approval',
       ...a,
+      ...(a.loop ? { loop: JSON.stringify(a.loop) } : {}),
     },
     ConditionExpression: 'attribute_not_exists(PK)',
   },

@@ -1,0 +1,404 @@
+import { createServer, type Server } from 'node:http';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { handler as getExecutionHandler } from '../../functions/http/v1/executions/get.ts';
+import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
+import { db } from '../../shared/clients.ts';
+import { getApproval } from '../../shared/db/entities/approval.ts';
+import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import type { RunMessage } from '../../shared/engine/dispatch.ts';
+import { startRun } from '../../shared/engine/runs.ts';
+import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
+import { resumeAfterDecision, takeRunMessages, useOwnQueues } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
+
+// Control flow (README "Workflows and runs"): next, switch, for_each, maxStepExecutions, onError,
+// on the emulators, the worker driven message by message.
+
+let target: Server;
+let base: string;
+/** Requests per path, and each request's body in arrival order. */
+const hits = new Map<string, number>();
+const received: { path: string; body: unknown }[] = [];
+let account: Awaited<ReturnType<typeof givenAccount>>;
+
+beforeAll(async () => {
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  target = createServer((req, res) => {
+    const path = req.url ?? '/';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    let body = '';
+    req.on('data', (c) => {
+      body += String(c);
+    });
+    req.on('end', () => {
+      received.push({ path, body: body ? JSON.parse(body) : null });
+      if (path.startsWith('/status/')) return void res.writeHead(Number(path.split('/')[2])).end('{"nope":true}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path, echo: body ? JSON.parse(body) : null }));
+    });
+  });
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(target.address() as { port: number }).port}`;
+  account = await givenAccount();
+});
+afterAll(() => {
+  target.closeAllConnections();
+  target.close();
+});
+
+const actor = () => ({ accountId: account.account.accountId, userId: account.admin.userId, role: 'admin' as const });
+const workflowOf = (definition: unknown) =>
+  createWorkflow(actor(), { name: 'flow', definition: WorkflowDefinition.parse(definition), recovery: false, editors: [] });
+
+/** Start a run and take its message off the queue. */
+async function started(definition: unknown, variables: Record<string, unknown> = {}) {
+  const workflow = await workflowOf(definition);
+  const { execution } = await startRun({ workflow, trigger: 'api', variables, startedBy: account.admin.userId });
+  const [message] = await takeRunMessages(1);
+  expect(message?.executionId).toBe(execution.executionId);
+  return { execution, message: message as RunMessage };
+}
+const deliver = (m: RunMessage, now?: number) => processRunMessage(m, { remainingMs: () => 50_000, ...(now ? { now: () => now } : {}) });
+/** Deliver every queued message (and those they cause) until the queue is empty. */
+async function drain() {
+  for (let messages = await takeRunMessages(); messages.length; messages = await takeRunMessages()) {
+    for (const m of messages) await deliver(m);
+  }
+}
+const read = (e: Pick<Execution, 'accountId' | 'executionId'>) => getExecution(e.accountId, e.executionId) as Promise<Execution>;
+const events = async (e: Execution) => (await listEvents(e.accountId, e.executionId, 1000)).items;
+/** Run a definition to its end (or wait). */
+async function ran(definition: unknown, variables: Record<string, unknown> = {}) {
+  const { execution, message } = await started(definition, variables);
+  await deliver(message);
+  await drain();
+  return read(execution);
+}
+const statuses = (e: Execution) => Object.fromEntries(e.steps.map((s) => [s.stepId, s.status]));
+
+describe('switch', () => {
+  const colors = {
+    variables: { color: { type: 'string', default: 'red' } },
+    steps: [
+      {
+        id: 'pick',
+        type: 'switch',
+        cases: [
+          { when: "{% $vars.color = 'red' %}", next: 'red' },
+          { when: "{% $vars.color = 'blue' %}", next: 'blue' },
+          { when: false, next: 'red' },
+        ],
+        default: 'other',
+      },
+      { id: 'red', type: 'set', values: { chose: 'red' }, next: 'done' },
+      { id: 'blue', type: 'set', values: { chose: 'blue' }, next: 'done' },
+      { id: 'other', type: 'set', values: { chose: 'other' } },
+      { id: 'done', type: 'set', values: { finished: true } },
+    ],
+    output: '{% { "chose": $vars.chose, "pick": $steps.pick } %}',
+  };
+
+  it.each([
+    ['red', 0, { red: 'SUCCEEDED', blue: 'PENDING', other: 'PENDING' }],
+    ['blue', 1, { red: 'PENDING', blue: 'SUCCEEDED', other: 'PENDING' }],
+    ['green', 'default', { red: 'PENDING', blue: 'PENDING', other: 'SUCCEEDED' }],
+  ] as const)('on a variable %s takes case %s, and only that branch runs', async (color, taken, branches) => {
+    const done = await ran(colors, { color });
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(done.output).toEqual({
+      chose: color === 'green' ? 'other' : color,
+      pick: { case: taken, next: color === 'green' ? 'other' : color },
+    });
+    expect(statuses(done)).toEqual({ pick: 'SUCCEEDED', ...branches, done: 'SUCCEEDED' });
+    // The execution detail shows the branch taken.
+    expect(done.steps[0]?.branch).toEqual({ case: taken, next: color === 'green' ? 'other' : color });
+    const res = await invoke(
+      getExecutionHandler,
+      apiEvent({
+        path: `/api/v1/executions/${done.executionId}`,
+        params: { executionId: done.executionId },
+        headers: bearer(account.adminKey.token),
+      }),
+    );
+    expect(res.status).toBe(200);
+    expect((res.json.steps as { branch?: unknown }[])[0]?.branch).toEqual({ case: taken, next: color === 'green' ? 'other' : color });
+    const succeeded = (await events(done)).find((ev) => ev.type === 'step.succeeded' && ev.data.stepId === 'pick');
+    expect(succeeded?.data.branch).toEqual({ case: taken, next: color === 'green' ? 'other' : color });
+  });
+
+  it('without a default and no match fails NO_CASE_MATCHED; onError routes that like any failure', async () => {
+    const noDefault = { ...colors, steps: [{ ...colors.steps[0], default: undefined }, ...colors.steps.slice(1)] };
+    const failed = await ran(noDefault, { color: 'green' });
+    expect(failed.status).toBe('FAILED');
+    expect(failed.error).toMatchObject({ code: 'NO_CASE_MATCHED' });
+    expect(failed.steps[0]).toMatchObject({ status: 'FAILED', error: { code: 'NO_CASE_MATCHED' } });
+
+    const caught = { ...noDefault, steps: [{ ...noDefault.steps[0], onError: { next: 'other' } }, ...colors.steps.slice(1)] };
+    const routed = await ran(caught, { color: 'green' });
+    expect(routed.status).toBe('SUCCEEDED');
+    expect(routed.variables.chose).toBe('other');
+  });
+
+  it('a switch and a jump add no write: a run of them costs the one write a run of set steps costs', async () => {
+    const { execution, message } = await started(colors, { color: 'blue' });
+    const send = vi.spyOn(db(), 'send');
+    try {
+      await deliver(message);
+      expect(send.mock.calls.filter(([c]) => c instanceof TransactWriteCommand)).toHaveLength(1);
+    } finally {
+      send.mockRestore();
+    }
+    expect((await read(execution)).status).toBe('SUCCEEDED');
+  });
+});
+
+describe('next and maxStepExecutions', () => {
+  it('a loop built with next runs until maxStepExecutions, then FAILED STEP_LIMIT_EXCEEDED', async () => {
+    const done = await ran({
+      variables: { n: { type: 'number', default: 0 } },
+      maxStepExecutions: 25,
+      steps: [
+        { id: 'inc', type: 'set', values: { n: '{% $vars.n + 1 %}' }, next: 'again' },
+        { id: 'again', type: 'set', values: { looped: true }, next: 'inc' },
+      ],
+    });
+    expect(done.status).toBe('FAILED');
+    expect(done.error).toMatchObject({ code: 'STEP_LIMIT_EXCEEDED' });
+    expect(done.variables.n).toBe(13);
+    expect(done.executed).toBe(25);
+  });
+
+  it('"$end" ends the run SUCCEEDED; a jump forward skips what lies between', async () => {
+    const done = await ran({
+      steps: [
+        { id: 'a', type: 'set', values: { a: 1 }, next: 'c' },
+        { id: 'b', type: 'fail', message: 'never' },
+        { id: 'c', type: 'set', values: { c: 1 }, next: '$end' },
+        { id: 'd', type: 'fail', message: 'never' },
+      ],
+      output: '{% $vars %}',
+    });
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.output).toEqual({ a: 1, c: 1 });
+    expect(statuses(done)).toEqual({ a: 'SUCCEEDED', b: 'PENDING', c: 'SUCCEEDED', d: 'PENDING' });
+  });
+
+  it('nested steps count: a loop of 10 items with 2 nested steps stops after 7 iterations at a limit of 15', async () => {
+    const done = await ran({
+      variables: { n: { type: 'number', default: 0 } },
+      maxStepExecutions: 15,
+      steps: [
+        {
+          id: 'loop',
+          type: 'for_each',
+          items: '{% [1..10] %}',
+          steps: [
+            { id: 'one', type: 'set', values: { n: '{% $vars.n + 1 %}' } },
+            { id: 'two', type: 'set', values: { last: '{% $item %}' } },
+          ],
+        },
+      ],
+    });
+    expect(done.status).toBe('FAILED');
+    expect(done.error?.code).toBe('STEP_LIMIT_EXCEEDED');
+    expect(done.variables).toMatchObject({ n: 7, last: 7 });
+  });
+});
+
+describe('for_each', () => {
+  it('runs its steps once per item with $item and $index; output: items and the last step’s output of each, in order', async () => {
+    const done = await ran({
+      variables: { names: { type: 'array', default: ['ada', 'bob', 'cy'] } },
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% $vars.names %}',
+          steps: [
+            { id: 'upper', type: 'set', values: { current: '{% $uppercase($item) %}' } },
+            { id: 'label', type: 'set', values: { label: "{% $string($index) & ':' & $steps.upper.current %}" } },
+          ],
+        },
+        { id: 'after', type: 'set', values: { count: '{% $steps.each.items %}' } },
+      ],
+      output: '{% $steps.each %}',
+    });
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(done.output).toEqual({ items: 3, results: [{ label: '0:ADA' }, { label: '1:BOB' }, { label: '2:CY' }] });
+    expect(done.variables.count).toBe(3);
+    expect(done.steps[0]).toMatchObject({ status: 'SUCCEEDED', items: 3, iteration: 3 });
+    expect(done.loop).toBeUndefined();
+    // Every nested step's events name the iteration; a handful of event items, not one per step.
+    const evs = await events(done);
+    const nested = evs.filter((ev) => ev.type === 'step.succeeded' && ev.data.stepId === 'label');
+    expect(nested.map((ev) => ev.data.iteration)).toEqual([0, 1, 2]);
+    expect(evs.map((ev) => ev.seq)).toEqual([...evs.map((ev) => ev.seq)].sort((a, b) => (a as number) - (b as number)));
+  });
+
+  it('an empty list runs nothing; items that are no array, or more than maxItems, fail INVALID_ITEMS', async () => {
+    const loop = (items: string, maxItems?: number) => ({
+      steps: [
+        { id: 'each', type: 'for_each', items, ...(maxItems ? { maxItems } : {}), steps: [{ id: 'x', type: 'fail', message: 'no' }] },
+      ],
+      output: '{% $steps.each %}',
+    });
+    const empty = await ran(loop('{% [] %}'));
+    expect(empty.status).toBe('SUCCEEDED');
+    expect(empty.output).toEqual({ items: 0, results: [] });
+    for (const [items, max] of [
+      ['{% "text" %}', undefined],
+      ['{% [1..4] %}', 3],
+      ['{% {"a": 1} %}', undefined],
+    ] as const) {
+      const bad = await ran(loop(items, max));
+      expect(bad.status).toBe('FAILED');
+      expect(bad.error?.code).toBe('INVALID_ITEMS');
+    }
+  });
+
+  it('50 items, an http_request each: 50 calls in order, one write per iteration, resumed in iteration 20 after the worker died there', async () => {
+    const tag = `loop-${Math.random().toString(36).slice(2)}`;
+    const { execution, message } = await started({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% [0..49] %}',
+          steps: [
+            { id: 'prepare', type: 'set', values: { payload: '{% { "index": $index, "item": $item } %}' } },
+            { id: 'call', type: 'http_request', method: 'POST', url: `${base}/${tag}`, body: '{% $vars.payload %}' },
+          ],
+        },
+      ],
+      output: '{% $steps.each.results.body.echo.index %}',
+    });
+    // The worker dies right after its 21st write, the one before iteration 20's request.
+    const client = db();
+    const send = client.send.bind(client);
+    let writes = 0;
+    const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+      const result = await (send as (...a: unknown[]) => Promise<unknown>)(command, ...rest);
+      if (command instanceof TransactWriteCommand && ++writes === 21) {
+        spy.mockRestore();
+        throw new Error('simulated crash');
+      }
+      return result;
+    }) as never);
+    await expect(deliver(message)).rejects.toThrow('simulated crash');
+    spy.mockRestore();
+    // Twenty iterations' writes, one each: iteration 20 is written as under way, its request not sent.
+    expect(hits.get(`/${tag}`)).toBe(20);
+    const crashed = await read(execution);
+    expect(crashed.loop).toMatchObject({ stepId: 'each', iteration: 20, next: 1 });
+    expect(crashed.steps[0]).toMatchObject({ status: 'RUNNING', items: 50, iteration: 20 });
+    expect(crashed.steps[0]?.steps?.map((s) => s.status)).toEqual(['SUCCEEDED', 'PENDING']);
+
+    // Its message, redelivered after the lease ran out: the worker died. The run is INTERRUPTED, then resumed.
+    await deliver(message, Date.now() + LEASE_MS + 1_000);
+    const interrupted = await read(execution);
+    expect(interrupted).toMatchObject({ status: 'INTERRUPTED', interruptReason: 'crash' });
+    const view = await invoke(
+      getExecutionHandler,
+      apiEvent({
+        path: `/api/v1/executions/${execution.executionId}`,
+        params: { executionId: execution.executionId },
+        headers: bearer(account.adminKey.token),
+      }),
+    );
+    expect(view.json).toMatchObject({ currentStepId: 'call', loop: { stepId: 'each', iteration: 20, items: 50 } });
+    const resumed = await invoke(
+      resumeHandler,
+      apiEvent({
+        method: 'POST',
+        path: `/api/v1/executions/${execution.executionId}/resume`,
+        params: { executionId: execution.executionId },
+        headers: bearer(account.adminKey.token),
+      }),
+    );
+    expect(resumed.status).toBe(200);
+    await drain();
+    const done = await read(execution);
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(hits.get(`/${tag}`)).toBe(50);
+    expect(received.filter((r) => r.path === `/${tag}`).map((r) => (r.body as { index: number }).index)).toEqual([...Array(50).keys()]);
+    expect(done.output).toEqual([...Array(50).keys()]);
+    const resumedAt = (await events(done)).find((ev) => ev.type === 'execution.resumed');
+    expect(resumedAt?.data).toMatchObject({ stepId: 'call' });
+  });
+
+  it('an approval inside a loop: one per iteration, showing the item and index', async () => {
+    const { execution, message } = await started({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% ["eu", "us"] %}',
+          steps: [{ id: 'ok', type: 'manual_approval', title: "{% 'Deploy to ' & $item %}", reviewers: ['role:admin'] }],
+        },
+      ],
+      output: '{% $steps.each.results.decision %}',
+    });
+    await deliver(message);
+    for (const [index, item] of ['eu', 'us'].entries()) {
+      const waiting = await read(execution);
+      expect(waiting.status).toBe('WAITING_APPROVAL');
+      const approval = await getApproval(waiting.accountId, waiting.approvalId as string);
+      expect(approval).toMatchObject({ title: `Deploy to ${item}`, loop: { stepId: 'each', index, item } });
+      const requested = (await events(waiting)).filter((ev) => ev.type === 'approval.requested');
+      expect(requested.at(-1)?.data.loop).toEqual({ stepId: 'each', index, item });
+      await resumeAfterDecision(waiting.accountId, waiting.executionId, approval?.approvalId as string, {
+        decision: index === 0 ? 'approve' : 'reject',
+        decidedBy: account.admin.userId,
+      });
+      await drain();
+    }
+    const done = await read(execution);
+    // The second was rejected: onReject "fail" (the default) fails the run, as outside a loop.
+    expect(done.status).toBe('FAILED');
+    expect(done.error?.code).toBe('APPROVAL_REJECTED');
+  });
+});
+
+describe('onError', () => {
+  it('"continue" goes on with $steps.<id>.error (code, message, status); { next } jumps', async () => {
+    const done = await ran({
+      steps: [
+        { id: 'call', type: 'http_request', url: `${base}/status/503`, onError: 'continue' },
+        { id: 'seen', type: 'set', values: { error: '{% $steps.call.error %}', body: '{% $steps.call.body %}' } },
+        { id: 'bad', type: 'set', values: { x: '{% $error("broken") %}' }, onError: { next: 'recover' } },
+        { id: 'skipped', type: 'set', values: { skipped: true } },
+        { id: 'recover', type: 'set', values: { recovered: '{% $steps.bad.error.code %}' } },
+      ],
+    });
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(done.variables.error).toEqual({ code: 'HTTP_STATUS', message: expect.stringContaining('answered 503'), status: 503 });
+    expect(done.variables.body).toBe('{"nope":true}');
+    expect(done.variables).toMatchObject({ recovered: 'EXPRESSION_FAILED' });
+    expect(done.variables).not.toHaveProperty('skipped');
+    expect(statuses(done)).toEqual({ call: 'FAILED', seen: 'SUCCEEDED', bad: 'FAILED', skipped: 'PENDING', recover: 'SUCCEEDED' });
+    expect(done.steps[0]?.error).toMatchObject({ code: 'HTTP_STATUS', status: 503 });
+  });
+
+  it('a nested step that fails fails its loop, whose onError decides; fail steps are never caught', async () => {
+    const done = await ran({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% [200, 404, 200] %}',
+          onError: 'continue',
+          steps: [{ id: 'call', type: 'http_request', url: `{% '${base}/status/' & $string($item) %}` }],
+        },
+        { id: 'after', type: 'set', values: { error: '{% $steps.each.error.code %}', done: '{% $count($steps.each.results) %}' } },
+        { id: 'stop', type: 'fail', message: 'stopped', onError: 'continue' },
+      ],
+    });
+    expect(done.status).toBe('FAILED');
+    expect(done.error?.message).toBe('stopped');
+    expect(done.variables).toMatchObject({ error: 'HTTP_STATUS', done: 1 });
+    expect(done.steps[0]).toMatchObject({ status: 'FAILED', iteration: 1, error: { code: 'HTTP_STATUS', status: 404 } });
+  });
+});
