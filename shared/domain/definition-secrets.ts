@@ -1,5 +1,5 @@
 import { listSecrets, membersOf } from '../db/entities/account-secret.ts';
-import type { HttpRequestStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
+import type { HttpRequestStep, NestedStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
 import { hostAllowed, referencedSecret, SECRET_REFERENCE as ACCOUNT_SECRET, stepSecretNames } from '../engine/secret-refs.ts';
 import { badRequest, type FieldError, forbidden, validationFailed } from '../errors.ts';
 
@@ -31,7 +31,19 @@ const isSecretHeader = (step: HttpRequestStep, name: string) => {
 };
 const hidden = (step: HttpRequestStep, name: string, value: string) => isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
 
-const isHttp = (s: Step): s is HttpRequestStep => s.type === 'http_request';
+const isHttp = (s: Step | NestedStep): s is HttpRequestStep => s.type === 'http_request';
+/** Every step with its path (`steps.<i>`, or `steps.<i>.steps.<j>` inside a for_each): secrets are kept the same way at every level. */
+const allSteps = (def: WorkflowDefinition | undefined) =>
+  (def?.steps ?? []).flatMap((s, i) => [
+    { s: s as Step | NestedStep, path: `steps.${i}` },
+    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, path: `steps.${i}.steps.${j}` })) : []),
+  ]);
+/** `f` applied to every step, nested ones included. */
+const mapSteps = (def: WorkflowDefinition, f: (s: Step | NestedStep, path: string) => Step | NestedStep): WorkflowDefinition['steps'] =>
+  def.steps.map((s, i) => {
+    const top = f(s, `steps.${i}`) as Step;
+    return top.type === 'for_each' ? { ...top, steps: top.steps.map((n, j) => f(n, `steps.${i}.steps.${j}`) as NestedStep) } : top;
+  });
 /** A notification's signing secret as views show it: a reference to an account secret as written, a literal masked. */
 const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : mask(secret));
 
@@ -39,7 +51,7 @@ const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : 
 export function maskDefinition(def: WorkflowDefinition): WorkflowDefinition {
   return {
     ...def,
-    steps: def.steps.map((s) =>
+    steps: mapSteps(def, (s) =>
       isHttp(s) && s.headers
         ? { ...s, headers: Object.fromEntries(Object.entries(s.headers).map(([k, v]) => [k, hidden(s, k, v) ? mask(v) : v])) }
         : s,
@@ -62,8 +74,8 @@ function storedNotification(n: Notification, i: number, stored: readonly Notific
  */
 export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinition | undefined, base = 'definition'): WorkflowDefinition {
   const errors: FieldError[] = [];
-  const storedSteps = new Map((stored?.steps ?? []).filter(isHttp).map((s) => [s.id, s]));
-  const steps = next.steps.map((s, i) => {
+  const storedSteps = new Map(allSteps(stored).flatMap(({ s }) => (isHttp(s) ? [[s.id, s] as const] : [])));
+  const steps = mapSteps(next, (s, at) => {
     if (!isHttp(s) || !s.headers) return s;
     const old = storedSteps.get(s.id);
     const headers = Object.fromEntries(
@@ -73,7 +85,7 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
           old && Object.entries(old.headers ?? {}).find(([n, v]) => n.toLowerCase() === name.toLowerCase() && hidden(old, n, v));
         if (match && mask(match[1]) === value) return [name, match[1]];
         errors.push({
-          path: `${base}.steps.${i}.headers.${name}`,
+          path: `${base}.${at}.headers.${name}`,
           message: 'a masked value keeps the stored secret only where the view showed it; send the new value',
         });
         return [name, value];
@@ -105,7 +117,9 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
  * definition that references no secret.
  */
 export async function checkSecretUse(actor: { accountId: string; role?: string }, def: WorkflowDefinition, base = 'definition') {
-  const steps = def.steps.flatMap((s, i) => (isHttp(s) ? [{ s, i, names: stepSecretNames(s) }] : [])).filter((x) => x.names.length);
+  const steps = allSteps(def)
+    .flatMap(({ s, path }) => (isHttp(s) ? [{ s, path, names: stepSecretNames(s) }] : []))
+    .filter((x) => x.names.length);
   const notified = (def.notifications ?? []).flatMap((n) => referencedSecret(n.secret ?? '') ?? []);
   if (steps.length === 0 && notified.length === 0) return;
   const secrets = new Map((await listSecrets(actor.accountId)).map((x) => [x.name, x]));
@@ -121,13 +135,13 @@ export async function checkSecretUse(actor: { accountId: string; role?: string }
       );
   }
   const errors: FieldError[] = [];
-  for (const { s, i, names } of steps) {
+  for (const { s, path, names } of steps) {
     if (s.url.includes('{%') || !URL.canParse(s.url)) continue;
     const host = new URL(s.url).hostname;
     for (const n of names) {
       const hosts = secrets.get(n)?.allowedHosts;
       if (hosts && !hostAllowed(hosts, host))
-        errors.push({ path: `${base}.steps.${i}.url`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
+        errors.push({ path: `${base}.${path}.url`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
     }
   }
   if (errors.length)

@@ -66,7 +66,9 @@ function allowedAt(def: unknown, path: Path): boolean {
   const [section, index, field] = path;
   if (section === 'notifications') return field === 'secret' && path.length === 3;
   if (section !== 'steps' || typeof index !== 'number') return false;
-  const step = (def as { steps?: { type?: unknown }[] }).steps?.[index];
+  const step = (def as { steps?: { type?: unknown; steps?: unknown }[] }).steps?.[index];
+  // A for_each's nested step: steps.<i>.steps.<j>.<field>.
+  if (step?.type === 'for_each' && field === 'steps' && typeof path[3] === 'number') return allowedAt(step, path.slice(2));
   return step?.type === 'http_request' && (field === 'url' || field === 'headers' || field === 'body');
 }
 

@@ -397,3 +397,35 @@ describe('control flow in definitions', () => {
     expect(stepPaths({ type: 'set', values: {}, onError: 'retry' })).toEqual(['steps.0.onError']);
   });
 });
+
+describe('secrets inside a for_each', () => {
+  it('are masked in views and kept by an update that sends the mask back, like top-level ones', async () => {
+    const { maskDefinition, restoreSecrets } = await import('../../shared/domain/definition-secrets.ts');
+    const token = 'Bearer abcdefghijklmnopqrstuvwxyz';
+    const def = WorkflowDefinition.parse({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% [1] %}',
+          steps: [{ id: 'call', type: 'http_request', url: 'https://example.com/x', headers: { authorization: token } }],
+        },
+      ],
+    });
+    const shown = maskDefinition(def);
+    const nested = (d: typeof def) =>
+      (d.steps[0]?.type === 'for_each' ? d.steps[0].steps[0] : undefined) as { headers: Record<string, string> };
+    expect(nested(shown).headers.authorization).toBe('••••wxyz');
+    expect(JSON.stringify(shown)).not.toContain('abcdefghij');
+    expect(nested(restoreSecrets(shown, def)).headers.authorization).toBe(token);
+    expect(() => restoreSecrets(shown, undefined)).toThrow();
+  });
+
+  it('$secrets is allowed in a nested http_request, and nowhere else in the loop', () => {
+    const loop = (nested: Record<string, unknown>) => ({ steps: [{ id: 'each', type: 'for_each', items: '{% [1] %}', steps: [nested] }] });
+    expect(
+      pathsOf(loop({ id: 'c', type: 'http_request', url: 'https://example.com', headers: { authorization: '{% $secrets.TOKEN %}' } })),
+    ).toEqual([]);
+    expect(pathsOf(loop({ id: 's', type: 'set', values: { x: '{% $secrets.TOKEN %}' } }))).toEqual(['steps.0.steps.0.values.x']);
+  });
+});
