@@ -1,6 +1,7 @@
 import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
+import { readsTrigger, syncTriggerContext } from './trigger-context-sync.ts';
 import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
@@ -115,6 +116,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   };
   await putWorkflow(next, w.version);
   forgetWorkflow(p.accountId, workflowId);
+  if (definition && readsTrigger(definition) !== readsTrigger(w.definition)) await syncTriggerContext(p.accountId, workflowId, definition);
   return next;
 }
 

@@ -1,12 +1,19 @@
 import { createServer, type Server } from 'node:http';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createHmac } from 'node:crypto';
 import { handler as getExecutionHandler } from '../../functions/http/v1/executions/get.ts';
+import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
+import { getWebhook } from '../../shared/db/entities/webhook.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
+import { updateWorkflow } from '../../shared/domain/workflows.ts';
+import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
 import { db } from '../../shared/clients.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
 import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
+
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
 import { startRun } from '../../shared/engine/runs.ts';
@@ -400,5 +407,89 @@ describe('onError', () => {
     expect(done.error?.message).toBe('stopped');
     expect(done.variables).toMatchObject({ error: 'HTTP_STATUS', done: 1 });
     expect(done.steps[0]).toMatchObject({ status: 'FAILED', iteration: 1, error: { code: 'HTTP_STATUS', status: 404 } });
+  });
+});
+
+describe('$trigger', () => {
+  const SECRET = 'github-secret-0123456789';
+  const branching = {
+    steps: [
+      {
+        id: 'route',
+        type: 'switch',
+        cases: [{ when: "{% $trigger.event = 'push' %}", next: 'pushed' }],
+        default: 'other',
+      },
+      { id: 'pushed', type: 'set', values: { kind: 'push' }, next: 'keep' },
+      { id: 'other', type: 'set', values: { kind: 'other' } },
+      { id: 'keep', type: 'set', values: { headers: '{% $trigger.headers %}', event: '{% $trigger.event %}' } },
+    ],
+  };
+  const session = () => ({ kind: 'session', ...actor(), sessionId: '' }) as const;
+
+  async function githubHook(definition: unknown) {
+    const workflow = await workflowOf(definition);
+    const webhook = await createWebhook(
+      session(),
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'gh', secretKey: SECRET, signatureScheme: 'github' }),
+    );
+    const deliver = async (event: string) => {
+      const body = JSON.stringify({ ref: 'refs/heads/main' });
+      const res = await invoke(
+        triggerHandler,
+        apiEvent({
+          method: 'POST',
+          params: { webhookId: webhook.webhookId },
+          headers: {
+            'content-type': 'application/json',
+            'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+            'x-github-delivery': `d-${Math.random()}`,
+            'x-github-event': event,
+            'X-Custom-Tag': 'blue',
+            cookie: 'session=abc',
+            'x-api-key': 'not-for-runs',
+            authorization: 'Bearer not-for-runs',
+          },
+          body,
+        }),
+      );
+      expect(res.status).toBe(200);
+      const [message] = await takeRunMessages(1);
+      await deliver_(message as RunMessage);
+      await drain();
+      return read({ accountId: account.account.accountId, executionId: res.json.executionId as string });
+    };
+    return { workflow, webhook, deliver };
+  }
+  const deliver_ = (m: RunMessage) => deliver(m);
+
+  it('gives a webhook run the request headers without credentials or signatures, and the GitHub event name to branch on', async () => {
+    const { webhook, deliver: post } = await githubHook(branching);
+    expect((await getWebhook(webhook.webhookId))?.triggerContext).toBe(true);
+    const push = await post('push');
+    expect(push.status, JSON.stringify(push.error)).toBe('SUCCEEDED');
+    expect(push.variables).toMatchObject({ kind: 'push', event: 'push' });
+    const headers = push.variables.headers as Record<string, string>;
+    expect(headers).toMatchObject({ 'x-github-event': 'push', 'x-custom-tag': 'blue', 'content-type': 'application/json' });
+    for (const name of ['authorization', 'cookie', 'x-api-key', 'x-hub-signature-256']) expect(headers).not.toHaveProperty(name);
+    expect(JSON.stringify(push)).not.toContain('not-for-runs');
+    const issues = await post('issues');
+    expect(issues.variables).toMatchObject({ kind: 'other', event: 'issues' });
+  });
+
+  it('is kept only where the workflow reads it: an edit that starts reading it turns it on for the webhook', async () => {
+    const { workflow, webhook, deliver: post } = await githubHook({ steps: [{ id: 'mark', type: 'set', values: { marked: true } }] });
+    expect((await getWebhook(webhook.webhookId))?.triggerContext).toBeUndefined();
+    const plain = await post('push');
+    expect(plain.status).toBe('SUCCEEDED');
+    expect(plain.triggerContext).toBeUndefined();
+    await updateWorkflow(actor(), workflow.workflowId, { definition: WorkflowDefinition.parse(branching) });
+    expect((await getWebhook(webhook.webhookId))?.triggerContext).toBe(true);
+    const after = await post('push');
+    expect(after.variables).toMatchObject({ kind: 'push', event: 'push' });
+    await updateWorkflow(actor(), workflow.workflowId, {
+      definition: WorkflowDefinition.parse({ steps: [{ id: 'x', type: 'set', values: {} }] }),
+    });
+    expect((await getWebhook(webhook.webhookId))?.triggerContext).toBeUndefined();
   });
 });
