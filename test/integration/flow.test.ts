@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHmac } from 'node:crypto';
 import { handler as getExecutionHandler } from '../../functions/http/v1/executions/get.ts';
@@ -492,4 +493,74 @@ describe('$trigger', () => {
     });
     expect((await getWebhook(webhook.webhookId))?.triggerContext).toBeUndefined();
   });
+});
+
+describe('any control flow', () => {
+  /** Valid definitions of set, fail, switch and for_each steps with jumps anywhere (loops included), each run to its end. */
+  const ids = ['a', 'b', 'c', 'd'];
+  const nestedIds = ['n1', 'n2'];
+  const target = (list: string[]) => fc.constantFrom(...list, '$end');
+  const when = fc.constantFrom<boolean | string>(true, false, '{% $vars.n > 2 %}', '{% $item = 2 %}', '{% $error("x") %}', '{% $index %}');
+  const plain = (list: string[]) =>
+    fc.oneof(
+      fc.record({ type: fc.constant('set'), values: fc.constant({ n: '{% $vars.n + 1 %}', last: '{% $item %}' }) }),
+      fc.record({ type: fc.constant('fail'), message: fc.constant('stop') }),
+      fc.record({ type: fc.constant('set'), values: fc.constant({ x: '{% $steps.a.error.code %}' }), onError: fc.constant('continue') }),
+      fc.record(
+        {
+          type: fc.constant('switch'),
+          cases: fc.array(fc.record({ when, next: target(list) }), { minLength: 1, maxLength: 3 }),
+          default: target(list),
+        },
+        { requiredKeys: ['type', 'cases'] },
+      ),
+    );
+  const extras = (list: string[]) =>
+    fc.record(
+      {
+        when,
+        next: target(list),
+        onError: fc.oneof(
+          fc.constantFrom('fail', 'continue'),
+          target(list).map((next) => ({ next })),
+        ),
+      },
+      { requiredKeys: [] },
+    );
+  const withId = (list: string[], steps: fc.Arbitrary<Record<string, unknown>>[]) =>
+    fc.tuple(...steps).map((xs) => xs.map((x, i) => ({ ...x, id: list[i] })));
+  const stepOf = (list: string[]) => fc.tuple(plain(list), extras(list)).map(([a, b]) => ({ ...a, ...b }));
+  const loopOf = fc
+    .tuple(
+      fc.constantFrom('{% [1, 2, 3] %}', '{% [] %}', '{% "no" %}', '{% [1..20] %}'),
+      withId(
+        nestedIds,
+        nestedIds.map(() => stepOf(nestedIds)),
+      ),
+      extras(ids),
+    )
+    .map(([items, steps, more]) => ({ type: 'for_each', items, steps, ...more }));
+  const definition = fc
+    .tuple(fc.tuple(...ids.map((_, i) => (i === 1 ? fc.oneof(loopOf, stepOf(ids)) : stepOf(ids)))), fc.integer({ min: 1, max: 60 }))
+    .map(([steps, max]) => ({
+      variables: { n: { type: 'number', default: 0 } },
+      maxStepExecutions: max,
+      steps: steps.map((x, i) => ({ ...x, id: ids[i] })),
+    }));
+
+  it('every valid definition runs to SUCCEEDED or FAILED, within maxStepExecutions, and the worker never throws', async () => {
+    await fc.assert(
+      fc.asyncProperty(definition, async (def) => {
+        expect(WorkflowDefinition.safeParse(def).error?.issues ?? []).toEqual([]);
+        const done = await ran(def);
+        expect(['SUCCEEDED', 'FAILED'], JSON.stringify(done.error)).toContain(done.status);
+        expect(done.executed ?? 0).toBeLessThanOrEqual(def.maxStepExecutions);
+        if (done.status === 'FAILED')
+          expect(['STEP_FAILED', 'STEP_LIMIT_EXCEEDED', 'EXPRESSION_FAILED', 'INVALID_ITEMS', 'NO_CASE_MATCHED']).toContain(
+            done.error?.code,
+          );
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
 });
