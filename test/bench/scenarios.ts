@@ -21,7 +21,7 @@ import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
-import { approvalFlow, setFlow } from './flows.ts';
+import { approvalFlow, forEachFlow, setFlow, switchFlow } from './flows.ts';
 
 /** The limits a pro account gets in the benchmark: two requests a minute, to see a 429. */
 export const BENCH_RATE_LIMITS = { pro: 2, team: 1_000_000, enterprise: 1_000_000 };
@@ -220,14 +220,14 @@ async function warmCaches(hook: BenchData['teamHook']) {
   await currentWorkflow(hook.webhook.accountId, hook.workflow.workflowId);
 }
 
-/** A key-bound webhook of the team account on an n-step `set` workflow. */
-async function hookOn(d: BenchData, steps: number) {
+/** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given). */
+async function hookOn(d: BenchData, steps: number, definition = setFlow(steps), name = `${steps} steps`) {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-  const workflow = await createWorkflow(admin, { name: `${steps} steps`, definition: setFlow(steps), recovery: false, editors: [] });
+  const workflow = await createWorkflow(admin, { name, definition, recovery: false, editors: [] });
   const webhook = await createWebhook(
     admin,
-    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: `bench ${steps}`, apiKeyId: d.teamHook.key.id }),
+    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: `bench ${name}`, apiKeyId: d.teamHook.key.id }),
   );
   return { key: d.teamHook.key, workflow, webhook };
 }
@@ -258,7 +258,16 @@ export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
     writeUnits: (many.writeUnits - one.writeUnits) / 4,
     path: '',
   };
-  return [one, many, perStep, batched];
+  // Control flow (README "Workflows and runs"): the switch, the jump and the loop's steps ride in the run's one write.
+  const switched = await warm(
+    await hookOn(d, 0, switchFlow(), '3-case switch'),
+    'webhook run, 3-case switch + 1 set, trigger 200 → SUCCEEDED',
+  );
+  const looped = await warm(
+    await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
+    'webhook run, for_each of 100 items × 1 set, trigger 200 → SUCCEEDED',
+  );
+  return [one, many, perStep, batched, switched, looped];
 }
 
 /** Start a run of an n-step `set` workflow and take its queue message (others on the queue are left). */
