@@ -46,7 +46,9 @@ export function setState(run: HeldRun, here: Here, state: StepState) {
   if (!here.loop) return setTop(run, here.index, state);
   const parent = run.e.steps[here.loop.index] ?? { stepId: here.loop.step.id, type: 'for_each', status: 'RUNNING' };
   const nested = parent.steps ?? pending(here.loop.step.steps);
-  setTop(run, here.loop.index, { ...parent, steps: nested.map((x, i) => (i === here.index ? state : x)) });
+  // A loop re-entered by a v1 retry shows RUNNING again with its first nested step.
+  const status = parent.status === 'PENDING' ? 'RUNNING' : parent.status;
+  setTop(run, here.loop.index, { ...parent, status, steps: nested.map((x, i) => (i === here.index ? state : x)) });
 }
 
 const flowCache = new WeakMap<WorkflowDefinition, boolean>();

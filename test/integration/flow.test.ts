@@ -10,6 +10,7 @@ import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { updateWorkflow } from '../../shared/domain/workflows.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
+import { handler as retryHandler } from '../../functions/http/v1/executions/retry.ts';
 import { db } from '../../shared/clients.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
 import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
@@ -45,6 +46,8 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ path, body: body ? JSON.parse(body) : null });
       if (path.startsWith('/status/')) return void res.writeHead(Number(path.split('/')[2])).end('{"nope":true}');
+      // Fails its first request, then answers.
+      if (path.startsWith('/once/') && hits.get(path) === 1) return void res.writeHead(500).end();
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path, echo: body ? JSON.parse(body) : null }));
     });
   });
@@ -335,6 +338,94 @@ describe('for_each', () => {
     expect(done.output).toEqual([...Array(50).keys()]);
     const resumedAt = (await events(done)).find((ev) => ev.type === 'execution.resumed');
     expect(resumedAt?.data).toMatchObject({ stepId: 'call' });
+  });
+
+  it('a v1 retry of a run failed inside a loop re-enters the failed step in its iteration; the earlier ones are not run again', async () => {
+    const tag = Math.random().toString(36).slice(2);
+    const failed = await ran({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% ["a", "b", "c"] %}',
+          steps: [{ id: 'call', type: 'http_request', url: `{% '${base}/once/${tag}/' & $item %}` }],
+        },
+      ],
+      output: '{% $steps.each.results.status %}',
+    });
+    // "a" failed on its first request.
+    expect(failed.status).toBe('FAILED');
+    expect(failed.loop).toMatchObject({ iteration: 0 });
+    const path = (item: string) => `/once/${tag}/${item}`;
+    const res = await invoke(
+      retryHandler,
+      apiEvent({
+        method: 'POST',
+        path: `/api/v1/executions/${failed.executionId}/retry`,
+        params: { executionId: failed.executionId },
+        headers: bearer(account.adminKey.token),
+      }),
+    );
+    expect(res.status).toBe(202);
+    await drain();
+    const second = await read(failed);
+    // "a" answered now; "b" fails its first request: the run fails in iteration 1, and a retry re-enters that one.
+    expect(second).toMatchObject({ status: 'FAILED', loop: { iteration: 1 } });
+    const again = await invoke(
+      retryHandler,
+      apiEvent({
+        method: 'POST',
+        path: `/api/v1/executions/${failed.executionId}/retry`,
+        params: { executionId: failed.executionId },
+        headers: { ...bearer(account.adminKey.token), 'idempotency-key': `k-${tag}` },
+      }),
+    );
+    expect(again.status).toBe(202);
+    await drain();
+    const third = await read(failed);
+    expect(third).toMatchObject({ status: 'FAILED', loop: { iteration: 2 } });
+    const last = await invoke(
+      retryHandler,
+      apiEvent({
+        method: 'POST',
+        path: `/api/v1/executions/${failed.executionId}/retry`,
+        params: { executionId: failed.executionId },
+        headers: { ...bearer(account.adminKey.token), 'idempotency-key': `k2-${tag}` },
+      }),
+    );
+    expect(last.status).toBe(202);
+    await drain();
+    const done = await read(failed);
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(done.output).toEqual([200, 200, 200]);
+    expect([path('a'), path('b'), path('c')].map((p) => hits.get(p))).toEqual([2, 2, 2]);
+  });
+
+  it('a delay inside a loop sleeps without a worker in each iteration, then goes on', async () => {
+    const { execution, message } = await started({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% [1, 2] %}',
+          steps: [
+            { id: 'nap', type: 'delay', seconds: 1 },
+            { id: 'mark', type: 'set', values: { last: '{% $item %}' } },
+          ],
+        },
+      ],
+      output: '{% $steps.each %}',
+    });
+    await deliver(message);
+    const sleeping = await read(execution);
+    expect(sleeping).toMatchObject({ status: 'RUNNING', loop: { iteration: 0, next: 0 } });
+    expect(sleeping.lease).toBeUndefined();
+    for (let i = 0; i < 20 && (await read(execution)).status === 'RUNNING'; i++) await drain();
+    const done = await read(execution);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.output).toEqual({ items: 2, results: [{ last: 1 }, { last: 2 }] });
+    const naps = (await events(done)).filter((ev) => ev.data.stepId === 'nap').map((ev) => `${ev.type}@${ev.data.iteration}`);
+    expect(naps).toEqual(['step.started@0', 'step.succeeded@0', 'step.started@1', 'step.succeeded@1']);
   });
 
   it('an approval inside a loop: one per iteration, showing the item and index', async () => {
