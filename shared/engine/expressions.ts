@@ -200,7 +200,8 @@ async function evaluateOne(source: string, scope: Scope, state: EvalState): Prom
 
 /**
  * A deep copy of `value` with every expression string replaced by its result, evaluated with `$vars`,
- * `$execution` and `$steps` bound (and `scope.vars` as the input `$`). Other strings are literal.
+ * `$execution` and `$steps` bound (and `scope.vars` as the input `$`; `$secrets`, `$item`/`$index`
+ * and `$trigger` where the scope has them). Other strings are literal.
  * An expression that yields nothing (JSONata `undefined`) becomes `null` inside an array, drops its key
  * inside an object, and is `undefined` when it is the whole `value`.
  *
