@@ -102,8 +102,9 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
       const variables = { ...e.variables, ...outcome.variables };
       const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
       if (!fitsWith(e, variables, outputs)) {
-        setState(run, here, { ...base, status: 'FAILED', error: tooLargeError(step) });
-        await run.fail(tooLargeError(step), [started]);
+        const error = tooLargeError(step);
+        setState(run, here, { ...base, status: 'FAILED', error });
+        await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, ...iteration, error }, now)]);
         return false;
       }
       const branch = outcome.branch ? { branch: outcome.branch } : {};
@@ -140,7 +141,9 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
       run.record([started], [], true);
       startLoop(run, step as ForEachStep, here.index, outcome.items, { ...base, status: 'RUNNING' }, now);
       if (!tooLarge(run)) return true;
-      await run.fail(tooLargeError(step));
+      const error = tooLargeError(step);
+      setState(run, here, { ...base, status: 'FAILED', error });
+      await run.fail(error, [newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
       return false;
     }
     case 'wait-approval': {
