@@ -18,6 +18,7 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
+import { cancelRun } from '../../shared/engine/cancel.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
 import { resumeAfterDecision, takeRunMessages, useOwnQueues } from '../support/engine.ts';
@@ -426,6 +427,17 @@ describe('for_each', () => {
     expect(done.output).toEqual({ items: 2, results: [{ last: 1 }, { last: 2 }] });
     const naps = (await events(done)).filter((ev) => ev.data.stepId === 'nap').map((ev) => `${ev.type}@${ev.data.iteration}`);
     expect(naps).toEqual(['step.started@0', 'step.succeeded@0', 'step.started@1', 'step.succeeded@1']);
+  });
+
+  it('a run cancelled while it sleeps inside a loop ends CANCELLED, the loop and its nested step with it', async () => {
+    const { execution, message } = await started({
+      steps: [{ id: 'each', type: 'for_each', items: '{% [1, 2] %}', steps: [{ id: 'nap', type: 'delay', seconds: 60 }] }],
+    });
+    await deliver(message);
+    await cancelRun(execution.accountId, execution.executionId, 'not today');
+    const done = await read(execution);
+    expect(done.status).toBe('CANCELLED');
+    expect(done.steps[0]).toMatchObject({ status: 'CANCELLED', steps: [{ stepId: 'nap', status: 'CANCELLED' }] });
   });
 
   it('an approval inside a loop: one per iteration, showing the item and index', async () => {
