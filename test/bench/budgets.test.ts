@@ -22,6 +22,9 @@ import {
  * trigger, approval POST).
  */
 
+/** A 100-item for_each of `set`, trigger to SUCCEEDED (the figure measured, README "Performance"): its 201 step events, about 40 KB in a few event items, written transactionally (×2). */
+const LOOP_100_WRITE_UNITS = 94;
+
 let rows: RoundTrips[];
 let costs: RunCost[];
 let data: BenchData;
@@ -141,6 +144,20 @@ describe('what a run costs in DynamoDB (issue 12 targets)', () => {
     expect(cost('webhook run, 5 set steps').path).toBe(cost('webhook run, 1 set step').path);
     expect(c.writeUnits).toBeGreaterThan(0);
     expect(c.writeUnits).toBeLessThanOrEqual(3);
+  });
+
+  it('a 3-case switch and its jump add no DynamoDB call: the run costs what a one-step run costs', () => {
+    const c = cost('webhook run, 3-case switch');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    expect(c.path).toBe(cost('webhook run, 1 set step, trigger').path);
+    expect(c.writeUnits).toBeLessThanOrEqual(cost('webhook run, 5 set steps').writeUnits);
+  });
+
+  it('a for_each of 100 set steps adds no call either: one write, its events in a few items', () => {
+    const c = cost('webhook run, for_each of 100');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    expect(c.path).toBe(cost('webhook run, 1 set step, trigger').path);
+    expect(c.writeUnits).toBeLessThanOrEqual(LOOP_100_WRITE_UNITS);
   });
 });
 
