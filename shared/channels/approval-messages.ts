@@ -7,7 +7,7 @@ import { getWorkflow } from '../db/entities/workflow.ts';
 import { openChannel } from '../domain/channels.ts';
 import type { ApprovalNotice } from '../engine/notify.ts';
 import { runDefinition } from '../engine/versions.ts';
-import { everyStep } from '../engine/definition.ts';
+import { everyStep } from '../engine/every-step.ts';
 import { logger } from '../logger.ts';
 import { approvalCard, type CardContext, shows } from './card.ts';
 import { adapters } from './index.ts';

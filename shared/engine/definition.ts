@@ -419,9 +419,6 @@ export const WorkflowDefinition = z
   .superRefine(crossCheck, { when: () => true });
 
 export type WorkflowDefinition = z.infer<typeof WorkflowDefinition>;
-/** Every step of a definition, the nested steps of its `for_each` steps included (ids are unique across all of them). */
-export const everyStep = (def: { steps: readonly Step[] }): (Step | NestedStep)[] =>
-  def.steps.flatMap((s): (Step | NestedStep)[] => (s.type === 'for_each' ? [s, ...s.steps] : [s]));
 export type Step = z.infer<typeof Step>;
 export type SetStep = z.infer<typeof SetStep>;
 export type HttpRequestStep = z.infer<typeof HttpRequestStep>;

@@ -5,7 +5,8 @@ import { config } from '../config.ts';
 import { type Execution, RunEvent } from '../db/entities/execution.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
-import { everyStep, type WorkflowDefinition } from './definition.ts';
+import type { WorkflowDefinition } from './definition.ts';
+import { everyStep } from './every-step.ts';
 import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */

@@ -162,11 +162,12 @@ describe('what a run costs in DynamoDB (issue 12 targets)', () => {
 });
 
 describe('bundle size', () => {
-  // 597 KiB measured: 634 before client-s3 was aliased to its three parts (22 KiB) and fast-sha256,
-  // @stablelib/base64 and mnemonist's LRU cache to Node's own (16 KiB); see infra/constructs/bundling.ts.
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 600 KiB (597 KiB measured)', async () => {
+  // 602 KiB measured (597 before control flow and callbacks each grew the run's record schema and the
+  // notifications' step lookup by about 2 KiB): 634 before client-s3 was aliased to its three parts (22 KiB)
+  // and fast-sha256, @stablelib/base64 and mnemonist's LRU cache to Node's own (16 KiB); see infra/constructs/bundling.ts.
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 605 KiB (602 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(600);
+    expect(bytes / KIB).toBeLessThanOrEqual(605);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {

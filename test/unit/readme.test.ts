@@ -26,7 +26,8 @@ describe('README control flow examples', () => {
   const examples = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string));
 
   it('has one example per construct, each a definition the server accepts or a step its schema accepts', () => {
-    expect(examples).toHaveLength(5);
+    // next (with maxStepExecutions), switch, for_each, onError, $trigger; step retries, callbacks.
+    expect(examples).toHaveLength(7);
     for (const example of examples) {
       const parsed = 'type' in example ? Step.safeParse(example) : WorkflowDefinition.safeParse(example);
       expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
