@@ -7,6 +7,7 @@ import { getWorkflow } from '../db/entities/workflow.ts';
 import { openChannel } from '../domain/channels.ts';
 import type { ApprovalNotice } from '../engine/notify.ts';
 import { runDefinition } from '../engine/versions.ts';
+import { everyStep } from '../engine/every-step.ts';
 import { logger } from '../logger.ts';
 import { approvalCard, type CardContext, shows } from './card.ts';
 import { adapters } from './index.ts';
@@ -94,7 +95,9 @@ export async function deliverApprovalNotice(m: ApprovalNotice, now = Date.now())
 
 async function sendAll(approval: Approval, context: CardContext, now: number, m: ApprovalNotice): Promise<SendResult[]> {
   const execution = await getExecution(approval.accountId, approval.executionId);
-  const step = execution && (await runDefinition(execution))?.steps.find((s) => s.id === approval.stepId);
+  const definition = execution && (await runDefinition(execution));
+  // An approval inside a for_each is one of its nested steps.
+  const step = definition && everyStep(definition).find((s) => s.id === approval.stepId);
   // The request's messages, a reminder's or an escalation's (./send-plan.ts).
   const plan = sendPlan(m, approval, step);
   if (!plan) return [];

@@ -63,6 +63,7 @@ export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
   reviewers: a.reviewers,
   ...(a.form ? { form: a.form } : {}),
   ...(a.expiresAt !== undefined ? { expiresAt: a.expiresAt } : {}),
+  ...(a.loop ? { loop: a.loop } : {}),
   createdAt: a.createdAt,
   minApprovals: a.minApprovals ?? 1,
   approvals: a.approvals ?? (a.status === 'APPROVED' ? 1 : 0),

@@ -1,5 +1,5 @@
 import { listSecrets, membersOf } from '../db/entities/account-secret.ts';
-import type { HttpRequestStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
+import type { HttpRequestStep, NestedStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
 import { hostAllowed, referencedSecret, SECRET_REFERENCE as ACCOUNT_SECRET, stepSecretNames } from '../engine/secret-refs.ts';
 import { badRequest, type FieldError, forbidden, validationFailed } from '../errors.ts';
 
@@ -32,13 +32,26 @@ const isSecretHeader = (step: Pick<HttpRequestStep, 'secretHeaders'>, name: stri
 const hidden = (step: Pick<HttpRequestStep, 'secretHeaders'>, name: string, value: string) =>
   isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
 
-const isHttp = (s: Step): s is HttpRequestStep => s.type === 'http_request';
+const isHttp = (s: Step | NestedStep): s is HttpRequestStep => s.type === 'http_request';
 /** The request a step sends: an http_request's, or a wait_for_callback's `request` (same fields, same secrets). */
 type Request = Pick<HttpRequestStep, 'url' | 'headers' | 'secretHeaders' | 'body'>;
-const requestOf = (s: Step): Request | undefined => (isHttp(s) ? s : s.type === 'wait_for_callback' ? s.request : undefined);
-const withHeaders = (s: Step, headers: Record<string, string>): Step =>
+const requestOf = (s: Step | NestedStep): Request | undefined => (isHttp(s) ? s : s.type === 'wait_for_callback' ? s.request : undefined);
+const withHeaders = <S extends Step | NestedStep>(s: S, headers: Record<string, string>): S =>
   s.type === 'wait_for_callback' && s.request ? { ...s, request: { ...s.request, headers } } : isHttp(s) ? { ...s, headers } : s;
-const headersPath = (s: Step, i: number) => (s.type === 'wait_for_callback' ? `steps.${i}.request.headers` : `steps.${i}.headers`);
+/** Where a step's request is, below the step's path. */
+const requestPath = (s: Step | NestedStep) => (s.type === 'wait_for_callback' ? '.request' : '');
+/** Every step with its path (`steps.<i>`, or `steps.<i>.steps.<j>` inside a for_each): secrets are kept the same way at every level. */
+const allSteps = (def: WorkflowDefinition | undefined) =>
+  (def?.steps ?? []).flatMap((s, i) => [
+    { s: s as Step | NestedStep, path: `steps.${i}` },
+    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, path: `steps.${i}.steps.${j}` })) : []),
+  ]);
+/** `f` applied to every step, nested ones included. */
+const mapSteps = (def: WorkflowDefinition, f: (s: Step | NestedStep, path: string) => Step | NestedStep): WorkflowDefinition['steps'] =>
+  def.steps.map((s, i) => {
+    const top = f(s, `steps.${i}`) as Step;
+    return top.type === 'for_each' ? { ...top, steps: top.steps.map((n, j) => f(n, `steps.${i}.steps.${j}`) as NestedStep) } : top;
+  });
 /** A notification's signing secret as views show it: a reference to an account secret as written, a literal masked. */
 const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : mask(secret));
 
@@ -46,7 +59,7 @@ const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : 
 export function maskDefinition(def: WorkflowDefinition): WorkflowDefinition {
   return {
     ...def,
-    steps: def.steps.map((s) => {
+    steps: mapSteps(def, (s) => {
       const r = requestOf(s);
       return r?.headers
         ? withHeaders(s, Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, hidden(r, k, v) ? mask(v) : v])))
@@ -70,8 +83,8 @@ function storedNotification(n: Notification, i: number, stored: readonly Notific
  */
 export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinition | undefined, base = 'definition'): WorkflowDefinition {
   const errors: FieldError[] = [];
-  const storedSteps = new Map((stored?.steps ?? []).flatMap((s) => (requestOf(s) ? [[s.id, requestOf(s) as Request]] : [])));
-  const steps = next.steps.map((s, i) => {
+  const storedSteps = new Map(allSteps(stored).flatMap(({ s }) => (requestOf(s) ? [[s.id, requestOf(s) as Request] as const] : [])));
+  const steps = mapSteps(next, (s, at) => {
     const r = requestOf(s);
     if (!r?.headers) return s;
     const old = storedSteps.get(s.id);
@@ -82,7 +95,7 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
           old && Object.entries(old.headers ?? {}).find(([n, v]) => n.toLowerCase() === name.toLowerCase() && hidden(old, n, v));
         if (match && mask(match[1]) === value) return [name, match[1]];
         errors.push({
-          path: `${base}.${headersPath(s, i)}.${name}`,
+          path: `${base}.${at}${requestPath(s)}.headers.${name}`,
           message: 'a masked value keeps the stored secret only where the view showed it; send the new value',
         });
         return [name, value];
@@ -114,10 +127,10 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
  * definition that references no secret.
  */
 export async function checkSecretUse(actor: { accountId: string; role?: string }, def: WorkflowDefinition, base = 'definition') {
-  const steps = def.steps
-    .flatMap((s, i) => {
+  const steps = allSteps(def)
+    .flatMap(({ s, path }) => {
       const r = requestOf(s);
-      return r ? [{ s: r, i, names: stepSecretNames(r), at: s.type === 'wait_for_callback' ? 'request.url' : 'url' }] : [];
+      return r ? [{ s: r, path: `${path}${requestPath(s)}`, names: stepSecretNames(r) }] : [];
     })
     .filter((x) => x.names.length);
   const notified = (def.notifications ?? []).flatMap((n) => referencedSecret(n.secret ?? '') ?? []);
@@ -135,13 +148,13 @@ export async function checkSecretUse(actor: { accountId: string; role?: string }
       );
   }
   const errors: FieldError[] = [];
-  for (const { s, i, names, at } of steps) {
+  for (const { s, path, names } of steps) {
     if (s.url.includes('{%') || !URL.canParse(s.url)) continue;
     const host = new URL(s.url).hostname;
     for (const n of names) {
       const hosts = secrets.get(n)?.allowedHosts;
       if (hosts && !hostAllowed(hosts, host))
-        errors.push({ path: `${base}.steps.${i}.${at}`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
+        errors.push({ path: `${base}.${path}.url`, message: `$secrets.${n} may be sent only to ${hosts.join(', ')}, not ${host}` });
     }
   }
   if (errors.length)

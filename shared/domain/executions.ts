@@ -1,7 +1,15 @@
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { getArtifact, listArtifacts } from '../db/entities/artifact.ts';
-import { type Execution, type ExecutionFilters, getExecution, listEvents, listExecutions, TERMINAL } from '../db/entities/execution.ts';
+import {
+  currentStepId,
+  type Execution,
+  type ExecutionFilters,
+  getExecution,
+  listEvents,
+  listExecutions,
+  TERMINAL,
+} from '../db/entities/execution.ts';
 import { conflict, notFound } from '../errors.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 
@@ -23,8 +31,10 @@ export const executionView = (e: Execution) => ({
   ...(e.finishedAt !== undefined ? { finishedAt: e.finishedAt } : {}),
   // Where the run is, or where it stopped (INTERRUPTED: the step a resume re-enters).
   ...(e.status === 'RUNNING' || e.status === 'WAITING_APPROVAL' || e.status === 'WAITING_CALLBACK' || e.status === 'INTERRUPTED'
-    ? { currentStepId: e.steps[e.nextStep]?.stepId ?? null }
+    ? { currentStepId: currentStepId(e) }
     : {}),
+  // Inside a for_each: the loop, the iteration (0-based) and how many items (its step state has the nested steps').
+  ...(e.loop ? { loop: { stepId: e.loop.stepId, iteration: e.loop.iteration, items: e.loop.items.length } } : {}),
   steps: e.steps,
   ...(e.error ? { error: e.error } : {}),
   ...(e.approvalId ? { approvalId: e.approvalId } : {}),

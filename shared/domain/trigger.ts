@@ -5,6 +5,7 @@ import { countKeyUse } from '../db/entities/api-key.ts';
 import { authMode, type Webhook } from '../db/entities/webhook.ts';
 import { startRun } from '../engine/runs.ts';
 import { emit } from '../metrics.ts';
+import { triggerContextOf } from './trigger-context.ts';
 
 /** Payloads up to this size stay on the execution record; larger ones go to the artifacts bucket. */
 export const INLINE_PAYLOAD_BYTES = 32 * 1024;
@@ -46,6 +47,8 @@ export type Trigger = {
   /** The caller's `Idempotency-Key` (legacy-hmac, key-bound and open webhooks only): one run per key for 24 h. */
   idempotencyKey?: string;
   deliveryId?: string;
+  /** The request's headers (for `$trigger`, kept only where the workflow reads it). */
+  headers?: Record<string, string | undefined>;
 };
 
 /**
@@ -59,6 +62,7 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
     ? { key: t.idempotencyKey, scope: `WH#${w.webhookId}`, label: 'Idempotency-Key' }
     : t.deliveryId && { key: t.deliveryId, scope: `WHD#${w.webhookId}`, label: 'delivery id' };
   const stored = await storablePayload(w.accountId, w.webhookId, payload, now);
+  const triggerContext = triggerContextOf(w, t.headers ?? {}, payload);
   const { execution, replayed } = await startRun(
     {
       // By reference: the worker takes the workflow (definition, defaults) when it picks the run up.
@@ -67,7 +71,7 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
       webhookId: w.webhookId,
       variables: mapVariables(payload, w.variableMapping),
       idempotency: dedupe ? { ...dedupe, request: payload } : undefined,
-      extra: { ...stored, authMode: authMode(w), keyId: t.keyId, sourceIp: t.sourceIp },
+      extra: { ...stored, authMode: authMode(w), keyId: t.keyId, sourceIp: t.sourceIp, ...(triggerContext ? { triggerContext } : {}) },
     },
     now,
   );

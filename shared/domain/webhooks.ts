@@ -18,6 +18,7 @@ import { getWorkflow, workflowKey } from '../db/entities/workflow.ts';
 import { badRequest, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type CreateWebhookBody, isStandardWebhooksSecret, type UpdateWebhookBody } from '../schemas/webhooks.ts';
+import { readsTrigger } from './trigger-context-sync.ts';
 import { keyStatus } from './keys.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
@@ -88,6 +89,7 @@ async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string) 
   const workflow = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, workflow))
     throw forbidden('NOT_WORKFLOW_EDITOR', 'You need edit permission on the workflow to bind a webhook to it.');
+  return workflow;
 }
 
 /**
@@ -117,7 +119,7 @@ export async function createWebhook(
   now = Date.now(),
 ): Promise<Webhook> {
   const w: Webhook = { webhookId: newId('wh'), accountId: p.accountId, ...input, createdBy: p.userId, createdAt: now, updatedAt: now };
-  await requireEditableWorkflow(p, input.workflowId);
+  if (readsTrigger((await requireEditableWorkflow(p, input.workflowId)).definition)) w.triggerContext = true;
   if (input.apiKeyId) await checkBinding(p, p.userId, input.apiKeyId);
   checkAuthMode(w, requested);
   checkSchemeSecret(input);
@@ -168,10 +170,12 @@ export async function updateWebhook(
   now = Date.now(),
 ): Promise<Webhook> {
   const w = await visibleWebhook(p, webhookId);
-  await requireEditableWorkflow(p, w.workflowId);
+  const workflow = await requireEditableWorkflow(p, w.workflowId);
   if (patch.apiKeyId) await checkBinding(p, w.createdBy, patch.apiKeyId);
   const { clearApiKeyId, variableMapping, authMode: requested, ...rest } = patch;
   const next: Webhook = { ...w, ...rest, updatedAt: now };
+  if (readsTrigger(workflow.definition)) next.triggerContext = true;
+  else delete next.triggerContext;
   if (variableMapping !== undefined) next.variableMapping = variableMapping ?? undefined;
   if (clearApiKeyId) delete next.apiKeyId;
   // Open on purpose: the bound key, the secret and its scheme go, unless this request sets them (then the mode check refuses it).

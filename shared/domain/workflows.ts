@@ -2,9 +2,10 @@ import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow 
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { listChannelItems } from '../db/entities/channel.ts';
+import { readsTrigger, syncTriggerContext } from './trigger-context-sync.ts';
 import { caches } from './records.ts';
 import { forgetWorkflow } from '../engine/versions.ts';
-import type { WorkflowDefinition } from '../engine/definition.ts';
+import type { NestedStep, Step, WorkflowDefinition } from '../engine/definition.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
 import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
@@ -67,7 +68,12 @@ async function checkEditors(accountId: string, editors: readonly string[]) {
  * account's users of the listed roles, counted when the definition is saved (400 otherwise).
  */
 async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
-  const quorums = definition.steps.flatMap((s, i) => (s.type === 'manual_approval' && (s.minApprovals ?? 1) > 1 ? [{ s, i }] : []));
+  // Approvals inside a for_each count too (`steps.<i>.steps.<j>`).
+  const all = definition.steps.flatMap((s, i) => [
+    { s: s as Step | NestedStep, i: `${i}` },
+    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, i: `${i}.steps.${j}` })) : []),
+  ]);
+  const quorums = all.flatMap(({ s, i }) => (s.type === 'manual_approval' && (s.minApprovals ?? 1) > 1 ? [{ s, i }] : []));
   if (quorums.length === 0) return;
   const users = await listUsers(accountId);
   const errors = quorums.flatMap(({ s, i }) => {
@@ -84,7 +90,12 @@ async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
  * later leaves the step sending nothing on it (the notify worker logs that).
  */
 async function checkChannels(accountId: string, definition: WorkflowDefinition) {
-  const uses = definition.steps.flatMap((s, i) =>
+  // Approvals inside a for_each too (`steps.<i>.steps.<j>`).
+  const all = definition.steps.flatMap((s, i) => [
+    { s: s as Step | NestedStep, i: `${i}` },
+    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, i: `${i}.steps.${j}` })) : []),
+  ]);
+  const uses = all.flatMap(({ s, i }) =>
     s.type === 'manual_approval'
       ? [
           ...(s.notify ?? []).map((n, j) => ({ n, path: `definition.steps.${i}.notify.${j}` })),
@@ -146,6 +157,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   };
   await putWorkflow(next, w.version);
   forgetWorkflow(p.accountId, workflowId);
+  if (definition && readsTrigger(definition) !== readsTrigger(w.definition)) await syncTriggerContext(p.accountId, workflowId, definition);
   return next;
 }
 

@@ -61,10 +61,18 @@ export const isHttpUrl = (s: string, localHttpOnly = false) => {
   return !localHttpOnly || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
 };
 
+export const MAX_STEPS = 100;
+
 const When = z.custom<boolean | string>((v) => typeof v === 'boolean' || (typeof v === 'string' && isExpression(v)), {
   message: 'must be a boolean or an expression "{% ... %}"',
 });
-const base = { id: StepId, title: z.string().optional(), when: When.optional() };
+/** Where a step goes after it: another step's id (of the same list) or `"$end"`, which ends the run SUCCEEDED. */
+export const END = '$end';
+const TARGET = /^([A-Za-z0-9_-]{1,64}|\$end)$/;
+const Target = z.string().regex(TARGET, 'must be a step id or "$end"');
+/** What a step's failure does: fail the run (default), go on, or go to another step (`$steps.<id>.error` holds it). */
+export const OnError = z.union([z.enum(['fail', 'continue']), z.strictObject({ next: Target })]);
+const base = { id: StepId, title: z.string().optional(), when: When.optional(), next: Target.optional(), onError: OnError.optional() };
 
 export const SetStep = z.strictObject({ ...base, type: z.literal('set'), values: z.record(VarName, JsonValue) });
 
@@ -233,6 +241,38 @@ export const WaitForCallbackStep = z
       ctx.addIssue({ code: 'custom', path: ['heartbeatSeconds'], message: 'must be at most timeoutSeconds' });
   });
 
+/** `switch`: the first case whose `when` is true names the next step; else `default`; else the step fails `NO_CASE_MATCHED`. */
+export const SwitchStep = z.strictObject({
+  ...base,
+  type: z.literal('switch'),
+  cases: z
+    .array(z.strictObject({ when: When, next: Target }))
+    .min(1)
+    .max(50),
+  default: Target.optional(),
+});
+
+/** The longest list a `for_each` takes. */
+export const MAX_ITEMS = 1000;
+/** Steps a `for_each` runs once per item: any type but `for_each`. */
+export const NestedStep = z.discriminatedUnion('type', [
+  SetStep,
+  HttpRequestStep,
+  ManualApprovalStep,
+  ArtifactStep,
+  DelayStep,
+  FailStep,
+  WaitForCallbackStep,
+  SwitchStep,
+]);
+export const ForEachStep = z.strictObject({
+  ...base,
+  type: z.literal('for_each'),
+  items: z.string().refine(isExpression, 'must be an expression "{% ... %}"'),
+  steps: z.array(NestedStep).min(1).max(MAX_STEPS),
+  maxItems: z.number().int().min(1).max(MAX_ITEMS).default(MAX_ITEMS),
+});
+
 export const Step = z.discriminatedUnion('type', [
   SetStep,
   HttpRequestStep,
@@ -241,6 +281,8 @@ export const Step = z.discriminatedUnion('type', [
   DelayStep,
   FailStep,
   WaitForCallbackStep,
+  SwitchStep,
+  ForEachStep,
 ]);
 
 /** The event types (one list: `./events.ts`). */
@@ -264,8 +306,6 @@ export const Notification = z.strictObject({
     .optional(),
 });
 
-export const MAX_STEPS = 100;
-
 /**
  * A quorum of named users only cannot exceed them (`role:` reviewers are counted against the
  * account when the workflow is saved, `shared/domain/workflows.ts`).
@@ -278,6 +318,61 @@ function quorumIssue(step: unknown): string | undefined {
   return minApprovals > users ? `must be at most ${users}, the reviewers listed` : undefined;
 }
 
+type Issue = { path: (string | number)[]; message: string };
+const record = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+
+/**
+ * Step ids unique in the whole definition (nested steps included), and every `next`, `onError.next`
+ * and switch target naming a step of the same list (a nested step's: one of its siblings) or `"$end"`.
+ */
+function flowIssues(steps: unknown[]): Issue[] {
+  const issues: Issue[] = [];
+  const seen = new Map<string, string>();
+  const lists: { path: (string | number)[]; steps: unknown[] }[] = [{ path: ['steps'], steps }];
+  steps.forEach((s, i) => {
+    const nested = record(s).steps;
+    if (record(s).type === 'for_each' && Array.isArray(nested)) lists.push({ path: ['steps', i, 'steps'], steps: nested });
+  });
+  for (const list of lists) {
+    list.steps.forEach((s, i) => {
+      const id = record(s).id;
+      if (typeof id !== 'string') return;
+      const where = [...list.path, i].join('.');
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, where);
+      else issues.push({ path: [...list.path, i, 'id'], message: `duplicate step id "${id}" (also ${first}.id)` });
+    });
+  }
+  for (const list of lists) {
+    const ids = new Set(list.steps.map((s) => record(s).id).filter((id) => typeof id === 'string'));
+    const check = (target: unknown, path: (string | number)[]) => {
+      // A malformed target is the schema's to report.
+      if (typeof target === 'string' && TARGET.test(target) && target !== END && !ids.has(target))
+        issues.push({
+          path,
+          message: `no step "${target}"${list.path.length > 1 ? ' in this for_each' : ''} (a target must be a step of the same list or "$end")`,
+        });
+    };
+    list.steps.forEach((s, i) => {
+      const at = [...list.path, i];
+      const step = record(s);
+      check(step.next, [...at, 'next']);
+      check(record(step.onError).next, [...at, 'onError', 'next']);
+      if (step.type === 'switch') {
+        if (Array.isArray(step.cases)) {
+          step.cases.forEach((c, j) => {
+            check(record(c).next, [...at, 'cases', j, 'next']);
+          });
+        }
+        check(step.default, [...at, 'default']);
+      }
+      if (list.path.length > 1 && step.type === 'for_each')
+        issues.push({ path: [...at, 'type'], message: 'a for_each cannot contain a for_each' });
+    });
+  }
+  return issues;
+}
+
 /** Unique step ids, quorums, and every expression anywhere compiles. Runs even when other fields failed, on the raw value. */
 function crossCheck(def: unknown, ctx: z.RefinementCtx) {
   const steps = (def as { steps?: unknown } | null)?.steps;
@@ -287,15 +382,16 @@ function crossCheck(def: unknown, ctx: z.RefinementCtx) {
       if (issue) ctx.addIssue({ code: 'custom', path: ['steps', i, 'minApprovals'], message: issue });
       const late = escalateIssue(s);
       if (late) ctx.addIssue({ code: 'custom', path: ['steps', i, 'escalate', 'afterSeconds'], message: late });
+      const nested = record(s).steps;
+      if (record(s).type === 'for_each' && Array.isArray(nested))
+        nested.forEach((n: unknown, j) => {
+          const inner = quorumIssue(n);
+          if (inner) ctx.addIssue({ code: 'custom', path: ['steps', i, 'steps', j, 'minApprovals'], message: inner });
+          const innerLate = escalateIssue(n);
+          if (innerLate) ctx.addIssue({ code: 'custom', path: ['steps', i, 'steps', j, 'escalate', 'afterSeconds'], message: innerLate });
+        });
     });
-    const firstIndex = new Map<unknown, number>();
-    steps.forEach((s: unknown, i) => {
-      const id = (s as { id?: unknown } | null)?.id;
-      if (typeof id !== 'string') return;
-      const first = firstIndex.get(id);
-      if (first === undefined) firstIndex.set(id, i);
-      else ctx.addIssue({ code: 'custom', path: ['steps', i, 'id'], message: `duplicate step id "${id}" (also steps.${first}.id)` });
-    });
+    for (const issue of flowIssues(steps)) ctx.addIssue({ code: 'custom', ...issue });
   }
   // Deeper literal JSON is refused by JsonValue anyway.
   for (const { path, source } of findExpressions(def, [], MAX_JSON_DEPTH + 8)) {
@@ -308,10 +404,15 @@ function crossCheck(def: unknown, ctx: z.RefinementCtx) {
   for (const issue of secretIssues(def, MAX_JSON_DEPTH + 8)) ctx.addIssue({ code: 'custom', ...issue });
 }
 
+export const DEFAULT_MAX_STEP_EXECUTIONS = 1000;
+export const MAX_STEP_EXECUTIONS = 10_000;
+
 export const WorkflowDefinition = z
   .strictObject({
     variables: z.record(VarName, VariableDecl).optional(),
     steps: z.array(Step).min(1).max(MAX_STEPS),
+    /** Steps a run may execute in all, nested ones and repeats included (absent: `DEFAULT_MAX_STEP_EXECUTIONS`). */
+    maxStepExecutions: z.number().int().min(1).max(MAX_STEP_EXECUTIONS).optional(),
     output: JsonValue.optional(),
     notifications: z.array(Notification).max(10).optional(),
   })
@@ -326,6 +427,10 @@ export type ArtifactStep = z.infer<typeof ArtifactStep>;
 export type DelayStep = z.infer<typeof DelayStep>;
 export type FailStep = z.infer<typeof FailStep>;
 export type WaitForCallbackStep = z.infer<typeof WaitForCallbackStep>;
+export type SwitchStep = z.infer<typeof SwitchStep>;
+export type ForEachStep = z.infer<typeof ForEachStep>;
+export type NestedStep = z.infer<typeof NestedStep>;
+export type OnError = z.infer<typeof OnError>;
 export type FormField = z.infer<typeof FormField>;
 export type Notification = z.infer<typeof Notification>;
 export type ApprovalNotify = z.infer<typeof ApprovalNotify>;

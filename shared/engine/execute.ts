@@ -14,14 +14,16 @@ import {
 } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import type { Step } from './definition.ts';
+import type { ForEachStep, NestedStep, Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
+import { advance, countStep, type Here, iterationOf, locate, setState, startLoop, stateAt, tooLarge } from './flow.ts';
 import { notifyEvents } from './notify.ts';
+import { applyDecision, endDelays, wake } from './waits.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
+import { currentAttempt, planRetry, retryInProgress, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
 import { reportedOutcome, sendCallbackRequest } from './steps/wait-for-callback.ts';
-import { currentAttempt, planRetry, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 
 /** Variables and step outputs of a run, as JSON. */
 export const MAX_STATE_BYTES = 256 * 1024;
@@ -35,7 +37,7 @@ const CANCEL_POLL_MS = 1_000;
  * what is left of the invocation; otherwise the run goes to a fresh invocation first, so a slow step
  * never times the invocation out (and with it the other runs of its batch).
  */
-export const stepBudgetMs = (step: Step) =>
+export const stepBudgetMs = (step: Step | NestedStep) =>
   step.type === 'http_request'
     ? step.timeoutMs + 2_000
     : step.type === 'artifact'
@@ -45,31 +47,42 @@ export const stepBudgetMs = (step: Step) =>
         : 2_000;
 
 /** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
-const external = (step: Step) => step.type === 'http_request' || step.type === 'artifact';
+const external = (step: Step | NestedStep) => step.type === 'http_request' || step.type === 'artifact';
 
-/** Run the held run's steps until it ends, waits (approval, delay) or needs a fresh invocation. */
+/** Run the held run's steps until it ends, waits (approval, callback, delay, a retry's backoff) or needs a fresh invocation. */
 export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
   if (!(await applyDecision(run))) return;
   if (!(await applyReport(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
-  endDelays(run);
+  wake(run);
   for (;;) {
-    const index = run.e.nextStep;
-    const step = run.definition?.steps[index];
-    if (!step) return finish(run);
+    const here = locate(run);
+    if (!here) return finish(run);
     const left = remainingMs() - HANDOFF_MARGIN_MS;
-    if (left < stepBudgetMs(step)) return run.release();
-    if (external(step) && run.dirty && !(await run.flush())) return;
-    if (!(await runOne(run, step, index, left))) return;
+    if (left < stepBudgetMs(here.step)) return run.release();
+    // A retry's next attempt is the same step execution: it is not counted again.
+    const limit = retryInProgress(stateAt(run, here)) ? undefined : countStep(run);
+    if (limit) return run.fail(limit);
+    // Inside a loop this one write also holds the previous iteration's end: one write per iteration with an external effect.
+    if (external(here.step) && run.dirty && !(await run.flush())) return;
+    if (!(await runOne(run, here, left))) return;
   }
 }
 
 const stateBytes = (variables: unknown, outputs: unknown) => Buffer.byteLength(JSON.stringify({ variables, outputs }));
+const tooLargeError = (step: { id: string }) => ({
+  code: 'STATE_TOO_LARGE',
+  message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.`,
+});
+const fitsWith = (e: Execution, variables: Record<string, unknown>, outputs: Record<string, unknown>) =>
+  stateBytes(variables, outputs) <= MAX_STATE_BYTES && executionItemBytes({ ...e, variables, outputs }) <= MAX_EXECUTION_ITEM_BYTES;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Run one step and apply its outcome to the run; false when the run stopped (ended, waits, released, lost). */
-async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): Promise<boolean> {
+async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean> {
   const e = run.e;
+  const { step } = here;
   const startedAt = Date.now();
   const abort = new AbortController();
   const watch = step.type === 'http_request' ? watchForCancel(e, abort) : undefined;
@@ -91,57 +104,84 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
 
   const now = Date.now();
   emit('StepDuration', now - startedAt);
-  // A step re-entered by a retry keeps its attempt count.
-  const attempts = e.steps[index]?.attempts;
-  const again = { ...(attempts ? { attempts } : {}), ...(e.steps[index]?.tries ? { tries: e.steps[index]?.tries } : {}) };
+  // A step re-entered by a retry (v1, or its own `retry` policy) keeps its attempt counts.
+  const previous = stateAt(run, here);
+  const attempts = previous?.attempts;
+  const tries = currentAttempt(previous);
+  const again = { ...(attempts ? { attempts } : {}), ...(tries > 1 ? { tries } : {}) };
+  const iteration = iterationOf(run, here);
+  const merge = here.loop !== undefined;
   const base: StepState = { stepId: step.id, type: step.type, status: 'SUCCEEDED', startedAt, finishedAt: now, ...again };
-  const startedData = { stepId: step.id, type: step.type, ...(attempts ? { attempt: attempts } : {}) };
+  const startedData = { stepId: step.id, type: step.type, ...iteration, ...(attempts ? { attempt: attempts } : {}) };
   const started = newEvent(e.executionId, 'step.started', startedData, startedAt);
-  const steps = (s: StepState) => e.steps.map((x, i) => (i === index ? s : x));
 
   const retry = 'retry' in step ? step.retry : undefined;
-  const tries = currentAttempt(e.steps[index]);
   if (outcome.kind === 'failed') {
     const plan = planRetry(retry, { error: outcome.error, response: outcome.output }, tries, now);
-    if (plan) return scheduleRetry(run, index, plan, started, { leftMs: maxMs - (now - startedAt), budgetMs: stepBudgetMs(step) });
+    if (plan) return scheduleRetry(run, here, plan, started, { leftMs: maxMs - (now - startedAt), budgetMs: stepBudgetMs(step) });
   }
+  // Retries exhausted (or a failure no retry cures): the last attempt's failure goes on to `onError`.
   if (retry && (outcome.kind === 'done' || outcome.kind === 'failed'))
     outcome = { ...outcome, output: withAttempts(retry, outcome.output, tries) };
 
-  if (outcome.kind === 'done' || (outcome.kind === 'failed' && outcome.continueRun)) {
-    const variables = { ...e.variables, ...outcome.variables };
-    const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
-    if (stateBytes(variables, outputs) > MAX_STATE_BYTES || executionItemBytes({ ...e, variables, outputs }) > MAX_EXECUTION_ITEM_BYTES) {
-      const message = `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.`;
-      outcome = { kind: 'failed', error: { code: 'STATE_TOO_LARGE', message }, continueRun: false };
-    } else {
-      const failed = outcome.kind === 'failed' ? outcome.error : undefined;
-      run.update({ steps: steps(failed ? { ...base, status: 'FAILED', error: failed } : base), variables, outputs, nextStep: index + 1 });
-      const done = newEvent(
-        e.executionId,
-        failed ? 'step.failed' : 'step.succeeded',
-        { stepId: step.id, ...(failed ? { error: failed } : {}) },
-        now,
-      );
-      run.record([started, done], outcome.kind === 'done' ? outcome.items : []);
-      return external(step) ? run.flush() : true;
-    }
-  }
   switch (outcome.kind) {
-    case 'skipped':
-      run.update({ steps: steps({ ...base, status: 'SKIPPED' }), nextStep: index + 1 });
-      return true;
+    case 'done': {
+      const variables = { ...e.variables, ...outcome.variables };
+      const outputs = outcome.output === undefined ? e.outputs : { ...e.outputs, [step.id]: outcome.output };
+      if (!fitsWith(e, variables, outputs)) {
+        const error = tooLargeError(step);
+        setState(run, here, { ...base, status: 'FAILED', error });
+        await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, ...iteration, error }, now)]);
+        return false;
+      }
+      const branch = outcome.branch ? { branch: outcome.branch } : {};
+      setState(run, here, { ...base, ...branch });
+      run.update({ variables, outputs });
+      run.record(
+        [started, newEvent(e.executionId, 'step.succeeded', { stepId: step.id, ...iteration, ...branch }, now)],
+        outcome.items,
+        merge,
+      );
+      advance(run, here, outcome.next ?? step.next, now);
+      return external(step) && !merge ? run.flush() : true;
+    }
     case 'failed':
+      return stepFailed(run, here, outcome.error, {
+        started,
+        state: base,
+        now,
+        output: outcome.output,
+        variables: outcome.variables,
+        allowFailure: outcome.continueRun,
+      });
+    case 'skipped':
+      setState(run, here, { ...base, status: 'SKIPPED' });
+      advance(run, here, step.next, now);
+      return true;
     case 'fail-run': {
       const error = outcome.error;
-      await failStep(run, index, { ...base, status: 'FAILED', error }, [
-        started,
-        newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now),
-      ]);
+      setState(run, here, { ...base, status: 'FAILED', error });
+      await run.fail(error, [started, newEvent(e.executionId, 'step.failed', { stepId: step.id, ...iteration, error }, now)]);
+      return false;
+    }
+    case 'loop': {
+      run.record([started], [], true);
+      startLoop(run, step as ForEachStep, here.index, outcome.items, { ...base, status: 'RUNNING' }, now);
+      if (!tooLarge(run)) return true;
+      const error = tooLargeError(step);
+      setState(run, here, { ...base, status: 'FAILED', error });
+      await run.fail(error, [newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
       return false;
     }
     case 'wait-approval': {
-      const a = outcome.approval;
+      const position = run.e.loop;
+      const a =
+        here.loop && position
+          ? {
+              ...outcome.approval,
+              loop: { stepId: here.loop.step.id, index: position.iteration, item: position.items[position.iteration] ?? null },
+            }
+          : outcome.approval;
       const base = config().PUBLIC_BASE_URL;
       const links = {
         approve: `${base}/api/webhook-trigger/approval/${a.approvalId}/approve?api_key={API_KEY}`,
@@ -158,10 +198,12 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
           form: a.form ?? null,
           expiresAt: a.expiresAt ?? null,
           links,
+          ...(a.loop ? { loop: a.loop } : {}),
         },
         now,
       );
-      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), approvalId: a.approvalId });
+      setState(run, here, { stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again });
+      run.update({ approvalId: a.approvalId });
       run.record([started, requested]);
       // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
       run.record([], [approvalPut({ ...a, runSeq: run.e.seq }), ...nudgePut(a)]);
@@ -173,11 +215,14 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
       const data = {
         callbackId: c.callbackId,
         stepId: step.id,
+        ...iteration,
         url: outcome.url,
         timeoutAt: c.timeoutAt,
         heartbeatSeconds: c.heartbeatSeconds ?? null,
       };
-      run.update({ steps: steps({ stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again }), callbackId: c.callbackId });
+      // As an approval: the run waits at the step (inside a loop, in its iteration) until a report or the deadline.
+      setState(run, here, { stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again });
+      run.update({ callbackId: c.callbackId });
       run.record([started, newEvent(e.executionId, 'callback.requested', data, now)]);
       // What ends the wait is numbered after its callback.requested.
       run.record([], [callbackPut({ ...c, runSeq: run.e.seq })]);
@@ -186,12 +231,10 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
       return false;
     }
     case 'sleep':
-      run.update({
-        steps: steps({ stepId: step.id, type: step.type, status: 'RUNNING', startedAt, ...again }),
-        nextStep: index + 1,
-        wakeAt: outcome.until,
-      });
-      run.record([started]);
+      // The run stays at the delay; its wake (`wake`) ends it and moves on.
+      setState(run, here, { stepId: step.id, type: step.type, status: 'RUNNING', startedAt, ...again });
+      run.update({ wakeAt: outcome.until });
+      run.record([started], [], merge);
       await run.release(outcome.until);
       return false;
     default:
@@ -199,82 +242,88 @@ async function runOne(run: HeldRun, step: Step, index: number, maxMs: number): P
   }
 }
 
+type Failure = {
+  /** The step's `step.started`, when this failure is its end. */
+  started?: RunEvent;
+  /** The step's state as it ends (status and error are set here). */
+  state: StepState;
+  now: number;
+  output?: unknown;
+  variables?: Record<string, unknown>;
+  /** An `http_request` with `allowFailure`: goes on as `onError: "continue"` does (without `error` in its output). */
+  allowFailure?: boolean;
+};
+
 /**
- * An approval decision recorded on the run (`decisionTransition`) is applied by its worker: the
- * waiting step's output and state and the form values (the run goes on), or the run's failure (a
- * rejection with `onReject: "fail"`, an expiry with `onTimeout: "fail"`). False when the run ended.
+ * The one failure path of a step: its `onError` decides. `"fail"` (default) fails the run, or, for a
+ * step inside a loop, the loop step (whose own `onError` decides next); `"continue"` and `{ next }`
+ * go on with `$steps.<id>.error` = `{ code, message, status? }`. False when the run stopped.
  */
-async function applyDecision(run: HeldRun): Promise<boolean> {
-  const d = run.e.decision;
-  if (!d) return true;
-  run.drop('decision');
-  await notifyEvents(run.e, [d.event]);
-  const index = run.e.steps.findIndex((s) => s.stepId === d.stepId);
-  if (index < 0) {
-    logger.error('decision for a step the run does not have; dropped', { executionId: run.e.executionId, stepId: d.stepId });
-    return true;
-  }
-  const outputs = { ...run.e.outputs, [d.stepId]: d.output };
-  const steps = (s: Partial<StepState>) => run.e.steps.map((x, i) => (i === index ? { ...x, finishedAt: d.at, ...s } : x));
-  // The approval step ends as its state says: step.failed when the decision fails the run, else step.succeeded.
-  const ended = (type: 'step.succeeded' | 'step.failed', extra: Record<string, unknown> = {}) =>
-    newEvent(run.e.executionId, type, { stepId: d.stepId, decision: d.output.decision, ...extra }, d.at);
-  if (d.fails) {
-    const error = { code: d.fails.code, message: d.fails.stepMessage };
-    run.update({ steps: steps({ status: 'FAILED', error }), outputs });
-    await run.fail({ code: d.fails.code, message: d.fails.message }, [ended('step.failed', { error })]);
+export async function stepFailed(run: HeldRun, here: Here, error: RunError, f: Failure): Promise<boolean> {
+  const { step } = here;
+  const rule = step.onError ?? (f.allowFailure ? 'continue' : 'fail');
+  const merge = here.loop !== undefined;
+  const failed = newEvent(run.e.executionId, 'step.failed', { stepId: step.id, ...iterationOf(run, here), error }, f.now);
+  const events = f.started ? [f.started, failed] : [failed];
+  setState(run, here, { ...f.state, status: 'FAILED', finishedAt: f.now, error });
+  if (rule === 'fail') {
+    if (here.loop) {
+      run.record(events, [], true);
+      const loop = { step: here.loop.step, index: here.loop.index };
+      const position = run.e.loop;
+      const output = position && { items: position.items.length, results: position.results };
+      return stepFailed(run, loop, error, { state: run.e.steps[loop.index] as StepState, now: f.now, output });
+    }
+    // The position (a loop's included) stays: a v1 retry re-enters this step.
+    await run.fail(error, events);
     return false;
   }
-  const variables = d.output.decision === 'approve' ? { ...run.e.variables, ...d.output.formData } : run.e.variables;
-  run.update({ steps: steps({ status: 'SUCCEEDED' }), outputs, variables, nextStep: index + 1 });
-  run.record([ended('step.succeeded')]);
-  return true;
+  const output = step.onError !== undefined ? { ...(isRecord(f.output) ? f.output : {}), error } : f.output;
+  const variables = { ...run.e.variables, ...f.variables };
+  const outputs = output === undefined ? run.e.outputs : { ...run.e.outputs, [step.id]: output };
+  if (!fitsWith(run.e, variables, outputs)) {
+    await run.fail(tooLargeError(step), events);
+    return false;
+  }
+  if (step.type === 'for_each' && run.e.loop) run.drop('loop');
+  run.update({ variables, outputs });
+  run.record(events, [], merge);
+  advance(run, here, typeof rule === 'object' ? rule.next : step.next, f.now);
+  return external(step) && !merge ? run.flush() : true;
 }
 
 /**
- * A step that failed ends the run FAILED: its state, its events (`step.started`, `step.failed`) and the
- * run's end in one write. The one place a step's failure is applied (a failed attempt, a callback
- * reported failed or timed out with `onTimeout: "fail"`).
- */
-async function failStep(run: HeldRun, index: number, state: StepState, events: RunEvent[]): Promise<void> {
-  run.update({ steps: run.e.steps.map((x, i) => (i === index ? state : x)) });
-  await run.fail(state.error as RunError, events);
-}
-
-/**
- * What ended a wait_for_callback (`reportTransition`), applied by the run's worker: the step's output
- * (the run goes on with `$steps.<id>.output`) or its failure. False when the run ended.
+ * What ended a wait_for_callback (`reportTransition`), applied by the run's worker when it takes the
+ * run again: the step's output (the run goes on with `$steps.<id>.output`), or its failure, a reported
+ * one or a timeout with `onTimeout: "fail"`, which `stepFailed` applies (`onError`). The run waited at
+ * the step, inside a loop too. False when the run stopped.
  */
 async function applyReport(run: HeldRun): Promise<boolean> {
   const r = run.e.report;
   if (!r) return true;
   run.drop('report');
   await notifyEvents(run.e, [r.event]);
-  const index = run.e.steps.findIndex((s) => s.stepId === r.stepId);
-  if (index < 0) {
-    logger.error('callback report for a step the run does not have; dropped', { executionId: run.e.executionId, stepId: r.stepId });
+  const here = locate(run);
+  if (!here || here.step.id !== r.stepId) {
+    logger.error('callback report for a step the run is not at; dropped', { executionId: run.e.executionId, stepId: r.stepId });
     return true;
   }
-  const state = { ...(run.e.steps[index] as StepState), finishedAt: r.at };
+  const state: StepState = { ...(stateAt(run, here) ?? { stepId: r.stepId, type: here.step.type, status: 'WAITING' }), finishedAt: r.at };
   const got = await reportedOutcome(run.e, r);
-  let error = got.error;
-  if (!error) {
-    const outputs = { ...run.e.outputs, [r.stepId]: got.output };
-    if (stateBytes(run.e.variables, outputs) <= MAX_STATE_BYTES && executionItemBytes({ ...run.e, outputs }) <= MAX_EXECUTION_ITEM_BYTES) {
-      run.update({
-        steps: run.e.steps.map((x, i) => (i === index ? { ...state, status: 'SUCCEEDED' as const } : x)),
-        outputs,
-        nextStep: index + 1,
-      });
-      run.record([newEvent(run.e.executionId, 'step.succeeded', { stepId: r.stepId }, r.at)]);
-      return true;
-    }
-    error = { code: 'STATE_TOO_LARGE', message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${r.stepId}.` };
+  if (got.error) return stepFailed(run, here, got.error, { state, now: r.at });
+  const outputs = { ...run.e.outputs, [r.stepId]: got.output };
+  const iteration = iterationOf(run, here);
+  if (!fitsWith(run.e, run.e.variables, outputs)) {
+    const error = tooLargeError(here.step);
+    setState(run, here, { ...state, status: 'FAILED', error });
+    await run.fail(error, [newEvent(run.e.executionId, 'step.failed', { stepId: r.stepId, ...iteration, error }, r.at)]);
+    return false;
   }
-  await failStep(run, index, { ...state, status: 'FAILED', error }, [
-    newEvent(run.e.executionId, 'step.failed', { stepId: r.stepId, error }, r.at),
-  ]);
-  return false;
+  setState(run, here, { ...state, status: 'SUCCEEDED' });
+  run.update({ outputs });
+  run.record([newEvent(run.e.executionId, 'step.succeeded', { stepId: r.stepId, ...iteration }, r.at)], [], here.loop !== undefined);
+  advance(run, here, here.step.next, r.at);
+  return true;
 }
 
 /** Poll for a cancel request while a long step runs, and abort it when one arrives. */
@@ -286,14 +335,6 @@ function watchForCancel(e: Pick<Execution, 'accountId' | 'executionId'>, abort: 
       })
       .catch(() => undefined);
   }, CANCEL_POLL_MS);
-}
-
-/** A delay step whose wait is over ends (SUCCEEDED, with its step.succeeded): it was left RUNNING while the run slept. */
-function endDelays(run: HeldRun, now = Date.now()) {
-  const waited = run.e.steps.filter((s, i) => s.status === 'RUNNING' && s.type === 'delay' && i < run.e.nextStep);
-  if (waited.length === 0) return;
-  run.update({ steps: run.e.steps.map((s) => (waited.includes(s) ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s)) });
-  run.record(waited.map((s) => newEvent(run.e.executionId, 'step.succeeded', { stepId: s.stepId }, now)));
 }
 
 /** The run's end: its output evaluated, SUCCEEDED (or FAILED with OUTPUT_FAILED), written with its last steps. */

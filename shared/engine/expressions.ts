@@ -23,6 +23,11 @@ export type Scope = {
   secrets?: Record<string, string>;
   /** A wait_for_callback's `request`: where and with what to report back (`$callback.url`, `$callback.token`). */
   callback?: { url: string; token: string };
+  /** Inside a `for_each`: the current item and its index. */
+  item?: unknown;
+  index?: number;
+  /** A webhook run's request (`$trigger`), where its workflow reads it. */
+  trigger?: Record<string, unknown>;
 };
 /** `timeoutMs` bounds one `evaluateTemplate` call (all of its expressions); the others apply per expression. */
 export type Budget = { timeoutMs: number; maxDepth: number; maxBytes: number };
@@ -187,6 +192,8 @@ async function evaluateOne(source: string, scope: Scope, state: EvalState): Prom
     steps: scope.steps,
     ...(scope.secrets && { secrets: scope.secrets }),
     ...(scope.callback && { callback: scope.callback }),
+    ...(scope.index !== undefined && { item: scope.item, index: scope.index }),
+    ...(scope.trigger && { trigger: scope.trigger }),
     [BUDGET_BINDING]: state,
   };
   const result = toJson(await expr.evaluate(scope.vars, bindings));
@@ -196,7 +203,8 @@ async function evaluateOne(source: string, scope: Scope, state: EvalState): Prom
 
 /**
  * A deep copy of `value` with every expression string replaced by its result, evaluated with `$vars`,
- * `$execution` and `$steps` bound (and `scope.vars` as the input `$`). Other strings are literal.
+ * `$execution` and `$steps` bound (and `scope.vars` as the input `$`; `$secrets`, `$item`/`$index`
+ * and `$trigger` where the scope has them). Other strings are literal.
  * An expression that yields nothing (JSONata `undefined`) becomes `null` inside an array, drops its key
  * inside an object, and is `undefined` when it is the whole `value`.
  *

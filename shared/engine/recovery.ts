@@ -10,6 +10,7 @@ import {
   type ActiveKind,
   activeIndex,
   cancelledUpdate,
+  currentStepId,
   eventsPut,
   type Execution,
   executionKey,
@@ -34,10 +35,6 @@ import { countAcceptedTrigger } from './runs.ts';
 import { reportTransition } from './steps/wait-for-callback.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
-
-/** The step a run stopped in: the one running or waiting, else the next one. */
-const currentStepId = (e: Execution) =>
-  e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING')?.stepId ?? e.steps[e.nextStep]?.stepId ?? null;
 
 /** Write the run's update and its event in one transaction, then deliver the event. */
 async function transition(e: Execution, update: ReturnType<typeof buildUpdate>, event: RunEvent, after: Partial<Execution>) {

@@ -62,7 +62,20 @@ function retried(e: Execution, by: string, now: number) {
   const retries = (e.retries ?? 0) + 1;
   const seq = nextSeq(e);
   const fields = { status: 'PENDING' as const, dispatch: newDispatch(), retries, steps, updatedAt: now, seq };
-  const remove = ['error', 'finishedAt', 'ttl', 'output', 'lease', 'wakeAt', 'decision', 'approvalId', 'cancelRequested', 'cancelReason'];
+  // `executed`: a retry gives the run its `maxStepExecutions` afresh (a run that failed STEP_LIMIT_EXCEEDED can go on).
+  const remove = [
+    'error',
+    'finishedAt',
+    'ttl',
+    'output',
+    'lease',
+    'wakeAt',
+    'decision',
+    'approvalId',
+    'cancelRequested',
+    'cancelReason',
+    'executed',
+  ];
   const stepId = e.steps[index]?.stepId ?? null;
   const event = {
     ...newEvent(e.executionId, 'execution.retried', { by, stepId, retry: retries, previousError: e.error ?? null }, now),

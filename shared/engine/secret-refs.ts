@@ -66,8 +66,10 @@ function allowedAt(def: unknown, path: Path): boolean {
   const [section, index, field] = path;
   if (section === 'notifications') return field === 'secret' && path.length === 3;
   if (section !== 'steps' || typeof index !== 'number') return false;
-  const step = (def as { steps?: { type?: unknown }[] }).steps?.[index];
+  const step = (def as { steps?: { type?: unknown; steps?: unknown }[] }).steps?.[index];
   if (step?.type === 'wait_for_callback') return field === 'request' && ['url', 'headers', 'body'].includes(path[3] as string);
+  // A for_each's nested step: steps.<i>.steps.<j>.<field>.
+  if (step?.type === 'for_each' && field === 'steps' && typeof path[3] === 'number') return allowedAt(step, path.slice(2));
   return step?.type === 'http_request' && (field === 'url' || field === 'headers' || field === 'body');
 }
 

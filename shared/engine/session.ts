@@ -25,6 +25,9 @@ import type { WorkflowDefinition } from './definition.ts';
 import { newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 
+/** Events of steps inside a loop that share one event item (about 200 bytes each: well within an item's 400 KB). */
+const MERGED_EVENTS = 200;
+
 /**
  * A run held by this worker invocation, with the progress not written yet. Steps without an external
  * effect (`set`, `fail`, a skipped step, the run's end) only change it in memory; `flush` writes
@@ -38,6 +41,8 @@ export class HeldRun {
   private dropped = new Set<string>();
   private groups: RunEvent[][] = [];
   private items: object[] = [];
+  /** The last event item, while steps inside a loop may add to it (`record` with `merge`). */
+  private open: RunEvent[] | undefined;
 
   constructor(
     public e: Execution,
@@ -69,9 +74,20 @@ export class HeldRun {
     return s.events;
   }
 
-  /** One step's events (written as one item, numbered), and its side records. */
-  record(events: RunEvent[], items: object[] = []) {
-    if (events.length) this.groups.push(this.sequence(events));
+  /**
+   * One step's events (written as one item, numbered), and its side records. `merge`: a step inside a
+   * loop, whose events join the last loop step's item (up to `MERGED_EVENTS`): a 100-item loop of
+   * `set` steps writes a few event items, not hundreds (a transaction holds at most 100 items).
+   */
+  record(events: RunEvent[], items: object[] = [], merge = false) {
+    if (events.length) {
+      const numbered = this.sequence(events);
+      if (merge && this.open && this.open.length + numbered.length <= MERGED_EVENTS) this.open.push(...numbered);
+      else {
+        this.groups.push(numbered);
+        this.open = merge ? numbered : undefined;
+      }
+    }
     this.items.push(...items);
   }
 
@@ -114,6 +130,7 @@ export class HeldRun {
     this.dropped.clear();
     this.groups = [];
     this.items = [];
+    this.open = undefined;
     await notifyEvents(this.e, events);
     return true;
   }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { newEvent, type RunError, type RunEvent, type StepState } from '../db/entities/execution.ts';
 import type { HttpRequestResult } from './http-request.ts';
+import { type Here, iterationOf, setState, stateAt } from './flow.ts';
 import type { HeldRun } from './session.ts';
 import { StepError } from './step-error.ts';
 
@@ -119,15 +120,25 @@ export function planRetry(
   return { attempt, code, delayMs, error: f.error };
 }
 
-/** The attempt a step is in: 1, or one past the tries its state counts. */
-export const currentAttempt = (s: StepState | undefined) => s?.tries ?? 1;
+/**
+ * A retry of the step is under way: its state is RUNNING with the next attempt counted. A step run
+ * again later (a jump back, the next iteration, a v1 retry) starts again at attempt 1.
+ */
+export const retryInProgress = (s: StepState | undefined) => s?.status === 'RUNNING' && s.tries !== undefined;
+/** The attempt a step is in: 1, or one past the tries its state counts while a retry is under way. */
+export const currentAttempt = (s: StepState | undefined) => (retryInProgress(s) ? (s?.tries ?? 1) : 1);
 
 /** The step's state and `step.retrying` data for a planned retry: its next attempt is counted on the run. */
-export function retryingState(s: StepState, plan: RetryPlan): { state: StepState; data: Record<string, unknown> } {
+export function retryingState(
+  s: StepState,
+  plan: RetryPlan,
+  iteration: { iteration?: number } = {},
+): { state: StepState; data: Record<string, unknown> } {
   return {
     state: { ...s, status: 'RUNNING', attempts: (s.attempts ?? 1) + 1, tries: plan.attempt + 1, error: plan.error },
     data: {
       stepId: s.stepId,
+      ...iteration,
       attempt: plan.attempt,
       error: { code: plan.code, stepError: plan.error.code, message: plan.error.message },
       delaySeconds: plan.delayMs / 1000,
@@ -141,22 +152,22 @@ export const withAttempts = (retry: RetryPolicy | undefined, output: unknown, at
 
 /**
  * Record a planned retry on the held run (the step's next attempt counted, `step.retrying` after the
- * failed attempt's `step.started`), then wait: in this invocation when the wait is short and fits in
+ * failed attempt's `step.started`; inside a for_each, in its iteration, which the run keeps), then wait: in this invocation when the wait is short and fits in
  * `leftMs` beside the next attempt's budget (true: go on with the step), else on the queue (the run
  * is let go with `wakeAt`, as a `delay` step; false).
  */
 export async function scheduleRetry(
   run: HeldRun,
-  index: number,
+  here: Here,
   plan: RetryPlan,
   started: RunEvent,
   room: { leftMs: number; budgetMs: number },
 ): Promise<boolean> {
   const now = Date.now();
-  const current = run.e.steps[index] as StepState;
-  const { state, data } = retryingState({ ...current, startedAt: started.at }, plan);
-  run.update({ steps: run.e.steps.map((s, i) => (i === index ? state : s)) });
-  run.record([started, newEvent(run.e.executionId, 'step.retrying', data, now)]);
+  const current = stateAt(run, here) ?? { stepId: here.step.id, type: here.step.type, status: 'RUNNING' };
+  const { state, data } = retryingState({ ...current, startedAt: started.at }, plan, iterationOf(run, here));
+  setState(run, here, state);
+  run.record([started, newEvent(run.e.executionId, 'step.retrying', data, now)], [], here.loop !== undefined);
   if (plan.delayMs <= INLINE_RETRY_MS && plan.delayMs + room.budgetMs <= room.leftMs) {
     await new Promise((r) => setTimeout(r, plan.delayMs));
     return true;

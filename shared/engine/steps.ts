@@ -6,12 +6,14 @@ import type { Execution, RunError } from '../db/entities/execution.ts';
 import { readSecrets } from '../domain/account-secrets.ts';
 import { newId } from '../ids.ts';
 import { redactValues } from '../logger.ts';
-import type { ArtifactStep, HttpRequestStep, ManualApprovalStep, Step } from './definition.ts';
+import type { ArtifactStep, HttpRequestStep, ManualApprovalStep, NestedStep, Step } from './definition.ts';
 import { evaluateTemplate } from './expressions.ts';
 import { performHttpRequest } from './http-request.ts';
 import { hostAllowed, stepSecretNames } from './secret-refs.ts';
 import { StepError } from './step-error.ts';
 import { type CallbackWait, waitForCallback } from './steps/wait-for-callback.ts';
+import { startForEach } from './steps/for-each.ts';
+import { runSwitch } from './steps/switch.ts';
 
 export const MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
 
@@ -21,7 +23,16 @@ export type StepContext = { execution: Execution; scope: Scope; signal: AbortSig
 
 /** What a step did; the worker turns it into one checkpoint. */
 export type Outcome =
-  | { kind: 'done'; output?: unknown; variables?: Record<string, unknown>; items?: object[] }
+  | {
+      kind: 'done';
+      output?: unknown;
+      variables?: Record<string, unknown>;
+      items?: object[];
+      /** A `switch`'s choice: the step to go to, and the case that named it. */
+      next?: string;
+      branch?: { case: number | 'default'; next: string };
+    }
+  | { kind: 'loop'; items: unknown[] }
   | { kind: 'skipped' }
   | { kind: 'failed'; error: RunError; output?: unknown; continueRun: boolean; variables?: Record<string, unknown> }
   | { kind: 'fail-run'; error: RunError }
@@ -30,17 +41,20 @@ export type Outcome =
   | CallbackWait;
 
 export function scopeOf(e: Execution): Scope {
+  const loop = e.loop;
   return {
     vars: e.variables,
     steps: e.outputs,
     execution: { id: e.executionId, workflowId: e.workflowId, trigger: e.trigger, startedAt: e.startedAt },
+    ...(loop && loop.iteration < loop.items.length ? { item: loop.items[loop.iteration], index: loop.iteration } : {}),
+    ...(e.triggerContext ? { trigger: e.triggerContext } : {}),
   };
 }
 
 const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** Run one step. Throws StepError for failures the run reports; anything else is a worker fault. */
-export async function runStep(step: Step, ctx: StepContext): Promise<Outcome> {
+export async function runStep(step: Step | NestedStep, ctx: StepContext): Promise<Outcome> {
   if (step.when !== undefined && !(await evaluateTemplate(step.when, ctx.scope))) return { kind: 'skipped' };
   switch (step.type) {
     case 'set': {
@@ -62,6 +76,10 @@ export async function runStep(step: Step, ctx: StepContext): Promise<Outcome> {
       return manualApproval(step, ctx);
     case 'wait_for_callback':
       return waitForCallback(step, ctx);
+    case 'switch':
+      return runSwitch(step, ctx.scope);
+    case 'for_each':
+      return startForEach(step, ctx.scope);
   }
 }
 
@@ -135,7 +153,7 @@ async function sendRequest(
   // The host only: paths and queries may carry secrets and this message is stored on the run. Not even
   // that where the step reads secrets: the host may be built from one.
   const target = secrets ? 'the host' : new URL(url).host;
-  const error = { code: 'HTTP_STATUS', message: `${step.method} ${target} answered ${result.status}.` };
+  const error = { code: 'HTTP_STATUS', message: `${step.method} ${target} answered ${result.status}.`, status: result.status };
   return { kind: 'failed', error, output: result, continueRun: step.allowFailure, variables };
 }
 

@@ -42,6 +42,8 @@ export const ApprovalView = z.object({
     )
     .optional(),
   expiresAt: z.number().optional(),
+  /** Inside a `for_each`: the loop step and the iteration (index, item) this approval is for. */
+  loop: z.object({ stepId: z.string(), index: z.number(), item: z.unknown() }).optional(),
   createdAt: z.number(),
   /** Distinct reviewers who must approve; one rejection rejects. */
   minApprovals: z.number(),

@@ -72,6 +72,8 @@ export const ExecutionView = z.object({
   updatedAt: z.number(),
   finishedAt: z.number().optional(),
   currentStepId: z.string().nullable().optional(),
+  /** Inside a `for_each`: the loop step, the iteration it is in (0-based) and its number of items. */
+  loop: z.object({ stepId: z.string(), iteration: z.number(), items: z.number() }).optional(),
   steps: z.array(StepState),
   error: RunError.optional(),
   approvalId: z.string().optional(),

@@ -43,3 +43,25 @@ export const callbackFlow = (base: string) =>
       },
     ],
   });
+
+/** A 3-case switch on the run's `n` (1 from the bench's triggers), each branch one `set` ending the run. */
+export const switchFlow = () =>
+  WorkflowDefinition.parse({
+    variables: { n: { type: 'number', default: 0 } },
+    steps: [
+      {
+        id: 'route',
+        type: 'switch',
+        cases: [0, 1, 2].map((n) => ({ when: `{% $vars.n = ${n} %}`, next: `case${n}` })),
+      },
+      ...[0, 1, 2].map((n) => ({ id: `case${n}`, type: 'set', values: { chose: n }, next: '$end' })),
+    ],
+  });
+
+/** A `for_each` over `items` numbers whose one nested step is a `set`. */
+export const forEachFlow = (items: number) =>
+  WorkflowDefinition.parse({
+    steps: [
+      { id: 'each', type: 'for_each', items: `{% [1..${items}] %}`, steps: [{ id: 'keep', type: 'set', values: { last: '{% $item %}' } }] },
+    ],
+  });

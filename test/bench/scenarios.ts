@@ -21,7 +21,7 @@ import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
-import { approvalFlow, callbackFlow, retryFlow, setFlow } from './flows.ts';
+import { approvalFlow, callbackFlow, forEachFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
 import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
 import { createServer } from 'node:http';
 import type { Workflow } from '../../shared/db/entities/workflow.ts';
@@ -245,14 +245,14 @@ async function warmCaches(hook: BenchData['teamHook']) {
   await currentWorkflow(hook.webhook.accountId, hook.workflow.workflowId);
 }
 
-/** A key-bound webhook of the team account on an n-step `set` workflow (or the given definition). */
-async function hookOn(d: BenchData, steps: number, definition: Workflow['definition'] = setFlow(steps)) {
+/** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given). */
+async function hookOn(d: BenchData, steps: number, definition: Workflow['definition'] = setFlow(steps), name = `${steps} steps`) {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-  const workflow = await createWorkflow(admin, { name: `${steps} steps`, definition, recovery: false, editors: [] });
+  const workflow = await createWorkflow(admin, { name, definition, recovery: false, editors: [] });
   const webhook = await createWebhook(
     admin,
-    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: `bench ${steps}`, apiKeyId: d.teamHook.key.id }),
+    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: `bench ${name}`, apiKeyId: d.teamHook.key.id }),
   );
   return { key: d.teamHook.key, workflow, webhook };
 }
@@ -283,7 +283,16 @@ export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
     writeUnits: (many.writeUnits - one.writeUnits) / 4,
     path: '',
   };
-  return [one, many, perStep, batched, ...(await measureWaitCosts(d))];
+  // Control flow (README "Workflows and runs"): the switch, the jump and the loop's steps ride in the run's one write.
+  const switched = await warm(
+    await hookOn(d, 0, switchFlow(), '3-case switch'),
+    'webhook run, 3-case switch + 1 set, trigger 200 → SUCCEEDED',
+  );
+  const looped = await warm(
+    await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
+    'webhook run, for_each of 100 items × 1 set, trigger 200 → SUCCEEDED',
+  );
+  return [one, many, perStep, batched, switched, looped, ...(await measureWaitCosts(d))];
 }
 
 /**
@@ -313,10 +322,10 @@ async function measureWaitCosts(d: BenchData): Promise<RunCost[]> {
   process.env.HTTP_STEP_ALLOWLIST = '127.0.0.1/32';
   resetConfig();
   try {
-    const retried = await hookOn(d, 1, retryFlow(base));
+    const retried = await hookOn(d, 1, retryFlow(base), 'retried http_request');
     await webhookRunCost(retried, 'warm-up');
     const retry = await webhookRunCost(retried, 'webhook run, 1 http_request retried (503, 503, 200: 3 attempts), trigger 200 → SUCCEEDED');
-    const waits = await hookOn(d, 1, callbackFlow(base));
+    const waits = await hookOn(d, 1, callbackFlow(base), 'callback round trip');
     const report = async (ids: string[]) => {
       for (const id of ids) {
         const c = tokens.get(id);

@@ -410,6 +410,58 @@ describe('approval messages', { timeout: 120_000 }, () => {
     expect(JSON.stringify(items)).not.toContain(TOKEN);
   });
 
+  it('an approval inside a for_each sends its messages through its channels, which are checked at save too', async () => {
+    const s = await givenSetup();
+    const definition = WorkflowDefinition.parse({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: "{% ['eu', 'us'] %}",
+          steps: [
+            {
+              id: 'region-gate',
+              type: 'manual_approval',
+              title: "{% 'Deploy ' & $item & '?' %}",
+              reviewers: ['role:admin'],
+              notify: [{ channel: 'teams' }],
+            },
+          ],
+        },
+      ],
+    });
+    const workflow = await createWorkflow(s.actor, { name: 'regions', definition, recovery: false, editors: [] });
+    const { execution } = await startRun({ workflow, trigger: 'api', variables: {}, startedBy: s.admin.userId });
+    const e = await eventually(
+      () => read(execution),
+      (x) => x.status === 'WAITING_APPROVAL',
+      30_000,
+    );
+    const messages = await eventually(
+      () => listApprovalMessages(e.accountId, e.approvalId as string),
+      (m) => m.length === 1,
+      30_000,
+    );
+    expect(messages.map((m) => m.channelType)).toEqual(['teams']);
+
+    const wrong = WorkflowDefinition.parse({
+      steps: [
+        {
+          ...definition.steps[0],
+          steps: [{ id: 'g', type: 'manual_approval', title: 't', reviewers: ['role:admin'], notify: [{ channel: 'nope' }] }],
+        },
+      ],
+    });
+    await expect(createWorkflow(s.actor, { name: 'x', definition: wrong, recovery: false, editors: [] })).rejects.toMatchObject({
+      statusCode: 400,
+      extra: {
+        body: {
+          errors: [{ path: 'definition.steps.0.steps.0.notify.0.channel', message: expect.stringContaining('no channel named nope') }],
+        },
+      },
+    });
+  });
+
   it('a step naming a channel the account does not have is refused at save, with the path', async () => {
     const s = await givenSetup();
     const definition = WorkflowDefinition.parse({

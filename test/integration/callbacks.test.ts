@@ -66,28 +66,24 @@ const post = async (url: string, token: string | undefined, json?: unknown, raw?
 const report = (c: { url: string; token: string }, body: unknown) => post(c.url, c.token, body);
 
 let paths = 0;
-async function givenRun(
-  wait: Record<string, unknown>,
-  account?: Awaited<ReturnType<typeof givenAccount>>,
-  trigger: 'api' | 'webhook' = 'api',
-) {
+/** An API run of `steps` in a new account (or the one given). */
+async function givenFlow(steps: unknown[], account?: Awaited<ReturnType<typeof givenAccount>>, trigger: 'api' | 'webhook' = 'api') {
   const { account: acc, admin } = account ?? (await givenAccount());
   const workflow = await createWorkflow(
     { accountId: acc.accountId, userId: admin.userId, role: 'admin' },
-    {
-      name: 'callback',
-      definition: WorkflowDefinition.parse({
-        steps: [
-          { id: 'wait', type: 'wait_for_callback', timeoutSeconds: 3600, ...wait },
-          { id: 'after', type: 'set', values: { result: '{% $steps.wait %}' } },
-        ],
-      }),
-      recovery: false,
-      editors: [],
-    },
+    { name: 'callback', definition: WorkflowDefinition.parse({ steps }), recovery: false, editors: [] },
   );
   return (await startRun({ workflow, trigger, variables: {} })).execution;
 }
+const givenRun = (wait: Record<string, unknown>, account?: Awaited<ReturnType<typeof givenAccount>>, trigger: 'api' | 'webhook' = 'api') =>
+  givenFlow(
+    [
+      { id: 'wait', type: 'wait_for_callback', timeoutSeconds: 3600, ...wait },
+      { id: 'after', type: 'set', values: { result: '{% $steps.wait %}' } },
+    ],
+    account,
+    trigger,
+  );
 /** A run whose request reaches the listener at a fresh path: the callback as the listener got it. */
 async function givenWaiting(
   extra: Record<string, unknown> = {},
@@ -250,6 +246,114 @@ describe('a wait_for_callback whose request reaches a listener', () => {
     expect((await getCallback(e.accountId, e.callbackId as string))?.status).toBe('CANCELLED');
     expectProblem(await report(callback, { status: 'success' }), 409, 'CALLBACK_ALREADY_HANDLED');
     expectProblem(await post(`${callback.url}/heartbeat`, callback.token), 409, 'CALLBACK_ALREADY_HANDLED');
+  });
+});
+
+describe('a wait_for_callback in control flow', () => {
+  /** What the listener got at `path`, once it got it. */
+  const receivedAt = async (path: string) =>
+    (await eventually(
+      async () => received.get(path),
+      (c) => c !== undefined,
+    )) as { url: string; token: string; item?: string };
+
+  it('a failure report with onError { next } jumps: the step is FAILED, $steps.<id>.error holds the reported error', async () => {
+    const path = `/job/${++paths}`;
+    const e = await givenFlow([
+      {
+        id: 'wait',
+        type: 'wait_for_callback',
+        timeoutSeconds: 3600,
+        onError: { next: 'recover' },
+        request: { method: 'POST', url: listenerUrl + path, body: "{% { 'url': $callback.url, 'token': $callback.token } %}" },
+      },
+      { id: 'after', type: 'set', values: { shipped: true }, next: '$end' },
+      { id: 'recover', type: 'set', values: { why: '{% $steps.wait.error.code %}', said: '{% $steps.wait.error.message %}' } },
+    ]);
+    const callback = await receivedAt(path);
+    await status(e, ['WAITING_CALLBACK']);
+    const res = await report(callback, { status: 'failure', error: { code: 'BUILD_FAILED', message: 'tests failed' } });
+    expect(res.status, res.text).toBe(200);
+    const done = await status(e, ['SUCCEEDED', 'FAILED']);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.variables).toEqual({ why: 'BUILD_FAILED', said: 'tests failed' });
+    expect(done.steps.map((s) => s.status)).toEqual(['FAILED', 'PENDING', 'SUCCEEDED']);
+    expect(done.steps[0]).toMatchObject({ error: { code: 'BUILD_FAILED', message: 'tests failed' } });
+    const log = (await eventsOf(e)).map((x) => `${x.type}${x.data.stepId ? ` ${x.data.stepId}` : ''}`);
+    expect(log).toEqual([
+      'execution.started',
+      'step.started wait',
+      'callback.requested wait',
+      'callback.reported wait',
+      'step.failed wait',
+      'step.started recover',
+      'step.succeeded recover',
+      'execution.succeeded',
+    ]);
+  });
+
+  it('a timeout with onTimeout "fail" goes through onError too ("continue": the run goes on with the error)', async () => {
+    const path = `/job/${++paths}`;
+    const e = await givenFlow([
+      {
+        id: 'wait',
+        type: 'wait_for_callback',
+        timeoutSeconds: 60,
+        onError: 'continue',
+        request: { method: 'POST', url: listenerUrl + path, body: "{% { 'url': $callback.url, 'token': $callback.token } %}" },
+      },
+      { id: 'after', type: 'set', values: { why: '{% $steps.wait.error.code %}' } },
+    ]);
+    await receivedAt(path);
+    await status(e, ['WAITING_CALLBACK']);
+    await expireDueCallbacks(Date.now() + 61_000);
+    const done = await status(e, ['SUCCEEDED', 'FAILED']);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', variables: { why: 'CALLBACK_TIMED_OUT' } });
+    expect(done.steps[0]).toMatchObject({ status: 'FAILED', error: { code: 'CALLBACK_TIMED_OUT' } });
+  });
+
+  it('inside a for_each: one callback per iteration, its request sees $item, each report resumes that iteration', async () => {
+    const tag = ++paths;
+    const e = await givenFlow([
+      {
+        id: 'each',
+        type: 'for_each',
+        items: "{% ['x', 'y'] %}",
+        steps: [
+          {
+            id: 'wait',
+            type: 'wait_for_callback',
+            timeoutSeconds: 3600,
+            request: {
+              method: 'POST',
+              url: `{% '${listenerUrl}/loop/${tag}-' & $item %}`,
+              body: "{% { 'url': $callback.url, 'token': $callback.token, 'item': $item } %}",
+            },
+          },
+          { id: 'keep', type: 'set', values: { got: "{% { 'item': $item, 'build': $steps.wait.output.build } %}" } },
+        ],
+      },
+    ]);
+    for (const [i, item] of ['x', 'y'].entries()) {
+      const callback = await receivedAt(`/loop/${tag}-${item}`);
+      expect(callback.item).toBe(item);
+      const waiting = await status(e, ['WAITING_CALLBACK']);
+      expect(waiting.loop).toMatchObject({ stepId: 'each', iteration: i });
+      const res = await report(callback, { status: 'success', output: { build: 10 + i } });
+      expect(res.status, res.text).toBe(200);
+    }
+    const done = await status(e, ['SUCCEEDED', 'FAILED']);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.outputs.each).toEqual({
+      items: 2,
+      results: [{ got: { item: 'x', build: 10 } }, { got: { item: 'y', build: 11 } }],
+    });
+    const requested = (await eventsOf(e)).filter((x) => x.type === 'callback.requested');
+    expect(requested.map((x) => [x.data.stepId, x.data.iteration])).toEqual([
+      ['wait', 0],
+      ['wait', 1],
+    ]);
+    expect(new Set(requested.map((x) => x.data.callbackId)).size).toBe(2);
   });
 });
 

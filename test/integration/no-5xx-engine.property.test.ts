@@ -114,7 +114,17 @@ const bodies = (shaped: fc.Arbitrary<unknown>, oversized: { min: number; max: nu
 
 const RUNS = { numRuns: 100 } as const;
 const INTERNAL = ['definition', 'lease', 'dispatch', 'input', 'outputs', 'accountId'];
-const STEP_TYPES = ['set', 'http_request', 'manual_approval', 'artifact', 'delay', 'fail', 'wait_for_callback'] as const;
+const STEP_TYPES = [
+  'set',
+  'http_request',
+  'manual_approval',
+  'artifact',
+  'delay',
+  'fail',
+  'wait_for_callback',
+  'switch',
+  'for_each',
+] as const;
 
 /** The full example of WORKFLOWS.md, with object and array variables too: valid as is. */
 const example = (): any => {
@@ -198,7 +208,80 @@ const STEP_KEYS = [
   'heartbeatSeconds',
   'onTimeout',
   'request',
+  'next',
+  'onError',
+  'cases',
+  'default',
+  'items',
+  'steps',
+  'maxItems',
 ];
+
+/** Step ids a control-flow target may name: the example's, "$end", made-up and malformed ones. */
+const targetArb = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom('prepare', 'approve', 'notify', 'report', 'cool-down', 'too-big', '$end') },
+  fc.constantFrom('nope', '', '$END', 'end', 'a b', 'x'.repeat(65)),
+  text,
+);
+const whenArb = fc.oneof(fc.boolean(), fc.constantFrom('{% $vars.amount > 1 %}', '{% $trigger.event = "push" %}', '{% [ %}'), text);
+const switchArb = fc.record(
+  {
+    id: fc.oneof(fc.constantFrom('route', 'prepare'), text),
+    type: fc.constant('switch'),
+    cases: fc.oneof(fc.array(fc.record({ when: whenArb, next: targetArb }), { maxLength: 4 }), fc.jsonValue()),
+    default: targetArb,
+    next: targetArb,
+  },
+  { requiredKeys: ['id', 'type', 'cases'] },
+);
+const nestedArb = fc.oneof(
+  fc.constant(null).map(() => example().steps[0]),
+  fc.constant(null).map(() => ({ ...example().steps[2], id: 'inner-call' })),
+  fc.constant(null).map(() => ({ ...example().steps[1], id: 'inner-approve', title: "{% 'Item ' & $string($index) %}" })),
+  fc.constant({ id: 'inner', type: 'for_each', items: '{% [1] %}', steps: [{ id: 'deep', type: 'set', values: {} }] }),
+  // A retried request and a callback wait, once per item.
+  fc.constant(null).map(() => ({ ...example().steps[2], id: 'inner-retried', retry: { maxAttempts: 2, intervalSeconds: 1 } })),
+  fc.constant({
+    id: 'inner-wait',
+    type: 'wait_for_callback',
+    timeoutSeconds: 60,
+    request: { method: 'POST', url: '{% $callback.url %}', body: "{% { 'item': $item, 'token': $callback.token } %}" },
+  }),
+  switchArb,
+  fc.jsonValue(),
+);
+const forEachArb = fc.record(
+  {
+    id: fc.oneof(fc.constantFrom('each', 'notify'), text),
+    type: fc.constant('for_each'),
+    items: fc.oneof(fc.constantFrom('{% [1..3] %}', '{% $vars.tags %}', '{% $item %}', '[1, 2]', '{% [1, %}'), fc.jsonValue()),
+    steps: fc.oneof(fc.array(nestedArb, { maxLength: 3 }), fc.jsonValue()),
+    maxItems: fc.oneof(fc.integer({ min: -1, max: 1002 }), fc.double(), text),
+    onError: fc.oneof(fc.constantFrom('fail', 'continue', 'retry'), fc.record({ next: targetArb }), fc.jsonValue()),
+  },
+  { requiredKeys: ['id', 'type', 'items', 'steps'] },
+);
+/** Control flow anywhere: a switch or for_each step inserted, next/onError on a step, a step limit. */
+const flowMutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.tuple(fc.nat(6), fc.oneof(switchArb, forEachArb)).map(
+    ([i, s]): Mutation =>
+      (d) => {
+        if (Array.isArray(d.steps)) d.steps.splice(i, 0, s);
+      },
+  ),
+  fc.tuple(fc.nat(6), fc.constantFrom('next', 'onError'), fc.oneof(targetArb, fc.record({ next: targetArb }), fc.jsonValue())).map(
+    ([i, k, v]): Mutation =>
+      (d) => {
+        step(d, i)[k] = v;
+      },
+  ),
+  fc.oneof(fc.integer({ min: -1, max: 10_002 }), fc.double(), text, fc.jsonValue()).map(
+    (v): Mutation =>
+      (d) => {
+        d.maxStepExecutions = v;
+      },
+  ),
+);
 const expressionText = fc
   .oneof(
     fc.string(),
@@ -293,6 +376,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
         },
     ),
   },
+  { weight: 3, arbitrary: flowMutation },
   fc.tuple(fc.nat(6), fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...STEP_TYPES) }, text)).map(
     ([i, type]): Mutation =>
       (d) => {

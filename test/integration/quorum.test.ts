@@ -155,6 +155,13 @@ describe('quorum definitions', () => {
       code: 'VALIDATION_FAILED',
       extra: { body: { errors: [{ path: 'definition.steps.0.minApprovals', message: expect.stringContaining('at most 1') }] } },
     });
+    // Inside a for_each too, at its nested path.
+    const nested = WorkflowDefinition.parse({
+      steps: [{ id: 'each', type: 'for_each', items: '{% [1] %}', steps: [admins.steps[0]] }],
+    });
+    await expect(newWorkflow(nested)).rejects.toMatchObject({
+      extra: { body: { errors: [{ path: 'definition.steps.0.steps.0.minApprovals', message: expect.stringContaining('at most 1') }] } },
+    });
     const ok = await newWorkflow(quorumDefinition(20));
     await expect(updateWorkflow(actor(), ok.workflowId, { definition: quorumDefinition(21) })).rejects.toMatchObject({ statusCode: 400 });
     expect((await updateWorkflow(actor(), ok.workflowId, { definition: quorumDefinition(3) })).version).toBe(2);

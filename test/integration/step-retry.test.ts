@@ -40,19 +40,16 @@ afterAll(() => {
 let tags = 0;
 const pathOf = (p: string) => `${p}/${++tags}`;
 
-async function givenRun(step: Record<string, unknown>) {
+/** An API run of `steps` in a new account. */
+async function givenFlow(steps: unknown[]) {
   const { account, admin } = await givenAccount();
   const workflow = await createWorkflow(
     { accountId: account.accountId, userId: admin.userId, role: 'admin' },
-    {
-      name: 'retry',
-      definition: WorkflowDefinition.parse({ steps: [{ id: 'call', type: 'http_request', timeoutMs: 1000, ...step }] }),
-      recovery: false,
-      editors: [],
-    },
+    { name: 'retry', definition: WorkflowDefinition.parse({ steps }), recovery: false, editors: [] },
   );
   return (await startRun({ workflow, trigger: 'api', variables: {} })).execution;
 }
+const givenRun = (step: Record<string, unknown>) => givenFlow([{ id: 'call', type: 'http_request', timeoutMs: 1000, ...step }]);
 const read = (e: Execution) => getExecution(e.accountId, e.executionId) as Promise<Execution>;
 const events = async (e: Execution) => (await listEvents(e.accountId, e.executionId, 100)).items;
 const settled = (e: Execution) =>
@@ -108,6 +105,93 @@ describe('retry on the real queue and workers', () => {
     expect(continued.status).toBe('SUCCEEDED');
     expect(continued.outputs.call).toMatchObject({ status: 404, attempts: 2 });
     expect(hits.get(listed)).toHaveLength(2);
+  });
+});
+
+describe('retry with control flow', () => {
+  let stop: () => Promise<unknown>;
+  beforeAll(() => {
+    stop = startWorkers();
+  });
+  afterAll(() => stop());
+
+  it('retries exhausted with onError "continue": the run goes on with $steps.<id>.error and the last attempt', async () => {
+    const path = pathOf('/status/503');
+    const e = await givenFlow([
+      {
+        id: 'call',
+        type: 'http_request',
+        timeoutMs: 1000,
+        url: base + path,
+        retry: { maxAttempts: 2, intervalSeconds: 1, jitter: 'none' },
+        onError: 'continue',
+      },
+      {
+        id: 'after',
+        type: 'set',
+        values: { code: '{% $steps.call.error.code %}', status: '{% $steps.call.error.status %}', attempts: '{% $steps.call.attempts %}' },
+      },
+    ]);
+    const done = await settled(e);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.variables).toEqual({ code: 'HTTP_STATUS', status: 503, attempts: 2 });
+    expect(done.steps[0]).toMatchObject({ status: 'FAILED', tries: 2, error: { code: 'HTTP_STATUS', status: 503 } });
+    expect(done.steps[1]).toMatchObject({ status: 'SUCCEEDED' });
+    expect(hits.get(path)).toHaveLength(2);
+    const log = await events(e);
+    expect(log.filter((x) => x.type === 'step.retrying')).toHaveLength(1);
+    expect(log.filter((x) => x.type === 'step.failed').map((x) => x.data.stepId)).toEqual(['call']);
+  });
+
+  it('inside a for_each a step retries in its iteration (backoffs on the queue): every item answered, results in order', async () => {
+    // Items 0 and 2 reach a /flaky/1 listener of their own (503, then 200), item 1 a /flaky/0 one.
+    const tag = ++tags;
+    const e = await givenFlow([
+      {
+        id: 'each',
+        type: 'for_each',
+        items: "{% ['a', 'b', 'c'] %}",
+        steps: [
+          {
+            id: 'call',
+            type: 'http_request',
+            timeoutMs: 1000,
+            url: `{% '${base}/flaky/' & $string(($index + 1) % 2) & '/${tag}-' & $item %}`,
+            // Longer than INLINE_RETRY_MS: each backoff releases the run to an SQS delay, its place in the loop kept.
+            retry: { maxAttempts: 3, intervalSeconds: Math.ceil(INLINE_RETRY_MS / 1000) + 1, jitter: 'none' },
+          },
+          {
+            id: 'keep',
+            type: 'set',
+            values: { got: "{% { 'item': $item, 'attempts': $steps.call.attempts, 'seen': $steps.call.body.attempt } %}" },
+          },
+        ],
+      },
+    ]);
+    const done = await settled(e);
+    expect(done.status).toBe('SUCCEEDED');
+    expect(done.outputs.each).toEqual({
+      items: 3,
+      results: [
+        { got: { item: 'a', attempts: 2, seen: 2 } },
+        { got: { item: 'b', attempts: 1, seen: 1 } },
+        { got: { item: 'c', attempts: 2, seen: 2 } },
+      ],
+    });
+    expect(hits.get(`/flaky/1/${tag}-a`)).toHaveLength(2);
+    expect(hits.get(`/flaky/0/${tag}-b`)).toHaveLength(1);
+    expect(hits.get(`/flaky/1/${tag}-c`)).toHaveLength(2);
+    // In order: every request of an item before any of the next one.
+    const a = hits.get(`/flaky/1/${tag}-a`) as number[];
+    const b = hits.get(`/flaky/0/${tag}-b`) as number[];
+    const c = hits.get(`/flaky/1/${tag}-c`) as number[];
+    expect(Math.max(...a)).toBeLessThanOrEqual(Math.min(...b));
+    expect(Math.max(...b)).toBeLessThanOrEqual(Math.min(...c));
+    const log = await events(e);
+    expect(log.filter((x) => x.type === 'step.retrying').map((x) => [x.data.stepId, x.data.iteration, x.data.attempt])).toEqual([
+      ['call', 0, 1],
+      ['call', 2, 1],
+    ]);
   });
 });
 

@@ -355,3 +355,88 @@ describe('WorkflowBody and WorkflowPatch', () => {
     expect(WorkflowPatch.safeParse({ name: 'x'.repeat(201) }).success).toBe(false);
   });
 });
+
+describe('control flow in definitions', () => {
+  const loop = (steps: unknown[], extra: Record<string, unknown> = {}) => ({
+    id: 'each',
+    type: 'for_each',
+    items: '{% [1, 2] %}',
+    steps,
+    ...extra,
+  });
+
+  it('accepts next, switch, for_each, onError and maxStepExecutions, and fills maxItems', () => {
+    const def = WorkflowDefinition.parse({
+      maxStepExecutions: 10_000,
+      steps: [
+        { id: 'pick', type: 'switch', cases: [{ when: '{% $vars.x = 1 %}', next: 'each' }], default: '$end' },
+        loop([
+          { id: 'in', type: 'set', values: { a: '{% $item %}' }, next: 'in2', onError: { next: 'in2' } },
+          { id: 'in2', type: 'set', values: {} },
+        ]),
+        { id: 'back', type: 'set', values: {}, next: 'pick', onError: 'continue' },
+      ],
+    });
+    const each = def.steps[1];
+    expect(each?.type === 'for_each' && each.maxItems).toBe(1000);
+  });
+
+  it('refuses targets that do not exist in the same list, at their path', () => {
+    expect(
+      errorsOf({
+        steps: [
+          { id: 'a', type: 'set', values: {}, next: 'nope' },
+          { id: 'pick', type: 'switch', cases: [{ when: true, next: 'in' }], default: 'zz' },
+          loop([{ id: 'in', type: 'set', values: {}, next: 'a', onError: { next: 'gone' } }]),
+        ],
+      }).map((e) => e.path),
+    ).toEqual(['steps.0.next', 'steps.1.cases.0.next', 'steps.1.default', 'steps.2.steps.0.next', 'steps.2.steps.0.onError.next']);
+    expect(stepPaths({ type: 'set', values: {}, next: 'bad id!' })).toEqual(['steps.0.next']);
+  });
+
+  it('refuses a for_each inside a for_each, ids repeated anywhere, limits out of range, and broken expressions in items and cases', () => {
+    expect(pathsOf({ steps: [loop([loop([{ id: 'x', type: 'set', values: {} }], { id: 'inner' })])] })).toContain('steps.0.steps.0.type');
+    expect(errorsOf({ steps: [{ id: 'in', type: 'set', values: {} }, loop([{ id: 'in', type: 'set', values: {} }])] })).toEqual([
+      { path: 'steps.1.steps.0.id', message: expect.stringContaining('duplicate step id "in" (also steps.0.id)') },
+    ]);
+    expect(pathsOf({ steps: [loop([{ id: 'x', type: 'set', values: {} }], { maxItems: 1001 })] })).toEqual(['steps.0.maxItems']);
+    expect(pathsOf({ maxStepExecutions: 10_001, steps: [{ id: 'x', type: 'set', values: {} }] })).toEqual(['maxStepExecutions']);
+    expect(pathsOf({ steps: [loop([{ id: 'x', type: 'set', values: {} }], { items: '{% [1, %}' })] })).toEqual(['steps.0.items']);
+    expect(pathsOf({ steps: [loop([{ id: 'x', type: 'set', values: {} }], { items: 'not an expression' })] })).toEqual(['steps.0.items']);
+    expect(pathsOf(withStep({ type: 'switch', cases: [{ when: '{% $x = %}', next: '$end' }] }))).toEqual(['steps.0.cases.0.when']);
+    expect(pathsOf(withStep({ type: 'switch', cases: [] }))).toEqual(['steps.0.cases']);
+    expect(stepPaths({ type: 'set', values: {}, onError: 'retry' })).toEqual(['steps.0.onError']);
+  });
+});
+
+describe('secrets inside a for_each', () => {
+  it('are masked in views and kept by an update that sends the mask back, like top-level ones', async () => {
+    const { maskDefinition, restoreSecrets } = await import('../../shared/domain/definition-secrets.ts');
+    const token = 'Bearer abcdefghijklmnopqrstuvwxyz';
+    const def = WorkflowDefinition.parse({
+      steps: [
+        {
+          id: 'each',
+          type: 'for_each',
+          items: '{% [1] %}',
+          steps: [{ id: 'call', type: 'http_request', url: 'https://example.com/x', headers: { authorization: token } }],
+        },
+      ],
+    });
+    const shown = maskDefinition(def);
+    const nested = (d: typeof def) =>
+      (d.steps[0]?.type === 'for_each' ? d.steps[0].steps[0] : undefined) as { headers: Record<string, string> };
+    expect(nested(shown).headers.authorization).toBe('••••wxyz');
+    expect(JSON.stringify(shown)).not.toContain('abcdefghij');
+    expect(nested(restoreSecrets(shown, def)).headers.authorization).toBe(token);
+    expect(() => restoreSecrets(shown, undefined)).toThrow();
+  });
+
+  it('$secrets is allowed in a nested http_request, and nowhere else in the loop', () => {
+    const loop = (nested: Record<string, unknown>) => ({ steps: [{ id: 'each', type: 'for_each', items: '{% [1] %}', steps: [nested] }] });
+    expect(
+      pathsOf(loop({ id: 'c', type: 'http_request', url: 'https://example.com', headers: { authorization: '{% $secrets.TOKEN %}' } })),
+    ).toEqual([]);
+    expect(pathsOf(loop({ id: 's', type: 'set', values: { x: '{% $secrets.TOKEN %}' } }))).toEqual(['steps.0.steps.0.values.x']);
+  });
+});

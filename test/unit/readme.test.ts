@@ -20,3 +20,17 @@ describe('README', () => {
     expect(readme).not.toMatch(/API\.md|WORKFLOWS\.md/);
   });
 });
+
+describe('README control flow examples', () => {
+  const section = readme.slice(readme.indexOf('**Control flow.**'), readme.indexOf('**Cancel**'));
+  const examples = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string));
+
+  it('has one example per construct, each a definition the server accepts or a step its schema accepts', () => {
+    // next (with maxStepExecutions), switch, for_each, onError, $trigger; step retries, callbacks.
+    expect(examples).toHaveLength(7);
+    for (const example of examples) {
+      const parsed = 'type' in example ? Step.safeParse(example) : WorkflowDefinition.safeParse(example);
+      expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    }
+  });
+});

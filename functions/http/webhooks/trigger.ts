@@ -20,6 +20,7 @@ export const respond = async ({ event, body, principal, request }: Input<Pick<ty
     // A sender's signed delivery id is the only dedupe key of its scheme: the unsigned header is ignored.
     idempotencyKey: sendsDeliveryIds(webhook) ? undefined : idempotencyKey(event),
     deliveryId: deliveryId(webhook, event.headers, body),
+    headers: event.headers,
   });
   return json(200, result, replayed ? { 'idempotent-replayed': 'true' } : {});
 };

@@ -22,6 +22,8 @@ export const FormField = z.object({
   enum: z.array(z.unknown()).optional(),
 });
 
+export const ApprovalLoop = z.object({ stepId: z.string(), index: z.number().int(), item: z.unknown() });
+
 export const Approval = z.object({
   approvalId: z.string(),
   accountId: z.string(),
@@ -62,6 +64,8 @@ export const Approval = z.object({
   /** The step's `escalate`: its `reviewers` join at `at`; `escalatedAt` once they did. */
   escalate: z.object({ at: z.number(), reviewers: z.array(z.string()) }).optional(),
   escalatedAt: z.number().optional(),
+  /** An approval inside a `for_each`: the loop step, the iteration's index and item (one approval per iteration). */
+  loop: jsonText(ApprovalLoop).optional(),
 });
 export type Approval = z.infer<typeof Approval>;
 
@@ -134,6 +138,7 @@ export const approvalPut = (a: Approval) => ({
       ...expiryIndex(a),
       type: 'approval',
       ...a,
+      ...(a.loop ? { loop: JSON.stringify(a.loop) } : {}),
     },
     ConditionExpression: 'attribute_not_exists(PK)',
   },

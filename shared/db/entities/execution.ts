@@ -28,10 +28,11 @@ export const TERMINAL: readonly ExecutionStatus[] = ['SUCCEEDED', 'FAILED', 'CAN
 export const IN_PROGRESS: readonly ExecutionStatus[] = ['PENDING', 'RUNNING', 'WAITING_APPROVAL', 'WAITING_CALLBACK'];
 export const Trigger = z.enum(['webhook', 'api', 'rerun', 'schedule']);
 
-export const RunError = z.object({ code: z.string(), message: z.string() });
+/** `status`: the HTTP status of an `http_request` that answered outside 2xx. */
+export const RunError = z.object({ code: z.string(), message: z.string(), status: z.number().int().optional() });
 export type RunError = z.infer<typeof RunError>;
 
-export const StepState = z.object({
+const StepStateFields = {
   stepId: z.string(),
   type: z.string(),
   status: z.enum(['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'SKIPPED', 'WAITING', 'CANCELLED']),
@@ -42,11 +43,38 @@ export const StepState = z.object({
   attempts: z.number().int().optional(),
   /** The attempt a step with a `retry` policy is in, past its first (`shared/engine/step-retry.ts`). */
   tries: z.number().int().optional(),
+  /** A `switch`: the case taken (its index, or `default`) and the step it named. */
+  branch: z.object({ case: z.union([z.number().int(), z.literal('default')]), next: z.string() }).optional(),
+};
+/** A `for_each`: how many items, which iteration it is in (0-based; `items` once done), its nested steps' states in that iteration. */
+export const StepState = z.object({
+  ...StepStateFields,
+  items: z.number().int().optional(),
+  iteration: z.number().int().optional(),
+  steps: z.array(z.object(StepStateFields)).optional(),
 });
 export type StepState = z.infer<typeof StepState>;
+export type NestedStepState = NonNullable<StepState['steps']>[number];
+
+/**
+ * Where a run is inside a `for_each` (the step at `nextStep`): its items (evaluated once, when the
+ * loop started), the iteration, the nested step to run next, and the results of the iterations done.
+ */
+export const LoopPosition = z.object({
+  stepId: z.string(),
+  items: z.array(z.unknown()),
+  iteration: z.number().int(),
+  next: z.number().int(),
+  results: z.array(z.unknown()),
+});
+export type LoopPosition = z.infer<typeof LoopPosition>;
+
+/** `$trigger` of a webhook run, kept only when its workflow reads `$trigger`: the request's headers (no credentials) and the sender's event name. */
+export const TriggerContext = z.object({ headers: z.record(z.string(), z.string()), event: z.string().optional() });
+export type TriggerContext = z.infer<typeof TriggerContext>;
 
 /** Fields holding user JSON, stored as text (see ../json.ts). */
-const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload', 'decision', 'report'] as const;
+const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload', 'decision', 'report', 'loop', 'triggerContext'] as const;
 
 /** Execution fields as stored: the JSON fields as text. Use for every write of those fields. */
 export const storedFields = <T extends Record<string, unknown>>(fields: T): T => asJsonText(fields, JSON_FIELDS);
@@ -111,8 +139,13 @@ export const Execution = z.object({
   variables: jsonText(z.record(z.string(), z.unknown())),
   outputs: jsonText(z.record(z.string(), z.unknown())),
   steps: z.array(StepState),
-  /** Index of the next step to run. */
+  /** Index of the next step to run (the step the run is in, while it runs, waits or loops). */
   nextStep: z.number(),
+  /** Inside a `for_each` (the step at `nextStep`): where, see `LoopPosition`. */
+  loop: jsonText(LoopPosition).optional(),
+  /** Steps executed so far, kept only for a definition with control flow or `maxStepExecutions` (else `nextStep` tells). */
+  executed: z.number().int().optional(),
+  triggerContext: jsonText(TriggerContext).optional(),
   startedAt: z.number(),
   updatedAt: z.number(),
   finishedAt: z.number().optional(),
@@ -230,6 +263,15 @@ export const finishing = (now: number) => ({
   remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', 'decision', 'callbackId', 'report', ...ACTIVE_INDEX_ATTRIBUTES],
 });
 
+/** The step a run is in (running or waiting; inside a loop, the nested one), else the next one. */
+export function currentStepId(e: Pick<Execution, 'steps' | 'nextStep' | 'loop'>): string | null {
+  const top = e.steps.find((s) => s.status === 'RUNNING' || s.status === 'WAITING') ?? e.steps[e.nextStep];
+  const nested = e.loop && top?.stepId === e.loop.stepId ? top.steps?.[e.loop.next] : undefined;
+  return nested?.stepId ?? top?.stepId ?? null;
+}
+
+const unfinished = (s: { status: string }) => s.status === 'PENDING' || s.status === 'RUNNING' || s.status === 'WAITING';
+
 /** The fields of a run that ends CANCELLED (with one event, `nextSeq(e)`): its unfinished steps are cancelled with it. */
 export const cancelledFields = (e: Execution, reason: string | undefined, now: number) => ({
   status: 'CANCELLED' as const,
@@ -237,7 +279,13 @@ export const cancelledFields = (e: Execution, reason: string | undefined, now: n
   cancelReason: reason,
   error: { code: 'CANCELLED', message: reason ? `Cancelled: ${reason}` : 'Cancelled.' },
   steps: e.steps.map((s) =>
-    s.status === 'PENDING' || s.status === 'RUNNING' || s.status === 'WAITING' ? { ...s, status: 'CANCELLED' as const } : s,
+    unfinished(s)
+      ? {
+          ...s,
+          status: 'CANCELLED' as const,
+          ...(s.steps ? { steps: s.steps.map((n) => (unfinished(n) ? { ...n, status: 'CANCELLED' as const } : n)) } : {}),
+        }
+      : s,
   ),
   ...finishing(now).set,
 });

@@ -28,6 +28,8 @@ export const Webhook = z.object({
   createdBy: z.string(),
   createdAt: z.number(),
   updatedAt: z.number(),
+  /** Its workflow reads `$trigger`: its runs keep the request's context (`shared/domain/trigger-context.ts`). */
+  triggerContext: z.boolean().optional(),
 });
 export type Webhook = z.infer<typeof Webhook>;
 

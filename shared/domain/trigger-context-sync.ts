@@ -1,0 +1,36 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../clients.ts';
+import { listWebhooks, webhookKey } from '../db/entities/webhook.ts';
+import type { WorkflowDefinition } from '../engine/definition.ts';
+import { findExpressions } from '../engine/expressions.ts';
+import { isConditionFailure } from '../errors.ts';
+import { caches } from './records.ts';
+
+/** Does any expression of the definition read `$trigger`? */
+export const readsTrigger = (def: WorkflowDefinition): boolean =>
+  findExpressions(def, [], 80).some(({ source }) => /\$trigger\b/.test(source));
+
+/** After a workflow's definition changed: its webhooks say whether it reads `$trigger` (only those that change are written). */
+export async function syncTriggerContext(accountId: string, workflowId: string, def: WorkflowDefinition): Promise<void> {
+  const reads = readsTrigger(def);
+  const bound = (await listWebhooks(accountId)).filter((w) => w.workflowId === workflowId && Boolean(w.triggerContext) !== reads);
+  await Promise.all(
+    bound.map(async (w) => {
+      await db()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: webhookKey(w.webhookId),
+            UpdateExpression: reads ? 'SET triggerContext = :t' : 'REMOVE triggerContext',
+            ConditionExpression: 'attribute_exists(PK)',
+            ...(reads ? { ExpressionAttributeValues: { ':t': true } } : {}),
+          }),
+        )
+        .catch((e: unknown) => {
+          // Deleted meanwhile: nothing to say.
+          if (!isConditionFailure(e)) throw e;
+        });
+      caches.webhooks.delete(w.webhookId);
+    }),
+  );
+}
