@@ -13,7 +13,7 @@ import { approvalCard, type CardContext, shows } from './card.ts';
 import { adapters } from './index.ts';
 import { recipients } from './recipients.ts';
 import { sendPlan } from './send-plan.ts';
-import type { MessageRef, OpenChannel, SendResult } from './types.ts';
+import type { ApprovalCard, MessageRef, OpenChannel, SendResult } from './types.ts';
 
 /** A failed send worth another try: no answer, a timeout, 429 or 5xx (a refusal such as `channel_not_found` is final). */
 export const retryable = (r: SendResult) => !r.ok && (r.status === undefined || r.status === 429 || r.status >= 500);
@@ -29,42 +29,33 @@ export class DeliveryRetry extends Error {
   }
 }
 
-/**
- * Send one approval message: the card of `approval` on `channel` to `to` (a Slack conversation or
- * user id, a mail address, the Teams webhook), with `reviewer`'s own links when it is theirs. The
- * provider's answer, with `ref` (where the message lives) when it was sent. Never throws for a
- * provider's fault.
- */
-export async function sendApprovalMessage(input: {
+type MessageInput = {
   channel: OpenChannel;
-  to: string;
   approval: Approval;
   context?: CardContext;
   reviewer?: { userId: string; email: string };
-}): Promise<SendResult> {
+};
+
+/** The card of `approval` for `channel` (with `reviewer`'s own links when it is theirs), handed to its adapter. Never throws for a provider's fault. */
+async function withCard(input: MessageInput, act: (card: ApprovalCard) => Promise<SendResult>): Promise<SendResult> {
   const card = await approvalCard(input.approval, input.context ?? {}, input.channel, input.reviewer);
   try {
-    return await adapters[input.channel.type].send(input.channel, input.to, card);
+    return await act(card);
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
 }
 
+/**
+ * Send one approval message to `to` (a Slack conversation or user id, a mail address, the Teams
+ * webhook). The provider's answer, with `ref` (where the message lives) when it was sent.
+ */
+export const sendApprovalMessage = (input: MessageInput & { to: string }) =>
+  withCard(input, (card) => adapters[input.channel.type].send(input.channel, input.to, card));
+
 /** Bring one sent message up to date with `approval` (outcome, who, when; no buttons once handled). */
-export async function updateApprovalMessage(input: {
-  channel: OpenChannel;
-  ref: MessageRef;
-  approval: Approval;
-  context?: CardContext;
-  reviewer?: { userId: string; email: string };
-}): Promise<SendResult> {
-  const card = await approvalCard(input.approval, input.context ?? {}, input.channel, input.reviewer);
-  try {
-    return await adapters[input.channel.type].update(input.channel, input.ref, card);
-  } catch (e) {
-    return { ok: false, error: (e as Error).message };
-  }
-}
+export const updateApprovalMessage = (input: MessageInput & { ref: MessageRef }) =>
+  withCard(input, (card) => adapters[input.channel.type].update(input.channel, input.ref, card));
 
 /** The workflow's name and the decider's email, for the cards. */
 async function cardContext(a: Approval): Promise<CardContext> {

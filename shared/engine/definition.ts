@@ -255,7 +255,7 @@ export const SwitchStep = z.strictObject({
 /** The longest list a `for_each` takes. */
 export const MAX_ITEMS = 1000;
 /** Steps a `for_each` runs once per item: any type but `for_each`. */
-export const NestedStep = z.discriminatedUnion('type', [
+const NESTED_STEPS = [
   SetStep,
   HttpRequestStep,
   ManualApprovalStep,
@@ -264,7 +264,8 @@ export const NestedStep = z.discriminatedUnion('type', [
   FailStep,
   WaitForCallbackStep,
   SwitchStep,
-]);
+] as const;
+export const NestedStep = z.discriminatedUnion('type', NESTED_STEPS);
 export const ForEachStep = z.strictObject({
   ...base,
   type: z.literal('for_each'),
@@ -273,17 +274,7 @@ export const ForEachStep = z.strictObject({
   maxItems: z.number().int().min(1).max(MAX_ITEMS).default(MAX_ITEMS),
 });
 
-export const Step = z.discriminatedUnion('type', [
-  SetStep,
-  HttpRequestStep,
-  ManualApprovalStep,
-  ArtifactStep,
-  DelayStep,
-  FailStep,
-  WaitForCallbackStep,
-  SwitchStep,
-  ForEachStep,
-]);
+export const Step = z.discriminatedUnion('type', [...NESTED_STEPS, ForEachStep]);
 
 /** The event types (one list: `./events.ts`). */
 export { EventType } from './events.ts';

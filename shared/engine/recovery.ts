@@ -229,6 +229,31 @@ function recordedDecision(a: Approval): { decision: Decision; expired?: Approval
 }
 
 /**
+ * A resumed run that waits again (for its approval or callback): its status, `execution.resumed` and
+ * the wait's own update (`waitUpdate`: what ends the wait is numbered after the event) in one write.
+ */
+async function waitAgain(
+  e: Execution,
+  status: 'WAITING_APPROVAL' | 'WAITING_CALLBACK',
+  resumed: RunEvent,
+  interrupted: string[],
+  now: number,
+  waitUpdate: object,
+) {
+  const fields = { status, updatedAt: now, seq: resumed.seq, ...activeIndex({ ...e, lease: undefined }) };
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, interrupted, unchangedSince(e)) },
+        eventsPut(e.accountId, [resumed]),
+        waitUpdate,
+      ],
+    }),
+  );
+  await notifyEvents({ ...e, ...fields }, [resumed]);
+}
+
+/**
  * Manual resume (v1): an INTERRUPTED run re-enters the step it stopped in. A run interrupted while
  * waiting for an approval waits again, or, when the approval was decided (or expired) meanwhile,
  * takes that decision now. Returns the run as it is afterwards.
@@ -253,50 +278,19 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
         await Promise.all([sendRunMessage({ accountId, executionId, dispatch: t.dispatch }), notifyEvents(e, [resumed])]);
       } else if (callback?.status === 'PENDING') {
         // Waiting again: what ends the wait is numbered after `execution.resumed`.
-        const fields = {
-          status: 'WAITING_CALLBACK' as const,
-          updatedAt: now,
-          seq: resumed.seq,
-          ...activeIndex({ ...e, lease: undefined }),
-        };
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)) },
-              eventsPut(accountId, [resumed]),
-              { Update: callbackRunSeqUpdate(callback, resumed.seq) },
-            ],
-          }),
-        );
-        await notifyEvents({ ...e, ...fields }, [resumed]);
+        await waitAgain(e, 'WAITING_CALLBACK', resumed, interrupted, now, { Update: callbackRunSeqUpdate(callback, resumed.seq) });
       } else if (approval && recorded) {
         const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e, seq: resumed.seq + 1 });
         await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
         await Promise.all([decisionMessage(approval, t), notifyEvents(e, [resumed])]);
       } else if (approval?.status === 'PENDING') {
         // Waiting again: the votes still to come are numbered after `execution.resumed` (the approval's runSeq moves with it).
-        const fields = {
-          status: 'WAITING_APPROVAL' as const,
-          updatedAt: now,
-          seq: resumed.seq,
-          ...activeIndex({ ...e, lease: undefined }),
-        };
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: buildUpdate(executionKey(accountId, executionId), fields, interrupted, unchangedSince(e)) },
-              eventsPut(accountId, [resumed]),
-              {
-                Update: buildUpdate(approvalKey(accountId, approval.approvalId), { runSeq: resumed.seq }, [], {
-                  expression: '#status = :pending',
-                  names: { '#status': 'status' },
-                  values: { ':pending': 'PENDING' },
-                }),
-              },
-            ],
-          }),
-        );
-        await notifyEvents({ ...e, ...fields }, [resumed]);
+        const runSeq = buildUpdate(approvalKey(accountId, approval.approvalId), { runSeq: resumed.seq }, [], {
+          expression: '#status = :pending',
+          names: { '#status': 'status' },
+          values: { ':pending': 'PENDING' },
+        });
+        await waitAgain(e, 'WAITING_APPROVAL', resumed, interrupted, now, { Update: runSeq });
       } else {
         await redispatch(e, by, 'manual', now, interrupted);
       }
