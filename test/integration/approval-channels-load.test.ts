@@ -33,7 +33,13 @@ const RUNS = 200;
 describe('approval messages under load', { timeout: 300_000 }, () => {
   it(`${RUNS} approvals requested at once, 3 channels each: every message delivered, none twice`, async () => {
     const a = await givenAccount();
-    const actor = { kind: 'session' as const, accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' as const, sessionId: 's' };
+    const actor = {
+      kind: 'session' as const,
+      accountId: a.account.accountId,
+      userId: a.admin.userId,
+      role: 'admin' as const,
+      sessionId: 's',
+    };
     const tag = randomBytes(4).toString('hex');
     await createChannel(actor, { type: 'slack', name: 'ops', botToken: 'xoxb-load', signingSecret: 'a'.repeat(32) });
     await createChannel(actor, { type: 'email', name: 'mail', from: 'approvals@example.com' });
@@ -71,7 +77,12 @@ describe('approval messages under load', { timeout: 300_000 }, () => {
     );
     // And each provider was asked exactly once per approval.
     const idsIn = (bodies: unknown[]) => bodies.map((b) => approvalIds.find((id) => JSON.stringify(b).includes(id)));
-    const slack = idsIn(chat.calls('chat.postMessage').filter((c) => c.body.channel === `#load-${tag}`).map((c) => c.body));
+    const slack = idsIn(
+      chat
+        .calls('chat.postMessage')
+        .filter((c) => c.body.channel === `#load-${tag}`)
+        .map((c) => c.body),
+    );
     const teams = idsIn(chat.calls(`/teams/load-${tag}`).map((c) => c.body));
     const store = (await (await fetch(`${process.env.AWS_ENDPOINT_URL_SESV2}/store`)).json()) as { emails: { body: { text: string } }[] };
     const mails = idsIn(store.emails.filter((m) => m.body.text.includes(`Load ${tag} `)).map((m) => m.body.text));
