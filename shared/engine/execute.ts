@@ -23,7 +23,8 @@ import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { StepError } from './step-error.ts';
 import { currentAttempt, planRetry, retryInProgress, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
-import { reportedOutcome, sendCallbackRequest } from './steps/wait-for-callback.ts';
+import { sendCallbackRequest } from './steps/callback-request.ts';
+import { reportedOutcome } from './steps/wait-for-callback.ts';
 
 /** Variables and step outputs of a run, as JSON. */
 export const MAX_STATE_BYTES = 256 * 1024;

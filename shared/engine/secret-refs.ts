@@ -1,5 +1,4 @@
 import { compileExpression, findExpressions, type Path } from './expressions.ts';
-import { SECRET_REFERENCE } from './secret-reference.ts';
 
 export { referencedSecret, SECRET_REFERENCE } from './secret-reference.ts';
 

@@ -11,12 +11,10 @@ import {
 } from '../../db/entities/execution.ts';
 import { buildUpdate, type Condition } from '../../db/update.ts';
 import { newId } from '../../ids.ts';
-import { logger } from '../../logger.ts';
 import { hashToken, mintToken } from '../../tokens.ts';
 import { writeDecision } from '../decisions.ts';
-import type { HttpRequestStep, WaitForCallbackStep } from '../definition.ts';
+import type { WaitForCallbackStep } from '../definition.ts';
 import { newDispatch, sendRunMessage } from '../dispatch.ts';
-import { StepError } from '../step-error.ts';
 import type { StepContext } from '../steps.ts';
 
 /**
@@ -53,32 +51,6 @@ export function waitForCallback(step: WaitForCallbackStep, ctx: StepContext): Ca
     createdAt: now,
   };
   return { kind: 'wait-callback', callback, token, url: callbackUrl(callbackId) };
-}
-
-/**
- * Send the step's `request` once, after the callback and the wait are written (so an answer that comes
- * at once finds the run waiting). The run is not held meanwhile. A request that fails (not 2xx, no
- * answer, refused by the address checks) reports the callback as failed with its error, unless a
- * report came first. A crash between the wait's write and the request leaves it unsent: the wait
- * then ends at its deadline.
- */
-export async function sendCallbackRequest(e: Execution, step: WaitForCallbackStep, w: CallbackWait, maxMs: number) {
-  if (!step.request) return;
-  const request = { id: step.id, type: 'http_request', allowFailure: false, ...step.request } as HttpRequestStep;
-  let failure: RunError | undefined;
-  try {
-    const { runStep, scopeOf } = await import('../steps.ts');
-    const scope = { ...scopeOf(e), callback: { url: w.url, token: w.token } };
-    const outcome = await runStep(request, { execution: e, scope, signal: new AbortController().signal, now: Date.now(), maxMs });
-    if (outcome.kind === 'failed') failure = outcome.error;
-  } catch (err) {
-    if (!(err instanceof StepError)) logger.error('callback request failed', { executionId: e.executionId, error: err as Error });
-    failure =
-      err instanceof StepError ? { code: err.code, message: err.message } : { code: 'REQUEST_FAILED', message: 'the request failed' };
-  }
-  if (!failure) return;
-  const error = { code: failure.code, message: `The callback request failed: ${failure.message}`.slice(0, 1000) };
-  await settleCallback(w.callback, { status: 'FAILED', error }, Date.now());
 }
 
 /**
