@@ -12,6 +12,7 @@ import { AppError, notFound, unauthorized } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { decide } from './approvals.ts';
 import { openChannel } from './channels.ts';
+import * as z from 'zod';
 
 /** Slack's replay window: a request signed more than 5 minutes ago (or ahead) is refused. */
 export const SLACK_MAX_SKEW_SECONDS = 300;
@@ -32,14 +33,23 @@ export function verifySlackSignature(secret: string, headers: Record<string, str
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-type BlockActions = {
-  type?: string;
-  user?: { id?: string };
-  response_url?: string;
-  container?: { channel_id?: string; message_ts?: string };
-  channel?: { id?: string };
-  message?: { ts?: string };
-  actions?: { action_id?: string; value?: string }[];
+/** What we read of Slack's `block_actions` payload (it carries much more; any other shape is ignored). */
+const BlockActions = z.object({
+  type: z.string().optional(),
+  user: z.object({ id: z.string().optional() }).optional(),
+  response_url: z.string().optional(),
+  container: z.object({ channel_id: z.string().optional(), message_ts: z.string().optional() }).optional(),
+  channel: z.object({ id: z.string().optional() }).optional(),
+  message: z.object({ ts: z.string().optional() }).optional(),
+  actions: z.array(z.object({ action_id: z.string().optional(), value: z.string().optional() })).optional(),
+});
+
+const parsePayload = (raw: string) => {
+  try {
+    return BlockActions.safeParse(JSON.parse(new URLSearchParams(raw).get('payload') ?? '{}')).data;
+  } catch {
+    return undefined;
+  }
 };
 
 /**
@@ -59,12 +69,8 @@ export async function slackInteraction(
   if (channel?.type !== 'slack') throw notFound('CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist.`);
   const open = await openChannel(channel);
   if (!open.signingSecret || !verifySlackSignature(open.signingSecret, req.headers, req.raw, now)) throw refusedSignature();
-  let payload: BlockActions;
-  try {
-    payload = JSON.parse(new URLSearchParams(req.raw).get('payload') ?? '{}') as BlockActions;
-  } catch {
-    return;
-  }
+  const payload = parsePayload(req.raw);
+  if (!payload) return;
   const action = payload.actions?.[0];
   // URL buttons (Review) report their clicks too; nothing to do for them, nor for other interactions.
   if (payload.type !== 'block_actions' || (action?.action_id !== 'approve' && action?.action_id !== 'reject')) return;

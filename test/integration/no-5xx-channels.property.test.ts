@@ -179,7 +179,8 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
     const raw = fc.oneof(
       payload.map((p) => new URLSearchParams({ payload: JSON.stringify(p) }).toString()),
       text,
-      fc.constant('payload=%7B'),
+      // Malformed JSON, and JSON that is no object (found by this property: `payload=null` was a 500).
+      fc.constantFrom('payload=%7B', 'payload=null', 'payload=1', 'payload=%5B%5D', 'payload=%22x%22', 'payload=%7B%22actions%22%3A5%7D'),
     );
     const signed = fc.record({
       raw,
@@ -203,6 +204,28 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
       }),
       RUNS,
     );
+    // Signed payloads that are JSON but no object (`payload=null` was a 500): each one, every run, on a
+    // Slack channel of their own (the properties above may have deleted `slackId`).
+    const own = await check(
+      createHandler,
+      'POST',
+      '/api/channels',
+      good(`Bearer ${adminSession}`, { json: { type: 'slack', name: 'shapes', botToken: TOKEN, signingSecret: SIGNING } }),
+      [201],
+    );
+    const ownId = own.json.id as string;
+    for (const raw of ['payload=null', 'payload=1', 'payload=%5B%5D', 'payload=%22x%22', 'payload=%7B%22actions%22%3A5%7D']) {
+      const ts = String(Math.floor(Date.now() / 1000));
+      const signature = `v0=${createHmac('sha256', SIGNING).update(`v0:${ts}:${raw}`).digest('hex')}`;
+      const headers = {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-slack-request-timestamp': ts,
+        'x-slack-signature': signature,
+      };
+      const request = { headers, params: { channelId: ownId }, body: { body: raw, isBase64Encoded: false }, sourceIp: '198.51.100.23' };
+      const res = await check(interactionsHandler, 'POST', `/api/integrations/slack/${ownId}/interactions`, request, [200]);
+      expect(res.status, raw).toBe(200);
+    }
   });
 
   it("a member's slackUserId and an approval step's notify", async () => {
