@@ -6,15 +6,13 @@ import { isConditionFailure } from '../../errors.ts';
 
 // Access patterns: get by account and name · list an account's names (one partition per account,
 // the ciphertext left out of the listing by projection). The value is stored sealed (shared/keyring.ts).
+/** A value sealed by shared/keyring.ts: the keyring that sealed it, the encrypted data key, the GCM iv, ciphertext and tag (base64). */
+export const SEALED_FIELDS = { kid: z.string(), edk: z.string(), iv: z.string(), ct: z.string(), tag: z.string() };
+
 export const AccountSecret = z.object({
   accountId: z.string(),
   name: z.string(),
-  /** The keyring that sealed it, the encrypted data key, the GCM iv, ciphertext and tag (base64). */
-  kid: z.string(),
-  edk: z.string(),
-  iv: z.string(),
-  ct: z.string(),
-  tag: z.string(),
+  ...SEALED_FIELDS,
   createdAt: z.number(),
   updatedAt: z.number(),
   lastUsedAt: z.number().optional(),

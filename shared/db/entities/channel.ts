@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
 import { queryAll } from '../query.ts';
+import { SEALED_FIELDS } from './account-secret.ts';
 
 // Access patterns: get by account + id (PK CHANNELS#<account>, SK CH#<id>) · list an account's
 // channels (same partition, the sealed secrets left out by projection) · get by account + name (a
@@ -23,11 +24,7 @@ export const Channel = z.object({
   /** The write-only fields as the API shows them (`••••` and a hint), by field name. */
   masks: z.record(z.string(), z.string()),
   /** The write-only fields (bot token, signing secret, webhook URL) as one sealed JSON object (shared/keyring.ts). */
-  kid: z.string(),
-  edk: z.string(),
-  iv: z.string(),
-  ct: z.string(),
-  tag: z.string(),
+  ...SEALED_FIELDS,
   createdAt: z.number(),
   updatedAt: z.number(),
 });
