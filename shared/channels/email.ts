@@ -1,5 +1,5 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
-import { escapeHtml } from '../http/html.ts';
+import { escapeHtml } from '../escape-html.ts';
 import { type ApprovalCard, type ChannelAdapter, fieldLines, outcome, progress, type SendResult, when } from './types.ts';
 
 /** The SES v2 client, loaded on first use (only the notify worker and a channel's test send mail). */

@@ -1,4 +1,5 @@
 import { config } from '../config.ts';
+import { parseRetryAfter } from '../retry-after.ts';
 import { type ApprovalCard, type ChannelAdapter, fieldLines, type OpenChannel, outcome, progress, type SendResult } from './types.ts';
 
 /** Slack answers within its own limits; a send that takes longer is retried by the queue. */
@@ -26,7 +27,7 @@ export async function slackApi(token: string, method: string, args: Record<strin
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
     if (res.status === 429)
-      return { ok: false, status: 429, error: 'ratelimited', retryAfterSeconds: Number(res.headers.get('retry-after')) || 30 };
+      return { ok: false, status: 429, error: 'ratelimited', retryAfterSeconds: parseRetryAfter(res.headers.get('retry-after')) || 30 };
     const body = (await res.json().catch(() => ({}))) as Record<string, unknown>;
     if (res.status >= 300 || body.ok !== true)
       return { ok: false, status: res.status, error: typeof body.error === 'string' ? body.error : `HTTP ${res.status}`, body };

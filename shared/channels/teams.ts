@@ -1,5 +1,5 @@
 import { config } from '../config.ts';
-import { performHttpRequest } from '../engine/http-request.ts';
+import { performHttpRequest } from '../egress/http.ts';
 import { type ApprovalCard, type ChannelAdapter, fieldLines, type OpenChannel, outcome, progress, type SendResult, when } from './types.ts';
 
 const TIMEOUT_MS = 10_000;

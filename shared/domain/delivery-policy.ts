@@ -23,15 +23,6 @@ export function retryDelaySeconds(tries: number, retryAfter?: number): number {
   return Math.min(MAX_DELAY_SECONDS, Math.ceil(unit * (SCHEDULE[Math.min(Math.max(tries, 1), SCHEDULE.length) - 1] as number)));
 }
 
-/** A `Retry-After` header's seconds (delta-seconds or an HTTP date), if it has a usable one. */
-export function retryAfterSeconds(header: string | undefined, now = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const v = header.trim();
-  if (/^\d{1,9}$/.test(v)) return Number(v);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
-}
-
 /**
  * A receiver URL as the log shows it: scheme and host only. Paths and queries often carry the
  * receiver's secret (Slack and Teams webhook URLs, `?token=`), and credentials never belong there.

@@ -3,12 +3,13 @@ import { config } from '../config.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { readSecrets } from '../domain/account-secrets.ts';
 import { logger } from '../logger.ts';
-import { performHttpRequest } from './http-request.ts';
+import { performHttpRequest } from '../egress/http.ts';
 import type { EventNotice } from './notify.ts';
 import type { SendResult } from './senders.ts';
-import { retryAfterSeconds, safeError, safeTarget } from '../domain/delivery-policy.ts';
+import { safeError, safeTarget } from '../domain/delivery-policy.ts';
+import { parseRetryAfter } from '../retry-after.ts';
 import { referencedSecret } from './secret-reference.ts';
-import { StepError } from './step-error.ts';
+import { StepError } from '../step-error.ts';
 import { runDefinition } from './versions.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -70,7 +71,7 @@ export async function sendEvent(m: EventNotice, now = new Date()): Promise<SendR
     status: res.status,
     target: shown,
     error: `${new URL(target.url).host} answered ${res.status}`,
-    ...(res.status === 429 || res.status === 503 ? { retryAfterSeconds: retryAfterSeconds(res.headers['retry-after']) } : {}),
+    ...(res.status === 429 || res.status === 503 ? { retryAfterSeconds: parseRetryAfter(res.headers['retry-after']) } : {}),
   };
 }
 

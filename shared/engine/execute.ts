@@ -20,7 +20,7 @@ import { advance, countStep, type Here, iterationOf, locate, setState, startLoop
 import { notifyEvents } from './notify.ts';
 import { applyDecision, endDelays, wake } from './waits.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
-import { StepError } from './step-error.ts';
+import { StepError } from '../step-error.ts';
 import { currentAttempt, planRetry, retryInProgress, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 import { type Outcome, runStep, scopeOf } from './steps.ts';
 import { sendCallbackRequest } from './steps/callback-request.ts';

@@ -1,5 +1,5 @@
 import jsonata from 'jsonata';
-import { StepError } from './step-error.ts';
+import { StepError } from '../step-error.ts';
 
 /**
  * JSONata expressions inside workflow definitions: a string that is exactly `{% source %}`.

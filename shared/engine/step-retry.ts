@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { newEvent, type RunError, type RunEvent, type StepState } from '../db/entities/execution.ts';
-import type { HttpRequestResult } from './http-request.ts';
+import type { HttpRequestResult } from '../egress/http.ts';
 import { type Here, iterationOf, setState, stateAt } from './flow.ts';
 import type { HeldRun } from './session.ts';
-import { StepError } from './step-error.ts';
+import { parseRetryAfter } from '../retry-after.ts';
+import { StepError } from '../step-error.ts';
 
 /**
  * Step retries (`retry` on `http_request` and `artifact`): an attempt that failed for one of the
@@ -84,15 +85,11 @@ export function storageFailure(err: unknown): StepError | undefined {
   return undefined;
 }
 
-/** Seconds a `Retry-After` header asks for (delta-seconds or an HTTP date), if any. */
-export function retryAfterSeconds(response: unknown, now: number): number | undefined {
+/** Seconds a 429 or 503's `Retry-After` asks for, if any. */
+function retryAfterSeconds(response: unknown, now: number): number | undefined {
   const r = response as HttpRequestResult | undefined;
   if (!r || (r.status !== 429 && r.status !== 503)) return undefined;
-  const value = r.headers?.['retry-after']?.trim();
-  if (!value) return undefined;
-  if (/^\d{1,10}$/.test(value)) return Number(value);
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+  return parseRetryAfter(r.headers?.['retry-after'], now);
 }
 
 export type RetryPlan = { attempt: number; code: RetryOn; delayMs: number; error: RunError };

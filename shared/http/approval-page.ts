@@ -1,5 +1,6 @@
 import type { Approval } from '../db/entities/approval.ts';
-import { escapeHtml, htmlPage } from './html.ts';
+import { escapeHtml } from '../escape-html.ts';
+import { htmlPage } from './html.ts';
 
 /** User agents of link previewers and mail scanners: they get the confirmation page, never a decision. */
 export const PREVIEW_BOT =

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml } from '../escape-html.ts';
 import type { HttpResult } from './context.ts';
-
-/** Escape text for HTML element content and attribute values. */
-export const escapeHtml = (s: string) => s.replace(/[&<>"'`=/]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const CSS = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

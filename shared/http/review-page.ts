@@ -1,7 +1,8 @@
 import type { Approval } from '../db/entities/approval.ts';
 import type { Review } from '../domain/reviews.ts';
 import type { Decision } from '../domain/review-links.ts';
-import { escapeHtml, htmlPage } from './html.ts';
+import { escapeHtml } from '../escape-html.ts';
+import { htmlPage } from './html.ts';
 
 // The confirmation page of a reviewer's link (shared/domain/reviews.ts): who decides, what, and a
 // form whose POST decides. The GET records nothing, whoever (or whatever scanner) opens it.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StepError } from '../../shared/engine/step-error.ts';
+import { StepError } from '../../shared/step-error.ts';
 import {
   compileExpression,
   DEFAULT_BUDGET,

@@ -5,7 +5,7 @@
 import type { RunError, Execution } from '../../db/entities/execution.ts';
 import { logger } from '../../logger.ts';
 import type { HttpRequestStep, WaitForCallbackStep } from '../definition.ts';
-import { StepError } from '../step-error.ts';
+import { StepError } from '../../step-error.ts';
 import { runStep, scopeOf } from '../steps.ts';
 import { type CallbackWait, settleCallback } from './wait-for-callback.ts';
 

@@ -1,6 +1,6 @@
 import type { SwitchStep } from '../definition.ts';
 import { evaluateTemplate } from '../expressions.ts';
-import { StepError } from '../step-error.ts';
+import { StepError } from '../../step-error.ts';
 import type { Outcome, Scope } from '../steps.ts';
 
 /**

@@ -1,7 +1,8 @@
 import { AppError } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import type { AppContext, HttpResult, Middleware } from '../context.ts';
-import { escapeHtml, htmlPage } from '../html.ts';
+import { escapeHtml } from '../../escape-html.ts';
+import { htmlPage } from '../html.ts';
 
 /** Render an error as RFC 9457 problem+json. Unknown errors become a 500 `INTERNAL` and are logged. */
 export function problemResult(error: unknown, requestId: string): HttpResult {

@@ -4,8 +4,9 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type HttpRequestInput, isForbiddenAddress, performHttpRequest } from '../../shared/engine/http-request.ts';
-import { StepError } from '../../shared/engine/step-error.ts';
+import { type HttpRequestInput, performHttpRequest } from '../../shared/egress/http.ts';
+import { isForbiddenAddress } from '../../shared/egress/policy.ts';
+import { StepError } from '../../shared/step-error.ts';
 
 // All traffic stays on 127.0.0.0/8: server A on 127.0.0.1, server B on 127.0.0.2.
 
