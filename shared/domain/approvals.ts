@@ -15,7 +15,7 @@ import { getExecution } from '../db/entities/execution.ts';
 import { listApprovalMessages } from '../db/entities/approval-message.ts';
 import { notifiedView } from './notified.ts';
 import { listUsers } from '../db/entities/user.ts';
-import { pause } from '../db/retry.ts';
+import { pause } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { newDispatch } from '../engine/dispatch.ts';
 import { AppError, conflict, type FieldError, forbidden, notFound, validationFailed } from '../errors.ts';

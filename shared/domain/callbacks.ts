@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { db } from '../clients.ts';
 import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
-import { pause } from '../db/retry.ts';
+import { pause } from '../db/conflicts.ts';
 import { type CallbackResult, settleCallback } from '../engine/steps/wait-for-callback.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';

@@ -12,7 +12,7 @@ import {
   newEvent,
   nextSeq,
 } from '../db/entities/execution.ts';
-import { pause } from '../db/retry.ts';
+import { pause } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
 import { notifyEvents } from './notify.ts';

@@ -24,7 +24,7 @@ import {
 } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
-import { pause } from '../db/retry.ts';
+import { pause } from '../db/conflicts.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';

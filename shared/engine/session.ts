@@ -16,7 +16,7 @@ import {
   sequenced,
   storedFields,
 } from '../db/entities/execution.ts';
-import { retryConflicts } from '../db/retry.ts';
+import { retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';

@@ -12,7 +12,7 @@ import {
 } from '../db/entities/execution.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
-import { retryConflicts } from '../db/retry.ts';
+import { retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';

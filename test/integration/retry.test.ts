@@ -8,7 +8,7 @@ import { decide } from '../../shared/domain/approvals.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { retryRun } from '../../shared/engine/retry.ts';
+import { retryRun } from '../../shared/engine/retry-failed-run.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { useOwnQueues } from '../support/engine.ts';

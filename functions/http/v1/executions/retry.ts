@@ -4,7 +4,7 @@ import { http } from '../../../../shared/http/handler.ts';
 import { json } from '../../../../shared/http/responses.ts';
 import { idempotencyKey } from '../../../../shared/http/idempotency.ts';
 import { executionView } from '../../../../shared/domain/executions.ts';
-import { retryRun } from '../../../../shared/engine/retry.ts';
+import { retryRun } from '../../../../shared/engine/retry-failed-run.ts';
 
 export const handler = http(route, async ({ principal, params, event }) => {
   const key = idempotencyKey(event);

@@ -15,7 +15,7 @@ import {
   unchangedSince,
 } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, IDEMPOTENCY_TTL_SECONDS, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
-import { pause } from '../db/retry.ts';
+import { pause } from '../db/conflicts.ts';
 import { retentionTtl } from '../db/retention.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';

@@ -1,0 +1,121 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The import graph of the source tree (shared/, functions/, infra/; tests excluded), read with the
+ * TypeScript compiler's own import scanner. Layers, bottom to top: a file may import its own layer
+ * and the layers below, never one above, and no files import each other in a circle.
+ * docs/architecture.md draws the same picture.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['shared/*.ts', 'shared/egress/'], // base: config, errors, ids, logger, clients, the SSRF policy
+  ['shared/db/'], // entities, keys, item types, the lists of kinds (events, channels)
+  ['shared/channels/', 'shared/schedules/'], // channel adapters (render, send, update), schedule expressions
+  ['shared/engine/'], // the run: definition, step modules, the loop, waits, recovery
+  ['shared/schemas/'], // request and response bodies
+  ['shared/domain/'], // use cases
+  ['shared/notifications/'], // approval messages, recipients, deliveries: orchestration of channels
+  ['shared/http/'], // the middy stack, pages, problem mapping
+  ['functions/'], // handlers, the route table, workers
+  ['infra/'], // CDK and the local stack
+];
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SOURCE = /\.(ts|mts|cts)$/;
+
+function files(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'cdk.out' ? [] : files(path);
+    return SOURCE.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+export function layerOf(file: string): number {
+  const rank = LAYERS.findIndex((layer) =>
+    layer.some((p) => (p.endsWith('*.ts') ? dirname(file) === p.slice(0, -5) : file.startsWith(p))),
+  );
+  if (rank < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS`);
+  return rank;
+}
+
+/** file → the source files it imports (relative imports only; packages are not ours). */
+export function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of ['shared', 'functions', 'infra'].flatMap(files)) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
+    const targets = importedFiles
+      .map((f) => f.fileName)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => relative(ROOT, resolve(ROOT, dirname(file), spec)))
+      .filter((target) => SOURCE.test(target));
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** The strongly connected components of more than one file (Tarjan): each is an import loop. */
+export function loops(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      for (let w = stack.pop(); w !== undefined; w = w === v ? undefined : stack.pop()) {
+        onStack.delete(w);
+        component.push(w);
+      }
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('the import graph of shared/, functions/ and infra/', () => {
+  const graph = importGraph();
+
+  it('reads a real graph (a check that finds nothing must have looked)', () => {
+    expect(graph.size).toBeGreaterThan(200);
+    expect(graph.get('functions/routes.ts')?.length).toBeGreaterThan(50);
+    expect(loops(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('has no import loops', () => {
+    expect(loops(graph)).toEqual([]);
+  });
+
+  it('imports only downward: no file imports a layer above its own', () => {
+    const upward = [...graph].flatMap(([from, targets]) =>
+      targets.filter((to) => layerOf(to) > layerOf(from)).map((to) => `${from} -> ${to}`),
+    );
+    expect(upward).toEqual([]);
+  });
+});
+
+describe('module size', () => {
+  it('keeps every source file of shared/, functions/ and infra/ at 300 lines or fewer', () => {
+    const long = ['shared', 'functions', 'infra']
+      .flatMap(files)
+      .map((file) => ({ file, lines: readFileSync(join(ROOT, file), 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 300);
+    expect(long).toEqual([]);
+  });
+});
