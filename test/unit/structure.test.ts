@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * and the layers below, never one above, and no files import each other in a circle.
  * docs/architecture.md draws the same picture.
  */
-export const LAYERS: readonly (readonly string[])[] = [
+const LAYERS: readonly (readonly string[])[] = [
   ['shared/*.ts', 'shared/egress/'], // base: config, errors, ids, logger, clients, the SSRF policy
   ['shared/db/'], // entities, keys, item types, the lists of kinds (events, channels)
   ['shared/channels/', 'shared/schedules/'], // channel adapters (render, send, update), schedule expressions
@@ -33,16 +33,14 @@ function files(dir: string): string[] {
   });
 }
 
-export function layerOf(file: string): number {
-  const rank = LAYERS.findIndex((layer) =>
-    layer.some((p) => (p.endsWith('*.ts') ? dirname(file) === p.slice(0, -5) : file.startsWith(p))),
-  );
+function layerOf(file: string): number {
+  const rank = LAYERS.findIndex((layer) => layer.some((p) => (p.endsWith('*.ts') ? dirname(file) === p.slice(0, -5) : file.startsWith(p))));
   if (rank < 0) throw new Error(`${file} is in no layer: add its folder to LAYERS`);
   return rank;
 }
 
 /** file → the source files it imports (relative imports only; packages are not ours). */
-export function importGraph(): Map<string, string[]> {
+function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of ['shared', 'functions', 'infra'].flatMap(files)) {
     const { importedFiles } = ts.preProcessFile(readFileSync(join(ROOT, file), 'utf8'), true, true);
@@ -57,7 +55,7 @@ export function importGraph(): Map<string, string[]> {
 }
 
 /** The strongly connected components of more than one file (Tarjan): each is an import loop. */
-export function loops(graph: Map<string, string[]>): string[][] {
+function loops(graph: Map<string, string[]>): string[][] {
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -95,7 +93,16 @@ describe('the import graph of shared/, functions/ and infra/', () => {
   it('reads a real graph (a check that finds nothing must have looked)', () => {
     expect(graph.size).toBeGreaterThan(200);
     expect(graph.get('functions/routes.ts')?.length).toBeGreaterThan(50);
-    expect(loops(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual([['a', 'b', 'c']]);
+    expect(
+      loops(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c']]);
   });
 
   it('has no import loops', () => {
