@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 
-// The README's typed-client example, as a user runs it: types generated from the served document,
+// The typed-client example of docs/api.md, as a user runs it: types generated from the served document,
 // the example compiled with strict TypeScript and run against the local stack.
 const root = join(import.meta.dirname, '../..');
 const bin = (name: string) => join(root, 'node_modules/.bin', name);
@@ -22,11 +22,11 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-describe('the README typed client (openapi-typescript + openapi-fetch)', () => {
+describe('the typed client of docs/api.md (openapi-typescript + openapi-fetch)', () => {
   it('compiles against the generated types and runs against the local stack', { timeout: 180_000 }, async () => {
     // Asynchronous: the local stack answers from this very process.
     const run = promisify(execFile);
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const readme = readFileSync(join(root, 'docs/api.md'), 'utf8');
     const block = /<!-- typed-client example: start -->\s*```ts\n([\s\S]*?)```\s*<!-- typed-client example: end -->/.exec(readme)?.[1];
     expect(block).toBeDefined();
     writeFileSync(join(work, 'example.ts'), block as string);

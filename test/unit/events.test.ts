@@ -45,8 +45,8 @@ describe('event types: one list', () => {
     for (const e of enums) expect(e).toEqual([...EVENT_TYPES]);
   });
 
-  it("is the README's event table, row for row", () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  it('is the event table of docs/runs-and-events.md, row for row', () => {
+    const readme = readFileSync(join(root, 'docs/runs-and-events.md'), 'utf8');
     const table = readme.slice(readme.indexOf('| `type` | written when | `data` |'));
     const rows = table
       .split('\n')

@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Step, WorkflowDefinition } from '../../shared/engine/definition.ts';
 
-const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+const root = join(import.meta.dirname, '../..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const workflows = read('docs/workflows.md');
 const block = (name: string) =>
-  new RegExp(`<!-- ${name}: start -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}: end -->`).exec(readme)?.[1];
+  new RegExp(`<!-- ${name}: start -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}: end -->`).exec(workflows)?.[1];
 
-describe('README', () => {
+describe('docs/workflows.md', () => {
   it('has a definition example that the server accepts, with every step type once', () => {
     const example = JSON.parse(block('definition example') as string);
     const parsed = WorkflowDefinition.safeParse(example);
@@ -15,14 +17,21 @@ describe('README', () => {
     const types = (example.steps as { type: string }[]).map((s) => s.type).sort();
     expect(types).toEqual(Step.options.map((o) => o.shape.type.value).sort());
   });
+});
 
-  it('points to no file the repository does not have', () => {
-    expect(readme).not.toMatch(/API\.md|WORKFLOWS\.md/);
+describe('README and docs/', () => {
+  it('point to no design handout the repository does not have', () => {
+    for (const page of ['README.md', ...readdirSync(join(root, 'docs')).map((f) => `docs/${f}`)])
+      expect(read(page), page).not.toMatch(/ARCHITECTURE\.md|API\.md|WORKFLOWS\.md/);
   });
 });
 
-describe('README control flow examples', () => {
-  const section = readme.slice(readme.indexOf('**Control flow.**'), readme.indexOf('**Cancel**'));
+describe('docs/workflows.md control flow examples', () => {
+  // From "Control flow" to the end of "Callbacks": the sections of the step constructs.
+  const start = workflows.indexOf('\n## Control flow\n');
+  const callbacks = workflows.indexOf('\n## Callbacks\n');
+  const end = workflows.indexOf('\n## ', callbacks + 1);
+  const section = workflows.slice(start, end < 0 ? undefined : end);
   const examples = [...section.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1] as string));
 
   it('has one example per construct, each a definition the server accepts or a step its schema accepts', () => {

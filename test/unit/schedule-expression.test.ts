@@ -198,9 +198,9 @@ describe('parseScheduleExpression: invalid forms name the field and the reason',
   });
 });
 
-describe('README', () => {
+describe('docs/schedules.md', () => {
   it('shows expressions that are accepted, and the fire times it says', () => {
-    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const readme = readFileSync(join(import.meta.dirname, '../../docs/schedules.md'), 'utf8');
     const table = /<!-- schedule expressions: start -->([\s\S]*?)<!-- schedule expressions: end -->/.exec(readme)?.[1] ?? '';
     const examples = [...table.matchAll(/`((?:cron|rate|at)\([^`]*\))`/g)].map((m) => m[1] as string);
     expect(examples.length).toBeGreaterThanOrEqual(12);
