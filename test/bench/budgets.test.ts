@@ -15,14 +15,14 @@ import {
 } from './scenarios.ts';
 
 /**
- * The fast variant of `npm run bench` (README "Performance"), run by `npm test` in CI as a regression
+ * The fast variant of `npm run bench` (docs/performance.md), run by `npm test` in CI as a regression
  * check: SDK calls, write units and sequential I/O steps per request and per run on the emulators,
  * and the trigger's and the health route's bundle sizes. Counts only, never times. The limits are the
- * figures reached; README explains the issue's budgets that the data model puts out of reach (cold
+ * figures reached; docs/performance.md explains the issue's budgets that the data model puts out of reach (cold
  * trigger, approval POST).
  */
 
-/** A 100-item for_each of `set`, trigger to SUCCEEDED (the figure measured, README "Performance"): its 201 step events, about 40 KB in a few event items, written transactionally (×2). */
+/** A 100-item for_each of `set`, trigger to SUCCEEDED (the figure measured, docs/performance.md): its 201 step events, about 40 KB in a few event items, written transactionally (×2). */
 const LOOP_100_WRITE_UNITS = 94;
 
 let rows: RoundTrips[];

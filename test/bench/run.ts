@@ -1,5 +1,5 @@
-// `npm run bench`: every benchmark of README "Performance", printed as tables and written to bench-results/bench.json.
-// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's (README "Performance").
+// `npm run bench`: every benchmark of docs/performance.md, printed as tables and written to bench-results/bench.json.
+// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's (docs/performance.md).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startEmulators } from '../../infra/local/emulators.ts';

@@ -283,7 +283,7 @@ export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
     writeUnits: (many.writeUnits - one.writeUnits) / 4,
     path: '',
   };
-  // Control flow (README "Workflows and runs"): the switch, the jump and the loop's steps ride in the run's one write.
+  // Control flow (docs/workflows.md "Control flow"): the switch, the jump and the loop's steps ride in the run's one write.
   const switched = await warm(
     await hookOn(d, 0, switchFlow(), '3-case switch'),
     'webhook run, 3-case switch + 1 set, trigger 200 → SUCCEEDED',

@@ -19,7 +19,7 @@ import { givenAccount } from '../support/fixtures.ts';
 
 /**
  * Approvals over real HTTP on the local stack (server, pollers, workers, emulators), with real runs
- * stopped at manual_approval steps: the spec's approval POST (its error table in API.md's order), the
+ * stopped at manual_approval steps: the spec's approval POST (its error table in the order of docs/approvals-and-channels.md), the
  * one-click link (confirmation page, confirm by form POST, preview bots, headers, HTML errors,
  * escaping), the v1 approvals endpoints (list, detail, form validation), the audit history of every
  * decision and refused attempt, and approval deadlines.
@@ -90,7 +90,7 @@ const link = (
 const v1 = (path: string, key: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) =>
   call(`/api/v1${path}`, { ...init, key });
 
-/** Headers every one-click page carries (API.md "One-click link"). */
+/** Headers every one-click page carries (docs/approvals-and-channels.md "Approvals"). */
 function expectPageHeaders(headers: Headers) {
   expect(headers.get('content-type')).toMatch(/^text\/html/);
   expect(headers.get('cache-control')).toBe('no-store');

@@ -25,7 +25,7 @@ import { givenAccount, openUnlessKeyed, PASSWORD } from '../support/fixtures.ts'
 
 /**
  * The webhook trigger over real HTTP on the local stack (server, poller, worker, emulators), on both
- * the canonical and the legacy path: the spec's trigger error table, API.md's check order and
+ * the canonical and the legacy path: the spec's trigger error table, the check order of docs/webhooks.md "The trigger" and
  * credential modes, the source IP allowlist (with and without trusted proxies), the rate limit, the
  * body rules, idempotency, raw-byte HMAC, the three variable mapping rules and the stats.
  */

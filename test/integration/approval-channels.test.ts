@@ -22,7 +22,7 @@ import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
-// An approval step's `notify` (README "Approval channels"): a mail to each reviewer (read from the SES
+// An approval step's `notify` (docs/approvals-and-channels.md): a mail to each reviewer (read from the SES
 // emulator), Slack messages and a Teams card (the listener), Slack clicks that decide, and every
 // message brought up to date when the approval ends.
 

@@ -21,7 +21,7 @@ import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
-// A manual_approval step's `remind` and `escalate` (README "Reminders and escalation"), driven by
+// A manual_approval step's `remind` and `escalate` (docs/approvals-and-channels.md "Reminders and escalation"), driven by
 // the scheduled sweep's clock: the sweep's domain function takes `now`. The sweep reads every due
 // approval of the table, so this file has a table of its own.
 

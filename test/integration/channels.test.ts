@@ -15,7 +15,7 @@ import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
-// Approval channels (README "Approval channels"): per account, admin-only writes, write-only secrets.
+// Approval channels (docs/approvals-and-channels.md): per account, admin-only writes, write-only secrets.
 
 let chat: Awaited<ReturnType<typeof startChatListener>>;
 beforeAll(async () => {

@@ -25,7 +25,7 @@ import { resumeAfterDecision, takeRunMessages, useOwnQueues } from '../support/e
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 
-// Control flow (README "Workflows and runs"): next, switch, for_each, maxStepExecutions, onError,
+// Control flow (docs/workflows.md "Control flow"): next, switch, for_each, maxStepExecutions, onError,
 // on the emulators, the worker driven message by message.
 
 let target: Server;

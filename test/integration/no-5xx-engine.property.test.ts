@@ -126,7 +126,7 @@ const STEP_TYPES = [
   'for_each',
 ] as const;
 
-/** The full example of WORKFLOWS.md, with object and array variables too: valid as is. */
+/** A full example definition (the format: docs/workflows.md), with object and array variables too: valid as is. */
 const example = (): any => {
   const d = exampleDefinition();
   d.variables = { ...d.variables, meta: { type: 'object' }, tags: { type: 'array' } };

@@ -29,7 +29,7 @@ import { logger } from '../../shared/logger.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 
-// Event notifications (API.md "Events"): signed Standard Webhooks POSTs, queued per subscribed event
+// Event notifications (docs/runs-and-events.md "Events"): signed Standard Webhooks POSTs, queued per subscribed event
 // and target, retried through the notifications queue with a visibility backoff, never blocking a run.
 
 const SUBSCRIBED = ['execution.started', 'step.succeeded', 'execution.succeeded'] as const;

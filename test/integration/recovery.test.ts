@@ -23,7 +23,7 @@ import { takeRunMessages, useOwnQueues, useOwnTable } from '../support/engine.ts
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 
-// Restart and crash semantics (ARCHITECTURE.md) on a table of this file's own: the sweeps read the
+// Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs") on a table of this file's own: the sweeps read the
 // whole table, and must neither see nor touch the runs of test files running beside this one.
 
 let target: Server;

@@ -25,7 +25,7 @@ import { eventually, takeRunMessages, useOwnQueues } from '../support/engine.ts'
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 
-// The trigger's lean path (README "Performance"): a webhook run starts by reference and takes its
+// The trigger's lean path (docs/performance.md): a webhook run starts by reference and takes its
 // workflow in the worker; its message goes out beside its record; the trigger counts in the stats and
 // the key's usage when the run leaves PENDING, written once per worker batch (`counters.ts`); the
 // rate-limit count lives on the account item.

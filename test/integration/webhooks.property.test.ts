@@ -16,7 +16,7 @@ import { sessionOf } from '../support/sessions.ts';
  * Whatever a console client sends to create or update a webhook, the answer is a 2xx or a 4xx
  * problem document (never a 5xx), a refused update changes nothing, and source IP allowlist entries
  * are accepted exactly when they are an IPv4 address in dotted four-part decimal, an IPv6 address,
- * or a CIDR range of either (API.md "Console", spec "Webhook" fields and "Limits").
+ * or a CIDR range of either (docs/webhooks.md, spec "Webhook" fields and "Limits").
  */
 
 // ---- The allowlist oracle (independent of the schema under test) ----------------------------------
@@ -149,7 +149,7 @@ const KNOWN_EXAMPLES: [string[]][] = [
 type Res = Awaited<ReturnType<typeof invoke>>;
 type Body = string | undefined;
 
-/** The error contract (API.md "Errors") and the secret rule, for any response. */
+/** The error contract (docs/api.md "Credentials and errors") and the secret rule, for any response. */
 function checkResponse(res: Res, allowed: readonly number[], what: string) {
   const msg = `${what} -> ${res.status} ${res.body?.slice(0, 400)}`;
   expect(res.status, msg).toBeLessThan(500);

@@ -22,7 +22,7 @@ import { givenAccount, openUnlessKeyed, PASSWORD, uniqueEmail } from '../support
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
-/** Webhook management (API.md "Console", spec "Webhook management"), through the handlers with console sessions. */
+/** Webhook management (docs/webhooks.md, spec "Webhook management"), through the handlers with console sessions. */
 
 const DAY = 86_400_000;
 

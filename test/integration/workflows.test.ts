@@ -73,7 +73,7 @@ async function allPages(read: (cursor?: string) => Promise<{ status: number; jso
 
 const simple = (extra: Record<string, unknown> = {}) => ({ steps: [{ id: 'a', type: 'set', values: { x: 1 } }], ...extra });
 
-/** The full example of WORKFLOWS.md, with an array variable and a credential in a step header. */
+/** A full example definition (the format: docs/workflows.md), with an array variable and a credential in a step header. */
 const example = () => {
   const d = exampleDefinition();
   d.variables = { ...d.variables, labels: { type: 'array' } };

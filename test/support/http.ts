@@ -79,7 +79,7 @@ type Answer =
   | { status: number; headers: Headers; json: any; text: string };
 
 /**
- * A refusal as API.md "Errors" specifies it, in-process or over HTTP: the status, a problem+json body
+ * A refusal as docs/api.md "Credentials and errors" specifies it, in-process or over HTTP: the status, a problem+json body
  * with that status and code, its requestId the X-Request-Id header, and for a 401 the Bearer challenge.
  */
 export function expectProblem(res: Answer, status: number, code: string) {

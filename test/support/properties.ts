@@ -147,7 +147,7 @@ export const request = (
       return { headers, query, params, body, sourceIp };
     });
 
-/** Send the request and check the response against the error contract (API.md "Errors"). */
+/** Send the request and check the response against the error contract (docs/api.md "Credentials and errors"). */
 export async function check(handler: Handler, method: string, path: string, req: Request, allowed: readonly number[]) {
   const res = await invoke(
     handler,

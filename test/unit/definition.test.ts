@@ -8,7 +8,7 @@ import { exampleDefinition } from '../support/definitions.ts';
 
 const USER = 'usr_01hzy3k8q9v7w6x5t4s3r2p1n0';
 
-/** The full example of WORKFLOWS.md. */
+/** A full example definition (the format: docs/workflows.md). */
 const example = exampleDefinition;
 
 const errorsOf = (input: unknown) => {
@@ -22,7 +22,7 @@ const withStep = (step: Record<string, unknown>) => ({ steps: [{ id: 's', ...ste
 const stepPaths = (step: Record<string, unknown>) => pathsOf(withStep(step));
 
 describe('WorkflowDefinition', () => {
-  it('parses the full example of WORKFLOWS.md and fills defaults', () => {
+  it('parses a full example definition and fills defaults', () => {
     const r = WorkflowDefinition.safeParse(example());
     expect(r.success ? [] : fieldErrors(r.error)).toEqual([]);
     const def = r.data!;
