@@ -11,7 +11,7 @@ const ROOT = join(import.meta.dirname, '../..');
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((f) => `docs/${f}`)].filter((p) => p.endsWith('.md'));
 
 /**
- * Paths docs/architecture.md names ahead of the issue-30 changes that create them (the step and channel
+ * Paths the docs name ahead of the issue-30 changes that create them (the step and channel
  * registries, the events list in db, the notifications layer). Empty this list once they exist.
  */
 const PLANNED = new Set([
@@ -19,6 +19,7 @@ const PLANNED = new Set([
   'shared/db/event-types.ts',
   'shared/engine/steps/index.ts',
   'shared/notifications/',
+  'test/unit/channel-registry.test.ts',
 ]);
 
 /** The page without its fenced code blocks (their lines become empty, so line numbers stay). */
