@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getAccount } from '../db/entities/account.ts';
-import { type Execution, getExecution, IN_PROGRESS, newEvent, type RunEvent } from '../db/entities/execution.ts';
+import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import {
   countOutcome,

@@ -2,16 +2,9 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
-import {
-  cancelledFields,
-  cancelledUpdate,
-  type Execution,
-  eventsPut,
-  executionKey,
-  getExecution,
-  newEvent,
-  nextSeq,
-} from '../db/entities/execution.ts';
+import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { cancelledFields, cancelledUpdate } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { pause } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';

@@ -1,16 +1,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import type { Approval } from '../db/entities/approval.ts';
-import {
-  activeIndex,
-  type Execution,
-  eventsPut,
-  executionKey,
-  newEvent,
-  nextSeq,
-  type RecordedDecision,
-  VOTE_ROOM,
-} from '../db/entities/execution.ts';
+import type { RecordedDecision } from '../db/entities/execution-state.ts';
+import { eventsPut, newEvent, nextSeq, VOTE_ROOM } from '../db/entities/run-events.ts';
+import { activeIndex } from '../db/entities/execution-index.ts';
+import { type Execution, executionKey } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';

@@ -4,24 +4,11 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import { callbackRunSeqUpdate, getCallback } from '../db/entities/callback.ts';
-import {
-  ACTIVE_INDEX_ATTRIBUTES,
-  ACTIVE_SHARDS,
-  type ActiveKind,
-  activeIndex,
-  cancelledUpdate,
-  currentStepId,
-  eventsPut,
-  type Execution,
-  executionKey,
-  getExecution,
-  IN_PROGRESS,
-  listActive,
-  newEvent,
-  nextSeq,
-  type RunEvent,
-  unchangedSince,
-} from '../db/entities/execution.ts';
+import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
+import { ACTIVE_INDEX_ATTRIBUTES, ACTIVE_SHARDS, activeIndex, type ActiveKind, listActive } from '../db/entities/execution-index.ts';
+import { cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
+import { currentStepId, type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
 import { pause } from '../db/conflicts.ts';

@@ -3,17 +3,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { config } from '../config.ts';
-import {
-  ACTIVE_INDEX_ATTRIBUTES,
-  activeIndex,
-  eventsPut,
-  type Execution,
-  executionKey,
-  getExecution,
-  newEvent,
-  nextSeq,
-  unchangedSince,
-} from '../db/entities/execution.ts';
+import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from '../db/entities/execution-index.ts';
+import { unchangedSince } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, IDEMPOTENCY_TTL_SECONDS, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { pause } from '../db/conflicts.ts';
 import { retentionTtl } from '../db/retention.ts';

@@ -3,19 +3,9 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
-import {
-  type Execution,
-  eventsPut,
-  executionItem,
-  executionItemBytes,
-  executionKey,
-  finishing,
-  getExecution,
-  listEvents,
-  MAX_EXECUTION_ITEM_BYTES,
-  newEvent,
-  nextSeq,
-} from '../db/entities/execution.ts';
+import { eventsPut, listEvents, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { executionItem, executionItemBytes, finishing, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { countAccepted } from '../db/entities/webhook.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';

@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import {
-  activeSortKey,
-  Execution,
-  executionItemBytes,
-  executionKey,
-  getExecution,
-  listEvents,
-  MAX_EXECUTION_ITEM_BYTES,
-} from '../db/entities/execution.ts';
+import { listEvents } from '../db/entities/run-events.ts';
+import { activeSortKey } from '../db/entities/execution-index.ts';
+import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
+import { Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
 import { retryConflicts } from '../db/conflicts.ts';
