@@ -12,6 +12,15 @@ import { newDispatch, sendRunMessage } from './dispatch.ts';
 export type Decision = { decision: 'approve' | 'reject'; comment?: string; decidedBy: string; formData?: Record<string, unknown> };
 export type DecisionApproval = Pick<Approval, 'approvalId' | 'accountId' | 'executionId' | 'stepId' | 'onReject' | 'runSeq'>;
 
+/** The decider recorded for a deadline. */
+export const TIMEOUT_ACTOR = 'timeout';
+
+/** The decision a deadline stands for (`onTimeout: "fail"` is a rejection that fails the run). */
+export const timeoutDecision = (onTimeout: Approval['onTimeout']): Decision => ({
+  decision: onTimeout === 'approve' ? 'approve' : 'reject',
+  decidedBy: TIMEOUT_ACTOR,
+});
+
 /**
  * The run's side of an approval decision, as transaction items the approvals module writes together
  * with the approval's own state change and audit record: the decision is recorded on the run, which

@@ -16,8 +16,7 @@ import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
-import { timeoutDecision } from '../domain/expiry.ts';
-import { type Decision, decisionMessage, decisionTransition } from './decisions.ts';
+import { type Decision, decisionMessage, decisionTransition, timeoutDecision } from './decisions.ts';
 import { countAcceptedTrigger } from './runs.ts';
 import { reportTransition } from './steps/wait-for-callback.ts';
 

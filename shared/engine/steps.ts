@@ -4,7 +4,7 @@ import { approvalPut, type Approval } from '../db/entities/approval.ts';
 import { type Artifact, artifactObjectKey, artifactPut } from '../db/entities/artifact.ts';
 import type { RunError } from '../db/entities/execution-state.ts';
 import type { Execution } from '../db/entities/execution.ts';
-import { readSecrets } from '../domain/account-secrets.ts';
+import { readSecrets } from '../db/secret-values.ts';
 import { newId } from '../ids.ts';
 import { redactValues } from '../logger.ts';
 import type { ArtifactStep, HttpRequestStep, ManualApprovalStep, NestedStep, Step } from './definition.ts';

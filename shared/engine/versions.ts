@@ -2,7 +2,7 @@ import { TtlCache } from '../cache.ts';
 import type { Execution } from '../db/entities/execution.ts';
 import type { WorkflowDefinition } from './definition.ts';
 import { getWorkflow, getWorkflowVersion, type Workflow, WorkflowVersion } from '../db/entities/workflow.ts';
-import { RECORD_TTL_MS } from '../domain/records.ts';
+import { RECORD_TTL_MS } from '../db/retention.ts';
 
 /**
  * The definitions runs execute, per function instance. A workflow version never changes, so it is
