@@ -17,7 +17,7 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyTargets } from './notify.ts';
 import { applyVariableDefaults } from './variables.ts';
-import { rememberVersion } from './versions.ts';
+import { definitionOf, rememberVersion } from './versions.ts';
 
 /** A workflow by reference: the run takes its version when the worker first picks it up. */
 export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
@@ -59,7 +59,8 @@ export const hashRequest = (request: unknown) =>
  * list. A run started by reference takes it when the worker first picks it up.
  */
 export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unknown>) {
-  const vars = applyVariableDefaults(workflow.definition, inputs);
+  const definition = definitionOf(workflow.definition);
+  const vars = applyVariableDefaults(definition, inputs);
   if (!vars.ok) return vars;
   return {
     ok: true as const,
@@ -67,7 +68,7 @@ export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unkno
       workflowVersion: workflow.version,
       recovery: workflow.recovery,
       variables: vars.variables,
-      steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
+      steps: definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
     },
   };
 }
