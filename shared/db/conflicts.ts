@@ -1,19 +1,48 @@
-import { isTransactionConflict } from '../errors.ts';
+import { conflict, isConditionFailure, isTransactionConflict } from '../errors.ts';
+
+/**
+ * A write that lost a race: its condition no longer held (the item changed since it was read), or a
+ * transaction was in flight on one of its items. Nothing was written.
+ */
+export const lostRace = (e: unknown): boolean => isConditionFailure(e) || isTransactionConflict(e);
+
+export type RetryOptions<T> = {
+  /** Tries in all (default 4). */
+  attempts?: number;
+  /**
+   * The refusals that earn another try (default `isTransactionConflict`). A write conditional on
+   * what it read passes `lostRace` and reads again in each try, so a lost condition decides afresh.
+   */
+  retryOn?: (e: unknown) => boolean;
+  /** What the call gives when its last try was refused as well (default: that refusal is thrown). */
+  exhausted?: (e: unknown) => T;
+};
 
 /**
  * Do a write again, after a short random pause, while DynamoDB refuses it for a transaction in flight
- * on one of its items (at most `attempts` tries). Its conditions are checked afresh each time.
+ * on one of its items (or, with `retryOn`, for the refusals named), at most `attempts` tries. Its
+ * conditions are checked afresh each time. `write` gets the number of its try (1 = the first).
  */
-export async function retryConflicts<T>(write: () => Promise<T>, attempts = 4): Promise<T> {
+export async function retryConflicts<T>(write: (attempt: number) => Promise<T>, opts: RetryOptions<T> = {}): Promise<T> {
+  const { attempts = 4, retryOn = isTransactionConflict, exhausted } = opts;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await write();
+      return await write(attempt);
     } catch (e) {
-      if (!isTransactionConflict(e) || attempt >= attempts) throw e;
+      if (!retryOn(e)) throw e;
+      if (attempt >= attempts) {
+        if (exhausted) return exhausted(e);
+        throw e;
+      }
       await pause(attempt);
     }
   }
 }
+
+/** For `exhausted`: every try lost its race, the request is refused (409 `CONFLICT`, "The <what> kept changing"). */
+export const keptChanging = (what: string) => (): never => {
+  throw conflict('CONFLICT', `The ${what} kept changing; try again.`);
+};
 
 /** A short random pause before try number `attempt + 1` of a write that lost a race. */
 export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));

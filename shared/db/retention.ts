@@ -6,3 +6,10 @@ import { config } from '../config.ts';
  * rule deletes the objects after the same number of days (the stack sets both from one setting).
  */
 export const retentionTtl = (from: number) => Math.floor(from / 1000) + config().RETENTION_DAYS * 86_400;
+
+/**
+ * How long a function instance trusts a record it read and cached (keys, webhooks, users:
+ * shared/domain/records.ts; a run's current workflow: shared/engine/versions.ts): a change made in
+ * another instance takes effect within this time.
+ */
+export const RECORD_TTL_MS = 5_000;

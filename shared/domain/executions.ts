@@ -1,15 +1,9 @@
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { getArtifact, listArtifacts } from '../db/entities/artifact.ts';
-import {
-  currentStepId,
-  type Execution,
-  type ExecutionFilters,
-  getExecution,
-  listEvents,
-  listExecutions,
-  TERMINAL,
-} from '../db/entities/execution.ts';
+import { TERMINAL } from '../db/entities/execution-state.ts';
+import { listEvents } from '../db/entities/run-events.ts';
+import { currentStepId, type Execution, type ExecutionFilters, getExecution, listExecutions } from '../db/entities/execution.ts';
 import { conflict, notFound } from '../errors.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 

@@ -13,19 +13,10 @@ import {
 } from '../db/entities/approval.ts';
 import { completeStalledQuorum } from './quorum.ts';
 import { buildUpdate } from '../db/update.ts';
-import { type Decision, decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
+import { decisionMessage, decisionTransition, TIMEOUT_ACTOR, timeoutDecision, writeDecision } from '../engine/decisions.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-
-/** The decider recorded for a deadline. */
-export const TIMEOUT_ACTOR = 'timeout';
-
-/** The decision a deadline stands for (`onTimeout: "fail"` is a rejection that fails the run). */
-export const timeoutDecision = (onTimeout: Approval['onTimeout']): Decision => ({
-  decision: onTimeout === 'approve' ? 'approve' : 'reject',
-  decidedBy: TIMEOUT_ACTOR,
-});
 
 /**
  * Expire one approval past its deadline: EXPIRED (conditional on PENDING, so a decision that came

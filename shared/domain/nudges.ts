@@ -11,7 +11,7 @@ import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import { type DueNudge, listDueNudges, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
-import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/execution.ts';
+import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import { pause } from '../db/conflicts.ts';
 import { notifyEvents } from '../engine/notify.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';

@@ -26,7 +26,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
-import { approvalEventSeq, eventsPut, newEvent } from '../db/entities/execution.ts';
+import { approvalEventSeq, eventsPut, newEvent } from '../db/entities/run-events.ts';
 import { pause, retryConflicts } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { notifyEvents } from '../engine/notify.ts';

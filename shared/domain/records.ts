@@ -4,6 +4,7 @@ import { TtlCache } from '../cache.ts';
 import { ApiKey, keyKey } from '../db/entities/api-key.ts';
 import { User, userKey } from '../db/entities/user.ts';
 import { Webhook, webhookKey } from '../db/entities/webhook.ts';
+import { RECORD_TTL_MS } from '../db/retention.ts';
 
 /**
  * Records that open-platform requests read on every call, cached per function instance (bounded,
@@ -12,7 +13,6 @@ import { Webhook, webhookKey } from '../db/entities/webhook.ts';
  * own entry). A cached "not found" is kept for the same time. Users (a reviewer's role) likewise. Plans need no cache: the rate-limit
  * write returns them (`countAccountRequest`); workflows are read by the worker, not the trigger.
  */
-export const RECORD_TTL_MS = 5_000;
 export const caches = {
   keys: new TtlCache<ApiKey | undefined>(RECORD_TTL_MS),
   webhooks: new TtlCache<Webhook | undefined>(RECORD_TTL_MS),

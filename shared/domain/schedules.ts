@@ -3,7 +3,9 @@ import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getAccount } from '../db/entities/account.ts';
-import { type Execution, getExecution, IN_PROGRESS, newEvent, type RunEvent } from '../db/entities/execution.ts';
+import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import {
   countOutcome,
@@ -25,6 +27,7 @@ import { getWorkflow, type Workflow, workflowKey } from '../db/entities/workflow
 import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
 import { notifyWorkflowEvents } from '../engine/notify.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
+import { definitionOf } from '../engine/versions.ts';
 import { AppError, conflict, type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId, newTokenId } from '../ids.ts';
 import { logger } from '../logger.ts';
@@ -95,7 +98,7 @@ function checkSettings(s: Schedule, workflow: Workflow, now: number): void {
   const parsed = parseScheduleExpression(s.expression);
   if (!parsed.ok) errors.push({ path: 'expression', message: parsed.message });
   if (!isValidTimezone(s.timezone)) errors.push({ path: 'timezone', message: 'must be an IANA time zone name, like Europe/Berlin' });
-  const vars = applyVariableDefaults(workflow.definition, s.variables);
+  const vars = applyVariableDefaults(definitionOf(workflow.definition), s.variables);
   if (!vars.ok) errors.push(...vars.errors);
   if (s.startAt !== undefined && s.endAt !== undefined && s.endAt <= s.startAt)
     errors.push({ path: 'endAt', message: 'must be after startAt' });

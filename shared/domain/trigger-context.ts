@@ -1,4 +1,4 @@
-import type { TriggerContext } from '../db/entities/execution.ts';
+import type { TriggerContext } from '../db/entities/execution-state.ts';
 import type { Webhook } from '../db/entities/webhook.ts';
 import { signedBy } from '../http/webhook-senders.ts';
 

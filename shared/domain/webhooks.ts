@@ -18,6 +18,7 @@ import { getWorkflow, workflowKey } from '../db/entities/workflow.ts';
 import { badRequest, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type CreateWebhookBody, isStandardWebhooksSecret, type UpdateWebhookBody } from '../schemas/webhooks.ts';
+import { definitionOf } from '../engine/versions.ts';
 import { readsTrigger } from './trigger-context-sync.ts';
 import { keyStatus } from './keys.ts';
 import type { Principal } from './principal.ts';
@@ -119,7 +120,7 @@ export async function createWebhook(
   now = Date.now(),
 ): Promise<Webhook> {
   const w: Webhook = { webhookId: newId('wh'), accountId: p.accountId, ...input, createdBy: p.userId, createdAt: now, updatedAt: now };
-  if (readsTrigger((await requireEditableWorkflow(p, input.workflowId)).definition)) w.triggerContext = true;
+  if (readsTrigger(definitionOf((await requireEditableWorkflow(p, input.workflowId)).definition))) w.triggerContext = true;
   if (input.apiKeyId) await checkBinding(p, p.userId, input.apiKeyId);
   checkAuthMode(w, requested);
   checkSchemeSecret(input);
@@ -174,7 +175,7 @@ export async function updateWebhook(
   if (patch.apiKeyId) await checkBinding(p, w.createdBy, patch.apiKeyId);
   const { clearApiKeyId, variableMapping, authMode: requested, ...rest } = patch;
   const next: Webhook = { ...w, ...rest, updatedAt: now };
-  if (readsTrigger(workflow.definition)) next.triggerContext = true;
+  if (readsTrigger(definitionOf(workflow.definition))) next.triggerContext = true;
   else delete next.triggerContext;
   if (variableMapping !== undefined) next.variableMapping = variableMapping ?? undefined;
   if (clearApiKeyId) delete next.apiKeyId;

@@ -4,7 +4,7 @@ import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { listChannelItems } from '../db/entities/channel.ts';
 import { readsTrigger, syncTriggerContext } from './trigger-context-sync.ts';
 import { caches } from './records.ts';
-import { forgetWorkflow } from '../engine/versions.ts';
+import { definitionOf, forgetWorkflow } from '../engine/versions.ts';
 import type { NestedStep, Step, WorkflowDefinition } from '../engine/definition.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
@@ -22,7 +22,7 @@ export const workflowView = (w: Workflow) => ({
   name: w.name,
   description: w.description ?? null,
   // Secrets are write-only: masked for every reader, admins included.
-  definition: maskDefinition(w.definition),
+  definition: maskDefinition(definitionOf(w.definition)),
   recovery: w.recovery,
   ownerId: w.ownerId,
   editors: w.editors,
@@ -32,18 +32,19 @@ export const workflowView = (w: Workflow) => ({
 });
 
 /** The v1 summary: variables with defaults and the steps' id, type and title; never notification secrets. */
-export const workflowSummary = (w: Workflow) => ({
-  workflowId: w.workflowId,
-  name: w.name,
-  description: w.description ?? null,
-  variables: Object.fromEntries(
-    Object.entries(w.definition.variables ?? {}).map(([k, v]) => [k, { type: v.type, default: v.default ?? null }]),
-  ),
-  steps: w.definition.steps.map((s) => ({ id: s.id, type: s.type, title: s.title ?? null })),
-  recovery: w.recovery,
-  createdAt: w.createdAt,
-  updatedAt: w.updatedAt,
-});
+export function workflowSummary(w: Workflow) {
+  const { variables, steps } = definitionOf(w.definition);
+  return {
+    workflowId: w.workflowId,
+    name: w.name,
+    description: w.description ?? null,
+    variables: Object.fromEntries(Object.entries(variables ?? {}).map(([k, v]) => [k, { type: v.type, default: v.default ?? null }])),
+    steps: steps.map((s) => ({ id: s.id, type: s.type, title: s.title ?? null })),
+    recovery: w.recovery,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
+}
 
 /** A workflow of the caller's account, or 404 (another account's id is indistinguishable from none). */
 export async function requireWorkflow(accountId: string, workflowId: string): Promise<Workflow> {
@@ -145,7 +146,8 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
   if (patch.definition) await checkQuorums(p.accountId, patch.definition);
   if (patch.definition) await checkChannels(p.accountId, patch.definition);
-  const definition = patch.definition && restoreSecrets(patch.definition, w.definition);
+  const current = definitionOf(w.definition);
+  const definition = patch.definition && restoreSecrets(patch.definition, current);
   if (definition) await checkSecretUse(p, definition);
   const next: Workflow = {
     ...w,
@@ -157,7 +159,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
   };
   await putWorkflow(next, w.version);
   forgetWorkflow(p.accountId, workflowId);
-  if (definition && readsTrigger(definition) !== readsTrigger(w.definition)) await syncTriggerContext(p.accountId, workflowId, definition);
+  if (definition && readsTrigger(definition) !== readsTrigger(current)) await syncTriggerContext(p.accountId, workflowId, definition);
   return next;
 }
 

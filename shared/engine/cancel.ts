@@ -2,19 +2,12 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
-import {
-  cancelledFields,
-  cancelledUpdate,
-  type Execution,
-  eventsPut,
-  executionKey,
-  getExecution,
-  newEvent,
-  nextSeq,
-} from '../db/entities/execution.ts';
-import { pause } from '../db/conflicts.ts';
+import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { cancelledFields, cancelledUpdate } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { notifyEvents } from './notify.ts';
 import { countAcceptedTrigger, finished } from './runs.ts';
 
@@ -26,12 +19,12 @@ import { countAcceptedTrigger, finished } from './runs.ts';
  * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
  */
 export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const e = await getExecution(accountId, executionId);
-    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-    if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
-    const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
-    try {
+  return retryConflicts(
+    async () => {
+      const e = await getExecution(accountId, executionId);
+      if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+      if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
+      const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
       if (held) {
         await db().send(
           new UpdateCommand(
@@ -68,10 +61,7 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
       // Its pending approval's messages are updated too (the notice names it: the run no longer does).
       await notifyEvents(pendingApproval && e.approvalId ? { ...cancelled, approvalId: e.approvalId } : cancelled, [event]);
       return cancelled;
-    } catch (err) {
-      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
-      await pause(attempt);
-    }
-  }
-  throw conflict('CONFLICT', 'The execution kept changing; try again.');
+    },
+    { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },
+  );
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { compileExpression, ExpressionError, findExpressions, isExpression } from './expressions.ts';
-import { EventType } from './events.ts';
+import { EventType } from '../db/event-types.ts';
 import { SECRET_REFERENCE, secretIssues } from './secret-refs.ts';
 import { hasType, VariableType, VarName } from './variable-types.ts';
 import { RetryPolicy } from './step-retry.ts';
@@ -275,9 +275,6 @@ export const ForEachStep = z.strictObject({
 });
 
 export const Step = z.discriminatedUnion('type', [...NESTED_STEPS, ForEachStep]);
-
-/** The event types (one list: `./events.ts`). */
-export { EventType } from './events.ts';
 
 export const Notification = z.strictObject({
   // https only; plain http is accepted for localhost and 127.0.0.1 (local mode and tests).

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { config } from '../config.ts';
 import { getExecution } from '../db/entities/execution.ts';
-import { readSecrets } from '../domain/account-secrets.ts';
+import { readSecrets } from '../db/secret-values.ts';
 import { logger } from '../logger.ts';
 import { performHttpRequest } from '../egress/http.ts';
 import type { EventNotice } from './notify.ts';

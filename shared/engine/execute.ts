@@ -2,16 +2,10 @@ import { config } from '../config.ts';
 import { approvalPut } from '../db/entities/approval.ts';
 import { nudgePut } from '../db/entities/approval-nudge.ts';
 import { callbackPut } from '../db/entities/callback.ts';
-import {
-  type Execution,
-  executionItemBytes,
-  getExecution,
-  MAX_EXECUTION_ITEM_BYTES,
-  newEvent,
-  type RunError,
-  type RunEvent,
-  type StepState,
-} from '../db/entities/execution.ts';
+import type { RunError, StepState } from '../db/entities/execution-state.ts';
+import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
+import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { ForEachStep, NestedStep, Step } from './definition.ts';

@@ -1,15 +1,9 @@
 // Control flow as data on the run (ARCHITECTURE.md "Growing the core"): the step the run is in is
 // `nextStep` and, inside a `for_each`, `loop` (iteration, nested step); a jump, a branch, an
 // iteration's end only change them in memory, so they ride in the run's next write.
-import {
-  executionItemBytes,
-  type LoopPosition,
-  MAX_EXECUTION_ITEM_BYTES,
-  type NestedStepState,
-  newEvent,
-  type RunError,
-  type StepState,
-} from '../db/entities/execution.ts';
+import type { LoopPosition, NestedStepState, RunError, StepState } from '../db/entities/execution-state.ts';
+import { newEvent } from '../db/entities/run-events.ts';
+import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import { DEFAULT_MAX_STEP_EXECUTIONS, END, type ForEachStep, type NestedStep, type Step, type WorkflowDefinition } from './definition.ts';
 import type { HeldRun } from './session.ts';
 

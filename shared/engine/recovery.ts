@@ -4,33 +4,19 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import { callbackRunSeqUpdate, getCallback } from '../db/entities/callback.ts';
-import {
-  ACTIVE_INDEX_ATTRIBUTES,
-  ACTIVE_SHARDS,
-  type ActiveKind,
-  activeIndex,
-  cancelledUpdate,
-  currentStepId,
-  eventsPut,
-  type Execution,
-  executionKey,
-  getExecution,
-  IN_PROGRESS,
-  listActive,
-  newEvent,
-  nextSeq,
-  type RunEvent,
-  unchangedSince,
-} from '../db/entities/execution.ts';
+import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
+import { ACTIVE_INDEX_ATTRIBUTES, ACTIVE_SHARDS, activeIndex, type ActiveKind, listActive } from '../db/entities/execution-index.ts';
+import { cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
+import { currentStepId, type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
-import { pause } from '../db/conflicts.ts';
+import { conflict, notFound } from '../errors.ts';
+import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
-import { timeoutDecision } from '../domain/expiry.ts';
-import { type Decision, decisionMessage, decisionTransition } from './decisions.ts';
+import { type Decision, decisionMessage, decisionTransition, timeoutDecision } from './decisions.ts';
 import { countAcceptedTrigger } from './runs.ts';
 import { reportTransition } from './steps/wait-for-callback.ts';
 
@@ -91,18 +77,15 @@ async function redispatch(e: Execution, by: string, reason: string, now: number,
  * changed meanwhile, as long as `applies` still holds. Every write is conditional on the state read.
  */
 async function settle(seen: Execution, applies: (e: Execution) => boolean, act: (e: Execution) => Promise<void>): Promise<boolean> {
-  let e: Execution | undefined = seen;
-  for (let attempt = 0; attempt < 5 && e && applies(e); attempt++) {
-    try {
+  return retryConflicts(
+    async (attempt) => {
+      const e = attempt === 1 ? seen : await getExecution(seen.accountId, seen.executionId);
+      if (!e || !applies(e)) return false;
       await act(e);
       return true;
-    } catch (err) {
-      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
-      await pause(attempt);
-    }
-    e = await getExecution(seen.accountId, seen.executionId);
-  }
-  return false;
+    },
+    { attempts: 5, retryOn: lostRace, exhausted: () => false },
+  );
 }
 
 /** Every page of one kind's active runs (all shards), `onPage` called on each. */
@@ -260,13 +243,13 @@ async function waitAgain(
  */
 export async function resumeRun(accountId: string, executionId: string, by: string, now = Date.now()): Promise<Execution> {
   const interrupted = ['interruptedAt', 'interruptReason'];
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const e = await getExecution(accountId, executionId);
-    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-    if (e.status !== 'INTERRUPTED') {
-      throw conflict('EXECUTION_NOT_INTERRUPTED', `Execution ${executionId} is ${e.status}; only an INTERRUPTED run can be resumed.`);
-    }
-    try {
+  return retryConflicts(
+    async () => {
+      const e = await getExecution(accountId, executionId);
+      if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+      if (e.status !== 'INTERRUPTED') {
+        throw conflict('EXECUTION_NOT_INTERRUPTED', `Execution ${executionId} is ${e.status}; only an INTERRUPTED run can be resumed.`);
+      }
       const approval = e.approvalId ? await getApproval(accountId, e.approvalId) : undefined;
       const recorded = approval && recordedDecision(approval);
       const callback = e.callbackId ? await getCallback(accountId, e.callbackId) : undefined;
@@ -295,10 +278,7 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
         await redispatch(e, by, 'manual', now, interrupted);
       }
       return (await getExecution(accountId, executionId)) as Execution;
-    } catch (err) {
-      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
-      await pause(attempt);
-    }
-  }
-  throw conflict('CONFLICT', 'The execution kept changing; try again.');
+    },
+    { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },
+  );
 }

@@ -3,22 +3,15 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { config } from '../config.ts';
-import {
-  ACTIVE_INDEX_ATTRIBUTES,
-  activeIndex,
-  eventsPut,
-  type Execution,
-  executionKey,
-  getExecution,
-  newEvent,
-  nextSeq,
-  unchangedSince,
-} from '../db/entities/execution.ts';
+import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from '../db/entities/execution-index.ts';
+import { unchangedSince } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, IDEMPOTENCY_TTL_SECONDS, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
-import { pause } from '../db/conflicts.ts';
+import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { retentionTtl } from '../db/retention.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
+import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
@@ -107,50 +100,49 @@ export async function retryRun(
   now = Date.now(),
 ): Promise<{ execution: Execution; replayed: boolean }> {
   const scope = idemScope(executionId);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const e = await getExecution(accountId, executionId);
-    if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-    // The key is bound to this run (its scope), so any earlier use of it is this very request.
-    if (idempotency) {
-      const earlier = await getIdempotencyRecord(accountId, scope, idempotency.key);
-      if (earlier && earlier.createdAt + IDEMPOTENCY_TTL_SECONDS * 1000 > now) return { execution: e, replayed: true };
-    }
-    const refusal = retryRefusal(e, now);
-    if (refusal) throw refusal;
-    // Without a key a request names no failure of its own, so it may move only the first one: a
-    // duplicate that arrives (or, having lost the race, reads again) after the run was retried and
-    // failed again would retry it a second time. The write below is conditional on the run as read,
-    // so the retry moves the failure this request saw, at most once.
-    if (!idempotency && (e.retries ?? 0) > 0) throw alreadyRetried(e);
-    const { fields, remove, event } = retried(e, by.userId, now);
-    const items = [
-      ...(idempotency ? [idempotencyPut(accountId, scope, idempotency.key, { executionId, requestHash: 'retry', createdAt: now })] : []),
-      {
-        Update: buildUpdate(
-          executionKey(accountId, executionId),
-          { ...fields, ...activeIndex({ ...e, lease: undefined }) },
-          remove,
-          unchangedSince(e),
-        ),
-      },
-      eventsPut(accountId, [event]),
-    ];
-    try {
+  const written = await retryConflicts(
+    async () => {
+      const e = await getExecution(accountId, executionId);
+      if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
+      // The key is bound to this run (its scope), so any earlier use of it is this very request.
+      if (idempotency) {
+        const earlier = await getIdempotencyRecord(accountId, scope, idempotency.key);
+        if (earlier && earlier.createdAt + IDEMPOTENCY_TTL_SECONDS * 1000 > now) return { replayed: true as const, e };
+      }
+      const refusal = retryRefusal(e, now);
+      if (refusal) throw refusal;
+      // Without a key a request names no failure of its own, so it may move only the first one: a
+      // duplicate that arrives (or, having lost the race, reads again) after the run was retried and
+      // failed again would retry it a second time. The write below is conditional on the run as read,
+      // so the retry moves the failure this request saw, at most once.
+      if (!idempotency && (e.retries ?? 0) > 0) throw alreadyRetried(e);
+      const { fields, remove, event } = retried(e, by.userId, now);
+      const items = [
+        ...(idempotency ? [idempotencyPut(accountId, scope, idempotency.key, { executionId, requestHash: 'retry', createdAt: now })] : []),
+        {
+          Update: buildUpdate(
+            executionKey(accountId, executionId),
+            { ...fields, ...activeIndex({ ...e, lease: undefined }) },
+            remove,
+            unchangedSince(e),
+          ),
+        },
+        eventsPut(accountId, [event]),
+      ];
       await db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
-    } catch (err) {
-      if (!isConditionFailure(err) && !isTransactionConflict(err)) throw err;
-      await pause(attempt);
-      continue;
-    }
-    const run: Execution = { ...e, ...fields };
-    for (const k of remove) delete (run as Record<string, unknown>)[k];
-    await sendRunMessage({ accountId, executionId, dispatch: fields.dispatch }).catch((cause: unknown) =>
-      abandonUnsent(e, fields.dispatch, idempotency && { scope, key: idempotency.key }, cause),
-    );
-    await notifyEvents(run, [event]);
-    return { execution: run, replayed: false };
-  }
-  throw conflict('CONFLICT', 'The execution kept changing; try again.');
+      return { replayed: false as const, e, fields, remove, event };
+    },
+    { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },
+  );
+  if (written.replayed) return { execution: written.e, replayed: true };
+  const { e, fields, remove, event } = written;
+  const run: Execution = { ...e, ...fields };
+  for (const k of remove) delete (run as Record<string, unknown>)[k];
+  await sendRunMessage({ accountId, executionId, dispatch: fields.dispatch }).catch((cause: unknown) =>
+    abandonUnsent(e, fields.dispatch, idempotency && { scope, key: idempotency.key }, cause),
+  );
+  await notifyEvents(run, [event]);
+  return { execution: run, replayed: false };
 }
 
 /**

@@ -3,19 +3,9 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
-import {
-  type Execution,
-  eventsPut,
-  executionItem,
-  executionItemBytes,
-  executionKey,
-  finishing,
-  getExecution,
-  listEvents,
-  MAX_EXECUTION_ITEM_BYTES,
-  newEvent,
-  nextSeq,
-} from '../db/entities/execution.ts';
+import { eventsPut, listEvents, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { executionItem, executionItemBytes, finishing, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { countAccepted } from '../db/entities/webhook.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
@@ -27,7 +17,7 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyTargets } from './notify.ts';
 import { applyVariableDefaults } from './variables.ts';
-import { rememberVersion } from './versions.ts';
+import { definitionOf, rememberVersion } from './versions.ts';
 
 /** A workflow by reference: the run takes its version when the worker first picks it up. */
 export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
@@ -69,7 +59,8 @@ export const hashRequest = (request: unknown) =>
  * list. A run started by reference takes it when the worker first picks it up.
  */
 export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unknown>) {
-  const vars = applyVariableDefaults(workflow.definition, inputs);
+  const definition = definitionOf(workflow.definition);
+  const vars = applyVariableDefaults(definition, inputs);
   if (!vars.ok) return vars;
   return {
     ok: true as const,
@@ -77,7 +68,7 @@ export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unkno
       workflowVersion: workflow.version,
       recovery: workflow.recovery,
       variables: vars.variables,
-      steps: workflow.definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
+      steps: definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
     },
   };
 }

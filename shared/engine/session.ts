@@ -1,21 +1,10 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import {
-  activeSortKey,
-  cancelledUpdate,
-  type Execution,
-  eventsPut,
-  executionKey,
-  finishing,
-  getExecution,
-  heldBy,
-  IN_PROGRESS,
-  newEvent,
-  nextSeq,
-  type RunEvent,
-  sequenced,
-  storedFields,
-} from '../db/entities/execution.ts';
+import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { eventsPut, newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
+import { activeSortKey } from '../db/entities/execution-index.ts';
+import { cancelledUpdate, finishing, heldBy } from '../db/entities/execution-writes.ts';
+import { type Execution, executionKey, getExecution, storedFields } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure } from '../errors.ts';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { newEvent, type RunError, type RunEvent, type StepState } from '../db/entities/execution.ts';
+import type { RunError, StepState } from '../db/entities/execution-state.ts';
+import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import type { HttpRequestResult } from '../egress/http.ts';
 import { type Here, iterationOf, setState, stateAt } from './flow.ts';
 import type { HeldRun } from './session.ts';

@@ -1,8 +1,24 @@
+import * as z from 'zod';
 import { TtlCache } from '../cache.ts';
 import type { Execution } from '../db/entities/execution.ts';
+import { getWorkflow, getWorkflowVersion, type StoredDefinition, type Workflow, WorkflowVersion } from '../db/entities/workflow.ts';
+import { RECORD_TTL_MS } from '../db/retention.ts';
 import type { WorkflowDefinition } from './definition.ts';
-import { getWorkflow, getWorkflowVersion, type Workflow, WorkflowVersion } from '../db/entities/workflow.ts';
-import { RECORD_TTL_MS } from '../domain/records.ts';
+
+/**
+ * A stored definition (opaque in the db layer) as the engine reads it. It was validated against the
+ * definition schema when it was saved (defaults applied, expressions compiled), so it is not parsed
+ * again: only its shape is checked, as the entity did before it was opaque.
+ */
+const SavedDefinition = z.custom<WorkflowDefinition>(
+  (v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps),
+  'not a stored workflow definition',
+);
+export const definitionOf = (stored: StoredDefinition): WorkflowDefinition => SavedDefinition.parse(stored);
+
+/** A workflow, or one version of it, with its definition narrowed to the engine's type. */
+export type Defined<T extends { definition: StoredDefinition }> = Omit<T, 'definition'> & { definition: WorkflowDefinition };
+export const defined = <T extends { definition: StoredDefinition }>(w: T): Defined<T> => ({ ...w, definition: definitionOf(w.definition) });
 
 /**
  * The definitions runs execute, per function instance. A workflow version never changes, so it is
@@ -11,13 +27,17 @@ import { RECORD_TTL_MS } from '../domain/records.ts';
  * picked up, through a 5 s cache like the trigger's records (an edit reaches runs started in other
  * instances within 5 s, at once in the instance that made it).
  */
-const versions = new TtlCache<WorkflowVersion | undefined>(Number.POSITIVE_INFINITY, 500);
-export const currentWorkflows = new TtlCache<Workflow | undefined>(RECORD_TTL_MS, 500);
+const versions = new TtlCache<Defined<WorkflowVersion> | undefined>(Number.POSITIVE_INFINITY, 500);
+export const currentWorkflows = new TtlCache<Defined<Workflow> | undefined>(RECORD_TTL_MS, 500);
 
 const versionId = (accountId: string, workflowId: string, version: number) => `${accountId}/${workflowId}/${version}`;
 
 /** One version of a workflow, or undefined if it does not exist. */
-export async function workflowVersion(accountId: string, workflowId: string, version: number): Promise<WorkflowVersion | undefined> {
+export async function workflowVersion(
+  accountId: string,
+  workflowId: string,
+  version: number,
+): Promise<Defined<WorkflowVersion> | undefined> {
   const id = versionId(accountId, workflowId, version);
   const hit = versions.peek(id);
   if (hit?.value) return hit.value;
@@ -27,19 +47,24 @@ export async function workflowVersion(accountId: string, workflowId: string, ver
     const w = await getWorkflow(accountId, workflowId);
     if (w?.version === version) v = WorkflowVersion.parse(w);
   }
-  if (v) versions.set(id, v);
-  return v;
+  const read = v && defined(v);
+  if (read) versions.set(id, read);
+  return read;
 }
 
 /** The workflow as it is now (within the cache's 5 s), for a run that starts by reference. */
-export async function currentWorkflow(accountId: string, workflowId: string): Promise<Workflow | undefined> {
-  const w = await currentWorkflows.get(`${accountId}/${workflowId}`, () => getWorkflow(accountId, workflowId));
+export async function currentWorkflow(accountId: string, workflowId: string): Promise<Defined<Workflow> | undefined> {
+  const w = await currentWorkflows.get(`${accountId}/${workflowId}`, async () => {
+    const read = await getWorkflow(accountId, workflowId);
+    return read && defined(read);
+  });
   if (w) rememberVersion(w);
   return w;
 }
 
 /** A run started with its workflow at hand: its version is known without a read. */
-export const rememberVersion = (w: Workflow) => versions.set(versionId(w.accountId, w.workflowId, w.version), WorkflowVersion.parse(w));
+export const rememberVersion = (w: Workflow) =>
+  versions.set(versionId(w.accountId, w.workflowId, w.version), defined(WorkflowVersion.parse(w)));
 
 /** The instance that changed or deleted a workflow sees it at once. */
 export const forgetWorkflow = (accountId: string, workflowId: string) => currentWorkflows.delete(`${accountId}/${workflowId}`);

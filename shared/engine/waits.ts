@@ -1,6 +1,6 @@
 // What ends a wait, applied by the run's worker when it takes the run again: an approval's decision,
 // a delay's wake. Both leave the run at the step after the one that waited (`advance`).
-import { newEvent } from '../db/entities/execution.ts';
+import { newEvent } from '../db/entities/run-events.ts';
 import { logger } from '../logger.ts';
 import { advance, iterationOf, locate, setState, stateAt } from './flow.ts';
 import { notifyEvents } from './notify.ts';

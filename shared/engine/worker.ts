@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import {
-  activeSortKey,
-  Execution,
-  executionItemBytes,
-  executionKey,
-  getExecution,
-  listEvents,
-  MAX_EXECUTION_ITEM_BYTES,
-} from '../db/entities/execution.ts';
+import { listEvents } from '../db/entities/run-events.ts';
+import { activeSortKey } from '../db/entities/execution-index.ts';
+import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
+import { Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
 import { retryConflicts } from '../db/conflicts.ts';
@@ -22,7 +17,7 @@ import { notifyEvents } from './notify.ts';
 import { recoverIfCrashed } from './recovery.ts';
 import { countAcceptedTrigger, runFromWorkflow } from './runs.ts';
 import { HeldRun } from './session.ts';
-import { currentWorkflow, workflowVersion } from './versions.ts';
+import { currentWorkflow, type Defined, workflowVersion } from './versions.ts';
 
 /**
  * A claim holds the run until its invocation's time is up plus this margin (a Lambda invocation
@@ -145,7 +140,7 @@ async function hold(e: Execution, owner: string): Promise<HeldRun | undefined> {
   return run;
 }
 
-function resolution(e: Execution, workflow: Workflow | undefined) {
+function resolution(e: Execution, workflow: Defined<Workflow> | undefined) {
   if (!workflow) return { error: { code: 'WORKFLOW_NOT_FOUND', message: `Workflow ${e.workflowId} no longer exists.` } };
   const r = runFromWorkflow(workflow, e.variables);
   if (!r.ok) {

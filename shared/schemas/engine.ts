@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { ExecutionStatus, RunError, StepState, Trigger } from '../db/entities/execution.ts';
+import { ExecutionStatus, RunError, StepState, Trigger } from '../db/entities/execution-state.ts';
 import { idOf } from './common.ts';
-import { EventType } from '../engine/events.ts';
+import { EventType } from '../db/event-types.ts';
 
 const cursor = z.string().max(4096).optional();
 const limit = z.coerce.number().int().min(1).max(100).default(25);

@@ -24,7 +24,7 @@ import { type Call, describeSteps, recordCalls, sequentialSteps } from './counti
 import { approvalFlow, callbackFlow, forEachFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
 import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
 import { createServer } from 'node:http';
-import type { Workflow } from '../../shared/db/entities/workflow.ts';
+import type { WorkflowDefinition } from '../../shared/engine/definition.ts';
 
 /** The limits a pro account gets in the benchmark: two requests a minute, to see a 429. */
 export const BENCH_RATE_LIMITS = { pro: 2, team: 1_000_000, enterprise: 1_000_000 };
@@ -246,7 +246,7 @@ async function warmCaches(hook: BenchData['teamHook']) {
 }
 
 /** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given). */
-async function hookOn(d: BenchData, steps: number, definition: Workflow['definition'] = setFlow(steps), name = `${steps} steps`) {
+async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
   const workflow = await createWorkflow(admin, { name, definition, recovery: false, editors: [] });

@@ -1,7 +1,7 @@
 import { config } from '../../shared/config.ts';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { storage } from '../../shared/clients.ts';
-import { listEvents } from '../../shared/db/entities/execution.ts';
+import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { createHmac } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

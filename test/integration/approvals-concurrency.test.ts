@@ -5,7 +5,8 @@ import { handler as v1ApproveHandler } from '../../functions/http/v1/approvals/a
 import { handler as v1RejectHandler } from '../../functions/http/v1/approvals/reject.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { getApproval, listAudit } from '../../shared/db/entities/approval.ts';
-import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { listEvents } from '../../shared/db/entities/run-events.ts';
+import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';

@@ -13,7 +13,8 @@ import { handler as resumeHandler } from '../../functions/http/v1/executions/res
 import { handler as retryHandler } from '../../functions/http/v1/executions/retry.ts';
 import { db } from '../../shared/clients.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
-import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { listEvents } from '../../shared/db/entities/run-events.ts';
+import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';

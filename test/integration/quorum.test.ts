@@ -6,7 +6,8 @@ import { handler as v1GetHandler } from '../../functions/http/v1/approvals/get.t
 import { handler as v1RejectHandler } from '../../functions/http/v1/approvals/reject.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { type Approval, getApproval, listAudit, newAuditId } from '../../shared/db/entities/approval.ts';
-import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { listEvents } from '../../shared/db/entities/run-events.ts';
+import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { castVote, QUORUM_GRACE_MS } from '../../shared/domain/quorum.ts';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { authenticateKey, createKey, revokeKey } from '../../shared/domain/keys.ts';
-import { RECORD_TTL_MS } from '../../shared/domain/records.ts';
+import { RECORD_TTL_MS } from '../../shared/db/retention.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';

@@ -9,7 +9,8 @@ import { handler as resumeHandler } from '../../functions/http/v1/executions/res
 import { handler as startupSweep } from '../../functions/sweep/startup.ts';
 import { db } from '../../shared/clients.ts';
 import { getApproval, listApprovalsByStatus } from '../../shared/db/entities/approval.ts';
-import { type Execution, getExecution, listEvents } from '../../shared/db/entities/execution.ts';
+import { listEvents } from '../../shared/db/entities/run-events.ts';
+import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';

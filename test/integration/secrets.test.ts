@@ -8,7 +8,7 @@ import { handler as deleteHandler } from '../../functions/http/secrets/delete.ts
 import { handler as listHandler } from '../../functions/http/secrets/list.ts';
 import { handler as updateHandler } from '../../functions/http/secrets/update.ts';
 import { db, tableName } from '../../shared/clients.ts';
-import { clearSecretCache, readSecrets } from '../../shared/domain/account-secrets.ts';
+import { clearSecretCache, readSecrets } from '../../shared/db/secret-values.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { capturedLogs } from '../support/logs.ts';

@@ -7,11 +7,9 @@ import { config, resetConfig } from '../../shared/config.ts';
 import { startPoller } from '../../infra/local/poller.ts';
 import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { handler as notifyWorker } from '../../functions/worker/notify.ts';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getApproval } from '../../shared/db/entities/approval.ts';
-import { type Decision, decisionMessage, decisionTransition } from '../../shared/engine/decisions.ts';
+import { type Decision, decisionMessage, decisionTransition, writeDecision } from '../../shared/engine/decisions.ts';
 import { RunMessage } from '../../shared/engine/dispatch.ts';
-import { isConditionFailure } from '../../shared/errors.ts';
 
 /**
  * Give this test file its own runs and notifications queues (test files run in parallel and would
@@ -69,19 +67,15 @@ export async function eventually<T>(read: () => Promise<T>, done: (v: T) => bool
 
 /**
  * Tests: move the run waiting for an approval on a decision, without recording the decision on the
- * approval (the approvals endpoints do both in one transaction): RUNNING when the run took it (its worker applies it next), `undefined` when
- * it was not waiting for this approval.
+ * approval (the approvals endpoints do both in one transaction), through the engine's own decision
+ * write (`writeDecision`, with none of the approval's items): RUNNING when the run took it (its worker
+ * applies it next), `undefined` when it was not waiting for this approval.
  */
 export async function resumeAfterDecision(accountId: string, executionId: string, approvalId: string, d: Decision, now = Date.now()) {
   const approval = await getApproval(accountId, approvalId);
   if (approval?.executionId !== executionId) return undefined;
   const t = decisionTransition(approval, d, { now });
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: t.items }));
-  } catch (err) {
-    if (isConditionFailure(err)) return undefined;
-    throw err;
-  }
+  if ((await writeDecision([], t)) !== 'moved') return undefined;
   await decisionMessage(approval, t);
   return 'RUNNING' as const;
 }

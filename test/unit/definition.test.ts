@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EventType, WorkflowDefinition, type WorkflowDefinition as Definition } from '../../shared/engine/definition.ts';
+import { EventType } from '../../shared/db/event-types.ts';
+import { WorkflowDefinition, type WorkflowDefinition as Definition } from '../../shared/engine/definition.ts';
 import { applyVariableDefaults } from '../../shared/engine/variables.ts';
 import { WorkflowBody, WorkflowPatch } from '../../shared/schemas/workflows.ts';
 import { fieldErrors } from '../../shared/http/middleware/parse-request.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { EVENT_TYPES } from '../../shared/engine/events.ts';
+import { EVENT_TYPES } from '../../shared/db/event-types.ts';
 import { openApiDocument } from '../../shared/http/openapi.ts';
 
 const root = join(import.meta.dirname, '../..');

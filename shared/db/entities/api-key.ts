@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { applied } from '../update.ts';
 import { count, flushCounts } from '../counters.ts';
-import { isTransactionConflict } from '../../errors.ts';
+import { retryConflicts } from '../conflicts.ts';
 import { queryAll } from '../query.ts';
 import { genCondition, userKey } from './user.ts';
 
@@ -69,13 +69,7 @@ export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number): Promise<bo
       }),
     );
   // A membership change in flight on the user item (AWS reports the clash; nothing was written): again.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await applied(put());
-    } catch (e) {
-      if (!isTransactionConflict(e) || attempt === 3) throw e;
-    }
-  }
+  return retryConflicts(() => applied(put()), { attempts: 3 });
 }
 
 export async function putApiKey(k: ApiKey): Promise<void> {

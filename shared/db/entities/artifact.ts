@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { queryAll } from '../query.ts';
 import { retentionTtl } from '../retention.ts';
-import { runPartition } from './execution.ts';
+import { runPartition } from './run-events.ts';
 
 // Access patterns: list a run's artifacts, get one (PK ACC#<account>#EX#<execution>, SK AR#<id>).
 export const Artifact = z.object({

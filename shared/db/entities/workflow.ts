@@ -2,20 +2,22 @@ import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dy
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict, isTransactionConflict } from '../../errors.ts';
-import type { WorkflowDefinition } from '../../engine/definition.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#) ·
 // one version of a workflow (PK ACC#<account>, SK WFV#<workflow>#<version>), which runs reference.
 /**
- * A definition read back from storage. It was validated (defaults applied, expressions compiled) when
- * saved, so reads neither repeat that work nor break if the rules tighten later.
+ * A definition as stored: a JSON object, opaque to the db layer. The engine validated it when it was
+ * saved (defaults applied, expressions compiled) and narrows it to its own type when it reads one
+ * (`definitionOf`, shared/engine/versions.ts), so reads neither repeat that work nor break if the
+ * rules tighten later.
  */
-export const StoredDefinition = z.custom<WorkflowDefinition>(
-  (v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps),
+export const StoredDefinition = z.custom<unknown>(
+  (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
   'not a stored workflow definition',
 );
+export type StoredDefinition = z.infer<typeof StoredDefinition>;
 
 export const Workflow = z.object({
   workflowId: z.string(),

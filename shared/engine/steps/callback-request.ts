@@ -2,7 +2,8 @@
 // out of wait-for-callback.ts, which the callback routes load: they then carry no step engine. (A
 // dynamic import of steps.ts from there made esbuild keep every DynamoDB command in the runs
 // worker's bundle, 42 KiB.)
-import type { RunError, Execution } from '../../db/entities/execution.ts';
+import type { RunError } from '../../db/entities/execution-state.ts';
+import type { Execution } from '../../db/entities/execution.ts';
 import { logger } from '../../logger.ts';
 import type { HttpRequestStep, WaitForCallbackStep } from '../definition.ts';
 import { StepError } from '../../step-error.ts';

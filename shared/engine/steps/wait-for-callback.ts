@@ -1,14 +1,9 @@
 import { config } from '../../config.ts';
 import { type Callback, type CallbackStatus, getCallback, handledCallbackUpdate } from '../../db/entities/callback.ts';
-import {
-  activeIndex,
-  type Execution,
-  eventsPut,
-  executionKey,
-  newEvent,
-  type RecordedReport,
-  type RunError,
-} from '../../db/entities/execution.ts';
+import type { RecordedReport, RunError } from '../../db/entities/execution-state.ts';
+import { eventsPut, newEvent } from '../../db/entities/run-events.ts';
+import { activeIndex } from '../../db/entities/execution-index.ts';
+import { type Execution, executionKey } from '../../db/entities/execution.ts';
 import { buildUpdate, type Condition } from '../../db/update.ts';
 import { newId } from '../../ids.ts';
 import { hashToken, mintToken } from '../../tokens.ts';
