@@ -41,7 +41,9 @@ describe('retryConflicts', () => {
 
   it('gives what `exhausted` gives when the last try was refused as well', async () => {
     const refused = writeRefusedBy(lostCondition(), lostCondition());
-    expect(await retryConflicts<number | string>(refused.write, { retryOn: lostRace, attempts: 2, exhausted: () => 'gave up' })).toBe('gave up');
+    expect(await retryConflicts<number | string>(refused.write, { retryOn: lostRace, attempts: 2, exhausted: () => 'gave up' })).toBe(
+      'gave up',
+    );
     expect(refused.tries).toEqual([1, 2]);
     await expect(
       retryConflicts(writeRefusedBy(lostCondition()).write, { retryOn: lostRace, attempts: 1, exhausted: keptChanging('execution') }),
