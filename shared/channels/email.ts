@@ -77,7 +77,14 @@ async function sendMail(from: string, to: string, m: { subject: string; text: st
   }
 }
 
-export const email: ChannelAdapter = {
+export const email: ChannelAdapter<'email'> = {
+  type: 'email',
+  settings: { from: true },
+  secrets: {},
+  conversations: false,
+  testsCaller: true,
+  conversation: () => undefined,
+  reviewer: async (_ch, u) => ({ ok: true, to: u.email }),
   render,
   send: (ch, to, card) => sendMail(ch.from ?? '', to, render(card)),
   // A sent mail cannot change: its links open a page that says the approval is handled.

@@ -78,7 +78,15 @@ async function post(ch: OpenChannel, body: unknown): Promise<SendResult> {
   }
 }
 
-export const teams: ChannelAdapter = {
+export const teams: ChannelAdapter<'teams'> = {
+  type: 'teams',
+  settings: { webhookUrl: true },
+  // Scheme and host only: a webhook URL's path is its secret.
+  secrets: { webhookUrl: (v) => `${new URL(v).origin}/••••` },
+  conversations: false,
+  // The webhook posts to the one chat its flow names.
+  conversation: () => ({ key: 'teams', to: 'webhook' }),
+  reviewer: async () => ({ ok: false, error: 'a Teams webhook has no address per reviewer' }),
   render,
   send: (ch, _to, card) => post(ch, render(card)),
   // A Workflows webhook cannot edit a posted card: the outcome follows as a card of its own, without buttons.
