@@ -79,7 +79,12 @@ export type ApprovalCard = {
 /** One recipient of a message: a conversation (`key` names it in the stored message's key) or a reviewer's address. */
 export type Address = { key: string; to: string };
 
-export interface ChannelAdapter<T extends ChannelType = ChannelType> {
+/**
+ * What a channel of one kind is: its settings, how its write-only ones show, what its view adds.
+ * Kept apart from the sending (`ChannelAdapter`) so the channel routes and the definition checks
+ * bundle no provider client.
+ */
+export interface ChannelKind<T extends ChannelType = ChannelType> {
   readonly type: T;
   /**
    * The settings a channel of this kind has beside its name, in the order the API shows them:
@@ -94,6 +99,12 @@ export interface ChannelAdapter<T extends ChannelType = ChannelType> {
   readonly testsCaller?: boolean;
   /** What the channel's view shows beyond its name, type and settings (Slack's interactivity URL). */
   view?(channel: Pick<OpenChannel, 'channelId' | 'defaultChannel'>): Record<string, unknown>;
+}
+
+/** How a kind of channel sends: whom a message reaches, rendering, sending, updating, a test message. */
+export interface ChannelAdapter<T extends ChannelType = ChannelType> {
+  /** What the kind is (its own export too, for code that sends nothing). */
+  readonly kind: ChannelKind<T>;
   /**
    * Where a `notify` entry's message goes when it is not to each reviewer: a conversation (Slack: `to`,
    * else the channel's default one), the one chat of a webhook (Teams). Undefined: to each reviewer.

@@ -9,8 +9,8 @@ import {
   replaceChannel,
 } from '../db/entities/channel.ts';
 import { getUser } from '../db/entities/user.ts';
-import { adapters } from '../channels/index.ts';
-import type { ChannelAdapter, ChannelSetting, ChannelSettings, OpenChannel, SendResult } from '../channels/types.ts';
+import { adapters, channelKinds } from '../channels/index.ts';
+import type { ChannelKind, ChannelSetting, ChannelSettings, OpenChannel, SendResult } from '../channels/types.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { keyring, seal, unseal } from '../keyring.ts';
@@ -26,10 +26,10 @@ import type { Principal } from './principal.ts';
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 type Secrets = ChannelSettings;
-const adapterOf = (type: Channel['type']): ChannelAdapter => adapters[type];
+const kindOf = (type: Channel['type']): ChannelKind => channelKinds[type];
 /** A kind's settings: write-only (sealed) or plain (stored as they are). */
 const fieldsOf = (type: Channel['type'], secret: boolean) =>
-  (Object.keys(adapterOf(type).settings) as ChannelSetting[]).filter((f) => (f in adapterOf(type).secrets) === secret);
+  (Object.keys(kindOf(type).settings) as ChannelSetting[]).filter((f) => f in kindOf(type).secrets === secret);
 /** The write-only settings of `values` (those of a `type` channel). */
 const secretsOf = (type: Channel['type'], values: ChannelSettings): Secrets =>
   Object.fromEntries(fieldsOf(type, true).flatMap((f) => (values[f] ? [[f, values[f]]] : [])));
@@ -42,7 +42,7 @@ export const channelView = (c: ChannelSummary) => ({
   id: c.channelId,
   name: c.name,
   type: c.type,
-  ...adapterOf(c.type).view?.(c),
+  ...kindOf(c.type).view?.(c),
   ...(c.from ? { from: c.from } : {}),
   ...c.masks,
   createdAt: c.createdAt,
@@ -60,7 +60,7 @@ function checkSender(from: string | undefined) {
 
 async function sealed(type: Channel['type'], accountId: string, channelId: string, secrets: Secrets) {
   const { kid, edk, iv, ct, tag } = await seal(keyring(), JSON.stringify(secrets), context(accountId, channelId));
-  const shown = adapterOf(type).secrets;
+  const shown = kindOf(type).secrets;
   const masks = Object.fromEntries(
     Object.entries(shown).flatMap(([f, mask]) => (secrets[f as ChannelSetting] ? [[f, mask(secrets[f as ChannelSetting] as string)]] : [])),
   );
@@ -103,7 +103,7 @@ export const showChannel = async (p: Pick<Principal, 'accountId'>, channelId: st
 export async function updateChannel(p: SessionPrincipal, channelId: string, change: UpdateChannelBody, now = Date.now()) {
   for (let attempt = 0; ; attempt++) {
     const before = await requireChannel(p.accountId, channelId);
-    const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !(k in adapterOf(before.type).settings));
+    const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !(k in kindOf(before.type).settings));
     if (foreign.length) throw validationFailed(foreign.map(([k]) => ({ path: k, message: `not a field of a ${before.type} channel` })));
     checkSender(change.from);
     const touchesSecrets = fieldsOf(before.type, true).some((f) => change[f] !== undefined);
@@ -149,8 +149,7 @@ export async function openChannel(c: Channel): Promise<OpenChannel> {
 /** Send a test message (to `to`, else the channel's default conversation or the caller's address) and report the provider's answer. */
 export async function testChannel(p: SessionPrincipal, channelId: string, to: string | undefined) {
   const c = await requireChannel(p.accountId, channelId);
-  const adapter = adapterOf(c.type);
-  const fallback = adapter.testsCaller && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
-  const r: SendResult = await adapter.test(await openChannel(c), to ?? fallback);
+  const fallback = kindOf(c.type).testsCaller && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
+  const r: SendResult = await adapters[c.type].test(await openChannel(c), to ?? fallback);
   return { ok: r.ok, status: r.status ?? null, error: r.error ?? null, retryAfterSeconds: r.retryAfterSeconds ?? null };
 }

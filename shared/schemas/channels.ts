@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { adapters } from '../channels/index.ts';
+import { channelKinds } from '../channels/index.ts';
 import type { ChannelSetting, ChannelSettings } from '../channels/types.ts';
 import { CHANNEL_TYPES, ChannelType } from '../db/channel-types.ts';
 import { ChannelName, isHttpUrl, SLACK_CONVERSATION } from '../engine/definition.ts';
@@ -45,7 +45,10 @@ const kindBody = (type: ChannelType) =>
     type: z.literal(type),
     name: Name,
     ...Object.fromEntries(
-      Object.entries(adapters[type].settings).map(([f, required]) => [f, required ? SETTINGS[f as ChannelSetting] : SETTINGS[f as ChannelSetting].optional()]),
+      Object.entries(channelKinds[type].settings).map(([f, required]) => [
+        f,
+        required ? SETTINGS[f as ChannelSetting] : SETTINGS[f as ChannelSetting].optional(),
+      ]),
     ),
   });
 const [first, ...rest] = CHANNEL_TYPES.map(kindBody);
@@ -58,7 +61,9 @@ export type CreateChannelBody = z.infer<typeof CreateChannelBody>;
  * What is not sent stays; the fields must be the channel's type's (400 otherwise); an optional
  * setting (`defaultChannel`) sent as `null` is removed.
  */
-const optionalSettings = new Set(CHANNEL_TYPES.flatMap((t) => Object.entries(adapters[t].settings).flatMap(([f, required]) => (required ? [] : [f]))));
+const optionalSettings = new Set(
+  CHANNEL_TYPES.flatMap((t) => Object.entries(channelKinds[t].settings).flatMap(([f, required]) => (required ? [] : [f]))),
+);
 export const UpdateChannelBody = z
   .object({
     name: Name.optional(),
