@@ -69,7 +69,9 @@ export const UpdateChannelBody = z
     name: Name.optional(),
     ...(Object.fromEntries(
       Object.entries(SETTINGS).map(([f, schema]) => [f, optionalSettings.has(f) ? schema.nullable().optional() : schema.optional()]),
-    ) as { [F in ChannelSetting]: z.ZodOptional<z.ZodType<string>> } & { defaultChannel: z.ZodOptional<z.ZodNullable<z.ZodType<string>>> }),
+    ) as { [F in Exclude<ChannelSetting, 'defaultChannel'>]: z.ZodOptional<z.ZodType<string>> } & {
+      defaultChannel: z.ZodOptional<z.ZodNullable<z.ZodType<string>>>;
+    }),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'Send at least one field.');
 export type UpdateChannelBody = z.infer<typeof UpdateChannelBody>;
