@@ -10,6 +10,8 @@ import { config } from './config.ts';
 export const APPROVAL_LINK_PATH = '/api/webhook-trigger/approval/{approvalId}/{decision}';
 /** A reviewer's own link (shared/domain/review-links.ts). */
 export const REVIEW_PATH = '/api/reviews/{approvalId}';
+/** A wait_for_callback's URL, handed to the system that reports (its heartbeat is `${CALLBACK_PATH}/heartbeat`). */
+export const CALLBACK_PATH = '/api/v1/callbacks/{callbackId}';
 /** A Slack channel's interactivity Request URL. */
 export const SLACK_INTERACTIONS_PATH = '/api/integrations/slack/{channelId}/interactions';
 
