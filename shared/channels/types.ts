@@ -2,10 +2,11 @@ import type { ChannelType } from '../db/channel-types.ts';
 
 /**
  * One interface for every outgoing approval channel (docs/architecture.md): each kind of channel is
- * a module (`./slack.ts`, `./email.ts`, `./teams.ts`) that says which settings a channel of its kind
- * has (and which are write-only), whom a message reaches, renders an approval message, sends it,
- * brings a sent one up to date and sends a test message; `./index.ts` is the registry, keyed by the
- * kinds of shared/db/channel-types.ts.
+ * one module (`./slack.ts`, `./email.ts`, `./teams.ts`) exporting its `ChannelKind` (which settings
+ * a channel of the kind has, which are write-only and how they show) and its `ChannelAdapter` (whom
+ * a message reaches; render, send, update, a test message). `./index.ts` is the registry, keyed by
+ * the kinds of shared/db/channel-types.ts. The orchestration (which messages, to whom, when, the
+ * cards, the delivery log) is shared/notifications/'s; nothing here imports above shared/db/.
  */
 
 /** Where a sent message lives, so it can be updated: Slack's conversation and `ts`; SES's message id. */
@@ -52,7 +53,7 @@ export type OpenChannel = ChannelSettings & {
   type: ChannelType;
 };
 
-/** What every approval message shows, whichever the channel (built by ./card.ts). */
+/** What every approval message shows, whichever the channel (built by shared/notifications/card.ts). */
 export type ApprovalCard = {
   approvalId: string;
   title: string;

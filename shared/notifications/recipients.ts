@@ -21,10 +21,11 @@ export async function reviewerUsers(accountId: string, reviewers: readonly strin
 }
 
 /**
- * Who one `notify` entry reaches: a Slack conversation (`to: "#deploys"`, else the channel's
- * default one when `to` is absent), the Teams webhook's chat, or the reviewers (`to` as a list,
- * else the step's own) one by one: by email, or in Slack by their recorded Slack user id, else the
- * user Slack finds for their email. A reviewer Slack cannot find is a failed send of its own.
+ * Who one `notify` entry reaches: the conversation its channel's adapter names (a Slack
+ * conversation: `to: "#deploys"`, else the channel's default one when `to` is absent; the Teams
+ * webhook's chat), else the reviewers (`to` as a list, else the step's own) one by one, at the
+ * address the adapter finds for each (their email; in Slack their recorded Slack user id, else the
+ * user Slack finds for their email). A reviewer the adapter cannot find is a failed send of its own.
  */
 export async function recipients(
   channel: OpenChannel,
