@@ -36,7 +36,6 @@ export const approvalPost = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missing
 export const approvalLink = { kind: 'apiKey', scope: 'APPROVAL_RESPOND', missingScopeStatus: 401, allowQuery: true } as const;
 export const approvalV1 = { kind: 'apiKey', scope: 'APPROVAL_RESPOND' } as const;
 export const decides = startsRuns;
-export const LINK = '/api/webhook-trigger/approval/{approvalId}/{decision}';
 /** The spec's trigger body limit: 1 MiB. */
 export const TRIGGER_BYTES = 1024 * 1024;
 /** Definitions can be large; 256 KiB leaves room for 100 steps with forms and templates. */

@@ -1,5 +1,5 @@
 // SQS consumer of the notifications queue: every outgoing message (event notifications, approval
-// messages) is sent and logged by processDelivery (shared/engine/senders.ts). A failed attempt with
+// messages) is sent and logged by processDelivery (shared/notifications/senders.ts). A failed attempt with
 // attempts left is reported as a batch item failure and its visibility is pushed back by the retry
 // schedule (or the receiver's Retry-After); a worker that cannot record an attempt throws, so the
 // queue's redrive retries it, and after maxReceiveCount the message lands in the notifications DLQ.
@@ -10,7 +10,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { queue } from '../../shared/clients.ts';
 import { config, requireConfig } from '../../shared/config.ts';
 import { workerSettings } from '../bindings.ts';
-import { processDelivery, QueueMessage } from '../../shared/engine/senders.ts';
+import { processDelivery, QueueMessage } from '../../shared/notifications/senders.ts';
 import { logger } from '../../shared/logger.ts';
 import { parseMessage } from './message.ts';
 

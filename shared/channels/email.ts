@@ -1,6 +1,6 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { escapeHtml } from '../escape-html.ts';
-import { type ApprovalCard, type ChannelAdapter, fieldLines, outcome, progress, type SendResult, when } from './types.ts';
+import { type ApprovalCard, type ChannelAdapter, type ChannelKind, fieldLines, outcome, progress, type SendResult, when } from './types.ts';
 
 /** The SES v2 client, loaded on first use (only the notify worker and a channel's test send mail). */
 let client: Promise<SESv2Client> | undefined;
@@ -77,7 +77,18 @@ async function sendMail(from: string, to: string, m: { subject: string; text: st
   }
 }
 
-export const email: ChannelAdapter = {
+export const emailKind: ChannelKind<'email'> = {
+  type: 'email',
+  settings: { from: true },
+  secrets: {},
+  conversations: false,
+  testsCaller: true,
+};
+
+export const email: ChannelAdapter<'email'> = {
+  kind: emailKind,
+  conversation: () => undefined,
+  reviewer: async (_ch, u) => ({ ok: true, to: u.email }),
   render,
   send: (ch, to, card) => sendMail(ch.from ?? '', to, render(card)),
   // A sent mail cannot change: its links open a page that says the approval is handled.

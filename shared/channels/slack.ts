@@ -1,6 +1,16 @@
 import { config } from '../config.ts';
+import { link, SLACK_INTERACTIONS_PATH } from '../links.ts';
 import { parseRetryAfter } from '../retry-after.ts';
-import { type ApprovalCard, type ChannelAdapter, fieldLines, type OpenChannel, outcome, progress, type SendResult } from './types.ts';
+import {
+  type ApprovalCard,
+  type ChannelAdapter,
+  type ChannelKind,
+  fieldLines,
+  type OpenChannel,
+  outcome,
+  progress,
+  type SendResult,
+} from './types.ts';
 
 /** Slack answers within its own limits; a send that takes longer is retried by the queue. */
 const TIMEOUT_MS = 5_000;
@@ -81,7 +91,29 @@ const withRef = (r: SlackAnswer): SendResult => {
   return r.ok ? { ...result, ref: { channel: body?.channel as string, ts: body?.ts as string } } : result;
 };
 
-export const slack: ChannelAdapter = {
+export const slackKind: ChannelKind<'slack'> = {
+  type: 'slack',
+  settings: { botToken: true, signingSecret: true, defaultChannel: false },
+  secrets: { botToken: (v) => `••••${v.slice(-4)}`, signingSecret: () => '••••' },
+  conversations: true,
+  view: (c) => ({
+    defaultChannel: c.defaultChannel ?? null,
+    interactionsUrl: link(SLACK_INTERACTIONS_PATH, { channelId: c.channelId }),
+  }),
+};
+
+export const slack: ChannelAdapter<'slack'> = {
+  kind: slackKind,
+  conversation: (ch, to) => {
+    const conversation = typeof to === 'string' ? to : to === undefined ? ch.defaultChannel : undefined;
+    return conversation ? { key: `conversation:${conversation}`, to: conversation } : undefined;
+  },
+  // The recorded Slack user id, else the user Slack finds for the email.
+  reviewer: async (ch, u) => {
+    if (u.slackUserId) return { ok: true, to: u.slackUserId };
+    const { userId, ...found } = await slackUserByEmail(ch, u.email);
+    return userId ? { ...found, to: userId } : found;
+  },
   render,
   send: async (ch, to, card) => withRef(await slackApi(token(ch), 'chat.postMessage', { channel: to, ...render(card) })),
   update: async (ch, ref, card) => withRef(await slackApi(token(ch), 'chat.update', { channel: ref.channel, ts: ref.ts, ...render(card) })),

@@ -1,6 +1,15 @@
 import { config } from '../config.ts';
-import { performHttpRequest } from '../egress/http.ts';
-import { type ApprovalCard, type ChannelAdapter, fieldLines, type OpenChannel, outcome, progress, type SendResult, when } from './types.ts';
+import {
+  type ApprovalCard,
+  type ChannelAdapter,
+  type ChannelKind,
+  fieldLines,
+  type OpenChannel,
+  outcome,
+  progress,
+  type SendResult,
+  when,
+} from './types.ts';
 
 const TIMEOUT_MS = 10_000;
 
@@ -55,6 +64,8 @@ export function render(card: ApprovalCard) {
 /** POST to the webhook under the http_request egress rules (no redirects: a redirected POST loses its body). */
 async function post(ch: OpenChannel, body: unknown): Promise<SendResult> {
   try {
+    // Loaded on first send: code that only reads `teamsKind` (the channel routes, the sweeps) bundles no egress.
+    const { performHttpRequest } = await import('../egress/http.ts');
     const res = await performHttpRequest(
       {
         method: 'POST',
@@ -78,7 +89,19 @@ async function post(ch: OpenChannel, body: unknown): Promise<SendResult> {
   }
 }
 
-export const teams: ChannelAdapter = {
+export const teamsKind: ChannelKind<'teams'> = {
+  type: 'teams',
+  settings: { webhookUrl: true },
+  // Scheme and host only: a webhook URL's path is its secret.
+  secrets: { webhookUrl: (v) => `${new URL(v).origin}/••••` },
+  conversations: false,
+};
+
+export const teams: ChannelAdapter<'teams'> = {
+  kind: teamsKind,
+  // The webhook posts to the one chat its flow names.
+  conversation: () => ({ key: 'teams', to: 'webhook' }),
+  reviewer: async () => ({ ok: false, error: 'a Teams webhook has no address per reviewer' }),
   render,
   send: (ch, _to, card) => post(ch, render(card)),
   // A Workflows webhook cannot edit a posted card: the outcome follows as a card of its own, without buttons.

@@ -1,38 +1,59 @@
+import type { ChannelType } from '../db/channel-types.ts';
+
 /**
- * One interface for every outgoing approval channel (ARCHITECTURE "Outgoing messages"): each
- * provider is a module (`./slack.ts`, `./email.ts`, `./teams.ts`) that renders an approval message,
- * sends it, brings a sent one up to date and sends a test message; `./index.ts` is the registry.
+ * One interface for every outgoing approval channel (docs/architecture.md): each kind of channel is
+ * one module (`./slack.ts`, `./email.ts`, `./teams.ts`) exporting its `ChannelKind` (which settings
+ * a channel of the kind has, which are write-only and how they show) and its `ChannelAdapter` (whom
+ * a message reaches; render, send, update, a test message). `./index.ts` is the registry, keyed by
+ * the kinds of shared/db/channel-types.ts. The orchestration (which messages, to whom, when, the
+ * cards, the delivery log) is shared/notifications/'s; nothing here imports above shared/db/.
  */
 
 /** Where a sent message lives, so it can be updated: Slack's conversation and `ts`; SES's message id. */
 export type MessageRef = { channel?: string; ts?: string; messageId?: string };
 
-/** A provider's answer to one send, update or test. */
+/**
+ * The answer to one attempt at sending anything outgoing: an approval message's send, update or
+ * test (a channel's provider), an event notification (its receiver). The notifications worker
+ * logs it as the delivery's attempt and decides the retry.
+ */
 export type SendResult = {
   ok: boolean;
-  /** The provider's HTTP status, when there was an HTTP answer. */
+  /** The provider's or receiver's HTTP status, when there was an HTTP answer. */
   status?: number;
-  /** The provider's error (Slack's `error`, SES's exception name and message, the webhook's answer). */
+  /** What went wrong (Slack's `error`, SES's exception name and message, the receiver's answer); no secrets. */
   error?: string;
-  /** A 429's `Retry-After`: when to try again. */
+  /** A 429's (or 503's) `Retry-After`: when to try again. */
   retryAfterSeconds?: number;
+  /** Where the sent message lives (to update it). */
   ref?: MessageRef;
+  /** No retry can fix it (gone, refused address, invalid recipient): FAILED now. */
+  final?: boolean;
+  /** Where it went, as the delivery log may show it, when the sender learns it only while sending. */
+  target?: string;
 };
 
-/** A channel with its write-only fields opened (shared/domain/channels.ts `openChannel`). */
-export type OpenChannel = {
-  channelId: string;
-  accountId: string;
-  name: string;
-  type: 'slack' | 'email' | 'teams';
+/** The settings a channel may have beside its name, by field; which ones a kind has is its adapter's `settings`. */
+export type ChannelSettings = {
+  /** Slack: where a step without `to` posts. */
   defaultChannel?: string;
+  /** Email: the sender address. */
   from?: string;
   botToken?: string;
   signingSecret?: string;
   webhookUrl?: string;
 };
+export type ChannelSetting = keyof ChannelSettings;
 
-/** What every approval message shows, whichever the channel (built by ./card.ts). */
+/** A channel with its write-only fields opened (shared/domain/channels.ts `openChannel`). */
+export type OpenChannel = ChannelSettings & {
+  channelId: string;
+  accountId: string;
+  name: string;
+  type: ChannelType;
+};
+
+/** What every approval message shows, whichever the channel (built by shared/notifications/card.ts). */
 export type ApprovalCard = {
   approvalId: string;
   title: string;
@@ -56,7 +77,42 @@ export type ApprovalCard = {
   recipient?: string;
 };
 
-export interface ChannelAdapter {
+/** One recipient of a message: a conversation (`key` names it in the stored message's key) or a reviewer's address. */
+export type Address = { key: string; to: string };
+
+/**
+ * What a channel of one kind is: its settings, how its write-only ones show, what its view adds.
+ * Kept apart from the sending (`ChannelAdapter`) so the channel routes and the definition checks
+ * bundle no provider client.
+ */
+export interface ChannelKind<T extends ChannelType = ChannelType> {
+  readonly type: T;
+  /**
+   * The settings a channel of this kind has beside its name, in the order the API shows them:
+   * `true` for a required one. A write-only one is also in `secrets`.
+   */
+  readonly settings: Readonly<Partial<Record<ChannelSetting, boolean>>>;
+  /** The write-only settings (sealed at rest) and how each is shown (masked). */
+  readonly secrets: Readonly<Partial<Record<ChannelSetting, (value: string) => string>>>;
+  /** Whether a `notify` entry's `to` may name a conversation (`"#deploys"`) instead of reviewers. */
+  readonly conversations: boolean;
+  /** With no `to`, a test message goes to the caller's own address. */
+  readonly testsCaller?: boolean;
+  /** What the channel's view shows beyond its name, type and settings (Slack's interactivity URL). */
+  view?(channel: Pick<OpenChannel, 'channelId' | 'defaultChannel'>): Record<string, unknown>;
+}
+
+/** How a kind of channel sends: whom a message reaches, rendering, sending, updating, a test message. */
+export interface ChannelAdapter<T extends ChannelType = ChannelType> {
+  /** What the kind is (its own export too, for code that sends nothing). */
+  readonly kind: ChannelKind<T>;
+  /**
+   * Where a `notify` entry's message goes when it is not to each reviewer: a conversation (Slack: `to`,
+   * else the channel's default one), the one chat of a webhook (Teams). Undefined: to each reviewer.
+   */
+  conversation(channel: OpenChannel, to: string | readonly string[] | undefined): Address | undefined;
+  /** A reviewer's address on this kind (their mail address, their Slack user id); a lookup that finds none is a failed send. */
+  reviewer(channel: OpenChannel, user: { email: string; slackUserId?: string }): Promise<SendResult & { to?: string }>;
   /** The provider's message for this card (Block Kit, an Adaptive Card, a mail's subject, text and HTML). */
   render(card: ApprovalCard): unknown;
   /** Send the card to `to` (a Slack conversation or user id, a mail address, ignored by Teams). */

@@ -11,6 +11,7 @@ import {
   listAudit,
   newAuditId,
 } from '../db/entities/approval.ts';
+import type { ChannelType } from '../db/channel-types.ts';
 import { getExecution } from '../db/entities/execution.ts';
 import { listApprovalMessages } from '../db/entities/approval-message.ts';
 import { notifiedView } from './notified.ts';
@@ -37,7 +38,7 @@ import { readThrough, userRead } from './records.ts';
 
 type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
 /** How a decision came: the spec's POST and `api_key` link, v1, or a reviewer's own link sent by mail, Slack or Teams (review-links.ts). */
-export type Channel = 'post' | 'link' | 'v1' | 'email' | 'slack' | 'teams';
+export type Channel = 'post' | 'link' | 'v1' | ChannelType;
 /** Who decides: an API key's owner, a reviewer by their own link, or a member a Slack click maps to (no key). */
 export type Decider = Pick<KeyPrincipal, 'accountId' | 'userId'> & { keyId?: string };
 export type DecisionRequest = {

@@ -9,8 +9,8 @@ import {
   replaceChannel,
 } from '../db/entities/channel.ts';
 import { getUser } from '../db/entities/user.ts';
-import { adapters } from '../channels/index.ts';
-import type { OpenChannel, SendResult } from '../channels/types.ts';
+import { adapters, channelKinds } from '../channels/index.ts';
+import type { ChannelKind, ChannelSetting, ChannelSettings, OpenChannel, SendResult } from '../channels/types.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { keyring, seal, unseal } from '../keyring.ts';
@@ -19,39 +19,30 @@ import type { Principal } from './principal.ts';
 
 /**
  * Approval channels (Slack, email, Teams), per account: admins write them, every member reads them
- * (masked). The write-only fields are sealed together like account secrets (shared/keyring.ts),
- * bound to the account and the channel's id.
+ * (masked). Which settings a channel has, which of them are write-only and how those show is its
+ * kind's adapter's (shared/channels/<kind>.ts). The write-only fields are sealed together like
+ * account secrets (shared/keyring.ts), bound to the account and the channel's id.
  */
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
-type Secrets = Pick<OpenChannel, 'botToken' | 'signingSecret' | 'webhookUrl'>;
-const SECRET_FIELDS = ['botToken', 'signingSecret', 'webhookUrl'] as const;
-const TYPE_FIELDS: Record<Channel['type'], readonly string[]> = {
-  slack: ['botToken', 'signingSecret', 'defaultChannel'],
-  email: ['from'],
-  teams: ['webhookUrl'],
-};
+type Secrets = ChannelSettings;
+const kindOf = (type: Channel['type']): ChannelKind => channelKinds[type];
+/** A kind's settings: write-only (sealed) or plain (stored as they are). */
+const fieldsOf = (type: Channel['type'], secret: boolean) =>
+  (Object.keys(kindOf(type).settings) as ChannelSetting[]).filter((f) => f in kindOf(type).secrets === secret);
+/** The write-only settings of `values` (those of a `type` channel). */
+const secretsOf = (type: Channel['type'], values: ChannelSettings): Secrets =>
+  Object.fromEntries(fieldsOf(type, true).flatMap((f) => (values[f] ? [[f, values[f]]] : [])));
 
 const context = (accountId: string, channelId: string) => ({ accountId, channel: channelId });
 const channelNotFound = (id: string) => notFound('CHANNEL_NOT_FOUND', `Channel ${id} does not exist.`);
 const nameTaken = (name: string) => conflict('CHANNEL_EXISTS', `A channel named ${name} exists in this account.`);
 
-/** How a write-only field shows: tokens by their last 4 characters, a webhook URL by its scheme and host. */
-function mask(field: (typeof SECRET_FIELDS)[number], value: string) {
-  if (field === 'webhookUrl') return `${new URL(value).origin}/••••`;
-  return field === 'botToken' ? `••••${value.slice(-4)}` : '••••';
-}
-
 export const channelView = (c: ChannelSummary) => ({
   id: c.channelId,
   name: c.name,
   type: c.type,
-  ...(c.type === 'slack'
-    ? {
-        defaultChannel: c.defaultChannel ?? null,
-        interactionsUrl: `${config().PUBLIC_BASE_URL}/api/integrations/slack/${c.channelId}/interactions`,
-      }
-    : {}),
+  ...kindOf(c.type).view?.(c),
   ...(c.from ? { from: c.from } : {}),
   ...c.masks,
   createdAt: c.createdAt,
@@ -67,29 +58,25 @@ function checkSender(from: string | undefined) {
   throw validationFailed([{ path: 'from', message: `must be an address of the verified SES identity ${identity}` }]);
 }
 
-async function sealed(accountId: string, channelId: string, secrets: Secrets) {
+async function sealed(type: Channel['type'], accountId: string, channelId: string, secrets: Secrets) {
   const { kid, edk, iv, ct, tag } = await seal(keyring(), JSON.stringify(secrets), context(accountId, channelId));
-  const masks = Object.fromEntries(SECRET_FIELDS.flatMap((f) => (secrets[f] ? [[f, mask(f, secrets[f])]] : [])));
+  const shown = kindOf(type).secrets;
+  const masks = Object.fromEntries(
+    Object.entries(shown).flatMap(([f, mask]) => (secrets[f as ChannelSetting] ? [[f, mask(secrets[f as ChannelSetting] as string)]] : [])),
+  );
   return { kid, edk, iv, ct, tag, masks };
 }
 
 export async function createChannel(p: SessionPrincipal, input: CreateChannelBody, now = Date.now()) {
-  if (input.type === 'email') checkSender(input.from);
+  checkSender(input.from);
   const channelId = newId('ch');
-  const secrets: Secrets =
-    input.type === 'slack'
-      ? { botToken: input.botToken, signingSecret: input.signingSecret }
-      : input.type === 'teams'
-        ? { webhookUrl: input.webhookUrl }
-        : {};
   const channel: Channel = {
     channelId,
     accountId: p.accountId,
     name: input.name,
     type: input.type,
-    ...(input.type === 'slack' && input.defaultChannel ? { defaultChannel: input.defaultChannel } : {}),
-    ...(input.type === 'email' ? { from: input.from } : {}),
-    ...(await sealed(p.accountId, channelId, secrets)),
+    ...Object.fromEntries(fieldsOf(input.type, false).flatMap((f) => (input[f] ? [[f, input[f]]] : []))),
+    ...(await sealed(input.type, p.accountId, channelId, secretsOf(input.type, input))),
     createdAt: now,
     updatedAt: now,
   };
@@ -116,18 +103,18 @@ export const showChannel = async (p: Pick<Principal, 'accountId'>, channelId: st
 export async function updateChannel(p: SessionPrincipal, channelId: string, change: UpdateChannelBody, now = Date.now()) {
   for (let attempt = 0; ; attempt++) {
     const before = await requireChannel(p.accountId, channelId);
-    const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !TYPE_FIELDS[before.type].includes(k));
+    const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !(k in kindOf(before.type).settings));
     if (foreign.length) throw validationFailed(foreign.map(([k]) => ({ path: k, message: `not a field of a ${before.type} channel` })));
     checkSender(change.from);
-    const touchesSecrets = SECRET_FIELDS.some((f) => change[f] !== undefined);
-    const secrets = touchesSecrets ? { ...(await openSecrets(before)), ...pick(change) } : undefined;
+    const touchesSecrets = fieldsOf(before.type, true).some((f) => change[f] !== undefined);
+    const secrets = touchesSecrets ? { ...(await openSecrets(before)), ...secretsOf(before.type, change as ChannelSettings) } : undefined;
     const { defaultChannel: dc, ...kept } = before;
     const next: Channel = {
       ...kept,
       ...(change.name ? { name: change.name } : {}),
       ...(change.from ? { from: change.from } : {}),
       ...(change.defaultChannel === null ? {} : (change.defaultChannel ?? dc) ? { defaultChannel: change.defaultChannel ?? dc } : {}),
-      ...(secrets ? await sealed(p.accountId, channelId, secrets) : {}),
+      ...(secrets ? await sealed(before.type, p.accountId, channelId, secrets) : {}),
       updatedAt: Math.max(now, before.updatedAt + 1),
     };
     const result = await replaceChannel(before, next);
@@ -136,8 +123,6 @@ export async function updateChannel(p: SessionPrincipal, channelId: string, chan
     if (attempt >= 3) throw conflict('CHANNEL_CHANGED', 'The channel was changed concurrently; try again.');
   }
 }
-
-const pick = (c: UpdateChannelBody): Secrets => Object.fromEntries(SECRET_FIELDS.flatMap((f) => (c[f] ? [[f, c[f]]] : [])));
 
 export async function removeChannel(p: SessionPrincipal, channelId: string): Promise<void> {
   const c = await requireChannel(p.accountId, channelId);
@@ -164,7 +149,7 @@ export async function openChannel(c: Channel): Promise<OpenChannel> {
 /** Send a test message (to `to`, else the channel's default conversation or the caller's address) and report the provider's answer. */
 export async function testChannel(p: SessionPrincipal, channelId: string, to: string | undefined) {
   const c = await requireChannel(p.accountId, channelId);
-  const fallback = c.type === 'email' && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
+  const fallback = kindOf(c.type).testsCaller && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
   const r: SendResult = await adapters[c.type].test(await openChannel(c), to ?? fallback);
   return { ok: r.ok, status: r.status ?? null, error: r.error ?? null, retryAfterSeconds: r.retryAfterSeconds ?? null };
 }

@@ -9,7 +9,7 @@ import { assertReviewer, requireApproval } from './approvals.ts';
 import { requireExecution } from './executions.ts';
 import type { Principal } from './principal.ts';
 
-// The delivery log as the API reads it, and redelivery; the worker's side is shared/engine/senders.ts,
+// The delivery log as the API reads it, and redelivery; the worker's side is shared/notifications/senders.ts,
 // the retry schedule and what the log may show shared/domain/delivery-policy.ts.
 
 export const deliveryView = (d: Delivery) => ({

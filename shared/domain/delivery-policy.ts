@@ -2,7 +2,7 @@ import { config } from '../config.ts';
 
 /**
  * The delivery log (shared/db/entities/delivery.ts): every outgoing message with its attempts. The
- * notifications worker sends and records (shared/engine/senders.ts); this module is what the API
+ * notifications worker sends and records (shared/notifications/senders.ts); this module is what the API
  * reads and the redelivery.
  *
  * Retries: 5 attempts over about an hour, after 1, 4, 15 and 40 minutes (DELIVERY_RETRY_SECONDS is

@@ -1,6 +1,5 @@
 import type { Approval } from '../db/entities/approval.ts';
-import type { ApprovalMessage } from '../db/entities/approval-message.ts';
-import { messageKind } from '../channels/send-plan.ts';
+import { type ApprovalMessage, messageKind } from '../db/entities/approval-message.ts';
 
 /**
  * The v1 approval detail's account of who was told: every message sent for the approval (the

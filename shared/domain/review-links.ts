@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import * as z from 'zod';
 import { config } from '../config.ts';
+import { ChannelType } from '../db/channel-types.ts';
 import { AppError, forbidden } from '../errors.ts';
 import { loadOrCreateKeyFile } from '../keyring.ts';
+import { link, REVIEW_PATH } from '../links.ts';
 import { safeEqual } from '../tokens.ts';
 
 /**
@@ -18,10 +20,8 @@ import { safeEqual } from '../tokens.ts';
  * locally (REVIEW_LINK_KEY_FILE, 0600), so links already mailed keep working after a restart.
  */
 
-export type ReviewChannel = 'email' | 'slack' | 'teams';
 export type Decision = 'approve' | 'reject';
 
-const PATH = '/api/reviews';
 /** Tokens are a few hundred characters; anything far longer is refused before any work. */
 export const MAX_TOKEN_LENGTH = 2048;
 const DOMAIN = 'flowgate.review-link.v1';
@@ -61,7 +61,7 @@ const Claims = z.object({
   usr: z.string().min(1).max(64),
   /** allowed decisions: `a` approve, `r` reject, `ar` both */
   dec: z.enum(['a', 'r', 'ar']),
-  ch: z.enum(['email', 'slack', 'teams']),
+  ch: ChannelType,
   /** expiry, epoch milliseconds */
   exp: z.number().int().positive(),
 });
@@ -72,7 +72,7 @@ export type ReviewGrant = {
   approvalId: string;
   userId: string;
   decisions: Decision[];
-  channel: ReviewChannel;
+  channel: ChannelType;
   expiresAt: number;
 };
 
@@ -99,15 +99,13 @@ export async function reviewerLinks(input: {
   accountId: string;
   approvalId: string;
   userId: string;
-  channel: ReviewChannel;
+  channel: ChannelType;
   expiresAt?: number;
 }): Promise<{ review: string; approve: string; reject: string }> {
   const base = { v: 1 as const, acc: input.accountId, apr: input.approvalId, usr: input.userId, ch: input.channel };
   const exp = linkExpiry(input.expiresAt);
   const url = async (dec: Claims['dec']) =>
-    `${config().PUBLIC_BASE_URL.replace(/\/+$/, '')}${PATH}/${encodeURIComponent(input.approvalId)}?${new URLSearchParams({
-      token: await sign({ ...base, dec, exp }),
-    })}`;
+    link(REVIEW_PATH, { approvalId: input.approvalId }, `?${new URLSearchParams({ token: await sign({ ...base, dec, exp }) })}`);
   const [review, approve, reject] = await Promise.all([url('ar'), url('a'), url('r')]);
   return { review, approve, reject };
 }

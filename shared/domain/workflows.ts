@@ -2,6 +2,7 @@ import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow 
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { listChannelItems } from '../db/entities/channel.ts';
+import { channelKinds } from '../channels/index.ts';
 import { readsTrigger, syncTriggerContext } from './trigger-context-sync.ts';
 import { caches } from './records.ts';
 import { definitionOf, forgetWorkflow } from '../engine/versions.ts';
@@ -110,7 +111,7 @@ async function checkChannels(accountId: string, definition: WorkflowDefinition) 
   const errors = uses.flatMap(({ n, path }) => {
     const c = channels.get(n.channel.toLowerCase());
     if (!c) return [{ path: `${path}.channel`, message: `no channel named ${n.channel} in this account (POST /api/channels)` }];
-    if (typeof n.to === 'string' && c.type !== 'slack')
+    if (typeof n.to === 'string' && !channelKinds[c.type].conversations)
       return [{ path: `${path}.to`, message: `a ${c.type} channel sends to reviewers: a list of user:<id> or role:<role>` }];
     return [];
   });

@@ -1,4 +1,4 @@
-import { config } from '../config.ts';
+import { APPROVAL_LINK_PATH, link } from '../links.ts';
 import { approvalPut } from '../db/entities/approval.ts';
 import { nudgePut } from '../db/entities/approval-nudge.ts';
 import { callbackPut } from '../db/entities/callback.ts';
@@ -177,10 +177,9 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
               loop: { stepId: here.loop.step.id, index: position.iteration, item: position.items[position.iteration] ?? null },
             }
           : outcome.approval;
-      const base = config().PUBLIC_BASE_URL;
       const links = {
-        approve: `${base}/api/webhook-trigger/approval/${a.approvalId}/approve?api_key={API_KEY}`,
-        reject: `${base}/api/webhook-trigger/approval/${a.approvalId}/reject?api_key={API_KEY}`,
+        approve: link(APPROVAL_LINK_PATH, { approvalId: a.approvalId, decision: 'approve' }, '?api_key={API_KEY}'),
+        reject: link(APPROVAL_LINK_PATH, { approvalId: a.approvalId, decision: 'reject' }, '?api_key={API_KEY}'),
       };
       const requested = newEvent(
         e.executionId,

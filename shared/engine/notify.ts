@@ -104,7 +104,7 @@ async function queueNotices(
   const approvals = approvalsOf?.(definition) ?? [];
   if (targets.length === 0 && approvals.length === 0) return;
   const url = config().NOTIFY_QUEUE_URL;
-  // Approval notices go in the delivery log's envelope, each with a delivery of its own (shared/engine/senders.ts).
+  // Approval notices go in the delivery log's envelope, each with a delivery of its own (shared/notifications/senders.ts).
   const messages: object[] = [
     ...targets.flatMap((t, target) =>
       events

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ChannelType } from '../db/channel-types.ts';
 import { ApprovalStatus } from '../db/entities/approval.ts';
 import { idOf } from './common.ts';
 
@@ -75,7 +76,7 @@ export const ApprovalView = z.object({
         kind: z.enum(['request', 'reminder', 'escalation']),
         reminder: z.number().optional(),
         channelId: z.string(),
-        channelType: z.enum(['slack', 'email', 'teams']),
+        channelType: ChannelType,
         to: z.string(),
         userId: z.string().nullable(),
         sentAt: z.number(),

@@ -1,4 +1,7 @@
 import * as z from 'zod';
+import { channelKinds } from '../channels/index.ts';
+import type { ChannelSetting, ChannelSettings } from '../channels/types.ts';
+import { CHANNEL_TYPES, ChannelType } from '../db/channel-types.ts';
 import { ChannelName, isHttpUrl, SLACK_CONVERSATION } from '../engine/definition.ts';
 import { Email } from './identity.ts';
 import { idOf } from './common.ts';
@@ -27,28 +30,48 @@ const WebhookUrl = z
 
 const Name = ChannelName.describe('Unique in the account (any case); approval steps name it in `notify[].channel`.');
 
-export const CreateChannelBody = z.discriminatedUnion('type', [
+/** Every setting's syntax; which settings a kind has (and which it requires) is its adapter's `settings`. */
+const SETTINGS: { [F in ChannelSetting]-?: z.ZodType<string> } = {
+  botToken: BotToken,
+  signingSecret: SigningSecret,
+  defaultChannel: DefaultChannel,
+  from: From,
+  webhookUrl: WebhookUrl,
+};
+
+/** A create body per kind: its type, a name and its adapter's settings. */
+const kindBody = (type: ChannelType) =>
   z.object({
-    type: z.literal('slack'),
+    type: z.literal(type),
     name: Name,
-    botToken: BotToken,
-    signingSecret: SigningSecret,
-    defaultChannel: DefaultChannel.optional(),
-  }),
-  z.object({ type: z.literal('email'), name: Name, from: From }),
-  z.object({ type: z.literal('teams'), name: Name, webhookUrl: WebhookUrl }),
-]);
+    ...Object.fromEntries(
+      Object.entries(channelKinds[type].settings).map(([f, required]) => [
+        f,
+        required ? SETTINGS[f as ChannelSetting] : SETTINGS[f as ChannelSetting].optional(),
+      ]),
+    ),
+  });
+const [first, ...rest] = CHANNEL_TYPES.map(kindBody);
+export const CreateChannelBody = z.discriminatedUnion('type', [first as ReturnType<typeof kindBody>, ...rest]) as unknown as z.ZodType<
+  { type: ChannelType; name: string } & ChannelSettings
+>;
 export type CreateChannelBody = z.infer<typeof CreateChannelBody>;
 
-/** What is not sent stays; the fields must be the channel's type's (400 otherwise); `defaultChannel: null` removes it. */
+/**
+ * What is not sent stays; the fields must be the channel's type's (400 otherwise); an optional
+ * setting (`defaultChannel`) sent as `null` is removed.
+ */
+const optionalSettings = new Set(
+  CHANNEL_TYPES.flatMap((t) => Object.entries(channelKinds[t].settings).flatMap(([f, required]) => (required ? [] : [f]))),
+);
 export const UpdateChannelBody = z
   .object({
     name: Name.optional(),
-    botToken: BotToken.optional(),
-    signingSecret: SigningSecret.optional(),
-    defaultChannel: DefaultChannel.nullable().optional(),
-    from: From.optional(),
-    webhookUrl: WebhookUrl.optional(),
+    ...(Object.fromEntries(
+      Object.entries(SETTINGS).map(([f, schema]) => [f, optionalSettings.has(f) ? schema.nullable().optional() : schema.optional()]),
+    ) as { [F in Exclude<ChannelSetting, 'defaultChannel'>]: z.ZodOptional<z.ZodType<string>> } & {
+      defaultChannel: z.ZodOptional<z.ZodNullable<z.ZodType<string>>>;
+    }),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'Send at least one field.');
 export type UpdateChannelBody = z.infer<typeof UpdateChannelBody>;
@@ -66,7 +89,7 @@ export const TestChannelBody = z.object({
 export const ChannelView = z.object({
   id: z.string(),
   name: z.string(),
-  type: z.enum(['slack', 'email', 'teams']),
+  type: ChannelType,
   defaultChannel: z.string().nullable().optional(),
   from: z.string().optional(),
   botToken: z.string().optional().describe('Masked.'),

@@ -22,7 +22,7 @@ import { listEvents, type RunEvent } from '../../shared/db/entities/run-events.t
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { DELIVERY_TIMEOUT_MS, sendEvent } from '../../shared/engine/deliver.ts';
+import { DELIVERY_TIMEOUT_MS, sendEvent } from '../../shared/notifications/deliver.ts';
 import { listExecutionDeliveries } from '../../shared/db/entities/delivery.ts';
 import { retryDelaySeconds } from '../../shared/domain/delivery-policy.ts';
 import { startRun } from '../../shared/engine/runs.ts';

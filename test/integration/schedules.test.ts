@@ -23,7 +23,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { localClock } from '../../shared/schedules/clock.ts';
 import { queue } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
-import { sendEvent } from '../../shared/engine/deliver.ts';
+import { sendEvent } from '../../shared/notifications/deliver.ts';
 import { EventNotice } from '../../shared/engine/notify.ts';
 import { EXAMPLE_SECRET } from '../support/definitions.ts';
 import { ScheduleView } from '../../shared/schemas/schedules.ts';

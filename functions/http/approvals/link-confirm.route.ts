@@ -1,10 +1,11 @@
 import type { Route } from '../../../shared/http/route.ts';
+import { APPROVAL_LINK_PATH } from '../../../shared/links.ts';
 import { LinkParams, LinkQuery } from '../../../shared/schemas/approvals.ts';
-import { approvalLink, decides, decisionErrors, LINK, refuses } from '../../route-kinds.ts';
+import { approvalLink, decides, decisionErrors, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
-  path: LINK,
+  path: APPROVAL_LINK_PATH,
   handler: 'http/approvals/link-confirm',
   summary: "The confirmation page's button (`confirm=1`)",
   tag: 'Approval Webhook',

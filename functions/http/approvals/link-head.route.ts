@@ -1,10 +1,11 @@
 import type { Route } from '../../../shared/http/route.ts';
+import { APPROVAL_LINK_PATH } from '../../../shared/links.ts';
 import { LinkParams, LinkQuery } from '../../../shared/schemas/approvals.ts';
-import { LINK, approvalLink, read } from '../../route-kinds.ts';
+import { approvalLink, read } from '../../route-kinds.ts';
 
 export const route = {
   method: 'HEAD',
-  path: LINK,
+  path: APPROVAL_LINK_PATH,
   handler: 'http/approvals/link-head',
   summary: 'One-click link, HEAD: the confirmation page headers only',
   tag: 'Approval Webhook',

@@ -1,10 +1,11 @@
 import type { Route } from '../../../shared/http/route.ts';
+import { SLACK_INTERACTIONS_PATH } from '../../../shared/links.ts';
 import { ChannelParams } from '../../../shared/schemas/channels.ts';
 import { none, refuses } from '../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
-  path: '/api/integrations/slack/{channelId}/interactions',
+  path: SLACK_INTERACTIONS_PATH,
   handler: 'http/integrations/slack-interactions',
   summary: "A Slack channel's interactivity Request URL: Approve/Reject clicks (Slack-signed, form-encoded `payload`)",
   tag: 'Integrations',

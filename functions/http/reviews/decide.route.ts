@@ -1,11 +1,12 @@
 import type { Route } from '../../../shared/http/route.ts';
+import { REVIEW_PATH } from '../../../shared/links.ts';
 import { ReviewParams, ReviewQuery } from '../../../shared/schemas/reviews.ts';
 import { none, refuses } from '../../route-kinds.ts';
-import { REVIEW, reviewDecides, reviewErrors } from './kinds.ts';
+import { reviewDecides, reviewErrors } from './kinds.ts';
 
 export const route = {
   method: 'POST',
-  path: REVIEW,
+  path: REVIEW_PATH,
   handler: 'http/reviews/decide',
   summary:
     "A reviewer's link: the confirmation page's form decides (application/x-www-form-urlencoded `decision`, `comment`, `field.<name>`)",

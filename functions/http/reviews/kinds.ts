@@ -1,7 +1,6 @@
 // What the reviewer's-link routes share (page.route.ts, head.route.ts, decide.route.ts).
 import { refuses } from '../../route-kinds.ts';
 
-export const REVIEW = '/api/reviews/{approvalId}';
 /** Reading the page signs nothing but checks the link's signature. */
 export const reviewRead = ['table:read', 'links:sign'] as const;
 export const reviewDecides = ['table:read', 'table:write', 'queue:send', 'links:sign'] as const;

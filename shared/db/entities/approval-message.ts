@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { retentionTtl } from '../retention.ts';
 import { applied } from '../update.ts';
+import { ChannelType } from '../channel-types.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: every message sent for one approval (PK APMSG#<account>#<approval>, one item per
@@ -11,10 +12,13 @@ import { queryAll } from '../query.ts';
 export const ApprovalMessage = z.object({
   accountId: z.string(),
   approvalId: z.string(),
-  /** `<notify index>#<recipient>`: one message per step entry and recipient. */
+  /**
+   * `<notify index>#<recipient>`: one message per step entry and recipient; a reminder's keys start
+   * `r<n>#`, the escalation's `e#` (shared/notifications/send-plan.ts).
+   */
   key: z.string(),
   channelId: z.string(),
-  channelType: z.enum(['slack', 'email', 'teams']),
+  channelType: ChannelType,
   /** Where it was sent (a Slack conversation or user, a mail address, the Teams webhook). */
   to: z.string(),
   /** The reviewer it was sent to (a message of their own, with their links). */
@@ -55,3 +59,10 @@ export const markShown = (m: Pick<ApprovalMessage, 'accountId' | 'approvalId' | 
       ExpressionAttributeValues: { ':s': shows },
     }),
   );
+
+/** What a stored message's key says it was: the request, reminder n, or the escalation. */
+export function messageKind(key: string): { kind: 'request' | 'reminder' | 'escalation'; reminder?: number } {
+  const reminder = /^r(\d+)#/.exec(key);
+  if (reminder) return { kind: 'reminder', reminder: Number(reminder[1]) };
+  return key.startsWith('e#') ? { kind: 'escalation' } : { kind: 'request' };
+}

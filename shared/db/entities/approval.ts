@@ -3,6 +3,7 @@ import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
+import { CHANNEL_TYPES } from '../channel-types.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
@@ -165,7 +166,7 @@ export const AuditRecord = z.object({
   comment: z.string().optional(),
   userId: z.string().optional(),
   keyId: z.string().optional(),
-  channel: z.enum(['post', 'link', 'v1', 'timeout', 'email', 'slack', 'teams']),
+  channel: z.enum(['post', 'link', 'v1', 'timeout', ...CHANNEL_TYPES]),
   sourceIp: z.string().optional(),
   userAgent: z.string().optional(),
   /** v1 approvals with a form: the defaults shown and the values submitted. */

@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
+import { ChannelType } from '../channel-types.ts';
 import { queryAll } from '../query.ts';
 import { SEALED_FIELDS } from './account-secret.ts';
 
@@ -9,8 +10,6 @@ import { SEALED_FIELDS } from './account-secret.ts';
 // channels (same partition, the sealed secrets left out by projection) · get by account + name (a
 // name claim, SK NAME#<name>, which also keeps names unique) · get by id alone (a pointer,
 // PK CHANNEL#<id>, for Slack's interactivity requests, whose URL names the channel only).
-export const ChannelType = z.enum(['slack', 'email', 'teams']);
-export type ChannelType = z.infer<typeof ChannelType>;
 
 export const Channel = z.object({
   channelId: z.string(),

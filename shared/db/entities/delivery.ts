@@ -32,7 +32,7 @@ export const Delivery = z.object({
   accountId: z.string(),
   executionId: z.string(),
   approvalId: z.string().optional(),
-  /** The sender that makes it (`event`, `approval-message`, ...: shared/engine/senders.ts). */
+  /** The sender that makes it (`event`, `approval-message`, ...: shared/notifications/senders.ts). */
   kind: z.string(),
   /** How it travels: `webhook` for event notifications, `email` / `slack` / `teams` for approval messages. */
   channel: z.string(),

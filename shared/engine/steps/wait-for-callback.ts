@@ -1,4 +1,4 @@
-import { config } from '../../config.ts';
+import { CALLBACK_PATH, link } from '../../links.ts';
 import { type Callback, type CallbackStatus, getCallback, handledCallbackUpdate } from '../../db/entities/callback.ts';
 import type { RecordedReport, RunError } from '../../db/entities/execution-state.ts';
 import { eventsPut, newEvent } from '../../db/entities/run-events.ts';
@@ -20,7 +20,7 @@ import type { StepContext } from '../steps.ts';
  */
 
 /** The callback's address (the token is the credential, sent as `Authorization: Bearer`). */
-export const callbackUrl = (callbackId: string) => `${config().PUBLIC_BASE_URL}/api/v1/callbacks/${callbackId}`;
+export const callbackUrl = (callbackId: string) => link(CALLBACK_PATH, { callbackId });
 
 export type CallbackWait = { kind: 'wait-callback'; callback: Callback; token: string; url: string };
 

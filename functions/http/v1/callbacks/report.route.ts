@@ -1,10 +1,11 @@
 import type { Route } from '../../../../shared/http/route.ts';
+import { CALLBACK_PATH } from '../../../../shared/links.ts';
 import { CallbackParams, CallbackView, ReportBody } from '../../../../shared/schemas/callbacks.ts';
 import { CALLBACK_BYTES, callbackToken, refuses, startsRuns } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
-  path: '/api/v1/callbacks/{callbackId}',
+  path: CALLBACK_PATH,
   handler: 'http/v1/callbacks/report',
   summary: "Report a wait_for_callback's outcome (success with an output, or failure), exactly once",
   tag: 'Callbacks V1',

@@ -4,13 +4,13 @@ import { getExecution } from '../db/entities/execution.ts';
 import { readSecrets } from '../db/secret-values.ts';
 import { logger } from '../logger.ts';
 import { performHttpRequest } from '../egress/http.ts';
-import type { EventNotice } from './notify.ts';
-import type { SendResult } from './senders.ts';
+import type { SendResult } from '../channels/types.ts';
+import type { EventNotice } from '../engine/notify.ts';
 import { safeError, safeTarget } from '../domain/delivery-policy.ts';
 import { parseRetryAfter } from '../retry-after.ts';
-import { referencedSecret } from './secret-reference.ts';
+import { referencedSecret } from '../engine/secret-reference.ts';
 import { StepError } from '../step-error.ts';
-import { runDefinition } from './versions.ts';
+import { runDefinition } from '../engine/versions.ts';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 

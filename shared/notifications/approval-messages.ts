@@ -10,10 +10,10 @@ import { runDefinition } from '../engine/versions.ts';
 import { everyStep } from '../engine/every-step.ts';
 import { logger } from '../logger.ts';
 import { approvalCard, type CardContext, shows } from './card.ts';
-import { adapters } from './index.ts';
+import { adapters } from '../channels/index.ts';
 import { recipients } from './recipients.ts';
 import { sendPlan } from './send-plan.ts';
-import type { ApprovalCard, MessageRef, OpenChannel, SendResult } from './types.ts';
+import type { ApprovalCard, ChannelAdapter, MessageRef, OpenChannel, SendResult } from '../channels/types.ts';
 
 /** A failed send worth another try: no answer, a timeout, 429 or 5xx (a refusal such as `channel_not_found` is final). */
 export const retryable = (r: SendResult) => !r.ok && (r.status === undefined || r.status === 429 || r.status >= 500);
@@ -36,6 +36,8 @@ type MessageInput = {
   reviewer?: { userId: string; email: string };
 };
 
+const adapter = (channel: OpenChannel): ChannelAdapter => adapters[channel.type];
+
 /** The card of `approval` for `channel` (with `reviewer`'s own links when it is theirs), handed to its adapter. Never throws for a provider's fault. */
 async function withCard(input: MessageInput, act: (card: ApprovalCard) => Promise<SendResult>): Promise<SendResult> {
   const card = await approvalCard(input.approval, input.context ?? {}, input.channel, input.reviewer);
@@ -51,11 +53,11 @@ async function withCard(input: MessageInput, act: (card: ApprovalCard) => Promis
  * webhook). The provider's answer, with `ref` (where the message lives) when it was sent.
  */
 export const sendApprovalMessage = (input: MessageInput & { to: string }) =>
-  withCard(input, (card) => adapters[input.channel.type].send(input.channel, input.to, card));
+  withCard(input, (card) => adapter(input.channel).send(input.channel, input.to, card));
 
 /** Bring one sent message up to date with `approval` (outcome, who, when; no buttons once handled). */
 export const updateApprovalMessage = (input: MessageInput & { ref: MessageRef }) =>
-  withCard(input, (card) => adapters[input.channel.type].update(input.channel, input.ref, card));
+  withCard(input, (card) => adapter(input.channel).update(input.channel, input.ref, card));
 
 /** The workflow's name and the decider's email, for the cards. */
 async function cardContext(a: Approval): Promise<CardContext> {

@@ -1,8 +1,8 @@
 import type { Approval } from '../db/entities/approval.ts';
 import { getUser, listUsers, type User } from '../db/entities/user.ts';
 import type { ApprovalNotify } from '../engine/definition.ts';
-import { slackUserByEmail } from './slack.ts';
-import type { OpenChannel, SendResult } from './types.ts';
+import { adapters } from '../channels/index.ts';
+import type { ChannelAdapter, OpenChannel, SendResult } from '../channels/types.ts';
 
 /** One recipient of an approval's message on one channel: a conversation, or a reviewer (their address or Slack id). */
 export type Recipient = { key: string; to: string; reviewer?: { userId: string; email: string } };
@@ -21,32 +21,27 @@ export async function reviewerUsers(accountId: string, reviewers: readonly strin
 }
 
 /**
- * Who one `notify` entry reaches: a Slack conversation (`to: "#deploys"`, else the channel's
- * default one when `to` is absent), the Teams webhook's chat, or the reviewers (`to` as a list,
- * else the step's own) one by one: by email, or in Slack by their recorded Slack user id, else the
- * user Slack finds for their email. A reviewer Slack cannot find is a failed send of its own.
+ * Who one `notify` entry reaches: the conversation its channel's adapter names (a Slack
+ * conversation: `to: "#deploys"`, else the channel's default one when `to` is absent; the Teams
+ * webhook's chat), else the reviewers (`to` as a list, else the step's own) one by one, at the
+ * address the adapter finds for each (their email; in Slack their recorded Slack user id, else the
+ * user Slack finds for their email). A reviewer the adapter cannot find is a failed send of its own.
  */
 export async function recipients(
   channel: OpenChannel,
   entry: Pick<ApprovalNotify, 'to'>,
   approval: Pick<Approval, 'accountId' | 'reviewers'>,
 ): Promise<{ recipients: Recipient[]; failed: (SendResult & { to: string })[] }> {
-  if (channel.type === 'teams') return { recipients: [{ key: 'teams', to: 'webhook' }], failed: [] };
-  if (channel.type === 'slack') {
-    const conversation = typeof entry.to === 'string' ? entry.to : entry.to === undefined ? channel.defaultChannel : undefined;
-    if (conversation) return { recipients: [{ key: `conversation:${conversation}`, to: conversation }], failed: [] };
-  }
+  const adapter: ChannelAdapter = adapters[channel.type];
+  const conversation = adapter.conversation(channel, entry.to);
+  if (conversation) return { recipients: [conversation], failed: [] };
   const users = await reviewerUsers(approval.accountId, Array.isArray(entry.to) ? entry.to : approval.reviewers);
   const out: Recipient[] = [];
   const failed: (SendResult & { to: string })[] = [];
   for (const u of users) {
     const reviewer = { userId: u.userId, email: u.email };
-    if (channel.type === 'email') {
-      out.push({ key: `user:${u.userId}`, to: u.email, reviewer });
-      continue;
-    }
-    const found = u.slackUserId ? { ok: true, userId: u.slackUserId } : await slackUserByEmail(channel, u.email);
-    if (found.userId) out.push({ key: `user:${u.userId}`, to: found.userId, reviewer });
+    const { to, ...found } = await adapter.reviewer(channel, u);
+    if (to) out.push({ key: `user:${u.userId}`, to, reviewer });
     else failed.push({ ...found, to: `user:${u.userId}` });
   }
   return { recipients: out, failed };

@@ -40,10 +40,3 @@ export function sendPlan(m: Pick<ApprovalNotice, 'action' | 'reminder'>, approva
     };
   return undefined;
 }
-
-/** What a stored message's key says it was: the request, reminder n, or the escalation. */
-export function messageKind(key: string): { kind: 'request' | 'reminder' | 'escalation'; reminder?: number } {
-  const reminder = /^r(\d+)#/.exec(key);
-  if (reminder) return { kind: 'reminder', reminder: Number(reminder[1]) };
-  return key.startsWith('e#') ? { kind: 'escalation' } : { kind: 'request' };
-}

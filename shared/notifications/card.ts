@@ -1,7 +1,7 @@
-import { config } from '../config.ts';
 import type { Approval } from '../db/entities/approval.ts';
 import { reviewerLinks } from '../domain/review-links.ts';
-import type { ApprovalCard, OpenChannel } from './types.ts';
+import { APPROVAL_LINK_PATH, link } from '../links.ts';
+import type { ApprovalCard, OpenChannel } from '../channels/types.ts';
 
 /** What a card shows beyond the approval: the workflow's name and the decider's email, where known. */
 export type CardContext = { workflowName?: string; decidedBy?: string };
@@ -11,7 +11,7 @@ export type CardContext = { workflowName?: string; decidedBy?: string };
  * the one-click page, which asks for the reader's API key; messages to one reviewer carry their own
  * links instead (`reviewerLinks`).
  */
-export const sharedReviewLink = (approvalId: string) => `${config().PUBLIC_BASE_URL}/api/webhook-trigger/approval/${approvalId}/approve`;
+export const sharedReviewLink = (approvalId: string) => link(APPROVAL_LINK_PATH, { approvalId, decision: 'approve' });
 
 /** Whether a card shows the approval as it is now (a retried update skips messages that already do). */
 export const shows = (a: Pick<Approval, 'status' | 'approvals'>) => `${a.status}#${a.approvals ?? 0}`;

@@ -5,13 +5,13 @@ import { auditPut, getApproval, newAuditId } from '../db/entities/approval.ts';
 import { type Channel, getChannelById } from '../db/entities/channel.ts';
 import { listUsers, type User } from '../db/entities/user.ts';
 import { getWorkflow } from '../db/entities/workflow.ts';
-import { approvalCard } from '../channels/card.ts';
-import { render, respondToSlack, slackApi, slackUserEmail } from '../channels/slack.ts';
+import { render, respondToSlack, slackApi, slackKind, slackUserEmail } from '../channels/slack.ts';
 import type { OpenChannel } from '../channels/types.ts';
 import { AppError, notFound, unauthorized } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { decide } from './approvals.ts';
-import { openChannel } from './channels.ts';
+import { decide } from '../domain/approvals.ts';
+import { openChannel } from '../domain/channels.ts';
+import { approvalCard } from './card.ts';
 import * as z from 'zod';
 
 /** Slack's replay window: a request signed more than 5 minutes ago (or ahead) is refused. */
@@ -66,7 +66,7 @@ export async function slackInteraction(
   now = Date.now(),
 ): Promise<void> {
   const channel = await getChannelById(channelId);
-  if (channel?.type !== 'slack') throw notFound('CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist.`);
+  if (channel?.type !== slackKind.type) throw notFound('CHANNEL_NOT_FOUND', `Channel ${channelId} does not exist.`);
   const open = await openChannel(channel);
   if (!open.signingSecret || !verifySlackSignature(open.signingSecret, req.headers, req.raw, now)) throw refusedSignature();
   const payload = parsePayload(req.raw);
@@ -91,7 +91,7 @@ export async function slackInteraction(
         principal: { accountId: channel.accountId, userId: member.userId },
         approvalId,
         decision: action.action_id,
-        channel: 'slack',
+        channel: slackKind.type,
         sourceIp: req.sourceIp,
         userAgent: req.userAgent,
       },
@@ -150,7 +150,7 @@ async function auditRefusal(
     status: 403,
     code: 'NOT_A_MEMBER',
     comment: `Slack user ${slackUserId.slice(0, 32)}`,
-    channel: 'slack' as const,
+    channel: slackKind.type,
     sourceIp: req.sourceIp,
     userAgent: req.userAgent?.slice(0, 512),
   };

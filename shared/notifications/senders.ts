@@ -5,9 +5,10 @@ import { getDelivery, recordAttempt } from '../db/entities/delivery.ts';
 import { MAX_ATTEMPTS, retryDelaySeconds, safeError } from '../domain/delivery-policy.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { DeliveryRetry, deliverApprovalNotice } from '../channels/approval-messages.ts';
+import type { SendResult } from '../channels/types.ts';
+import { ApprovalNotice, EventNotice } from '../engine/notify.ts';
+import { DeliveryRetry, deliverApprovalNotice } from './approval-messages.ts';
 import { sendEvent } from './deliver.ts';
-import { ApprovalNotice, EventNotice } from './notify.ts';
 
 /**
  * The senders of the notifications queue, one per kind of outgoing message, and the one loop that
@@ -17,23 +18,6 @@ import { ApprovalNotice, EventNotice } from './notify.ts';
  * sender here (its payload's schema, `identify`, `send`), and messages `{ kind, deliveryId?, payload }`
  * on the notifications queue. Everything here runs in the notifications worker, never on a run's path.
  */
-
-/** One attempt's outcome, as a sender reports it. */
-export type SendResult = {
-  ok: boolean;
-  /** The receiver's HTTP status, when it answered. */
-  status?: number;
-  /** What went wrong (no secrets: hosts, not URLs; safeError cuts URLs anyway). */
-  error?: string;
-  /** The receiver asked to wait (429/503 `Retry-After`): the next attempt is that much later. */
-  retryAfterSeconds?: number;
-  /** The provider's id of what was sent (a Slack `ts`, an SES message id). */
-  ref?: string;
-  /** No retry can fix it (gone, refused address, invalid recipient): FAILED now. */
-  final?: boolean;
-  /** Where it went, as the log may show it, when the sender learns it only while sending. */
-  target?: string;
-};
 
 /** What a delivery is, from its message alone (no reads). */
 export type DeliveryIdentity = {
@@ -65,7 +49,7 @@ export function eventDeliveryId(eventId: string, target: number, at: number): st
   return `dl_${encodeTime(Math.max(0, Math.min(at, 2 ** 48 - 1)), 10).toLowerCase()}${tail}`;
 }
 
-/** The run's signed event notifications (shared/engine/deliver.ts). */
+/** The run's signed event notifications (./deliver.ts). */
 const event: Sender<EventNotice> = {
   schema: EventNotice,
   identify: (m, deliveryId) => ({
@@ -81,7 +65,7 @@ const event: Sender<EventNotice> = {
 };
 
 /**
- * An approval's messages on the channels its step names (shared/channels/approval-messages.ts): one
+ * An approval's messages on the channels its step names (./approval-messages.ts): one
  * notice sends, reminds, escalates or updates all of them, each recipient's message once (a retry
  * sends only those not yet sent; the v1 approval detail lists every message). Its delivery id comes
  * with the message (`notifyEvents` gives each notice its own).
@@ -149,6 +133,8 @@ export async function processDelivery(m: QueueMessage, now = Date.now): Promise<
   const retry = !result.ok && !result.final && tries < MAX_ATTEMPTS;
   const delay = retry ? retryDelaySeconds(tries, result.retryAfterSeconds) : undefined;
   const error = result.ok ? undefined : safeError(result.error ?? 'failed');
+  // The provider's id of what was sent: a Slack `ts`, an SES message id.
+  const ref = result.ref?.ts ?? result.ref?.messageId;
   const recorded = await recordAttempt(
     {
       deliveryId: id.deliveryId,
@@ -168,7 +154,7 @@ export async function processDelivery(m: QueueMessage, now = Date.now): Promise<
       tries,
       state: result.ok ? 'DELIVERED' : retry ? 'PENDING' : 'FAILED',
       ...(delay !== undefined ? { nextRetryAt: finished + delay * 1000 } : {}),
-      ...(result.ref !== undefined ? { ref: result.ref } : {}),
+      ...(ref !== undefined ? { ref } : {}),
     },
     finished,
   );
