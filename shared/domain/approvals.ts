@@ -19,6 +19,7 @@ import { pause } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { newDispatch } from '../engine/dispatch.ts';
 import { AppError, conflict, type FieldError, forbidden, notFound, validationFailed } from '../errors.ts';
+import { httpStatus } from '../http-status.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -200,8 +201,8 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
     }
     throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
   } catch (e) {
-    if (e instanceof AppError && [400, 403, 409].includes(e.statusCode)) {
-      const refused: AuditRecord = { ...audit, outcome: 'refused', status: e.statusCode, code: e.code };
+    if (e instanceof AppError && (e.kind === 'invalid' || e.kind === 'forbidden' || e.kind === 'conflict')) {
+      const refused: AuditRecord = { ...audit, outcome: 'refused', status: httpStatus(e), code: e.code };
       await db()
         .send(new TransactWriteCommand({ TransactItems: [auditPut(refused)] }))
         .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: req.approvalId, error: err as Error }));

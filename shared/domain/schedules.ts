@@ -388,8 +388,8 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
         continue;
       }
       // The key was claimed meanwhile by a skip of the same fire (its record names the run that made it skip).
-      if (e instanceof AppError && !fire.manual && (e.statusCode === 409 || e.statusCode === 404)) return { outcome: 'duplicate' };
-      if (e instanceof AppError && e.statusCode === 400) {
+      if (e instanceof AppError && !fire.manual && (e.kind === 'conflict' || e.kind === 'not_found')) return { outcome: 'duplicate' };
+      if (e instanceof AppError && e.kind === 'invalid') {
         // The workflow changed since: the schedule's variables no longer fit its declared types.
         const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
         if (fire.manual) throw e;

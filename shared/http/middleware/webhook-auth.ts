@@ -6,6 +6,7 @@ import { isInvalidKey, keyOwner, presentedKeyRead, verifiedKey } from '../../dom
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { readThrough, webhookRead } from '../../domain/records.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../errors.ts';
+import { httpStatus } from '../../http-status.ts';
 import { inRanges, parseRange } from '../../ip-ranges.ts';
 import { emit } from '../../metrics.ts';
 import { Id } from '../../schemas/common.ts';
@@ -95,10 +96,10 @@ export const webhookAuth = (): Middleware => ({
     if (!(error instanceof AppError)) return;
     emit('TriggerRejected', 1, { code: error.code });
     const trigger = (context as AppContext).app.trigger;
-    if (!trigger || error.statusCode >= 500) return;
+    if (!trigger || error.kind === 'internal') return;
     // Summed in this instance, written at the end of an invocation a second after the last write.
     const now = Date.now();
-    countRejected(trigger.webhook.webhookId, error.statusCode, now);
+    countRejected(trigger.webhook.webhookId, httpStatus(error), now);
     if (trigger.keyId) countKeyUse(trigger.keyId, now);
   },
 });
