@@ -1,6 +1,6 @@
 import type { ApiKey } from '../../db/entities/api-key.ts';
 import { countKeyUse } from '../../db/entities/api-key.ts';
-import { authMode, countRejected, type Webhook } from '../../db/entities/webhook.ts';
+import { authMode, countRejected, signedBy, type Webhook } from '../../db/entities/webhook.ts';
 import { failedAuthentication } from '../../domain/auth-failures.ts';
 import { isInvalidKey, keyOwner, presentedKeyRead, verifiedKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
@@ -12,7 +12,7 @@ import { emit } from '../../metrics.ts';
 import { Id } from '../../schemas/common.ts';
 import type { AppContext, HttpEvent, Middleware } from '../context.ts';
 import { presentedKey } from '../credentials.ts';
-import { signedBy, verifySignature } from '../webhook-senders.ts';
+import { verifySignature } from '../webhook-senders.ts';
 
 const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
 
