@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
+import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution, IN_PROGRESS, newEvent, type RunEvent } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
@@ -74,7 +75,7 @@ async function afterScheduledFire(s: Schedule, fire: Fire, now: number) {
  * at once cannot both start a run. A manual fire is never a duplicate (a fresh key each).
  */
 export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOutcome> {
-  let s = await getSchedule(fire.accountId, fire.scheduleId, true);
+  const s = await getSchedule(fire.accountId, fire.scheduleId, true);
   if (!s) {
     // A timer without its item (deleted meanwhile, or drift): it goes now rather than at the next sweep.
     if (!fire.manual)
@@ -94,73 +95,89 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
     return failed(s, workflow, fire, problem.code, problem.message, now, true);
   }
   if (!workflow) return failed(s, undefined, fire, 'WORKFLOW_NOT_FOUND', 'The workflow no longer exists.', now, true);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
-    if (last && IN_PROGRESS.includes(last.status)) {
-      try {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              idempotencyPut(s.accountId, scope, key, { executionId: last.executionId, requestHash: hashRequest(request), createdAt: now }),
-              skippedUpdate(s),
-            ],
-          }),
-        );
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
-        s = await getSchedule(fire.accountId, fire.scheduleId, true);
-        if (!s) return { outcome: 'ignored', reason: 'gone' };
-        continue;
-      }
-      emit('ScheduleSkipped');
-      await notifySchedule(s, workflow, newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now));
-      await afterScheduledFire(s, fire, now);
-      if (fire.manual)
-        throw conflict(
-          'SCHEDULE_RUN_IN_PROGRESS',
-          `Run ${last.executionId} of this schedule has not finished; with overlap "skip" this fire was skipped.`,
-        );
-      return { outcome: 'skipped', runningExecutionId: last.executionId };
-    }
-    try {
-      const seen = s;
-      const { execution, replayed } = await startRun(
-        {
-          workflow,
-          trigger: 'schedule',
-          variables: s.variables,
-          startedBy: fire.manual?.userId ?? s.createdBy,
-          idempotency: { scope, key, request, label: 'scheduled time' },
-          guard: (e) => firedUpdate(seen, e.executionId, now),
-          extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
-        },
-        now,
-      );
-      if (replayed) return { outcome: 'duplicate' };
-      emit('ScheduleFired');
-      await notifySchedule(s, workflow, newEvent(execution.executionId, 'schedule.fired', eventData(s, fire), now));
-      await afterScheduledFire(s, fire, now);
-      return { outcome: 'fired', execution };
-    } catch (e) {
-      if (e instanceof StartGuardFailed) {
-        s = await getSchedule(fire.accountId, fire.scheduleId, true);
-        if (!s) return { outcome: 'ignored', reason: 'gone' };
-        continue;
-      }
-      // The key was claimed meanwhile by a skip of the same fire (its record names the run that made it skip).
-      if (e instanceof AppError && !fire.manual && (e.kind === 'conflict' || e.kind === 'not_found')) return { outcome: 'duplicate' };
-      if (e instanceof AppError && e.kind === 'invalid') {
-        // The workflow changed since: the schedule's variables no longer fit its declared types.
-        const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
-        if (fire.manual) throw e;
+  // A lost race (the schedule's last run or its counts changed since read: the skip's or the start's
+  // condition refused it) reads the schedule again and tries again.
+  let current: Schedule = s;
+  const readAgain = async (): Promise<FireOutcome> => {
+    const again = await getSchedule(fire.accountId, fire.scheduleId, true);
+    if (!again) return { outcome: 'ignored', reason: 'gone' };
+    current = again;
+    throw new Refused();
+  };
+  return retryConflicts(
+    async (): Promise<FireOutcome> => {
+      const s = current;
+      const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
+      if (last && IN_PROGRESS.includes(last.status)) {
+        try {
+          await db().send(
+            new TransactWriteCommand({
+              TransactItems: [
+                idempotencyPut(s.accountId, scope, key, {
+                  executionId: last.executionId,
+                  requestHash: hashRequest(request),
+                  createdAt: now,
+                }),
+                skippedUpdate(s),
+              ],
+            }),
+          );
+        } catch (e) {
+          if (!isConditionFailure(e)) throw e;
+          if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
+          return readAgain();
+        }
+        emit('ScheduleSkipped');
+        await notifySchedule(s, workflow, newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now));
         await afterScheduledFire(s, fire, now);
-        return outcome;
+        if (fire.manual)
+          throw conflict(
+            'SCHEDULE_RUN_IN_PROGRESS',
+            `Run ${last.executionId} of this schedule has not finished; with overlap "skip" this fire was skipped.`,
+          );
+        return { outcome: 'skipped', runningExecutionId: last.executionId };
       }
-      throw e;
-    }
-  }
-  throw new Error(`schedule ${fire.scheduleId}: the fire lost five races in a row`);
+      try {
+        const seen = s;
+        const { execution, replayed } = await startRun(
+          {
+            workflow,
+            trigger: 'schedule',
+            variables: s.variables,
+            startedBy: fire.manual?.userId ?? s.createdBy,
+            idempotency: { scope, key, request, label: 'scheduled time' },
+            guard: (e) => firedUpdate(seen, e.executionId, now),
+            extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
+          },
+          now,
+        );
+        if (replayed) return { outcome: 'duplicate' };
+        emit('ScheduleFired');
+        await notifySchedule(s, workflow, newEvent(execution.executionId, 'schedule.fired', eventData(s, fire), now));
+        await afterScheduledFire(s, fire, now);
+        return { outcome: 'fired', execution };
+      } catch (e) {
+        if (e instanceof StartGuardFailed) return readAgain();
+        // The key was claimed meanwhile by a skip of the same fire (its record names the run that made it skip).
+        if (e instanceof AppError && !fire.manual && (e.kind === 'conflict' || e.kind === 'not_found')) return { outcome: 'duplicate' };
+        if (e instanceof AppError && e.kind === 'invalid') {
+          // The workflow changed since: the schedule's variables no longer fit its declared types.
+          const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
+          if (fire.manual) throw e;
+          await afterScheduledFire(s, fire, now);
+          return outcome;
+        }
+        throw e;
+      }
+    },
+    5,
+    {
+      retryOn: refused,
+      exhausted: () => {
+        throw new Error(`schedule ${fire.scheduleId}: the fire lost five races in a row`);
+      },
+    },
+  );
 }
 
 /** `POST /api/schedules/{id}/run`: a manual fire, now (it obeys `overlap`: 409 while a run is unfinished with `skip`). */
