@@ -1,30 +1,37 @@
-import { isConditionFailure, isTransactionConflict } from '../errors.ts';
+import { conflict, isConditionFailure, isTransactionConflict } from '../errors.ts';
 
-/** What a `retryConflicts` caller may change: which failures try again, and what happens when every try lost. */
+/**
+ * A write that lost a race: its condition no longer held (the item changed since it was read), or a
+ * transaction was in flight on one of its items. Nothing was written.
+ */
+export const lostRace = (e: unknown): boolean => isConditionFailure(e) || isTransactionConflict(e);
+
 export type RetryOptions<T> = {
-  /** The failures that try again; by default a transaction in flight (`isTransactionConflict`). */
+  /** Tries in all (default 4). */
+  attempts?: number;
+  /**
+   * The refusals that earn another try (default `isTransactionConflict`). A write conditional on
+   * what it read passes `lostRace` and reads again in each try, so a lost condition decides afresh.
+   */
   retryOn?: (e: unknown) => boolean;
-  /** Once every try lost: the answer, or (it throws) the error, e.g. a 409 `..._CHANGED`; by default the last failure is thrown. */
-  exhausted?: () => T;
+  /** What the call gives when its last try was refused as well (default: that refusal is thrown). */
+  exhausted?: (e: unknown) => T;
 };
 
 /**
  * Do a write again, after a short random pause, while DynamoDB refuses it for a transaction in flight
- * on one of its items (at most `attempts` tries). Its conditions are checked afresh each time.
- *
- * With `retryOn: lostRace`, the same loop for read-decide-write: each try (`write(attempt)`, from 1)
- * reads what it decides on and writes on the condition that it is still so; a try whose condition was
- * refused (changed meanwhile) runs again, reading afresh.
+ * on one of its items (or, with `retryOn`, for the refusals named), at most `attempts` tries. Its
+ * conditions are checked afresh each time. `write` gets the number of its try (1 = the first).
  */
-export async function retryConflicts<T>(write: (attempt: number) => Promise<T>, attempts = 4, opts: RetryOptions<T> = {}): Promise<T> {
-  const retries = opts.retryOn ?? isTransactionConflict;
+export async function retryConflicts<T>(write: (attempt: number) => Promise<T>, opts: RetryOptions<T> = {}): Promise<T> {
+  const { attempts = 4, retryOn = isTransactionConflict, exhausted } = opts;
   for (let attempt = 1; ; attempt++) {
     try {
       return await write(attempt);
     } catch (e) {
-      if (!retries(e)) throw e;
+      if (!retryOn(e)) throw e;
       if (attempt >= attempts) {
-        if (opts.exhausted) return opts.exhausted();
+        if (exhausted) return exhausted(e);
         throw e;
       }
       await pause(attempt);
@@ -32,7 +39,19 @@ export async function retryConflicts<T>(write: (attempt: number) => Promise<T>, 
   }
 }
 
-/** Thrown by a try whose write answered that it was refused (rather than throwing), so that it is tried again. */
+/** For `exhausted`: every try lost its race, the request is refused (409 `CONFLICT`, "The <what> kept changing"). */
+export const keptChanging = (what: string) => (): never => {
+  throw conflict('CONFLICT', `The ${what} kept changing; try again.`);
+};
+
+/** A short random pause before try number `attempt + 1` of a write that lost a race. */
+export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+
+/**
+ * Thrown by a try whose write answered that it was refused (a write that reports `'refused'` rather
+ * than throwing: a decision, a callback report, a channel replaced as read), so that `retryConflicts`
+ * with `retryOn: refused` reads again and tries again.
+ */
 export class Refused extends Error {
   constructor() {
     super('The write was refused: what it was conditional on changed meanwhile.');
@@ -40,11 +59,5 @@ export class Refused extends Error {
   }
 }
 
-/** A try lost a race: its write's condition failed, a transaction was in flight on an item (nothing written), or it said so (`Refused`). */
-export const lostRace = (e: unknown): boolean => e instanceof Refused || isConditionFailure(e) || isTransactionConflict(e);
-
-/** Only a try that said it lost (`Refused`): for tries whose other writes' failures must not repeat them. */
+/** `retryOn` for tries that say themselves when they lost (`Refused`); any other failure of theirs is not retried. */
 export const refused = (e: unknown): boolean => e instanceof Refused;
-
-/** A short random pause before try number `attempt + 1` of a write that lost a race. */
-export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));

@@ -188,8 +188,8 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
         if (quorum ? written === 'moved' : (await sent) instanceof Error) await decisionMessage(current, run);
         return { ...current, ...decided };
       },
-      20,
       {
+        attempts: 20,
         retryOn: refused,
         exhausted: () => {
           throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { db } from '../clients.ts';
 import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
-import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
+import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { type CallbackResult, settleCallback } from '../engine/steps/wait-for-callback.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -43,12 +43,10 @@ export async function reportCallback(c: Callback, body: z.infer<typeof ReportBod
       if (seen?.status !== 'PENDING') throw alreadyHandled(seen ?? c);
       throw new Refused();
     },
-    4,
     {
+      attempts: 4,
       retryOn: refused,
-      exhausted: () => {
-        throw conflict('CONFLICT', 'The callback kept changing; try again.');
-      },
+      exhausted: keptChanging('callback'),
     },
   );
 }

@@ -138,8 +138,8 @@ export async function updateChannel(p: SessionPrincipal, channelId: string, chan
       if (result === 'changed') throw new Refused();
       return channelView(next);
     },
-    4,
     {
+      attempts: 4,
       retryOn: refused,
       exhausted: () => {
         throw conflict('CHANNEL_CHANGED', 'The channel was changed concurrently; try again.');

@@ -126,8 +126,8 @@ export async function updateMember(
       }
       return { next, gen };
     },
-    4,
     {
+      attempts: 4,
       retryOn: lostRace,
       exhausted: () => {
         throw memberChanged();
@@ -185,8 +185,8 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
         throw e;
       }
     },
-    4,
     {
+      attempts: 4,
       retryOn: lostRace,
       exhausted: () => {
         throw memberChanged();

@@ -71,8 +71,8 @@ export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<N
       await notifyEvents(a, events);
       return due;
     },
-    5,
     {
+      attempts: 5,
       retryOn: refused,
       exhausted: () => {
         logger.warn('approval reminder not sent: the approval kept changing', { approvalId: item.approvalId });

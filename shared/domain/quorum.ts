@@ -27,7 +27,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
 import { approvalEventSeq, eventsPut, newEvent } from '../db/entities/execution.ts';
-import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
+import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { notifyEvents } from '../engine/notify.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
@@ -140,12 +140,10 @@ export async function completeQuorum(a: Approval, now = Date.now()): Promise<App
       if (seen?.status !== 'PENDING') return seen?.status === 'APPROVED' ? seen : undefined;
       throw new Refused();
     },
-    10,
     {
+      attempts: 10,
       retryOn: refused,
-      exhausted: () => {
-        throw conflict('CONFLICT', 'The approval kept changing; try again.');
-      },
+      exhausted: keptChanging('approval'),
     },
   );
 }

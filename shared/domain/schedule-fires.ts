@@ -170,8 +170,8 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
         throw e;
       }
     },
-    5,
     {
+      attempts: 5,
       retryOn: refused,
       exhausted: () => {
         throw new Error(`schedule ${fire.scheduleId}: the fire lost five races in a row`);
