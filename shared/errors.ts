@@ -1,11 +1,28 @@
 /**
- * The one error type of the service. Domain code throws these with a stable `code`; the HTTP layer
- * maps them to problem+json (or an HTML page) in one place. Anything else is a 500 `INTERNAL`.
+ * What went wrong, in the service's own terms. The HTTP status of each kind is in one table,
+ * `HTTP_STATUS` (shared/http-status.ts); nothing else maps a kind to a status.
+ */
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'gone'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal';
+
+/**
+ * The one error type of the service. Domain code throws these with a stable `code` and a `kind`; the
+ * HTTP layer maps them to problem+json (or an HTML page) in one place. Anything else is a 500 `INTERNAL`.
  */
 export class AppError extends Error {
   readonly expose = true;
   constructor(
-    readonly statusCode: number,
+    readonly kind: ErrorKind,
     readonly code: string,
     readonly title: string,
     detail?: string,
@@ -20,33 +37,33 @@ export class AppError extends Error {
 export type FieldError = { path: string; message: string };
 
 export const badRequest = (code: string, detail: string, errors?: FieldError[]) =>
-  new AppError(400, code, 'Bad request', detail, errors ? { body: { errors } } : {});
+  new AppError('invalid', code, 'Bad request', detail, errors ? { body: { errors } } : {});
 
 export const validationFailed = (errors: FieldError[]) =>
-  new AppError(400, 'VALIDATION_FAILED', 'Validation failed', 'The request is not valid.', { body: { errors } });
+  new AppError('invalid', 'VALIDATION_FAILED', 'Validation failed', 'The request is not valid.', { body: { errors } });
 
 export const unauthorized = (code = 'UNAUTHORIZED', detail = 'Missing or invalid credentials.') =>
-  new AppError(401, code, 'Unauthorized', detail, { headers: { 'www-authenticate': 'Bearer' } });
+  new AppError('unauthorized', code, 'Unauthorized', detail, { headers: { 'www-authenticate': 'Bearer' } });
 
-export const forbidden = (code = 'FORBIDDEN', detail = 'You may not do this.') => new AppError(403, code, 'Forbidden', detail);
+export const forbidden = (code = 'FORBIDDEN', detail = 'You may not do this.') => new AppError('forbidden', code, 'Forbidden', detail);
 
-export const notFound = (code = 'NOT_FOUND', detail = 'Not found.') => new AppError(404, code, 'Not found', detail);
+export const notFound = (code = 'NOT_FOUND', detail = 'Not found.') => new AppError('not_found', code, 'Not found', detail);
 
 export const conflict = (code = 'CONFLICT', detail = 'The resource is not in a state that allows this.') =>
-  new AppError(409, code, 'Conflict', detail);
+  new AppError('conflict', code, 'Conflict', detail);
 
 export const payloadTooLarge = (limit: number) =>
-  new AppError(413, 'PAYLOAD_TOO_LARGE', 'Payload too large', `The body is larger than ${limit} bytes.`);
+  new AppError('too_large', 'PAYLOAD_TOO_LARGE', 'Payload too large', `The body is larger than ${limit} bytes.`);
 
 export const unsupportedMediaType = () =>
-  new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'Send Content-Type: application/json.');
+  new AppError('unsupported_media_type', 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'Send Content-Type: application/json.');
 
 export const rateLimited = (retryAfterSeconds: number, headers: Record<string, string>) =>
-  new AppError(429, 'RATE_LIMITED', 'Too many requests', `Retry in ${retryAfterSeconds} s.`, {
+  new AppError('rate_limited', 'RATE_LIMITED', 'Too many requests', `Retry in ${retryAfterSeconds} s.`, {
     headers: { ...headers, 'retry-after': String(retryAfterSeconds) },
   });
 
-/** A DynamoDB conditional check failed (used to turn lost races into 409s). */
+/** A DynamoDB conditional check failed (used to turn lost races into conflicts). */
 export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
   (e.name === 'ConditionalCheckFailedException' || (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));

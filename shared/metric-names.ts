@@ -35,7 +35,7 @@ export const APP_METRICS = {
   NotificationFailed: { unit: 'Count', dimensions: [] },
   /** A delivery (delivery log) FAILED for good: its attempts are spent or no retry can fix it. */
   DeliveryFailed: { unit: 'Count', dimensions: [] },
-  /** A schedule's fire started a run / was skipped (a run of the schedule unfinished) / started nothing (shared/domain/schedules.ts). */
+  /** A schedule's fire started a run / was skipped (a run of the schedule unfinished) / started nothing (shared/domain/schedule-fires.ts). */
   ScheduleFired: { unit: 'Count', dimensions: [] },
   ScheduleSkipped: { unit: 'Count', dimensions: [] },
   ScheduleFailed: { unit: 'Count', dimensions: [] },

@@ -13,7 +13,7 @@ export const handler = middy<HttpEvent, HttpResult, Error, Context>()
   .handler(async (event) => {
     const allowed = routes.filter((r) => matchPath(r.path, event.rawPath)).map((r) => r.method);
     if (allowed.length === 0) throw notFound('NOT_FOUND', 'No such endpoint.');
-    throw new AppError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `Use ${allowed.join(', ')}.`, {
+    throw new AppError('method_not_allowed', 'METHOD_NOT_ALLOWED', 'Method not allowed', `Use ${allowed.join(', ')}.`, {
       headers: { allow: allowed.join(', ') },
     });
   });

@@ -1,8 +1,8 @@
 // The `schedule-fire` function: EventBridge Scheduler's target on AWS (one invocation per fire, retried
 // by the scheduler's retry policy, then its DLQ), the local scheduler's locally (infra/local/scheduler.ts).
-// One fire starts one run as the v1 start does (shared/domain/schedules.ts `fireSchedule`).
+// One fire starts one run as the v1 start does (shared/domain/schedule-fires.ts `fireSchedule`).
 import { requireConfig } from '../../shared/config.ts';
-import { fireSchedule } from '../../shared/domain/schedules.ts';
+import { fireSchedule } from '../../shared/domain/schedule-fires.ts';
 import { logger } from '../../shared/logger.ts';
 import { FireEvent } from '../../shared/schedules/clock.ts';
 import { workerSettings } from '../bindings.ts';

@@ -7,7 +7,7 @@ import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';
 import { nudgeDueApprovals } from '../../shared/domain/nudges.ts';
 import { sweepCrashed } from '../../shared/engine/recovery.ts';
-import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
+import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { logger } from '../../shared/logger.ts';
 import { requireConfig } from '../../shared/config.ts';
 import { workerSettings } from '../bindings.ts';

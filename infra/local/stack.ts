@@ -4,7 +4,7 @@ import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { startEmulators } from './emulators.ts';
 import { startPoller } from './poller.ts';
 import { startLocalScheduler } from './scheduler.ts';
-import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
+import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
 import { seedDemo, type Demo } from './seed.ts';
 

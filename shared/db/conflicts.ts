@@ -46,3 +46,18 @@ export const keptChanging = (what: string) => (): never => {
 
 /** A short random pause before try number `attempt + 1` of a write that lost a race. */
 export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+
+/**
+ * Thrown by a try whose write answered that it was refused (a write that reports `'refused'` rather
+ * than throwing: a decision, a callback report, a channel replaced as read), so that `retryConflicts`
+ * with `retryOn: refused` reads again and tries again.
+ */
+export class Refused extends Error {
+  constructor() {
+    super('The write was refused: what it was conditional on changed meanwhile.');
+    this.name = 'Refused';
+  }
+}
+
+/** `retryOn` for tries that say themselves when they lost (`Refused`); any other failure of theirs is not retried. */
+export const refused = (e: unknown): boolean => e instanceof Refused;

@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
+import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import {
   type Approval,
   type ApprovalStatus,
@@ -7,20 +8,13 @@ import {
   auditPut,
   getApproval,
   handledUpdate,
-  listApprovalsByStatus,
-  listAudit,
   newAuditId,
 } from '../db/entities/approval.ts';
 import type { ChannelType } from '../db/channel-types.ts';
-import { getExecution } from '../db/entities/execution.ts';
-import { listApprovalMessages } from '../db/entities/approval-message.ts';
-import { notifiedView } from './notified.ts';
-import { listUsers } from '../db/entities/user.ts';
-import { pause } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { newDispatch } from '../engine/dispatch.ts';
 import { AppError, conflict, type FieldError, forbidden, notFound, validationFailed } from '../errors.ts';
-import { decodeCursor, encodeCursor } from '../db/cursor.ts';
+import { httpStatus } from '../http-status.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { Principal } from './principal.ts';
@@ -33,10 +27,14 @@ import {
   quorumReached,
   recordVote,
   rejectCondition,
+  type Vote,
 } from './quorum.ts';
 import { readThrough, userRead } from './records.ts';
 
-type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
+// Deciding approvals: who may (reviewers), when (open), with what (form values), and the one decision
+// loop for single and quorum approvals. What the API shows of them is in approval-reads.ts.
+
+export type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
 /** How a decision came: the spec's POST and `api_key` link, v1, or a reviewer's own link sent by mail, Slack or Teams (review-links.ts). */
 export type Channel = 'post' | 'link' | 'v1' | ChannelType;
 /** Who decides: an API key's owner, a reviewer by their own link, or a member a Slack click maps to (no key). */
@@ -52,25 +50,6 @@ export type DecisionRequest = {
   sourceIp: string;
   userAgent?: string;
 };
-
-export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
-  approvalId: a.approvalId,
-  executionId: a.executionId,
-  workflowId: a.workflowId,
-  stepId: a.stepId,
-  status: a.status,
-  title: a.title,
-  ...(a.description !== undefined ? { description: a.description } : {}),
-  reviewers: a.reviewers,
-  ...(a.form ? { form: a.form } : {}),
-  ...(a.expiresAt !== undefined ? { expiresAt: a.expiresAt } : {}),
-  ...(a.loop ? { loop: a.loop } : {}),
-  createdAt: a.createdAt,
-  minApprovals: a.minApprovals ?? 1,
-  approvals: a.approvals ?? (a.status === 'APPROVED' ? 1 : 0),
-  ...(a.decision ? { decision: a.decision, comment: a.comment ?? null, decidedBy: a.decidedBy, decidedAt: a.decidedAt } : {}),
-  ...(history ? { history: history.map(({ accountId: _a, approvalId: _b, ...h }) => h) } : {}),
-});
 
 /** An approval of the caller's account, or 404 (another account's id is indistinguishable from none). */
 export async function requireApproval(accountId: string, approvalId: string): Promise<Approval> {
@@ -139,6 +118,12 @@ export function formValues(a: Approval, submitted: Record<string, unknown> = {},
  * record and the run's resumption are one transaction, so under any concurrency one decision wins and
  * the others answer 409. Refused attempts (403, 409, 400) are audited too. A run that is no longer
  * waiting (INTERRUPTED) does not move; the decision is still recorded.
+ *
+ * On a quorum approval (`minApprovals` above 1; `quorum.ts` explains why the run moves once) an
+ * approval is one vote, counted by a conditional write on the approval; the vote that completes the
+ * quorum moves the run (its form values apply). One rejection rejects, as long as the quorum is open.
+ * A reviewer decides once (409 `REVIEWER_ALREADY_DECIDED`). Either way one loop: a write refused by
+ * its condition (decided, voted or ended meanwhile) reads the approval again and tries again.
  */
 export async function decide(req: DecisionRequest, now = Date.now()): Promise<Approval> {
   const { principal: p } = req;
@@ -159,154 +144,81 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
   };
   try {
     await assertReviewer(p, approval);
-    if (isQuorum(approval)) return await decideByQuorum(req, approval, audit, now);
-    // One dispatch for every attempt: the run's message goes out beside the first write (the worker
-    // waits for a decision it cannot see yet) and stays valid when a retry is the write that lands.
+    const quorum = isQuorum(approval);
+    // One dispatch for every attempt: a single decision's message goes out beside the first write (the
+    // worker waits for a decision it cannot see yet) and stays valid when a retry is the write that lands.
     const dispatch = newDispatch();
     let sent: Promise<unknown> | undefined;
     let current = approval;
-    for (let attempt = 0; attempt < 20; attempt++) {
-      assertOpen(current, now);
-      const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
-      const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}) };
-      const run = decisionTransition(
-        current,
-        { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
-        { now, dispatch },
-      );
-      const status: ApprovalStatus = req.decision === 'approve' ? 'APPROVED' : 'REJECTED';
-      const decided = { status, decision: req.decision, comment: req.comment, decidedBy: p.userId, decidedAt: now };
-      const own = [
-        {
-          Update: handledUpdate(
-            p.accountId,
-            current.approvalId,
-            { ...decided, ...(form ? { formData: JSON.stringify(form.values) } : {}) },
-            now,
-          ),
+    return await retryConflicts(
+      async (attempt) => {
+        if (attempt > 1) current = (await getApproval(p.accountId, current.approvalId)) ?? current;
+        assertOpen(current, now);
+        if (quorum) {
+          assertNotVoted(current, p.userId);
+          if (quorumReached(current)) {
+            await completeStalledQuorum(current, now);
+            throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has its approvals.`);
+          }
+        }
+        const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
+        const record: AuditRecord = {
+          ...audit,
+          ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}),
+        };
+        if (quorum && form) return await vote(current, p.userId, { audit: record, formData: form.values }, now);
+        const run = decisionTransition(
+          current,
+          { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
+          { now, dispatch },
+        );
+        const status: ApprovalStatus = req.decision === 'approve' ? 'APPROVED' : 'REJECTED';
+        const decided = { status, decision: req.decision, comment: req.comment, decidedBy: p.userId, decidedAt: now };
+        const fields = { ...decided, ...(form ? { formData: JSON.stringify(form.values) } : {}) };
+        // A quorum's rejection lands only while the quorum is open and from a reviewer who has not approved.
+        const own = [
+          { Update: handledUpdate(p.accountId, current.approvalId, fields, now, quorum ? rejectCondition(p.userId) : undefined) },
+          auditPut(record),
+        ];
+        if (!quorum) sent ??= decisionMessage(current, run).catch((error: unknown) => error);
+        // A run that no longer waits for it (cancelled, interrupted) stays as it is; the decision is recorded.
+        const written = await writeDecision(own, run);
+        if (written === 'refused') throw new Refused();
+        emit('ApprovalDecided');
+        // The run's message: after the write that moved it, or again when the one sent beside the write failed.
+        if (quorum ? written === 'moved' : (await sent) instanceof Error) await decisionMessage(current, run);
+        return { ...current, ...decided };
+      },
+      {
+        attempts: 20,
+        retryOn: refused,
+        exhausted: () => {
+          throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
         },
-        auditPut(record),
-      ];
-      sent ??= decisionMessage(current, run).catch((error: unknown) => error);
-      // A run that no longer waits for it (cancelled, interrupted) stays as it is; the decision is recorded.
-      if ((await writeDecision(own, run)) === 'refused') {
-        await pause(attempt);
-        current = (await getApproval(p.accountId, current.approvalId)) ?? current;
-        continue;
-      }
-      emit('ApprovalDecided');
-      // The message sent beside the write failed: send it again now that the decision is in.
-      if ((await sent) instanceof Error) await decisionMessage(current, run);
-      return { ...current, ...decided };
-    }
-    throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
+      },
+    );
   } catch (e) {
-    if (e instanceof AppError && [400, 403, 409].includes(e.statusCode)) {
-      const refused: AuditRecord = { ...audit, outcome: 'refused', status: e.statusCode, code: e.code };
+    if (e instanceof AppError && (e.kind === 'invalid' || e.kind === 'forbidden' || e.kind === 'conflict')) {
+      const refusal: AuditRecord = { ...audit, outcome: 'refused', status: httpStatus(e), code: e.code };
       await db()
-        .send(new TransactWriteCommand({ TransactItems: [auditPut(refused)] }))
+        .send(new TransactWriteCommand({ TransactItems: [auditPut(refusal)] }))
         .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: req.approvalId, error: err as Error }));
     }
     throw e;
   }
 }
 
-/**
- * A decision on a quorum approval (`minApprovals` above 1; `quorum.ts` explains why the run moves
- * once): an approval is one vote, counted by a conditional write on the approval; the vote that
- * completes the quorum moves the run (its form values apply). One rejection rejects, as long as the
- * quorum is open. A reviewer decides once (409 `REVIEWER_ALREADY_DECIDED`).
- */
-async function decideByQuorum(req: DecisionRequest, approval: Approval, audit: AuditRecord, now: number): Promise<Approval> {
-  const { principal: p } = req;
-  let current = approval;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    assertOpen(current, now);
-    assertNotVoted(current, p.userId);
-    if (quorumReached(current)) {
-      await completeStalledQuorum(current, now);
-      throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has its approvals.`);
-    }
-    if (req.decision === 'reject') {
-      const run = decisionTransition(current, { decision: 'reject', comment: req.comment, decidedBy: p.userId }, { now });
-      const decided = {
-        status: 'REJECTED' as const,
-        decision: 'reject' as const,
-        comment: req.comment,
-        decidedBy: p.userId,
-        decidedAt: now,
-      };
-      const own = [{ Update: handledUpdate(p.accountId, current.approvalId, decided, now, rejectCondition(p.userId)) }, auditPut(audit)];
-      const written = await writeDecision(own, run);
-      if (written !== 'refused') {
-        if (written === 'moved') await decisionMessage(current, run);
-        emit('ApprovalDecided');
-        return { ...current, ...decided };
-      }
-    } else {
-      const form = formValues(current, req.formData, req.channel === 'v1');
-      const record: AuditRecord = { ...audit, ...(req.formData ? { form: { original: form.original, edited: req.formData } } : {}) };
-      const voted = await castVote(current, p.userId, { audit: record, formData: form.values });
-      if (voted) {
-        emit('ApprovalDecided');
-        if (!quorumReached(voted)) {
-          await recordVote(voted, { audit: record, formData: form.values });
-          return voted;
-        }
-        // This vote completed the quorum: it moves the run.
-        const done = await completeQuorum(voted, now);
-        if (!done) throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} was cancelled.`);
-        return done;
-      }
-    }
-    // Refused by its condition: decided, voted or ended meanwhile; look again.
-    await pause(attempt);
-    current = (await getApproval(p.accountId, current.approvalId)) ?? current;
+/** A quorum approval's approving vote; the vote that completes the quorum moves the run. `Refused` when its condition refused it. */
+async function vote(current: Approval, userId: string, v: Vote, now: number): Promise<Approval> {
+  const voted = await castVote(current, userId, v);
+  if (!voted) throw new Refused();
+  emit('ApprovalDecided');
+  if (!quorumReached(voted)) {
+    await recordVote(voted, v);
+    return voted;
   }
-  throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${approval.approvalId} was already handled.`);
-}
-
-/** v1 list: approvals in a status (PENDING by default) that the key owner may decide, oldest first. */
-export async function pageApprovals(p: KeyPrincipal, status: ApprovalStatus, limit: number, cursor: string | undefined) {
-  const binding = `approvals:${p.accountId}:${p.userId}:${status}`;
-  const page = await listApprovalsByStatus(p.accountId, status, limit, decodeCursor(cursor, binding));
-  const mine = await Promise.all(page.items.map((a) => isReviewer(p, a)));
-  return { items: page.items.filter((_, i) => mine[i]).map((a) => approvalView(a)), nextCursor: encodeCursor(page.lastKey, binding) };
-}
-
-/** The users who may still decide a pending approval: its reviewers (roles resolved) who have not approved yet. */
-async function stillToDecide(a: Approval): Promise<string[]> {
-  if (a.status !== 'PENDING') return [];
-  const named = a.reviewers.filter((r) => r.startsWith('user:')).map((r) => r.slice('user:'.length));
-  const users = a.reviewers.some((r) => r.startsWith('role:'))
-    ? (await listUsers(a.accountId)).filter((u) => a.reviewers.includes(`role:${u.role}`) || named.includes(u.userId)).map((u) => u.userId)
-    : named;
-  return users.filter((u) => !a.approvedBy?.includes(u));
-}
-
-/** v1 detail: the approval, its form and context, and its audit history. Reviewers only (else 403). */
-export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
-  const a = await requireApproval(p.accountId, approvalId);
-  await assertReviewer(p, a);
-  const [history, execution, pending, messages] = await Promise.all([
-    listAudit(p.accountId, approvalId),
-    getExecution(p.accountId, a.executionId),
-    stillToDecide(a),
-    listApprovalMessages(p.accountId, approvalId),
-  ]);
-  return {
-    ...approvalView(a, history),
-    decisions: history
-      .filter((h) => h.outcome === 'decided')
-      .map((h) => ({
-        decidedBy: h.userId ?? h.channel,
-        decision: h.decision ?? null,
-        channel: h.channel,
-        at: h.at,
-        comment: h.comment ?? null,
-      })),
-    pendingReviewers: pending,
-    ...notifiedView(a, messages),
-    context: execution ? { executionStatus: execution.status, trigger: execution.trigger, variables: execution.variables } : null,
-  };
+  // This vote completed the quorum: it moves the run.
+  const done = await completeQuorum(voted, now);
+  if (!done) throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} was cancelled.`);
+  return done;
 }

@@ -82,7 +82,7 @@ export const overBudget = (retryAfter: number) => refusal(retryAfter);
  * a 401 is counted, and becomes 429 once the address is over its budget.
  */
 export async function failedAuthentication(ip: string, err: unknown, now = Date.now()): Promise<unknown> {
-  if (!(err instanceof AppError) || err.statusCode !== 401) return err;
+  if (!(err instanceof AppError) || err.kind !== 'unauthorized') return err;
   try {
     checkBudget(ip, now);
   } catch (limited) {

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { db } from '../clients.ts';
 import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
-import { pause } from '../db/conflicts.ts';
+import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { type CallbackResult, settleCallback } from '../engine/steps/wait-for-callback.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -34,16 +34,21 @@ export async function reportCallback(c: Callback, body: z.infer<typeof ReportBod
   const result: CallbackResult =
     body.status === 'success' ? { status: 'SUCCEEDED', output: body.output ?? {} } : { status: 'FAILED', error: body.error };
   let seen: Callback | undefined = c;
-  for (let attempt = 0; attempt < 4 && seen?.status === 'PENDING'; attempt++) {
-    if ((await settleCallback(seen, result, now)) !== 'refused') {
-      return callbackView({ ...seen, status: result.status, reportedAt: now });
-    }
-    // Refused: decided meanwhile, or a transaction in flight on it (a heartbeat): look again.
-    seen = await getCallback(c.accountId, c.callbackId);
-    if (seen?.status === 'PENDING') await pause(attempt);
-  }
-  if (seen?.status !== 'PENDING') throw alreadyHandled(seen ?? c);
-  throw conflict('CONFLICT', 'The callback kept changing; try again.');
+  return retryConflicts(
+    async () => {
+      if (seen?.status !== 'PENDING') throw alreadyHandled(seen ?? c);
+      if ((await settleCallback(seen, result, now)) !== 'refused') return callbackView({ ...seen, status: result.status, reportedAt: now });
+      // Refused: decided meanwhile, or a transaction in flight on it (a heartbeat): look again.
+      seen = await getCallback(c.accountId, c.callbackId);
+      if (seen?.status !== 'PENDING') throw alreadyHandled(seen ?? c);
+      throw new Refused();
+    },
+    {
+      attempts: 4,
+      retryOn: refused,
+      exhausted: keptChanging('callback'),
+    },
+  );
 }
 
 /** A heartbeat: the wait's next heartbeat is due `heartbeatSeconds` from now (never past its timeout). */

@@ -11,6 +11,7 @@ import {
 import { getUser } from '../db/entities/user.ts';
 import { adapters, channelKinds } from '../channels/index.ts';
 import type { ChannelKind, ChannelSetting, ChannelSettings, OpenChannel, SendResult } from '../channels/types.ts';
+import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { conflict, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { keyring, seal, unseal } from '../keyring.ts';
@@ -101,27 +102,37 @@ export const showChannel = async (p: Pick<Principal, 'accountId'>, channelId: st
 
 /** Change what is sent; a field of another type is a 400 naming it. Write-only fields not sent stay. */
 export async function updateChannel(p: SessionPrincipal, channelId: string, change: UpdateChannelBody, now = Date.now()) {
-  for (let attempt = 0; ; attempt++) {
-    const before = await requireChannel(p.accountId, channelId);
-    const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !(k in kindOf(before.type).settings));
-    if (foreign.length) throw validationFailed(foreign.map(([k]) => ({ path: k, message: `not a field of a ${before.type} channel` })));
-    checkSender(change.from);
-    const touchesSecrets = fieldsOf(before.type, true).some((f) => change[f] !== undefined);
-    const secrets = touchesSecrets ? { ...(await openSecrets(before)), ...secretsOf(before.type, change as ChannelSettings) } : undefined;
-    const { defaultChannel: dc, ...kept } = before;
-    const next: Channel = {
-      ...kept,
-      ...(change.name ? { name: change.name } : {}),
-      ...(change.from ? { from: change.from } : {}),
-      ...(change.defaultChannel === null ? {} : (change.defaultChannel ?? dc) ? { defaultChannel: change.defaultChannel ?? dc } : {}),
-      ...(secrets ? await sealed(before.type, p.accountId, channelId, secrets) : {}),
-      updatedAt: Math.max(now, before.updatedAt + 1),
-    };
-    const result = await replaceChannel(before, next);
-    if (result === 'ok') return channelView(next);
-    if (result === 'conflict') throw nameTaken(next.name);
-    if (attempt >= 3) throw conflict('CHANNEL_CHANGED', 'The channel was changed concurrently; try again.');
-  }
+  return retryConflicts(
+    async () => {
+      const before = await requireChannel(p.accountId, channelId);
+      const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !(k in kindOf(before.type).settings));
+      if (foreign.length) throw validationFailed(foreign.map(([k]) => ({ path: k, message: `not a field of a ${before.type} channel` })));
+      checkSender(change.from);
+      const touchesSecrets = fieldsOf(before.type, true).some((f) => change[f] !== undefined);
+      const secrets = touchesSecrets ? { ...(await openSecrets(before)), ...secretsOf(before.type, change as ChannelSettings) } : undefined;
+      const { defaultChannel: dc, ...kept } = before;
+      const next: Channel = {
+        ...kept,
+        ...(change.name ? { name: change.name } : {}),
+        ...(change.from ? { from: change.from } : {}),
+        ...(change.defaultChannel === null ? {} : (change.defaultChannel ?? dc) ? { defaultChannel: change.defaultChannel ?? dc } : {}),
+        ...(secrets ? await sealed(before.type, p.accountId, channelId, secrets) : {}),
+        updatedAt: Math.max(now, before.updatedAt + 1),
+      };
+      const result = await replaceChannel(before, next);
+      if (result === 'conflict') throw nameTaken(next.name);
+      // Changed or gone since it was read: read it again.
+      if (result === 'changed') throw new Refused();
+      return channelView(next);
+    },
+    {
+      attempts: 4,
+      retryOn: refused,
+      exhausted: () => {
+        throw conflict('CHANNEL_CHANGED', 'The channel was changed concurrently; try again.');
+      },
+    },
+  );
 }
 
 export async function removeChannel(p: SessionPrincipal, channelId: string): Promise<void> {

@@ -17,7 +17,8 @@ import {
   type Role,
   type User,
 } from '../db/entities/user.ts';
-import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
+import { lostRace, retryConflicts } from '../db/conflicts.ts';
+import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { createUser } from './accounts.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
@@ -35,6 +36,7 @@ export async function createMember(p: SessionPrincipal, input: { email: string; 
 }
 
 const memberNotFound = () => notFound('MEMBER_NOT_FOUND', 'No such member.');
+const memberChanged = () => conflict('MEMBER_CHANGED', 'The member was changed concurrently; try again.');
 const lastAdmin = () => conflict('LAST_ADMIN', 'The account must keep at least one enabled admin: promote or enable another admin first.');
 
 /** Which item of a cancelled transaction refused it (index of the first ConditionalCheckFailed). */
@@ -81,52 +83,60 @@ export async function updateMember(
   userId: string,
   change: { role?: Role; disabled?: boolean; restoreKeys?: boolean; slackUserId?: string | null },
 ) {
-  for (let attempt = 0; ; attempt++) {
-    const user = await getUser(p.accountId, userId);
-    if (!user) throw memberNotFound();
-    const disabled = change.disabled ?? user.disabled ?? false;
-    const gen = (user.gen ?? 0) + (disabled !== (user.disabled ?? false) ? 1 : 0);
-    const { slackUserId: recorded, ...rest } = user;
-    const slackUserId = change.slackUserId === undefined ? recorded : (change.slackUserId ?? undefined);
-    const next: User = { ...rest, role: change.role ?? user.role, disabled, gen, ...(slackUserId ? { slackUserId } : {}) };
-    const was = isActiveAdmin(user);
-    const is = isActiveAdmin(next);
-    if (was !== is) await ensureAdminSet(p.accountId);
-    const cond = asRead(user);
-    const items = [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: userKey(p.accountId, userId),
-          UpdateExpression: `SET #role = :role, disabled = :disabled, #gen = :newGen${slackUserId ? ', slackUserId = :slack' : ' REMOVE slackUserId'}`,
-          ConditionExpression: cond.expression,
-          ExpressionAttributeNames: cond.names,
-          ExpressionAttributeValues: {
-            ...cond.values,
-            ':role': next.role,
-            ':disabled': next.disabled,
-            ':newGen': gen,
-            ...(slackUserId ? { ':slack': slackUserId } : {}),
+  const { next, gen } = await retryConflicts(
+    async () => {
+      const user = await getUser(p.accountId, userId);
+      if (!user) throw memberNotFound();
+      const disabled = change.disabled ?? user.disabled ?? false;
+      const gen = (user.gen ?? 0) + (disabled !== (user.disabled ?? false) ? 1 : 0);
+      const { slackUserId: recorded, ...rest } = user;
+      const slackUserId = change.slackUserId === undefined ? recorded : (change.slackUserId ?? undefined);
+      const next: User = { ...rest, role: change.role ?? user.role, disabled, gen, ...(slackUserId ? { slackUserId } : {}) };
+      const was = isActiveAdmin(user);
+      const is = isActiveAdmin(next);
+      if (was !== is) await ensureAdminSet(p.accountId);
+      const cond = asRead(user);
+      const items = [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: userKey(p.accountId, userId),
+            UpdateExpression: `SET #role = :role, disabled = :disabled, #gen = :newGen${slackUserId ? ', slackUserId = :slack' : ' REMOVE slackUserId'}`,
+            ConditionExpression: cond.expression,
+            ExpressionAttributeNames: cond.names,
+            ExpressionAttributeValues: {
+              ...cond.values,
+              ':role': next.role,
+              ':disabled': next.disabled,
+              ':newGen': gen,
+              ...(slackUserId ? { ':slack': slackUserId } : {}),
+            },
           },
         },
+        ...(was && !is ? [removeAdminItem(p.accountId, userId)] : []),
+        ...(!was && is ? [addAdminItem(p.accountId, userId)] : []),
+        ...(gen !== (user.gen ?? 0) ? [memberGenItem(p.accountId, userId, gen)] : []),
+      ];
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: items }));
+      } catch (e) {
+        // The set refused (last admin); otherwise the user changed since it was read: read again.
+        if (isConditionFailure(e) && refusedItem(e) === 1 && was && !is) throw lastAdmin();
+        throw e;
+      }
+      return { next, gen };
+    },
+    {
+      attempts: 4,
+      retryOn: lostRace,
+      exhausted: () => {
+        throw memberChanged();
       },
-      ...(was && !is ? [removeAdminItem(p.accountId, userId)] : []),
-      ...(!was && is ? [addAdminItem(p.accountId, userId)] : []),
-      ...(gen !== (user.gen ?? 0) ? [memberGenItem(p.accountId, userId, gen)] : []),
-    ];
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
-    } catch (e) {
-      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
-      // The set refused (last admin), or the user changed since it was read: read again.
-      if (isConditionFailure(e) && refusedItem(e) === 1 && was && !is) throw lastAdmin();
-      if (attempt >= 3) throw conflict('MEMBER_CHANGED', 'The member was changed concurrently; try again.');
-      continue;
-    }
-    caches.users.delete(`${p.accountId}/${userId}`);
-    if (!disabled && change.restoreKeys) await restoreKeys(p.accountId, userId, gen);
-    return publicUser(next);
-  }
+    },
+  );
+  caches.users.delete(`${p.accountId}/${userId}`);
+  if (!next.disabled && change.restoreKeys) await restoreKeys(p.accountId, userId, gen);
+  return publicUser(next);
 }
 
 /** Move every unrevoked key of the member to membership generation `gen` (each its own write). */
@@ -144,41 +154,47 @@ async function restoreKeys(accountId: string, userId: string, gen: number) {
  * workflows, webhooks and runs they made stay with the account.
  */
 export async function removeMember(p: SessionPrincipal, userId: string, now = Date.now()): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    const user = await getUser(p.accountId, userId);
-    if (!user) throw memberNotFound();
-    const admin = isActiveAdmin(user);
-    if (admin) await ensureAdminSet(p.accountId);
-    const cond = asRead(user);
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName(),
-                Key: userKey(p.accountId, userId),
-                ConditionExpression: cond.expression,
-                ExpressionAttributeNames: cond.names,
-                ExpressionAttributeValues: cond.values,
+  await retryConflicts(
+    async () => {
+      const user = await getUser(p.accountId, userId);
+      if (!user) throw memberNotFound();
+      const admin = isActiveAdmin(user);
+      if (admin) await ensureAdminSet(p.accountId);
+      const cond = asRead(user);
+      try {
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: tableName(),
+                  Key: userKey(p.accountId, userId),
+                  ConditionExpression: cond.expression,
+                  ExpressionAttributeNames: cond.names,
+                  ExpressionAttributeValues: cond.values,
+                },
               },
-            },
-            { Delete: { TableName: tableName(), Key: emailKey(user.email) } },
-            ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
-            memberGenItem(p.accountId, userId, (user.gen ?? 0) + 1),
-          ],
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
-      if (isConditionFailure(e) && refusedItem(e) === 2) throw lastAdmin();
-      if (attempt >= 3) throw conflict('MEMBER_CHANGED', 'The member was changed concurrently; try again.');
-      continue;
-    }
-    caches.users.delete(`${p.accountId}/${userId}`);
-    const keys = await listApiKeys(p.accountId, userId);
-    await Promise.all(keys.map((k) => revokeApiKey(k.keyId, now)));
-    for (const k of keys) caches.keys.delete(k.keyId);
-    return;
-  }
+              { Delete: { TableName: tableName(), Key: emailKey(user.email) } },
+              ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
+              memberGenItem(p.accountId, userId, (user.gen ?? 0) + 1),
+            ],
+          }),
+        );
+      } catch (e) {
+        if (isConditionFailure(e) && refusedItem(e) === 2) throw lastAdmin();
+        throw e;
+      }
+    },
+    {
+      attempts: 4,
+      retryOn: lostRace,
+      exhausted: () => {
+        throw memberChanged();
+      },
+    },
+  );
+  caches.users.delete(`${p.accountId}/${userId}`);
+  const keys = await listApiKeys(p.accountId, userId);
+  await Promise.all(keys.map((k) => revokeApiKey(k.keyId, now)));
+  for (const k of keys) caches.keys.delete(k.keyId);
 }

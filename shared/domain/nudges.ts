@@ -12,7 +12,7 @@ import { db, tableName } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import { type DueNudge, listDueNudges, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
 import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/run-events.ts';
-import { pause } from '../db/conflicts.ts';
+import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { notifyEvents } from '../engine/notify.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -35,44 +35,51 @@ export function dueNow(a: Approval, now: number): NudgeOutcome {
  * approval's channels (the notify worker sends the messages). A due item whose approval was handled is deleted.
  */
 export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<NudgeOutcome> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const a = await getApproval(item.accountId, item.approvalId);
-    if (a?.status !== 'PENDING') {
-      // Handled (or gone): nothing more is due; its due item goes.
-      await db().send(new DeleteCommand(nudgeDelete(item).Delete));
-      return NOTHING;
-    }
-    const due = dueNow(a, now);
-    // Done by another sweep since this item was read (its transaction moved the item).
-    if (!due.reminded && !due.escalated) return NOTHING;
-    const next: Approval = {
-      ...a,
-      ...(due.reminded && a.remind ? { reminders: (a.reminders ?? 0) + 1, nextRemindAt: now + a.remind.everySeconds * 1000 } : {}),
-      ...(due.escalated && a.escalate ? { escalatedAt: now, reviewers: [...new Set([...a.reviewers, ...a.escalate.reviewers])] } : {}),
-    };
-    const events = nudgeEvents(a, next, due, now);
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Update: nudgeUpdate(a, next) },
-            nudgeDelete(item),
-            ...nudgePut(next),
-            eventsPut(a.accountId, events),
-          ] as never[],
-        }),
-      );
-    } catch (e) {
-      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
-      // Another sweep, a vote or the decision came first: look again.
-      await pause(attempt);
-      continue;
-    }
-    await notifyEvents(a, events);
-    return due;
-  }
-  logger.warn('approval reminder not sent: the approval kept changing', { approvalId: item.approvalId });
-  return NOTHING;
+  return retryConflicts(
+    async (): Promise<NudgeOutcome> => {
+      const a = await getApproval(item.accountId, item.approvalId);
+      if (a?.status !== 'PENDING') {
+        // Handled (or gone): nothing more is due; its due item goes.
+        await db().send(new DeleteCommand(nudgeDelete(item).Delete));
+        return NOTHING;
+      }
+      const due = dueNow(a, now);
+      // Done by another sweep since this item was read (its transaction moved the item).
+      if (!due.reminded && !due.escalated) return NOTHING;
+      const next: Approval = {
+        ...a,
+        ...(due.reminded && a.remind ? { reminders: (a.reminders ?? 0) + 1, nextRemindAt: now + a.remind.everySeconds * 1000 } : {}),
+        ...(due.escalated && a.escalate ? { escalatedAt: now, reviewers: [...new Set([...a.reviewers, ...a.escalate.reviewers])] } : {}),
+      };
+      const events = nudgeEvents(a, next, due, now);
+      try {
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: nudgeUpdate(a, next) },
+              nudgeDelete(item),
+              ...nudgePut(next),
+              eventsPut(a.accountId, events),
+            ] as never[],
+          }),
+        );
+      } catch (e) {
+        if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
+        // Another sweep, a vote or the decision came first: look again.
+        throw new Refused();
+      }
+      await notifyEvents(a, events);
+      return due;
+    },
+    {
+      attempts: 5,
+      retryOn: refused,
+      exhausted: () => {
+        logger.warn('approval reminder not sent: the approval kept changing', { approvalId: item.approvalId });
+        return NOTHING;
+      },
+    },
+  );
 }
 
 /** The approval's write: its new counts, conditional on PENDING and on the counts read (one sweep lands). */

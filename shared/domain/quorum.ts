@@ -27,7 +27,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
 import { approvalEventSeq, eventsPut, newEvent } from '../db/entities/run-events.ts';
-import { pause, retryConflicts } from '../db/conflicts.ts';
+import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { notifyEvents } from '../engine/notify.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
@@ -130,16 +130,22 @@ export async function completeQuorum(a: Approval, now = Date.now()): Promise<App
     { Update: handledUpdate(a.accountId, a.approvalId, { ...decided, formData: JSON.stringify(formData) }, now, REACHED) },
     auditPut(last.audit),
   ];
-  for (let attempt = 0; attempt < 10; attempt++) {
-    const written = await writeDecision(own, run);
-    if (written === 'moved') await decisionMessage(a, run);
-    if (written !== 'refused') return { ...a, ...decided, formData };
-    // Applied by someone else, ended otherwise, or (AWS) a transaction in flight on it: look again.
-    const seen = await getApproval(a.accountId, a.approvalId);
-    if (seen?.status !== 'PENDING') return seen?.status === 'APPROVED' ? seen : undefined;
-    await pause(attempt);
-  }
-  throw conflict('CONFLICT', 'The approval kept changing; try again.');
+  return retryConflicts(
+    async (): Promise<Approval | undefined> => {
+      const written = await writeDecision(own, run);
+      if (written === 'moved') await decisionMessage(a, run);
+      if (written !== 'refused') return { ...a, ...decided, formData };
+      // Applied by someone else, ended otherwise, or (AWS) a transaction in flight on it: look again.
+      const seen = await getApproval(a.accountId, a.approvalId);
+      if (seen?.status !== 'PENDING') return seen?.status === 'APPROVED' ? seen : undefined;
+      throw new Refused();
+    },
+    {
+      attempts: 10,
+      retryOn: refused,
+      exhausted: keptChanging('approval'),
+    },
+  );
 }
 
 /** A quorum reached whose deciding vote did not move the run within the grace period (its function died): move it now. */

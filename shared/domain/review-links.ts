@@ -133,7 +133,7 @@ export async function verifyReviewToken(token: string | undefined, approvalId: s
     throw forbidden('REVIEW_LINK_OTHER_APPROVAL', 'This link was made for another approval; it cannot decide this one.');
   if (claims.exp <= now)
     throw new AppError(
-      410,
+      'gone',
       'REVIEW_LINK_EXPIRED',
       'Link expired',
       `This link expired at ${new Date(claims.exp).toISOString()}. Ask for a new one, or decide in the console.`,

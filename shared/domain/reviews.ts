@@ -3,6 +3,7 @@ import { db } from '../clients.ts';
 import { type Approval, auditPut, newAuditId } from '../db/entities/approval.ts';
 import { getUser, type User } from '../db/entities/user.ts';
 import { AppError, badRequest, forbidden } from '../errors.ts';
+import { httpStatus } from '../http-status.ts';
 import { logger } from '../logger.ts';
 import { assertOpen, decide, requireApproval } from './approvals.ts';
 import { assertNotVoted } from './quorum.ts';
@@ -59,7 +60,7 @@ export async function decideByReview(
       );
   } catch (e) {
     // A refusal of a genuine link (its token checked out) is audited like any refused decision (`decide` audits its own).
-    if (e instanceof AppError && e.statusCode !== 404) await auditRefusal(grant, e, form, client, now);
+    if (e instanceof AppError && e.kind !== 'not_found') await auditRefusal(grant, e, form, client, now);
     throw e;
   }
   const decided = await decide({
@@ -89,7 +90,7 @@ async function auditRefusal(
     accountId: grant.accountId,
     at: now,
     outcome: 'refused' as const,
-    status: e.statusCode,
+    status: httpStatus(e),
     code: e.code,
     ...(decision ? { decision } : {}),
     comment: form.comment,

@@ -3,42 +3,32 @@ import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getAccount } from '../db/entities/account.ts';
-import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
-import { type Execution, getExecution } from '../db/entities/execution.ts';
-import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import {
-  countOutcome,
   deleteScheduleItem,
-  disableSchedule,
   enabledCountUpdate,
-  firedUpdate,
   getSchedule,
   listWorkflowSchedules,
   markSynced,
-  pageAllSchedules,
   replaceSchedule,
   type Schedule,
   scheduleItem,
-  skippedUpdate,
 } from '../db/entities/schedule.ts';
-import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow, workflowKey } from '../db/entities/workflow.ts';
-import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
-import { notifyWorkflowEvents } from '../engine/notify.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
 import { definitionOf } from '../engine/versions.ts';
-import { AppError, conflict, type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
-import { newId, newTokenId } from '../ids.ts';
+import { type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
+import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
-import { emit } from '../metrics.ts';
-import { clock, fireTimes, RETRY_WINDOW_MS } from '../schedules/clock.ts';
+import { clock, fireTimes } from '../schedules/clock.ts';
 import { formatInZone, isValidTimezone, parseScheduleExpression } from '../schedules/expression.ts';
 import type { CreateScheduleBody, UpdateScheduleBody } from '../schemas/schedules.ts';
 import type { Principal } from './principal.ts';
-import { canEditWorkflow, requireWorkflow } from './workflows.ts';
+import { canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 
-type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+// A workflow's schedules as the console manages them: create, update, delete, read. A schedule's
+// fires are in schedule-fires.ts, the sweep's repair of timers in schedule-drift.ts.
+
+export type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
 /** Enabled schedules per plan (README "Schedules"); undefined = unlimited. */
 export const SCHEDULE_LIMITS: Record<Plan, number | undefined> = { free: 0, pro: 5, team: 50, enterprise: undefined };
@@ -72,16 +62,16 @@ export const scheduleView = (s: Schedule, now = Date.now()) => ({
   updatedAt: s.updatedAt,
 });
 
-const scheduleNotFound = (scheduleId: string) => notFound('SCHEDULE_NOT_FOUND', `Schedule ${scheduleId} does not exist.`);
+export const scheduleNotFound = (scheduleId: string) => notFound('SCHEDULE_NOT_FOUND', `Schedule ${scheduleId} does not exist.`);
 
 /** A schedule of the caller's account (another account's id is indistinguishable from none). */
-async function requireSchedule(p: SessionPrincipal, scheduleId: string): Promise<Schedule> {
+export async function requireSchedule(p: SessionPrincipal, scheduleId: string): Promise<Schedule> {
   const s = await getSchedule(p.accountId, scheduleId, true);
   if (!s) throw scheduleNotFound(scheduleId);
   return s;
 }
 
-async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string): Promise<Workflow> {
+export async function requireEditableWorkflow(p: SessionPrincipal, workflowId: string): Promise<Workflow> {
   const workflow = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, workflow))
     throw forbidden('NOT_WORKFLOW_EDITOR', 'You need edit permission on the workflow to manage its schedules.');
@@ -255,211 +245,3 @@ export async function listSchedules(p: SessionPrincipal, workflowId: string, now
 }
 
 export const scheduleDetail = async (p: SessionPrincipal, scheduleId: string) => scheduleView(await requireSchedule(p, scheduleId));
-
-// ---- Fires ----------------------------------------------------------------------------------------
-
-export type Fire = { accountId: string; scheduleId: string; scheduledAt: number; manual?: { userId: string } };
-export type FireOutcome =
-  | { outcome: 'fired'; execution: Execution }
-  | { outcome: 'skipped'; runningExecutionId: string }
-  | { outcome: 'failed'; code: string; message: string }
-  | { outcome: 'duplicate' }
-  | { outcome: 'ignored'; reason: 'gone' | 'disabled' };
-
-/** Why the schedule's account may not start runs from it any more: gone, a plan without schedules, its creator disabled or removed. */
-async function accessProblem(s: Schedule, manual: boolean): Promise<{ code: string; message: string } | undefined> {
-  const [account, creator] = await Promise.all([getAccount(s.accountId), manual ? undefined : getUser(s.accountId, s.createdBy)]);
-  if (!account || SCHEDULE_LIMITS[account.plan] === 0)
-    return { code: 'PLAN_LIMIT_REACHED', message: `The ${account?.plan ?? 'current'} plan has no schedules.` };
-  if (!manual && (!creator || creator.disabled))
-    return { code: 'CREATOR_DISABLED', message: 'The member who created the schedule was disabled or removed.' };
-  return undefined;
-}
-
-/** A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that made it skip, or '' for none). */
-async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: RunEvent) {
-  if (!workflow) return;
-  const { executionId } = event;
-  await notifyWorkflowEvents({ accountId: s.accountId, executionId, workflowId: workflow.workflowId, workflowVersion: workflow.version }, [
-    event,
-  ]);
-}
-
-const eventData = (s: Schedule, fire: Fire, extra: Record<string, unknown> = {}) => ({
-  scheduleId: s.scheduleId,
-  scheduledAt: fire.scheduledAt,
-  manual: Boolean(fire.manual),
-  ...extra,
-});
-
-async function failed(s: Schedule, workflow: Workflow | undefined, fire: Fire, code: string, message: string, now: number, stop: boolean) {
-  await countOutcome(s, 'failures', { code, message, at: now });
-  emit('ScheduleFailed');
-  if (stop && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
-  await notifySchedule(s, workflow, newEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now));
-  logger.warn('schedule fire failed', { scheduleId: s.scheduleId, code });
-  return { outcome: 'failed' as const, code, message };
-}
-
-/** An `at()` schedule fires once: its item is disabled after its fire (its AWS schedule deletes itself). */
-async function afterScheduledFire(s: Schedule, fire: Fire, now: number) {
-  if (fire.manual) return;
-  const parsed = parseScheduleExpression(s.expression);
-  if (parsed.ok && parsed.value.kind === 'at' && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
-}
-
-/**
- * One fire (the `schedule-fire` function's work, and `run` now): starts the run exactly as the v1 start
- * does, trigger `schedule`. Idempotent on (schedule, scheduled time): the fire's key is claimed in the
- * transaction that writes the run (or the skip), so duplicate deliveries start one run. With `skip`, the
- * same transaction holds only while the schedule's last run is the one this fire saw finished: two fires
- * at once cannot both start a run. A manual fire is never a duplicate (a fresh key each).
- */
-export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOutcome> {
-  let s = await getSchedule(fire.accountId, fire.scheduleId, true);
-  if (!s) {
-    // A timer without its item (deleted meanwhile, or drift): it goes now rather than at the next sweep.
-    if (!fire.manual)
-      await clock()
-        .remove(fire.scheduleId)
-        .catch(() => undefined);
-    return { outcome: 'ignored', reason: 'gone' };
-  }
-  if (!fire.manual && !s.enabled) return { outcome: 'ignored', reason: 'disabled' };
-  const scope = `SCH#${s.scheduleId}`;
-  const key = fire.manual ? `manual-${newTokenId()}` : String(fire.scheduledAt);
-  const request = { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt };
-  if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
-  const [problem, workflow] = await Promise.all([accessProblem(s, Boolean(fire.manual)), getWorkflow(s.accountId, s.workflowId)]);
-  if (problem) {
-    if (fire.manual) throw forbidden(problem.code, problem.message);
-    return failed(s, workflow, fire, problem.code, problem.message, now, true);
-  }
-  if (!workflow) return failed(s, undefined, fire, 'WORKFLOW_NOT_FOUND', 'The workflow no longer exists.', now, true);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
-    if (last && IN_PROGRESS.includes(last.status)) {
-      try {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              idempotencyPut(s.accountId, scope, key, { executionId: last.executionId, requestHash: hashRequest(request), createdAt: now }),
-              skippedUpdate(s),
-            ],
-          }),
-        );
-      } catch (e) {
-        if (!isConditionFailure(e)) throw e;
-        if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
-        s = await getSchedule(fire.accountId, fire.scheduleId, true);
-        if (!s) return { outcome: 'ignored', reason: 'gone' };
-        continue;
-      }
-      emit('ScheduleSkipped');
-      await notifySchedule(s, workflow, newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now));
-      await afterScheduledFire(s, fire, now);
-      if (fire.manual)
-        throw conflict(
-          'SCHEDULE_RUN_IN_PROGRESS',
-          `Run ${last.executionId} of this schedule has not finished; with overlap "skip" this fire was skipped.`,
-        );
-      return { outcome: 'skipped', runningExecutionId: last.executionId };
-    }
-    try {
-      const seen = s;
-      const { execution, replayed } = await startRun(
-        {
-          workflow,
-          trigger: 'schedule',
-          variables: s.variables,
-          startedBy: fire.manual?.userId ?? s.createdBy,
-          idempotency: { scope, key, request, label: 'scheduled time' },
-          guard: (e) => firedUpdate(seen, e.executionId, now),
-          extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
-        },
-        now,
-      );
-      if (replayed) return { outcome: 'duplicate' };
-      emit('ScheduleFired');
-      await notifySchedule(s, workflow, newEvent(execution.executionId, 'schedule.fired', eventData(s, fire), now));
-      await afterScheduledFire(s, fire, now);
-      return { outcome: 'fired', execution };
-    } catch (e) {
-      if (e instanceof StartGuardFailed) {
-        s = await getSchedule(fire.accountId, fire.scheduleId, true);
-        if (!s) return { outcome: 'ignored', reason: 'gone' };
-        continue;
-      }
-      // The key was claimed meanwhile by a skip of the same fire (its record names the run that made it skip).
-      if (e instanceof AppError && !fire.manual && (e.statusCode === 409 || e.statusCode === 404)) return { outcome: 'duplicate' };
-      if (e instanceof AppError && e.statusCode === 400) {
-        // The workflow changed since: the schedule's variables no longer fit its declared types.
-        const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
-        if (fire.manual) throw e;
-        await afterScheduledFire(s, fire, now);
-        return outcome;
-      }
-      throw e;
-    }
-  }
-  throw new Error(`schedule ${fire.scheduleId}: the fire lost five races in a row`);
-}
-
-/** `POST /api/schedules/{id}/run`: a manual fire, now (it obeys `overlap`: 409 while a run is unfinished with `skip`). */
-export async function runScheduleNow(p: SessionPrincipal, scheduleId: string, now = Date.now()): Promise<Execution> {
-  const s = await requireSchedule(p, scheduleId);
-  await requireEditableWorkflow(p, s.workflowId);
-  const outcome = await fireSchedule({ accountId: p.accountId, scheduleId, scheduledAt: now, manual: { userId: p.userId } }, now);
-  if (outcome.outcome === 'fired') return outcome.execution;
-  throw scheduleNotFound(scheduleId);
-}
-
-// ---- Drift ----------------------------------------------------------------------------------------
-
-/**
- * The sweep's repair: every enabled schedule with a fire ahead has its timer, with its current settings, and every timer has an
- * enabled schedule (created, deleted or disabled on one side while the other failed, or by hand in the
- * console). An enabled `at()` whose time and retry window have passed (its fire never reached the item) is disabled.
- * Returns what it repaired (also the `ScheduleDriftRepaired` metric).
- */
-export async function repairScheduleDrift(now = Date.now()): Promise<{ created: number; updated: number; deleted: number }> {
-  const timers = new Set(await clock().list());
-  const wanted = new Set<string>();
-  let created = 0;
-  let updated = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await pageAllSchedules(100, startKey);
-    for (const s of page.items) {
-      if (!s.enabled) continue;
-      if (fireTimes(s, now, 1).length === 0) {
-        // Past its retry window too: no delivery of its fire can come any more.
-        const parsed = parseScheduleExpression(s.expression);
-        const done = parsed.ok && parsed.value.kind === 'at' && fireTimes(s, now - RETRY_WINDOW_MS, 1).length === 0;
-        if (done && !timers.has(s.scheduleId)) await disableSchedule(s, now);
-        if (timers.has(s.scheduleId)) wanted.add(s.scheduleId);
-        continue;
-      }
-      wanted.add(s.scheduleId);
-      // Missing, or written with older settings (an update whose timer write failed and was not put back).
-      if (!timers.has(s.scheduleId) || s.syncedAt !== s.updatedAt) {
-        await clock().put(s);
-        await markSynced(s);
-        if (timers.has(s.scheduleId)) updated++;
-        else created++;
-      }
-    }
-    startKey = page.lastKey;
-  } while (startKey);
-  let deleted = 0;
-  for (const id of timers) {
-    if (wanted.has(id)) continue;
-    await clock().remove(id);
-    deleted++;
-  }
-  if (created + updated + deleted > 0) {
-    emit('ScheduleDriftRepaired', created + updated + deleted);
-    logger.warn('schedule drift repaired', { created, updated, deleted });
-  }
-  return { created, updated, deleted };
-}

@@ -1,6 +1,5 @@
 import type { TriggerContext } from '../db/entities/execution-state.ts';
-import type { Webhook } from '../db/entities/webhook.ts';
-import { signedBy } from '../http/webhook-senders.ts';
+import { signedBy, type Webhook } from '../db/entities/webhook.ts';
 
 /**
  * `$trigger` (README "Workflows and runs"): a webhook run's request headers, credentials and

@@ -23,7 +23,7 @@ import { readsTrigger } from './trigger-context-sync.ts';
 import { keyStatus } from './keys.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
-import { canEditWorkflow, requireWorkflow } from './workflows.ts';
+import { canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 

@@ -1,4 +1,4 @@
-import { deleteWorkflow, getWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
+import { deleteWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { listChannelItems } from '../db/entities/channel.ts';
@@ -9,14 +9,10 @@ import { definitionOf, forgetWorkflow } from '../engine/versions.ts';
 import type { NestedStep, Step, WorkflowDefinition } from '../engine/definition.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
-import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
+import { badRequest, forbidden, validationFailed } from '../errors.ts';
+import { type Actor, canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
-
-type Actor = { accountId: string; userId: string; role?: 'admin' | 'member' };
-
-/** Owner, listed editors and account admins may change a workflow (and bind webhooks to it). */
-export const canEditWorkflow = (p: Actor, w: Workflow) => p.role === 'admin' || w.ownerId === p.userId || w.editors.includes(p.userId);
 
 export const workflowView = (w: Workflow) => ({
   id: w.workflowId,
@@ -45,13 +41,6 @@ export function workflowSummary(w: Workflow) {
     createdAt: w.createdAt,
     updatedAt: w.updatedAt,
   };
-}
-
-/** A workflow of the caller's account, or 404 (another account's id is indistinguishable from none). */
-export async function requireWorkflow(accountId: string, workflowId: string): Promise<Workflow> {
-  const w = await getWorkflow(accountId, workflowId);
-  if (!w) throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);
-  return w;
 }
 
 async function checkEditors(accountId: string, editors: readonly string[]) {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { authMode, type SignatureScheme, type Webhook } from '../db/entities/webhook.ts';
+import { type SignatureScheme, signedBy, type Webhook } from '../db/entities/webhook.ts';
 import { unauthorized } from '../errors.ts';
 import { safeEqual } from '../tokens.ts';
 
@@ -88,10 +88,6 @@ export const isStandardWebhooksSecret = (s: string) =>
   Buffer.from(s.slice(6), 'base64').length <= 64;
 
 const usableId = (v: unknown) => (typeof v === 'string' && /^[\x21-\x7e]{1,255}$/.test(v) ? v : undefined);
-
-/** The scheme a webhook's requests are signed by; none for a key-bound or open webhook. */
-export const signedBy = (w: Webhook): SignatureScheme | undefined =>
-  authMode(w) === 'hmac' ? (w.signatureScheme ?? 'legacy-hmac') : undefined;
 
 /**
  * Whether the webhook's sender signs its deliveries with an id of its own (every scheme but the

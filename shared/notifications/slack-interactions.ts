@@ -8,6 +8,7 @@ import { getWorkflow } from '../db/entities/workflow.ts';
 import { render, respondToSlack, slackApi, slackKind, slackUserEmail } from '../channels/slack.ts';
 import type { OpenChannel } from '../channels/types.ts';
 import { AppError, notFound, unauthorized } from '../errors.ts';
+import { HTTP_STATUS } from '../http-status.ts';
 import { logger } from '../logger.ts';
 import { decide } from '../domain/approvals.ts';
 import { openChannel } from '../domain/channels.ts';
@@ -107,7 +108,7 @@ export async function slackInteraction(
     };
     if (!replaced && where.channel && where.ts) await slackApi(open.botToken ?? '', 'chat.update', { ...where, ...message });
   } catch (e) {
-    if (!(e instanceof AppError) || e.statusCode >= 500) throw e;
+    if (!(e instanceof AppError) || e.kind === 'internal') throw e;
     const why: Record<string, string> = {
       APPROVAL_NOT_FOUND: 'This approval was not found.',
       NOT_A_REVIEWER: 'You are not a reviewer of this approval.',
@@ -147,7 +148,7 @@ async function auditRefusal(
     accountId,
     at: now,
     outcome: 'refused' as const,
-    status: 403,
+    status: HTTP_STATUS.forbidden,
     code: 'NOT_A_MEMBER',
     comment: `Slack user ${slackUserId.slice(0, 32)}`,
     channel: slackKind.type,

@@ -454,7 +454,7 @@ describe('approval messages', { timeout: 120_000 }, () => {
       ],
     });
     await expect(createWorkflow(s.actor, { name: 'x', definition: wrong, recovery: false, editors: [] })).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
       extra: {
         body: {
           errors: [{ path: 'definition.steps.0.steps.0.notify.0.channel', message: expect.stringContaining('no channel named nope') }],
@@ -477,7 +477,7 @@ describe('approval messages', { timeout: 120_000 }, () => {
       ],
     });
     await expect(createWorkflow(s.actor, { name: 'x', definition, recovery: false, editors: [] })).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
       extra: {
         body: {
           errors: [

@@ -394,7 +394,7 @@ describe('the worker on the real queue', () => {
     expect(cancelled.steps.map((s) => s.status)).toEqual(['CANCELLED', 'CANCELLED']);
 
     await expect(cancelRun(busy.account.accountId, busy.execution.executionId, undefined)).rejects.toMatchObject({
-      statusCode: 409,
+      kind: 'conflict',
       code: 'EXECUTION_FINISHED',
     });
   });
@@ -500,11 +500,11 @@ describe('starting runs', () => {
     const [started] = (await listEvents(execution.accountId, execution.executionId, 1)).items;
     expect(started).toMatchObject({ type: 'execution.started', data: { trigger: 'api', input: { extra: 'kept' } } });
     await expect(startRun({ workflow, trigger: 'api', variables: { n: 'one' } })).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
       code: 'VALIDATION_FAILED',
     });
     await expect(startRun({ workflow, trigger: 'api', variables: { big: 'x'.repeat(300 * 1024) } })).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
     });
   });
 
@@ -526,7 +526,7 @@ describe('starting runs', () => {
     await expect(
       startRun({ workflow, trigger: 'api', variables: { a: 2 }, idempotency: idem({ variables: { a: 2 } }) }),
     ).rejects.toMatchObject({
-      statusCode: 409,
+      kind: 'conflict',
       code: 'IDEMPOTENCY_KEY_REUSED',
     });
   });

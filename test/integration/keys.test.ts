@@ -131,7 +131,7 @@ describe('API keys', () => {
       { accountId: member.accountId, userId: member.userId },
       { name: 'short', scopes: ['WORKFLOW_READ'], validityDays: 1 },
     );
-    await expect(authenticateKey(key.token, Date.now() + 2 * DAY)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+    await expect(authenticateKey(key.token, Date.now() + 2 * DAY)).rejects.toMatchObject({ kind: 'unauthorized', code: 'INVALID_API_KEY' });
     await expect(authenticateKey(key.token)).resolves.toMatchObject({ keyId: key.id });
   });
 });

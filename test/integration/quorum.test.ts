@@ -152,7 +152,7 @@ describe('quorum definitions', () => {
       steps: [{ id: 'x', type: 'manual_approval', title: 't', reviewers: ['role:admin'], minApprovals: 2 }],
     });
     await expect(newWorkflow(admins)).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
       code: 'VALIDATION_FAILED',
       extra: { body: { errors: [{ path: 'definition.steps.0.minApprovals', message: expect.stringContaining('at most 1') }] } },
     });
@@ -164,7 +164,7 @@ describe('quorum definitions', () => {
       extra: { body: { errors: [{ path: 'definition.steps.0.steps.0.minApprovals', message: expect.stringContaining('at most 1') }] } },
     });
     const ok = await newWorkflow(quorumDefinition(20));
-    await expect(updateWorkflow(actor(), ok.workflowId, { definition: quorumDefinition(21) })).rejects.toMatchObject({ statusCode: 400 });
+    await expect(updateWorkflow(actor(), ok.workflowId, { definition: quorumDefinition(21) })).rejects.toMatchObject({ kind: 'invalid' });
     expect((await updateWorkflow(actor(), ok.workflowId, { definition: quorumDefinition(3) })).version).toBe(2);
   });
 });

@@ -75,7 +75,7 @@ describe('cached keys and webhooks', () => {
 
     const expired = t0 + RECORD_TTL_MS;
     expect(await trigger(webhook.webhookId, key.token, expired)).toEqual({ status: 401, code: 'INVALID_API_KEY' });
-    await expect(authenticateKey(key.token, expired)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+    await expect(authenticateKey(key.token, expired)).rejects.toMatchObject({ kind: 'unauthorized', code: 'INVALID_API_KEY' });
   });
 
   it('a webhook disabled elsewhere is refused within 5 s', async () => {
@@ -94,7 +94,7 @@ describe('cached keys and webhooks', () => {
     await expect(authenticateKey(key.token, t0)).resolves.toMatchObject({ keyId: key.id });
     expect(await trigger(webhook.webhookId, key.token, t0)).toEqual(accepted);
     await revokeKey(admin(), key.id, t0);
-    await expect(authenticateKey(key.token, t0 + 1)).rejects.toMatchObject({ statusCode: 401, code: 'INVALID_API_KEY' });
+    await expect(authenticateKey(key.token, t0 + 1)).rejects.toMatchObject({ kind: 'unauthorized', code: 'INVALID_API_KEY' });
     expect(await trigger(webhook.webhookId, key.token, t0 + 1)).toEqual({ status: 401, code: 'INVALID_API_KEY' });
   });
 });

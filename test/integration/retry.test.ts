@@ -304,7 +304,7 @@ describe('retry from the failed step', () => {
 
     const later = (failed.finishedAt as number) + 91 * 86_400_000;
     await expect(retryRun(a.account.accountId, execution.executionId, { userId: a.admin.userId }, undefined, later)).rejects.toMatchObject({
-      statusCode: 409,
+      kind: 'conflict',
       code: 'RETENTION_EXPIRED',
     });
 

@@ -17,7 +17,7 @@ import { setPlan } from '../../shared/db/entities/account.ts';
 import { getSchedule, replaceSchedule, type Schedule } from '../../shared/db/entities/schedule.ts';
 import type { User } from '../../shared/db/entities/user.ts';
 import { updateMember } from '../../shared/domain/members.ts';
-import { repairScheduleDrift } from '../../shared/domain/schedules.ts';
+import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { createWorkflow, removeWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { localClock } from '../../shared/schedules/clock.ts';

@@ -359,7 +359,7 @@ describe('the rate-limit count on the account item', () => {
 
   it('answers 404 ACCOUNT_NOT_FOUND for an account that does not exist, and creates nothing', async () => {
     const accountId = newId('acc');
-    await expect(takeAccountBudget(accountId, window0)).rejects.toMatchObject({ statusCode: 404, code: 'ACCOUNT_NOT_FOUND' });
+    await expect(takeAccountBudget(accountId, window0)).rejects.toMatchObject({ kind: 'not_found', code: 'ACCOUNT_NOT_FOUND' });
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: { PK: `ACC#${accountId}`, SK: 'ACCOUNT' } }));
     expect(Item).toBeUndefined();
   });

@@ -185,13 +185,13 @@ describe('settings', () => {
       signatureScheme: 'standard-webhooks',
     };
     await expect(createWebhook(s.actor, CreateWebhookBody.parse(body))).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
       code: 'VALIDATION_FAILED',
     });
     await expect(
       updateWebhook(s.actor, s.webhook.webhookId, UpdateWebhookBody.parse({ signatureScheme: 'standard-webhooks' })),
     ).rejects.toMatchObject({
-      statusCode: 400,
+      kind: 'invalid',
       code: 'VALIDATION_FAILED',
     });
     const updated = await updateWebhook(

@@ -40,7 +40,7 @@ describe('parseJsonBody', () => {
 
   it('refuses a body that is JSON but not an object with 400 BODY_NOT_OBJECT', () => {
     for (const body of ['  [1,2] ', '"str"', '42', 'null', 'true'])
-      expect(parseError(body, false), body).toMatchObject({ statusCode: 400, code: 'BODY_NOT_OBJECT' });
+      expect(parseError(body, false), body).toMatchObject({ kind: 'invalid', code: 'BODY_NOT_OBJECT' });
   });
 
   it('refuses nesting deeper than 64 levels with 400 VALIDATION_FAILED naming the path, at any depth', () => {
@@ -48,12 +48,12 @@ describe('parseJsonBody', () => {
     expect(parseJsonBody(nested(63, '[', ']'), false)).toBeTypeOf('object');
     for (const n of [64, 65, 6_000, 100_000]) {
       const e = parseError(nested(n, '[', ']'), false) as AppError;
-      expect(e, String(n)).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
+      expect(e, String(n)).toMatchObject({ kind: 'invalid', code: 'VALIDATION_FAILED' });
       expect((e.extra.body as { errors: { path: string }[] }).errors[0]?.path).toBe(['a', ...Array(63).fill('0')].join('.'));
     }
     const objects = (n: number) => `${'{"k":'.repeat(n)}1${'}'.repeat(n)}`;
     expect(parseJsonBody(objects(64), false)).toBeTypeOf('object');
-    expect(parseError(objects(65), false)).toMatchObject({ statusCode: 400, code: 'VALIDATION_FAILED' });
+    expect(parseError(objects(65), false)).toMatchObject({ kind: 'invalid', code: 'VALIDATION_FAILED' });
   });
 
   it('does not base64-decode a body that is not flagged as base64', () => {
@@ -77,7 +77,7 @@ describe('parseJsonBody', () => {
     ] as const) {
       const e = parseError(body, base64);
       expect(e, body).toBeInstanceOf(AppError);
-      expect((e as AppError).statusCode).toBe(400);
+      expect((e as AppError).kind).toBe('invalid');
       expect((e as AppError).code).toBe('INVALID_JSON');
       expect((e as AppError).message).not.toContain('Unexpected');
     }
@@ -103,7 +103,7 @@ describe('parseJsonBody', () => {
         const e = parseError(b, base64);
         if (e !== undefined) {
           expect(e).toBeInstanceOf(AppError);
-          expect((e as AppError).statusCode).toBe(400);
+          expect((e as AppError).kind).toBe('invalid');
           expect(['INVALID_JSON', 'BODY_NOT_OBJECT', 'VALIDATION_FAILED']).toContain((e as AppError).code);
         }
       }),

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
 import { AppError } from '../../shared/errors.ts';
+import { httpStatus } from '../../shared/http-status.ts';
 import { linkExpiry, resetReviewLinkKey, reviewerLinks, verifyReviewToken } from '../../shared/domain/review-links.ts';
 import { mutated } from '../support/properties.ts';
 
@@ -34,7 +35,7 @@ const refusal = async (p: Promise<unknown>) => {
   try {
     await p;
   } catch (e) {
-    if (e instanceof AppError) return `${e.statusCode} ${e.code}`;
+    if (e instanceof AppError) return `${httpStatus(e)} ${e.code}`;
     throw e;
   }
   return 'accepted';

@@ -4,6 +4,7 @@ import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SignatureScheme, Webhook } from '../../shared/db/entities/webhook.ts';
 import { AppError } from '../../shared/errors.ts';
+import { httpStatus } from '../../shared/http-status.ts';
 import { deliveryId, handshake, verifySignature } from '../../shared/http/webhook-senders.ts';
 import { isStandardWebhooksSecret } from '../../shared/schemas/webhooks.ts';
 
@@ -18,7 +19,7 @@ const refusal = (f: () => void) => {
     f();
   } catch (e) {
     expect(e).toBeInstanceOf(AppError);
-    return { status: (e as AppError).statusCode, code: (e as AppError).code };
+    return { status: httpStatus(e as AppError), code: (e as AppError).code };
   }
   return undefined;
 };

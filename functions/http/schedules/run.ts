@@ -3,7 +3,7 @@ import { route } from './run.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { json } from '../../../shared/http/responses.ts';
 import { executionView } from '../../../shared/domain/executions.ts';
-import { runScheduleNow } from '../../../shared/domain/schedules.ts';
+import { runScheduleNow } from '../../../shared/domain/schedule-fires.ts';
 
 export const handler = http(route, async ({ principal, params }) => {
   const execution = await runScheduleNow(principal, params.scheduleId);

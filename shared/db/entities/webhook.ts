@@ -36,6 +36,10 @@ export type Webhook = z.infer<typeof Webhook>;
 /** How a webhook's triggers authenticate: its bound key, an HMAC of the body, or nothing. */
 export const authMode = (w: Pick<Webhook, 'apiKeyId' | 'secretKey'>) => (w.apiKeyId ? 'api_key' : w.secretKey ? 'hmac' : 'open');
 
+/** The scheme a webhook's requests are signed by; none for a key-bound or open webhook. */
+export const signedBy = (w: Pick<Webhook, 'apiKeyId' | 'secretKey' | 'signatureScheme'>): SignatureScheme | undefined =>
+  authMode(w) === 'hmac' ? (w.signatureScheme ?? 'legacy-hmac') : undefined;
+
 export const webhookKey = (webhookId: string) => ({ PK: `WH#${webhookId}`, SK: 'WEBHOOK' });
 export const webhookCountKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'WEBHOOKS' });
 const statsKey = (webhookId: string) => ({ PK: `WH#${webhookId}`, SK: 'STATS' });

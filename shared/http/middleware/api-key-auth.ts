@@ -4,7 +4,7 @@ import { failedAuthentication } from '../../domain/auth-failures.ts';
 import { authenticateKey, invalidKey, isInvalidKey, keyOwner } from '../../domain/keys.ts';
 import { caches } from '../../domain/records.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
-import { AppError, unauthorized } from '../../errors.ts';
+import { forbidden, unauthorized } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import type { AppContext, Middleware } from '../context.ts';
 import { presentedKey } from '../credentials.ts';
@@ -46,7 +46,7 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
     if (!key.scopes.includes(opts.scope)) {
       const status = opts.missingScopeStatus ?? 403;
       const detail = `The API key lacks the ${opts.scope} scope.`;
-      throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : new AppError(403, 'INSUFFICIENT_SCOPE', 'Forbidden', detail);
+      throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : forbidden('INSUFFICIENT_SCOPE', detail);
     }
     const now = Date.now();
     const [budget, usage] = await Promise.allSettled([

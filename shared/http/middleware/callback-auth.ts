@@ -25,7 +25,7 @@ export async function authenticateCallback(token: string | undefined, callbackId
   return c;
 }
 
-const isAuthFailure = (e: unknown) => e instanceof AppError && e.statusCode === 401;
+const isAuthFailure = (e: unknown) => e instanceof AppError && e.kind === 'unauthorized';
 
 /**
  * The callback routes: the credential is the callback's own token (`Authorization: Bearer`), for the

@@ -1,4 +1,5 @@
 import { AppError } from '../../errors.ts';
+import { httpStatus } from '../../http-status.ts';
 import { logger } from '../../logger.ts';
 import type { AppContext, HttpResult, Middleware } from '../context.ts';
 import { escapeHtml } from '../../escape-html.ts';
@@ -6,15 +7,16 @@ import { htmlPage } from '../html.ts';
 
 /** Render an error as RFC 9457 problem+json. Unknown errors become a 500 `INTERNAL` and are logged. */
 export function problemResult(error: unknown, requestId: string): HttpResult {
-  const e = error instanceof AppError ? error : new AppError(500, 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
+  const e = error instanceof AppError ? error : new AppError('internal', 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
   if (!(error instanceof AppError)) logger.error('unhandled error', { error: error as Error });
+  const status = httpStatus(e);
   return {
-    statusCode: e.statusCode,
+    statusCode: status,
     headers: { 'content-type': 'application/problem+json', ...e.extra.headers },
     body: JSON.stringify({
       type: 'about:blank',
       title: e.title,
-      status: e.statusCode,
+      status,
       code: e.code,
       detail: e.message,
       requestId,

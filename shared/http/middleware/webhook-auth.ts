@@ -1,17 +1,18 @@
 import type { ApiKey } from '../../db/entities/api-key.ts';
 import { countKeyUse } from '../../db/entities/api-key.ts';
-import { authMode, countRejected, type Webhook } from '../../db/entities/webhook.ts';
+import { authMode, countRejected, signedBy, type Webhook } from '../../db/entities/webhook.ts';
 import { failedAuthentication } from '../../domain/auth-failures.ts';
 import { isInvalidKey, keyOwner, presentedKeyRead, verifiedKey } from '../../domain/keys.ts';
 import { takeAccountBudget } from '../../domain/rate-limit.ts';
 import { readThrough, webhookRead } from '../../domain/records.ts';
 import { AppError, conflict, forbidden, notFound, unauthorized } from '../../errors.ts';
+import { httpStatus } from '../../http-status.ts';
 import { inRanges, parseRange } from '../../ip-ranges.ts';
 import { emit } from '../../metrics.ts';
 import { Id } from '../../schemas/common.ts';
 import type { AppContext, HttpEvent, Middleware } from '../context.ts';
 import { presentedKey } from '../credentials.ts';
-import { signedBy, verifySignature } from '../webhook-senders.ts';
+import { verifySignature } from '../webhook-senders.ts';
 
 const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
 
@@ -95,10 +96,10 @@ export const webhookAuth = (): Middleware => ({
     if (!(error instanceof AppError)) return;
     emit('TriggerRejected', 1, { code: error.code });
     const trigger = (context as AppContext).app.trigger;
-    if (!trigger || error.statusCode >= 500) return;
+    if (!trigger || error.kind === 'internal') return;
     // Summed in this instance, written at the end of an invocation a second after the last write.
     const now = Date.now();
-    countRejected(trigger.webhook.webhookId, error.statusCode, now);
+    countRejected(trigger.webhook.webhookId, httpStatus(error), now);
     if (trigger.keyId) countKeyUse(trigger.keyId, now);
   },
 });

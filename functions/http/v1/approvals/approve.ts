@@ -2,7 +2,8 @@
 import { route } from './approve.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { ok } from '../../../../shared/http/responses.ts';
-import { approvalView, decide } from '../../../../shared/domain/approvals.ts';
+import { approvalView } from '../../../../shared/domain/approval-reads.ts';
+import { decide } from '../../../../shared/domain/approvals.ts';
 
 export const handler = http(route, async ({ principal, params, body, event, request }) =>
   ok(

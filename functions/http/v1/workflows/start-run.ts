@@ -3,7 +3,7 @@ import { route } from './start-run.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { json } from '../../../../shared/http/responses.ts';
 import { idempotencyKey } from '../../../../shared/http/idempotency.ts';
-import { requireWorkflow } from '../../../../shared/domain/workflows.ts';
+import { requireWorkflow } from '../../../../shared/domain/workflow-access.ts';
 import { executionView } from '../../../../shared/domain/executions.ts';
 import { startRun } from '../../../../shared/engine/runs.ts';
 

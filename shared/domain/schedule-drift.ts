@@ -1,0 +1,53 @@
+import { disableSchedule, markSynced, pageAllSchedules } from '../db/entities/schedule.ts';
+import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
+import { clock, fireTimes, RETRY_WINDOW_MS } from '../schedules/clock.ts';
+import { parseScheduleExpression } from '../schedules/expression.ts';
+
+/**
+ * The sweep's repair: every enabled schedule with a fire ahead has its timer, with its current settings, and every timer has an
+ * enabled schedule (created, deleted or disabled on one side while the other failed, or by hand in the
+ * console). An enabled `at()` whose time and retry window have passed (its fire never reached the item) is disabled.
+ * Returns what it repaired (also the `ScheduleDriftRepaired` metric).
+ */
+export async function repairScheduleDrift(now = Date.now()): Promise<{ created: number; updated: number; deleted: number }> {
+  const timers = new Set(await clock().list());
+  const wanted = new Set<string>();
+  let created = 0;
+  let updated = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await pageAllSchedules(100, startKey);
+    for (const s of page.items) {
+      if (!s.enabled) continue;
+      if (fireTimes(s, now, 1).length === 0) {
+        // Past its retry window too: no delivery of its fire can come any more.
+        const parsed = parseScheduleExpression(s.expression);
+        const done = parsed.ok && parsed.value.kind === 'at' && fireTimes(s, now - RETRY_WINDOW_MS, 1).length === 0;
+        if (done && !timers.has(s.scheduleId)) await disableSchedule(s, now);
+        if (timers.has(s.scheduleId)) wanted.add(s.scheduleId);
+        continue;
+      }
+      wanted.add(s.scheduleId);
+      // Missing, or written with older settings (an update whose timer write failed and was not put back).
+      if (!timers.has(s.scheduleId) || s.syncedAt !== s.updatedAt) {
+        await clock().put(s);
+        await markSynced(s);
+        if (timers.has(s.scheduleId)) updated++;
+        else created++;
+      }
+    }
+    startKey = page.lastKey;
+  } while (startKey);
+  let deleted = 0;
+  for (const id of timers) {
+    if (wanted.has(id)) continue;
+    await clock().remove(id);
+    deleted++;
+  }
+  if (created + updated + deleted > 0) {
+    emit('ScheduleDriftRepaired', created + updated + deleted);
+    logger.warn('schedule drift repaired', { created, updated, deleted });
+  }
+  return { created, updated, deleted };
+}

@@ -1,0 +1,192 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
+import { getAccount } from '../db/entities/account.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
+import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
+import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
+import { countOutcome, disableSchedule, firedUpdate, getSchedule, type Schedule, skippedUpdate } from '../db/entities/schedule.ts';
+import { getUser } from '../db/entities/user.ts';
+import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
+import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
+import { notifyWorkflowEvents } from '../engine/notify.ts';
+import { AppError, conflict, forbidden, isConditionFailure } from '../errors.ts';
+import { newTokenId } from '../ids.ts';
+import { logger } from '../logger.ts';
+import { emit } from '../metrics.ts';
+import { clock } from '../schedules/clock.ts';
+import { parseScheduleExpression } from '../schedules/expression.ts';
+import { requireEditableWorkflow, requireSchedule, SCHEDULE_LIMITS, scheduleNotFound, type SessionPrincipal } from './schedules.ts';
+
+export type Fire = { accountId: string; scheduleId: string; scheduledAt: number; manual?: { userId: string } };
+export type FireOutcome =
+  | { outcome: 'fired'; execution: Execution }
+  | { outcome: 'skipped'; runningExecutionId: string }
+  | { outcome: 'failed'; code: string; message: string }
+  | { outcome: 'duplicate' }
+  | { outcome: 'ignored'; reason: 'gone' | 'disabled' };
+
+/** Why the schedule's account may not start runs from it any more: gone, a plan without schedules, its creator disabled or removed. */
+async function accessProblem(s: Schedule, manual: boolean): Promise<{ code: string; message: string } | undefined> {
+  const [account, creator] = await Promise.all([getAccount(s.accountId), manual ? undefined : getUser(s.accountId, s.createdBy)]);
+  if (!account || SCHEDULE_LIMITS[account.plan] === 0)
+    return { code: 'PLAN_LIMIT_REACHED', message: `The ${account?.plan ?? 'current'} plan has no schedules.` };
+  if (!manual && (!creator || creator.disabled))
+    return { code: 'CREATOR_DISABLED', message: 'The member who created the schedule was disabled or removed.' };
+  return undefined;
+}
+
+/** A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that made it skip, or '' for none). */
+async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: RunEvent) {
+  if (!workflow) return;
+  const { executionId } = event;
+  await notifyWorkflowEvents({ accountId: s.accountId, executionId, workflowId: workflow.workflowId, workflowVersion: workflow.version }, [
+    event,
+  ]);
+}
+
+const eventData = (s: Schedule, fire: Fire, extra: Record<string, unknown> = {}) => ({
+  scheduleId: s.scheduleId,
+  scheduledAt: fire.scheduledAt,
+  manual: Boolean(fire.manual),
+  ...extra,
+});
+
+async function failed(s: Schedule, workflow: Workflow | undefined, fire: Fire, code: string, message: string, now: number, stop: boolean) {
+  await countOutcome(s, 'failures', { code, message, at: now });
+  emit('ScheduleFailed');
+  if (stop && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
+  await notifySchedule(s, workflow, newEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now));
+  logger.warn('schedule fire failed', { scheduleId: s.scheduleId, code });
+  return { outcome: 'failed' as const, code, message };
+}
+
+/** An `at()` schedule fires once: its item is disabled after its fire (its AWS schedule deletes itself). */
+async function afterScheduledFire(s: Schedule, fire: Fire, now: number) {
+  if (fire.manual) return;
+  const parsed = parseScheduleExpression(s.expression);
+  if (parsed.ok && parsed.value.kind === 'at' && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
+}
+
+/**
+ * One fire (the `schedule-fire` function's work, and `run` now): starts the run exactly as the v1 start
+ * does, trigger `schedule`. Idempotent on (schedule, scheduled time): the fire's key is claimed in the
+ * transaction that writes the run (or the skip), so duplicate deliveries start one run. With `skip`, the
+ * same transaction holds only while the schedule's last run is the one this fire saw finished: two fires
+ * at once cannot both start a run. A manual fire is never a duplicate (a fresh key each).
+ */
+export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOutcome> {
+  const s = await getSchedule(fire.accountId, fire.scheduleId, true);
+  if (!s) {
+    // A timer without its item (deleted meanwhile, or drift): it goes now rather than at the next sweep.
+    if (!fire.manual)
+      await clock()
+        .remove(fire.scheduleId)
+        .catch(() => undefined);
+    return { outcome: 'ignored', reason: 'gone' };
+  }
+  if (!fire.manual && !s.enabled) return { outcome: 'ignored', reason: 'disabled' };
+  const scope = `SCH#${s.scheduleId}`;
+  const key = fire.manual ? `manual-${newTokenId()}` : String(fire.scheduledAt);
+  const request = { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt };
+  if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
+  const [problem, workflow] = await Promise.all([accessProblem(s, Boolean(fire.manual)), getWorkflow(s.accountId, s.workflowId)]);
+  if (problem) {
+    if (fire.manual) throw forbidden(problem.code, problem.message);
+    return failed(s, workflow, fire, problem.code, problem.message, now, true);
+  }
+  if (!workflow) return failed(s, undefined, fire, 'WORKFLOW_NOT_FOUND', 'The workflow no longer exists.', now, true);
+  // A lost race (the schedule's last run or its counts changed since read: the skip's or the start's
+  // condition refused it) reads the schedule again and tries again.
+  let current: Schedule = s;
+  const readAgain = async (): Promise<FireOutcome> => {
+    const again = await getSchedule(fire.accountId, fire.scheduleId, true);
+    if (!again) return { outcome: 'ignored', reason: 'gone' };
+    current = again;
+    throw new Refused();
+  };
+  return retryConflicts(
+    async (): Promise<FireOutcome> => {
+      const s = current;
+      const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
+      if (last && IN_PROGRESS.includes(last.status)) {
+        try {
+          await db().send(
+            new TransactWriteCommand({
+              TransactItems: [
+                idempotencyPut(s.accountId, scope, key, {
+                  executionId: last.executionId,
+                  requestHash: hashRequest(request),
+                  createdAt: now,
+                }),
+                skippedUpdate(s),
+              ],
+            }),
+          );
+        } catch (e) {
+          if (!isConditionFailure(e)) throw e;
+          if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
+          return readAgain();
+        }
+        emit('ScheduleSkipped');
+        await notifySchedule(s, workflow, newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now));
+        await afterScheduledFire(s, fire, now);
+        if (fire.manual)
+          throw conflict(
+            'SCHEDULE_RUN_IN_PROGRESS',
+            `Run ${last.executionId} of this schedule has not finished; with overlap "skip" this fire was skipped.`,
+          );
+        return { outcome: 'skipped', runningExecutionId: last.executionId };
+      }
+      try {
+        const seen = s;
+        const { execution, replayed } = await startRun(
+          {
+            workflow,
+            trigger: 'schedule',
+            variables: s.variables,
+            startedBy: fire.manual?.userId ?? s.createdBy,
+            idempotency: { scope, key, request, label: 'scheduled time' },
+            guard: (e) => firedUpdate(seen, e.executionId, now),
+            extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
+          },
+          now,
+        );
+        if (replayed) return { outcome: 'duplicate' };
+        emit('ScheduleFired');
+        await notifySchedule(s, workflow, newEvent(execution.executionId, 'schedule.fired', eventData(s, fire), now));
+        await afterScheduledFire(s, fire, now);
+        return { outcome: 'fired', execution };
+      } catch (e) {
+        if (e instanceof StartGuardFailed) return readAgain();
+        // The key was claimed meanwhile by a skip of the same fire (its record names the run that made it skip).
+        if (e instanceof AppError && !fire.manual && (e.kind === 'conflict' || e.kind === 'not_found')) return { outcome: 'duplicate' };
+        if (e instanceof AppError && e.kind === 'invalid') {
+          // The workflow changed since: the schedule's variables no longer fit its declared types.
+          const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
+          if (fire.manual) throw e;
+          await afterScheduledFire(s, fire, now);
+          return outcome;
+        }
+        throw e;
+      }
+    },
+    {
+      attempts: 5,
+      retryOn: refused,
+      exhausted: () => {
+        throw new Error(`schedule ${fire.scheduleId}: the fire lost five races in a row`);
+      },
+    },
+  );
+}
+
+/** `POST /api/schedules/{id}/run`: a manual fire, now (it obeys `overlap`: 409 while a run is unfinished with `skip`). */
+export async function runScheduleNow(p: SessionPrincipal, scheduleId: string, now = Date.now()): Promise<Execution> {
+  const s = await requireSchedule(p, scheduleId);
+  await requireEditableWorkflow(p, s.workflowId);
+  const outcome = await fireSchedule({ accountId: p.accountId, scheduleId, scheduledAt: now, manual: { userId: p.userId } }, now);
+  if (outcome.outcome === 'fired') return outcome.execution;
+  throw scheduleNotFound(scheduleId);
+}
