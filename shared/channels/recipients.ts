@@ -1,6 +1,6 @@
 import type { Approval } from '../db/entities/approval.ts';
 import { getUser, listUsers, type User } from '../db/entities/user.ts';
-import type { ApprovalNotify } from '../engine/definition.ts';
+import type { ApprovalNotify } from '../engine/steps/approval-notify.ts';
 import { slackUserByEmail } from './slack.ts';
 import type { OpenChannel, SendResult } from './types.ts';
 

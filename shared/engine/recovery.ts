@@ -32,7 +32,7 @@ import { notifyEvents } from './notify.ts';
 import { timeoutDecision } from '../domain/expiry.ts';
 import { type Decision, decisionMessage, decisionTransition } from './decisions.ts';
 import { countAcceptedTrigger } from './runs.ts';
-import { reportTransition } from './steps/wait-for-callback.ts';
+import { reportTransition } from './callbacks.ts';
 
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { ChannelName, isHttpUrl, SLACK_CONVERSATION } from '../engine/definition.ts';
+import { ChannelName, SLACK_CONVERSATION } from '../engine/steps/approval-notify.ts';
+import { isHttpUrl } from '../engine/steps/common.ts';
 import { Email } from './identity.ts';
 import { idOf } from './common.ts';
 

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Step, WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { Step } from '../../shared/engine/steps/index.ts';
 
 const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
 const block = (name: string) =>
