@@ -44,7 +44,7 @@ const EQUALITY = new Set([
  * (`set`, `fail`, `delay`), which other things are called too, where it stands for a step type: compared
  * with a `type`, as a `type:` property, a `case` of a switch on a `type`, or a `literal(...)`.
  */
-export function stepTypeLiterals(source: string, names: readonly string[], file = 'sample.ts'): string[] {
+function stepTypeLiterals(source: string, names: readonly string[], file = 'sample.ts'): string[] {
   const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
   const found: string[] = [];
   const typeContext = (lit: ts.Node): boolean => {
