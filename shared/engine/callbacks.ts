@@ -1,4 +1,3 @@
-import { config } from '../config.ts';
 import { type Callback, type CallbackStatus, getCallback, handledCallbackUpdate } from '../db/entities/callback.ts';
 import {
   activeIndex,
@@ -19,9 +18,6 @@ import { newDispatch, sendRunMessage } from './dispatch.ts';
  * the run's side of it is recorded on the run for its worker to apply, as a decision is. Apart from
  * the step module: the callback routes load this without the step engine.
  */
-
-/** The callback's address (the token is the credential, sent as `Authorization: Bearer`). */
-export const callbackUrl = (callbackId: string) => `${config().PUBLIC_BASE_URL}/api/v1/callbacks/${callbackId}`;
 
 /**
  * The run's side of a callback's outcome, as transaction items written with the callback's own

@@ -7,6 +7,7 @@ import { runStep } from './run-step.ts';
 import { scopeOf } from './scope.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { fitsWith, stepFailed, tooLargeError } from './step-end.ts';
+import { STEP_IO } from './step-io.ts';
 import { currentAttempt, planRetry, retryInProgress, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
 import { type ContainerStep, type NestedStep, type Step, stepModule } from './steps/index.ts';
 import type { Outcome } from './steps/types.ts';
@@ -61,7 +62,7 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
       here.loop && e.loop
         ? { stepId: here.loop.step.id, iteration: e.loop.iteration, item: e.loop.items[e.loop.iteration] ?? null }
         : undefined;
-    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, maxMs, loop });
+    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, io: STEP_IO, maxMs, loop });
   } catch (err) {
     // A step fault is an outcome; an artifact upload the store refused is a failure its retry policy may judge.
     const failure = err instanceof StepError ? err : 'retry' in step && step.retry ? storageFailure(err) : undefined;

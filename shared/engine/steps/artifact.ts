@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { storage } from '../../clients.ts';
-import { config } from '../../config.ts';
 import { type Artifact, artifactObjectKey, artifactPut } from '../../db/entities/artifact.ts';
 import { newId } from '../../ids.ts';
 import { StepError } from '../../step-error.ts';
@@ -41,7 +39,6 @@ async function artifact(step: ArtifactStep, ctx: StepContext): Promise<Outcome> 
   const bytes = Buffer.from(isText ? content : JSON.stringify(content ?? null), 'utf8');
   if (bytes.length > MAX_ARTIFACT_BYTES)
     throw new StepError('ARTIFACT_TOO_LARGE', `Artifact ${step.name} is ${bytes.length} bytes; the limit is ${MAX_ARTIFACT_BYTES}.`);
-  const bucket = config().ARTIFACTS_BUCKET;
   const { accountId, executionId } = ctx.execution;
   const artifactId = newId('ar');
   const a: Artifact = {
@@ -55,9 +52,6 @@ async function artifact(step: ArtifactStep, ctx: StepContext): Promise<Outcome> 
     createdAt: ctx.now,
     objectKey: artifactObjectKey(accountId, executionId, artifactId),
   };
-  const { PutObjectCommand } = await import('../../s3.ts');
-  await (await storage()).send(new PutObjectCommand({ Bucket: bucket, Key: a.objectKey, Body: bytes, ContentType: a.contentType }), {
-    abortSignal: ctx.signal,
-  });
+  await ctx.io.putObject(a.objectKey, bytes, a.contentType, ctx.signal);
   return { kind: 'done', output: { artifactId, name: a.name, size: a.size }, items: [artifactPut(a)] };
 }

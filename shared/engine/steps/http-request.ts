@@ -1,7 +1,5 @@
 import * as z from 'zod';
 import { config } from '../../config.ts';
-import { readSecrets } from '../../domain/account-secrets.ts';
-import { performHttpRequest } from '../../egress/http.ts';
 import { redactValues } from '../../logger.ts';
 import { StepError } from '../../step-error.ts';
 import { evaluateTemplate, isExpression } from '../expressions.ts';
@@ -56,7 +54,7 @@ export const httpRequestStep: LeafStepModule<'http_request', typeof HttpRequestS
 export async function httpRequest(step: OutgoingRequest & { saveAs?: string; allowFailure: boolean }, ctx: StepContext): Promise<Outcome> {
   const names = stepSecretNames(step);
   if (names.length === 0) return sendRequest(step, ctx, ctx.scope);
-  const { values, hosts, missing } = await readSecrets(ctx.execution.accountId, names, ctx.now);
+  const { values, hosts, missing } = await ctx.io.readSecrets(ctx.execution.accountId, names, ctx.now);
   if (missing.length) throw new StepError('SECRET_NOT_FOUND', `The account has no secret named ${missing.join(', ')}.`);
   const used = Object.values(values);
   // Every secret the step reads that is bound to hosts must allow the target (and every redirect's).
@@ -104,7 +102,7 @@ async function sendRequest(
   const url = asText(await evaluateTemplate(step.url, scope));
   const headers = (await evaluateTemplate(step.headers ?? {}, scope)) as Record<string, unknown>;
   const body = step.body === undefined ? undefined : await evaluateTemplate(step.body, scope);
-  const result = await performHttpRequest(
+  const result = await ctx.io.request(
     {
       method: step.method,
       url,

@@ -1,5 +1,7 @@
 import type * as z from 'zod';
+import type { Callback } from '../../db/entities/callback.ts';
 import type { Execution, RunError } from '../../db/entities/execution.ts';
+import type { HttpRequestInput, HttpRequestOptions, HttpRequestResult } from '../../egress/http.ts';
 import type { EventType } from '../events.ts';
 import type { Scope as ExpressionScope } from '../expressions.ts';
 import { StepError } from '../../step-error.ts';
@@ -12,8 +14,36 @@ import { StepError } from '../../step-error.ts';
 export type Scope = ExpressionScope;
 /** Where a step inside a `for_each` runs: its loop step, the iteration and its item. */
 export type LoopContext = { stepId: string; iteration: number; item: unknown };
+/**
+ * What a step may do outside the run, given by the step loop (../step-io.ts): the step modules import
+ * none of it, so the definition schema, which reads them, bundles no object store, key service or
+ * queue client.
+ */
+export type StepIO = {
+  /** The account's secrets a step reads, by name (shared/domain/account-secrets.ts). */
+  readSecrets: (
+    accountId: string,
+    names: readonly string[],
+    now: number,
+  ) => Promise<{ values: Record<string, string>; hosts: Record<string, string[]>; missing: string[] }>;
+  /** One outgoing request through the egress checks (shared/egress/http.ts). */
+  request: (input: HttpRequestInput, opts: HttpRequestOptions) => Promise<HttpRequestResult>;
+  /** Store an object in the artifacts bucket. */
+  putObject: (key: string, body: Buffer, contentType: string, signal: AbortSignal) => Promise<void>;
+  /** Decide a pending callback as failed (../callbacks.ts `settleCallback`). */
+  failCallback: (c: Callback, error: RunError, now: number) => Promise<unknown>;
+};
+
 /** `maxMs`: what is left of the invocation for this step (an http_request's timeout is capped by it). */
-export type StepContext = { execution: Execution; scope: Scope; signal: AbortSignal; now: number; maxMs?: number; loop?: LoopContext };
+export type StepContext = {
+  execution: Execution;
+  scope: Scope;
+  signal: AbortSignal;
+  now: number;
+  io: StepIO;
+  maxMs?: number;
+  loop?: LoopContext;
+};
 
 /**
  * A wait (for people, for a machine): the run is let go in `status` with `update` (the id of what it

@@ -1,16 +1,18 @@
 import * as z from 'zod';
-import type { Callback } from '../../db/entities/callback.ts';
-import { callbackPut } from '../../db/entities/callback.ts';
+import { type Callback, callbackPut } from '../../db/entities/callback.ts';
+import { config } from '../../config.ts';
 import type { Execution, RunError } from '../../db/entities/execution.ts';
 import { newId } from '../../ids.ts';
 import { logger } from '../../logger.ts';
 import { StepError } from '../../step-error.ts';
 import { hashToken, mintToken } from '../../tokens.ts';
-import { callbackUrl, settleCallback } from '../callbacks.ts';
 import { scopeOf } from '../scope.ts';
 import { base } from './common.ts';
 import { HttpRequestStep, httpRequest } from './http-request.ts';
-import { type LeafStepModule, stepFault, type Wait } from './types.ts';
+import { type LeafStepModule, type StepIO, stepFault, type Wait } from './types.ts';
+
+/** The callback's address (the token is the credential, sent as `Authorization: Bearer`). */
+export const callbackUrl = (callbackId: string) => `${config().PUBLIC_BASE_URL}/api/v1/callbacks/${callbackId}`;
 
 /** The request a wait_for_callback sends once its callback exists: an http_request's fields, with `$callback.url` and `$callback.token`. */
 const { method, url, headers, secretHeaders, body, timeoutMs } = HttpRequestStep.shape;
@@ -81,7 +83,7 @@ export const waitForCallbackStep: LeafStepModule<'wait_for_callback', typeof Wai
       event: { type: 'callback.requested', data },
       // What ends the wait is numbered after its callback.requested.
       items: (runSeq) => [callbackPut({ ...c, runSeq })],
-      after: (run, maxMs) => sendCallbackRequest(run, step, c, link, maxMs),
+      after: (run, maxMs) => sendCallbackRequest(run, step, c, link, { io: ctx.io, maxMs }),
     };
     return wait;
   }),
@@ -99,13 +101,13 @@ async function sendCallbackRequest(
   step: WaitForCallbackStep,
   callback: Callback,
   link: { url: string; token: string },
-  maxMs: number,
+  { io, maxMs }: { io: StepIO; maxMs: number },
 ) {
   if (!step.request) return;
   let failure: RunError | undefined;
   try {
     const scope = { ...scopeOf(e), callback: link };
-    const ctx = { execution: e, scope, signal: new AbortController().signal, now: Date.now(), maxMs };
+    const ctx = { execution: e, scope, signal: new AbortController().signal, now: Date.now(), io, maxMs };
     const outcome = await httpRequest({ ...step.request, allowFailure: false }, ctx);
     if (outcome.kind === 'failed') failure = outcome.error;
   } catch (err) {
@@ -115,5 +117,5 @@ async function sendCallbackRequest(
   }
   if (!failure) return;
   const error = { code: failure.code, message: `The callback request failed: ${failure.message}`.slice(0, 1000) };
-  await settleCallback(callback, { status: 'FAILED', error }, Date.now());
+  await io.failCallback(callback, error, Date.now());
 }
