@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { USER_ID } from '../ids.ts';
 import { crossCheck } from './definition-checks.ts';
 import { EventType } from './events.ts';
 import { SECRET_REFERENCE } from './secret-reference.ts';
@@ -11,8 +12,6 @@ import { hasType, VariableType, VarName } from './variable-types.ts';
  * steps' schemas are their modules' (the registry: ./steps/index.ts).
  */
 
-/** A user id: `usr_` and a lower-case ULID (Crockford base32). */
-export const USER_ID = /^usr_[0-9a-hjkmnp-tv-z]{26}$/;
 export const UserId = z.string().regex(USER_ID, 'must be a user id');
 
 export const VariableDecl = z

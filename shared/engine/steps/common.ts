@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isExpression } from '../expressions.ts';
+import { isExpression } from '../expression-syntax.ts';
 import { VarName } from '../variable-types.ts';
 
 /** The parts every step schema shares (WORKFLOWS.md): ids, targets, `when`, `onError`, literal JSON. */

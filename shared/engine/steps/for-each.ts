@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { evaluateTemplate, isExpression } from '../expressions.ts';
+import { isExpression } from '../expression-syntax.ts';
+import { evaluateTemplate } from '../expressions.ts';
 import { StepError } from '../../step-error.ts';
 import { base } from './common.ts';
 import { type ContainerStepModule, stepFault } from './types.ts';
