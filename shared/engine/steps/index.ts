@@ -73,6 +73,3 @@ export const isContainerType = (type: unknown) => {
   return m !== undefined && isContainer(m);
 };
 
-/** The nested steps of a step (a container's), or none. */
-export const nestedSteps = (step: Step | NestedStep): readonly NestedStep[] =>
-  isContainerType(step.type) ? (step as ContainerStep).steps : [];
