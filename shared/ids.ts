@@ -22,5 +22,8 @@ export const pooledRandom = () => {
 export const newId = (prefix: 'acc' | 'usr' | 'wf' | 'wh' | 'ex' | 'ap' | 'ar' | 'ch' | 'dl' | 'cb' | 'sch') =>
   `${prefix}_${ulid(undefined, pooledRandom).toLowerCase()}`;
 
+/** A user id: `usr_` and a lower-case ULID (Crockford base32). */
+export const USER_ID = /^usr_[0-9a-hjkmnp-tv-z]{26}$/;
+
 /** Key and session ids sit inside a token (`dyk_<id>_...`), so they carry no prefix of their own. */
 export const newTokenId = () => ulid(undefined, pooledRandom).toLowerCase();

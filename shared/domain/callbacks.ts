@@ -3,7 +3,7 @@ import type * as z from 'zod';
 import { db } from '../clients.ts';
 import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
-import { type CallbackResult, settleCallback } from '../engine/steps/wait-for-callback.ts';
+import { type CallbackResult, settleCallback } from '../engine/callbacks.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import type { ReportBody } from '../schemas/callbacks.ts';

@@ -1,5 +1,8 @@
 import { listSecrets, membersOf } from '../db/entities/account-secret.ts';
-import type { HttpRequestStep, NestedStep, Notification, Step, WorkflowDefinition } from '../engine/definition.ts';
+import type { Notification, WorkflowDefinition } from '../engine/definition.ts';
+import { stepsWithPaths } from '../engine/every-step.ts';
+import type { HttpRequestStep } from '../engine/steps/http-request.ts';
+import { type ContainerStep, isContainerType, type NestedStep, type Step, stepModule } from '../engine/steps/index.ts';
 import { hostAllowed, referencedSecret, SECRET_REFERENCE as ACCOUNT_SECRET, stepSecretNames } from '../engine/secret-refs.ts';
 import { badRequest, type FieldError, forbidden, validationFailed } from '../errors.ts';
 
@@ -10,7 +13,8 @@ import { badRequest, type FieldError, forbidden, validationFailed } from '../err
  * update keeps the stored value when it sends back exactly the mask the view showed, or (for a
  * notification's signing secret) leaves the secret out.
  *
- * Secrets are: every notification's `secret`; and on `http_request` steps the values of the
+ * Secrets are: every notification's `secret`; and in the request a step sends (an `http_request`, a
+ * `wait_for_callback`'s `request`: its module's `request`) the values of the
  * credential headers (`authorization`, `cookie`, `proxy-authorization`, `x-api-key`) and of every
  * header the step lists in `secretHeaders`. A header value that is only a reference to an account
  * secret, `{% $secrets.NAME %}` (optionally after an auth scheme: `{% 'Bearer ' & $secrets.NAME %}`),
@@ -32,25 +36,35 @@ const isSecretHeader = (step: Pick<HttpRequestStep, 'secretHeaders'>, name: stri
 const hidden = (step: Pick<HttpRequestStep, 'secretHeaders'>, name: string, value: string) =>
   isSecretHeader(step, name) && !SECRET_REFERENCE.test(value);
 
-const isHttp = (s: Step | NestedStep): s is HttpRequestStep => s.type === 'http_request';
-/** The request a step sends: an http_request's, or a wait_for_callback's `request` (same fields, same secrets). */
+/** The request a step sends (its module's `request`: an http_request's own fields, a wait_for_callback's `request`): same fields, same secrets. */
 type Request = Pick<HttpRequestStep, 'url' | 'headers' | 'secretHeaders' | 'body'>;
-const requestOf = (s: Step | NestedStep): Request | undefined => (isHttp(s) ? s : s.type === 'wait_for_callback' ? s.request : undefined);
-const withHeaders = <S extends Step | NestedStep>(s: S, headers: Record<string, string>): S =>
-  s.type === 'wait_for_callback' && s.request ? { ...s, request: { ...s.request, headers } } : isHttp(s) ? { ...s, headers } : s;
+const requestAt = (s: Step | NestedStep) => stepModule(s).request;
+const requestOf = (s: Step | NestedStep): Request | undefined => {
+  const at = requestAt(s);
+  if (!at) return undefined;
+  let v: unknown = s;
+  for (const k of at) v = (v as Record<string, unknown> | undefined)?.[k];
+  return v as Request | undefined;
+};
+const setAt = (v: unknown, path: readonly string[], value: unknown): unknown => {
+  const [k, ...rest] = path;
+  return k === undefined ? value : { ...(v as object), [k]: setAt((v as Record<string, unknown>)[k], rest, value) };
+};
+const withHeaders = <S extends Step | NestedStep>(s: S, headers: Record<string, string>): S => {
+  const r = requestOf(s);
+  return r ? (setAt(s, requestAt(s) ?? [], { ...r, headers }) as S) : s;
+};
 /** Where a step's request is, below the step's path. */
-const requestPath = (s: Step | NestedStep) => (s.type === 'wait_for_callback' ? '.request' : '');
-/** Every step with its path (`steps.<i>`, or `steps.<i>.steps.<j>` inside a for_each): secrets are kept the same way at every level. */
-const allSteps = (def: WorkflowDefinition | undefined) =>
-  (def?.steps ?? []).flatMap((s, i) => [
-    { s: s as Step | NestedStep, path: `steps.${i}` },
-    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, path: `steps.${i}.steps.${j}` })) : []),
-  ]);
+const requestPath = (s: Step | NestedStep) => (requestAt(s) ?? []).map((k) => `.${k}`).join('');
+/** Every step with its path (`steps.<i>`, or `steps.<i>.steps.<j>` inside a container): secrets are kept the same way at every level. */
+const allSteps = (def: WorkflowDefinition | undefined) => (def ? stepsWithPaths(def).map(({ step, path }) => ({ s: step, path })) : []);
 /** `f` applied to every step, nested ones included. */
 const mapSteps = (def: WorkflowDefinition, f: (s: Step | NestedStep, path: string) => Step | NestedStep): WorkflowDefinition['steps'] =>
   def.steps.map((s, i) => {
     const top = f(s, `steps.${i}`) as Step;
-    return top.type === 'for_each' ? { ...top, steps: top.steps.map((n, j) => f(n, `steps.${i}.steps.${j}`) as NestedStep) } : top;
+    if (!isContainerType(top.type)) return top;
+    const container = top as ContainerStep;
+    return { ...container, steps: container.steps.map((n, j) => f(n, `steps.${i}.steps.${j}`) as NestedStep) };
   });
 /** A notification's signing secret as views show it: a reference to an account secret as written, a literal masked. */
 const shownSecret = (secret: string) => (ACCOUNT_SECRET.test(secret) ? secret : mask(secret));

@@ -6,7 +6,8 @@ import { channelKinds } from '../channels/index.ts';
 import { readsTrigger, syncTriggerContext } from './trigger-context-sync.ts';
 import { caches } from './records.ts';
 import { definitionOf, forgetWorkflow } from '../engine/versions.ts';
-import type { NestedStep, Step, WorkflowDefinition } from '../engine/definition.ts';
+import type { WorkflowDefinition } from '../engine/definition.ts';
+import { asksPeople, stepsWithPaths } from '../engine/every-step.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
 import { badRequest, forbidden, validationFailed } from '../errors.ts';
@@ -59,18 +60,16 @@ async function checkEditors(accountId: string, editors: readonly string[]) {
  * account's users of the listed roles, counted when the definition is saved (400 otherwise).
  */
 async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
-  // Approvals inside a for_each count too (`steps.<i>.steps.<j>`).
-  const all = definition.steps.flatMap((s, i) => [
-    { s: s as Step | NestedStep, i: `${i}` },
-    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, i: `${i}.steps.${j}` })) : []),
-  ]);
-  const quorums = all.flatMap(({ s, i }) => (s.type === 'manual_approval' && (s.minApprovals ?? 1) > 1 ? [{ s, i }] : []));
+  // Approvals inside a container count too (`steps.<i>.steps.<j>`).
+  const quorums = stepsWithPaths(definition).flatMap(({ step: s, path }) =>
+    asksPeople(s) && (s.minApprovals ?? 1) > 1 ? [{ s, path }] : [],
+  );
   if (quorums.length === 0) return;
   const users = await listUsers(accountId);
-  const errors = quorums.flatMap(({ s, i }) => {
+  const errors = quorums.flatMap(({ s, path }) => {
     const eligible = users.filter((u) => s.reviewers.includes(`user:${u.userId}`) || s.reviewers.includes(`role:${u.role}`)).length;
     const message = `must be at most ${eligible}, the users of this account who may decide this approval`;
-    return (s.minApprovals ?? 1) > eligible ? [{ path: `definition.steps.${i}.minApprovals`, message }] : [];
+    return (s.minApprovals ?? 1) > eligible ? [{ path: `definition.${path}.minApprovals`, message }] : [];
   });
   if (errors.length) throw validationFailed(errors);
 }
@@ -81,17 +80,13 @@ async function checkQuorums(accountId: string, definition: WorkflowDefinition) {
  * later leaves the step sending nothing on it (the notify worker logs that).
  */
 async function checkChannels(accountId: string, definition: WorkflowDefinition) {
-  // Approvals inside a for_each too (`steps.<i>.steps.<j>`).
-  const all = definition.steps.flatMap((s, i) => [
-    { s: s as Step | NestedStep, i: `${i}` },
-    ...(s.type === 'for_each' ? s.steps.map((n, j) => ({ s: n as Step | NestedStep, i: `${i}.steps.${j}` })) : []),
-  ]);
-  const uses = all.flatMap(({ s, i }) =>
-    s.type === 'manual_approval'
+  // Approvals inside a container too (`steps.<i>.steps.<j>`).
+  const uses = stepsWithPaths(definition).flatMap(({ step: s, path: at }) =>
+    asksPeople(s)
       ? [
-          ...(s.notify ?? []).map((n, j) => ({ n, path: `definition.steps.${i}.notify.${j}` })),
+          ...(s.notify ?? []).map((n, j) => ({ n, path: `definition.${at}.notify.${j}` })),
           // An escalation's own `notify` (README "Reminders and escalation").
-          ...(s.escalate?.notify ?? []).map((n, j) => ({ n, path: `definition.steps.${i}.escalate.notify.${j}` })),
+          ...(s.escalate?.notify ?? []).map((n, j) => ({ n, path: `definition.${at}.escalate.notify.${j}` })),
         ]
       : [],
   );

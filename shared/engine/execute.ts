@@ -1,48 +1,34 @@
-import { APPROVAL_LINK_PATH, link } from '../links.ts';
-import { approvalPut } from '../db/entities/approval.ts';
-import { nudgePut } from '../db/entities/approval-nudge.ts';
-import { callbackPut } from '../db/entities/callback.ts';
-import type { RunError, StepState } from '../db/entities/execution-state.ts';
-import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
-import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
-import { logger } from '../logger.ts';
+import type { StepState } from '../db/entities/execution-state.ts';
+import { newEvent } from '../db/entities/run-events.ts';
 import { emit } from '../metrics.ts';
-import type { ForEachStep, NestedStep, Step } from './definition.ts';
+import { StepError } from '../step-error.ts';
 import { evaluateTemplate } from './expressions.ts';
 import { advance, countStep, type Here, iterationOf, locate, setState, startLoop, stateAt, tooLarge } from './flow.ts';
-import { notifyEvents } from './notify.ts';
-import { applyDecision, endDelays, wake } from './waits.ts';
+import { runStep } from './run-step.ts';
+import { scopeOf } from './scope.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
-import { StepError } from '../step-error.ts';
+import { fitsWith, stepFailed, tooLargeError } from './step-end.ts';
+import { STEP_IO } from './step-io.ts';
 import { currentAttempt, planRetry, retryInProgress, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
-import { type Outcome, runStep, scopeOf } from './steps.ts';
-import { sendCallbackRequest } from './steps/callback-request.ts';
-import { reportedOutcome } from './steps/wait-for-callback.ts';
+import { type ContainerStep, type NestedStep, type Step, stepModule } from './steps/index.ts';
+import type { Outcome } from './steps/types.ts';
+import { applyDecision, applyReport, endDelays, wake } from './waits.ts';
 
-/** Variables and step outputs of a run, as JSON. */
-export const MAX_STATE_BYTES = 256 * 1024;
 /** Time kept back at the end of an invocation for the last write and the hand-off to a new message. */
 export const HANDOFF_MARGIN_MS = 5_000;
 const CANCEL_POLL_MS = 1_000;
 
 /**
- * The longest a step may take: an http_request its timeout (and the address checks), an artifact its
- * upload, any other step its expressions (each budgeted at 1 s). A step starts only when this fits in
- * what is left of the invocation; otherwise the run goes to a fresh invocation first, so a slow step
- * never times the invocation out (and with it the other runs of its batch).
+ * The longest a step may take (its module's `budgetMs`: an http_request its timeout and the address
+ * checks, an artifact its upload, any other step its expressions, each budgeted at 1 s). A step starts
+ * only when this fits in what is left of the invocation; otherwise the run goes to a fresh invocation
+ * first, so a slow step never times the invocation out (and with it the other runs of its batch).
  */
-export const stepBudgetMs = (step: Step | NestedStep) =>
-  step.type === 'http_request'
-    ? step.timeoutMs + 2_000
-    : step.type === 'artifact'
-      ? 10_000
-      : step.type === 'wait_for_callback' && step.request
-        ? step.request.timeoutMs + 2_000
-        : 2_000;
+export const stepBudgetMs = (step: Step | NestedStep) => stepModule(step).budgetMs(step);
 
 /** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
-const external = (step: Step | NestedStep) => step.type === 'http_request' || step.type === 'artifact';
+const external = (step: Step | NestedStep) => stepModule(step).externalEffect;
 
 /** Run the held run's steps until it ends, waits (approval, callback, delay, a retry's backoff) or needs a fresh invocation. */
 export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
@@ -65,27 +51,22 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number): Pro
   }
 }
 
-const stateBytes = (variables: unknown, outputs: unknown) => Buffer.byteLength(JSON.stringify({ variables, outputs }));
-const tooLargeError = (step: { id: string }) => ({
-  code: 'STATE_TOO_LARGE',
-  message: `Variables and outputs exceed ${MAX_STATE_BYTES} bytes after step ${step.id}.`,
-});
-const fitsWith = (e: Execution, variables: Record<string, unknown>, outputs: Record<string, unknown>) =>
-  stateBytes(variables, outputs) <= MAX_STATE_BYTES && executionItemBytes({ ...e, variables, outputs }) <= MAX_EXECUTION_ITEM_BYTES;
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
 /** Run one step and apply its outcome to the run; false when the run stopped (ended, waits, released, lost). */
 async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean> {
   const e = run.e;
   const { step } = here;
   const startedAt = Date.now();
   const abort = new AbortController();
-  const watch = step.type === 'http_request' ? watchForCancel(e, abort) : undefined;
+  const watch = stepModule(step).abortsOnCancel ? watchForCancel(e, abort) : undefined;
   let outcome: Outcome;
   try {
-    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, maxMs });
+    const loop =
+      here.loop && e.loop
+        ? { stepId: here.loop.step.id, iteration: e.loop.iteration, item: e.loop.items[e.loop.iteration] ?? null }
+        : undefined;
+    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, io: STEP_IO, maxMs, loop });
   } catch (err) {
-    // An artifact upload the store refused is a failure its retry policy may judge.
+    // A step fault is an outcome; an artifact upload the store refused is a failure its retry policy may judge.
     const failure = err instanceof StepError ? err : 'retry' in step && step.retry ? storageFailure(err) : undefined;
     if (!failure) throw err;
     outcome = { kind: 'failed', error: { code: failure.code, message: failure.message }, continueRun: false };
@@ -161,67 +142,22 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
     }
     case 'loop': {
       run.record([started], [], true);
-      startLoop(run, step as ForEachStep, here.index, outcome.items, { ...base, status: 'RUNNING' }, now);
+      startLoop(run, step as ContainerStep, here.index, outcome.items, { ...base, status: 'RUNNING' }, now);
       if (!tooLarge(run)) return true;
       const error = tooLargeError(step);
       setState(run, here, { ...base, status: 'FAILED', error });
       await run.fail(error, [newEvent(e.executionId, 'step.failed', { stepId: step.id, error }, now)]);
       return false;
     }
-    case 'wait-approval': {
-      const position = run.e.loop;
-      const a =
-        here.loop && position
-          ? {
-              ...outcome.approval,
-              loop: { stepId: here.loop.step.id, index: position.iteration, item: position.items[position.iteration] ?? null },
-            }
-          : outcome.approval;
-      const links = {
-        approve: link(APPROVAL_LINK_PATH, { approvalId: a.approvalId, decision: 'approve' }, '?api_key={API_KEY}'),
-        reject: link(APPROVAL_LINK_PATH, { approvalId: a.approvalId, decision: 'reject' }, '?api_key={API_KEY}'),
-      };
-      const requested = newEvent(
-        e.executionId,
-        'approval.requested',
-        {
-          approvalId: a.approvalId,
-          stepId: step.id,
-          title: a.title,
-          reviewers: a.reviewers,
-          form: a.form ?? null,
-          expiresAt: a.expiresAt ?? null,
-          links,
-          ...(a.loop ? { loop: a.loop } : {}),
-        },
-        now,
-      );
+    case 'wait': {
+      // The run waits at the step (inside a loop, in its iteration) for what ends the wait (./waits.ts).
       setState(run, here, { stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again });
-      run.update({ approvalId: a.approvalId });
-      run.record([started, requested]);
-      // The approval keeps the seq of its approval.requested: its votes are numbered after it (VOTE_ROOM).
-      run.record([], [approvalPut({ ...a, runSeq: run.e.seq }), ...nudgePut(a)]);
-      await run.letGo({ status: 'WAITING_APPROVAL' });
-      return false;
-    }
-    case 'wait-callback': {
-      const c = outcome.callback;
-      const data = {
-        callbackId: c.callbackId,
-        stepId: step.id,
-        ...iteration,
-        url: outcome.url,
-        timeoutAt: c.timeoutAt,
-        heartbeatSeconds: c.heartbeatSeconds ?? null,
-      };
-      // As an approval: the run waits at the step (inside a loop, in its iteration) until a report or the deadline.
-      setState(run, here, { stepId: step.id, type: step.type, status: 'WAITING', startedAt, ...again });
-      run.update({ callbackId: c.callbackId });
-      run.record([started, newEvent(e.executionId, 'callback.requested', data, now)]);
-      // What ends the wait is numbered after its callback.requested.
-      run.record([], [callbackPut({ ...c, runSeq: run.e.seq })]);
-      if (!(await run.letGo({ status: 'WAITING_CALLBACK' }))) return false;
-      if (step.type === 'wait_for_callback') await sendCallbackRequest(run.e, step, outcome, maxMs - (Date.now() - startedAt));
+      run.update(outcome.update);
+      run.record([started, newEvent(e.executionId, outcome.event.type, outcome.event.data, now)]);
+      // What ends the wait is numbered after the event that started it.
+      run.record([], outcome.items(run.e.seq));
+      const held = await run.letGo({ status: outcome.status });
+      if (held && outcome.after) await outcome.after(run.e, maxMs - (Date.now() - startedAt));
       return false;
     }
     case 'sleep':
@@ -232,92 +168,13 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
       await run.release(outcome.until);
       return false;
     default:
-      return false;
+      return unknownOutcome(outcome);
   }
 }
 
-type Failure = {
-  /** The step's `step.started`, when this failure is its end. */
-  started?: RunEvent;
-  /** The step's state as it ends (status and error are set here). */
-  state: StepState;
-  now: number;
-  output?: unknown;
-  variables?: Record<string, unknown>;
-  /** An `http_request` with `allowFailure`: goes on as `onError: "continue"` does (without `error` in its output). */
-  allowFailure?: boolean;
-};
-
-/**
- * The one failure path of a step: its `onError` decides. `"fail"` (default) fails the run, or, for a
- * step inside a loop, the loop step (whose own `onError` decides next); `"continue"` and `{ next }`
- * go on with `$steps.<id>.error` = `{ code, message, status? }`. False when the run stopped.
- */
-export async function stepFailed(run: HeldRun, here: Here, error: RunError, f: Failure): Promise<boolean> {
-  const { step } = here;
-  const rule = step.onError ?? (f.allowFailure ? 'continue' : 'fail');
-  const merge = here.loop !== undefined;
-  const failed = newEvent(run.e.executionId, 'step.failed', { stepId: step.id, ...iterationOf(run, here), error }, f.now);
-  const events = f.started ? [f.started, failed] : [failed];
-  setState(run, here, { ...f.state, status: 'FAILED', finishedAt: f.now, error });
-  if (rule === 'fail') {
-    if (here.loop) {
-      run.record(events, [], true);
-      const loop = { step: here.loop.step, index: here.loop.index };
-      const position = run.e.loop;
-      const output = position && { items: position.items.length, results: position.results };
-      return stepFailed(run, loop, error, { state: run.e.steps[loop.index] as StepState, now: f.now, output });
-    }
-    // The position (a loop's included) stays: a v1 retry re-enters this step.
-    await run.fail(error, events);
-    return false;
-  }
-  const output = step.onError !== undefined ? { ...(isRecord(f.output) ? f.output : {}), error } : f.output;
-  const variables = { ...run.e.variables, ...f.variables };
-  const outputs = output === undefined ? run.e.outputs : { ...run.e.outputs, [step.id]: output };
-  if (!fitsWith(run.e, variables, outputs)) {
-    await run.fail(tooLargeError(step), events);
-    return false;
-  }
-  if (step.type === 'for_each' && run.e.loop) run.drop('loop');
-  run.update({ variables, outputs });
-  run.record(events, [], merge);
-  advance(run, here, typeof rule === 'object' ? rule.next : step.next, f.now);
-  return external(step) && !merge ? run.flush() : true;
-}
-
-/**
- * What ended a wait_for_callback (`reportTransition`), applied by the run's worker when it takes the
- * run again: the step's output (the run goes on with `$steps.<id>.output`), or its failure, a reported
- * one or a timeout with `onTimeout: "fail"`, which `stepFailed` applies (`onError`). The run waited at
- * the step, inside a loop too. False when the run stopped.
- */
-async function applyReport(run: HeldRun): Promise<boolean> {
-  const r = run.e.report;
-  if (!r) return true;
-  run.drop('report');
-  await notifyEvents(run.e, [r.event]);
-  const here = locate(run);
-  if (!here || here.step.id !== r.stepId) {
-    logger.error('callback report for a step the run is not at; dropped', { executionId: run.e.executionId, stepId: r.stepId });
-    return true;
-  }
-  const state: StepState = { ...(stateAt(run, here) ?? { stepId: r.stepId, type: here.step.type, status: 'WAITING' }), finishedAt: r.at };
-  const got = await reportedOutcome(run.e, r);
-  if (got.error) return stepFailed(run, here, got.error, { state, now: r.at });
-  const outputs = { ...run.e.outputs, [r.stepId]: got.output };
-  const iteration = iterationOf(run, here);
-  if (!fitsWith(run.e, run.e.variables, outputs)) {
-    const error = tooLargeError(here.step);
-    setState(run, here, { ...state, status: 'FAILED', error });
-    await run.fail(error, [newEvent(run.e.executionId, 'step.failed', { stepId: r.stepId, ...iteration, error }, r.at)]);
-    return false;
-  }
-  setState(run, here, { ...state, status: 'SUCCEEDED' });
-  run.update({ outputs });
-  run.record([newEvent(run.e.executionId, 'step.succeeded', { stepId: r.stepId, ...iteration }, r.at)], [], here.loop !== undefined);
-  advance(run, here, here.step.next, r.at);
-  return true;
+/** Every outcome kind is handled above: a new one does not compile until it is. */
+function unknownOutcome(outcome: never): never {
+  throw new Error(`unknown step outcome ${(outcome as { kind?: unknown }).kind}`);
 }
 
 /** Poll for a cancel request while a long step runs, and abort it when one arrives. */

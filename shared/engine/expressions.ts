@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { StepError } from '../step-error.ts';
+import { isExpression } from './expression-syntax.ts';
 
 /**
  * JSONata expressions inside workflow definitions: a string that is exactly `{% source %}`.
@@ -54,9 +55,6 @@ export class ExpressionError extends Error {
 
 /** The budget was exceeded (thrown from the hooks; JSONata keeps the message of non-JSONata errors). */
 class BudgetError extends Error {}
-
-/** True when the whole string is `{% ... %}` (nothing, not even whitespace, outside the delimiters). */
-export const isExpression = (s: string): boolean => s.length >= 4 && s.startsWith('{%') && s.endsWith('%}');
 
 /** The JSONata source of an expression string (between the delimiters, trimmed). */
 export const expressionSource = (s: string): string => s.slice(2, -2).trim();

@@ -2,13 +2,15 @@
 // `nextStep` and, inside a `for_each`, `loop` (iteration, nested step); a jump, a branch, an
 // iteration's end only change them in memory, so they ride in the run's next write.
 import type { LoopPosition, NestedStepState, RunError, StepState } from '../db/entities/execution-state.ts';
-import { newEvent } from '../db/entities/run-events.ts';
 import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
-import { DEFAULT_MAX_STEP_EXECUTIONS, END, type ForEachStep, type NestedStep, type Step, type WorkflowDefinition } from './definition.ts';
+import { newEvent } from '../db/entities/run-events.ts';
+import { DEFAULT_MAX_STEP_EXECUTIONS, type WorkflowDefinition } from './definition.ts';
+import { END } from './steps/common.ts';
+import { type ContainerStep, isContainerType, type NestedStep, type Step, stepModule } from './steps/index.ts';
 import type { HeldRun } from './session.ts';
 
 /** Where the run is: a top-level step (`index` in the definition), or a nested one (`index` in its loop's steps). */
-export type Here = { step: Step | NestedStep; index: number; loop?: { step: ForEachStep; index: number } };
+export type Here = { step: Step | NestedStep; index: number; loop?: { step: ContainerStep; index: number } };
 
 /** The step the run is at, or none (past the last: the run ends). */
 export function locate(run: HeldRun): Here | undefined {
@@ -16,9 +18,10 @@ export function locate(run: HeldRun): Here | undefined {
   const step = run.definition?.steps[index];
   if (!step) return undefined;
   const loop = run.e.loop;
-  if (step.type === 'for_each' && loop?.stepId === step.id) {
-    const nested = step.steps[loop.next];
-    if (nested) return { step: nested, index: loop.next, loop: { step, index } };
+  if (isContainerType(step.type) && loop?.stepId === step.id) {
+    const container = step as ContainerStep;
+    const nested = container.steps[loop.next];
+    if (nested) return { step: nested, index: loop.next, loop: { step: container, index } };
   }
   return { step, index };
 }
@@ -38,7 +41,7 @@ function setTop(run: HeldRun, index: number, state: StepState) {
 /** Replace the state of the step at `here` (a nested one: inside its loop's state, for this iteration). */
 export function setState(run: HeldRun, here: Here, state: StepState) {
   if (!here.loop) return setTop(run, here.index, state);
-  const parent = run.e.steps[here.loop.index] ?? { stepId: here.loop.step.id, type: 'for_each', status: 'RUNNING' };
+  const parent = run.e.steps[here.loop.index] ?? { stepId: here.loop.step.id, type: here.loop.step.type, status: 'RUNNING' as const };
   const nested = parent.steps ?? pending(here.loop.step.steps);
   // A loop re-entered by a v1 retry shows RUNNING again with its first nested step.
   const status = parent.status === 'PENDING' ? 'RUNNING' : parent.status;
@@ -52,7 +55,7 @@ function countsSteps(def: WorkflowDefinition): boolean {
   if (v === undefined) {
     v =
       def.maxStepExecutions !== undefined ||
-      def.steps.some((s) => s.next !== undefined || s.onError !== undefined || s.type === 'switch' || s.type === 'for_each');
+      def.steps.some((s) => s.next !== undefined || s.onError !== undefined || stepModule(s).movesRun === true);
     flowCache.set(def, v);
   }
   return v;
@@ -97,14 +100,14 @@ export function advance(run: HeldRun, here: Here, target: string | undefined, no
 }
 
 /** Nested steps' outputs are the current iteration's: a new iteration starts without them. */
-function withoutNested(run: HeldRun, loop: ForEachStep) {
+function withoutNested(run: HeldRun, loop: ContainerStep) {
   const outputs = { ...run.e.outputs };
   for (const s of loop.steps) delete outputs[s.id];
   return outputs;
 }
 
 /** Enter `for_each` at `index` with its items: the first iteration, or at once its end when there are none. */
-export function startLoop(run: HeldRun, step: ForEachStep, index: number, items: unknown[], started: StepState, now: number) {
+export function startLoop(run: HeldRun, step: ContainerStep, index: number, items: unknown[], started: StepState, now: number) {
   setTop(run, index, { ...started, status: 'RUNNING', items: items.length, iteration: 0, steps: pending(step.steps) });
   run.update({ loop: { stepId: step.id, items, iteration: 0, next: 0, results: [] }, outputs: withoutNested(run, step) });
   if (items.length === 0) endIteration(run, { step, index }, now, false);

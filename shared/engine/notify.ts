@@ -7,7 +7,7 @@ import type { Execution } from '../db/entities/execution.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import type { WorkflowDefinition } from './definition.ts';
-import { everyStep } from './every-step.ts';
+import { asksPeople, everyStep } from './every-step.ts';
 import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
@@ -43,12 +43,11 @@ function approvalNotices(
   definition: WorkflowDefinition | undefined,
   events: readonly RunEvent[],
 ): ApprovalNotice[] {
-  // Approval steps inside a for_each too.
+  // Steps inside a container too.
   const steps = definition ? everyStep(definition) : [];
-  const notifies = (stepId: unknown) =>
-    steps.some((s) => s.type === 'manual_approval' && s.notify?.length && (stepId === undefined || s.id === stepId));
+  const notifies = (stepId: unknown) => steps.some((s) => asksPeople(s) && s.notify?.length && (stepId === undefined || s.id === stepId));
   const escalates = (stepId: unknown) =>
-    steps.some((s) => s.type === 'manual_approval' && s.escalate?.notify?.length && (stepId === undefined || s.id === stepId));
+    steps.some((s) => asksPeople(s) && s.escalate?.notify?.length && (stepId === undefined || s.id === stepId));
   const base = { kind: 'approval' as const, accountId: e.accountId, executionId: e.executionId };
   return events.flatMap((ev): ApprovalNotice[] => {
     const { approvalId, stepId } = ev.data as { approvalId?: unknown; stepId?: unknown };

@@ -1,5 +1,5 @@
 // Retry (v1): a FAILED run re-enters the step that failed, with the state it had. Beside resume
-// (INTERRUPTED runs, `recovery.ts`) and rerun (a new run from the start, `runs.ts`).
+// (INTERRUPTED runs, `resume.ts`) and rerun (a new run from the start, `runs.ts`).
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { config } from '../config.ts';

@@ -1,12 +1,12 @@
-import { compileExpression, findExpressions, type Path } from './expressions.ts';
+import { compileExpression, findExpressions } from './expressions.ts';
 
 export { referencedSecret, SECRET_REFERENCE } from './secret-reference.ts';
 
 /**
  * `$secrets.NAME` in definitions: account secrets (shared/domain/account-secrets.ts) that an
  * expression reads by name. Names are static (found in the expression's syntax tree at save time), so
- * the worker reads only the secrets a step names, and only where they may go: an http_request's url,
- * headers and body, and a notification's signing secret. Anywhere else a value could reach variables,
+ * the worker reads only the secrets a step names, and only where they may go: a step's request (its
+ * url, headers and body: ./definition-checks.ts), and a notification's signing secret. Anywhere else a value could reach variables,
  * approvals, artifacts or the run's output, so a definition that tries is refused.
  */
 
@@ -58,38 +58,6 @@ export function secretRefs(source: string): { names: string[]; badNames: string[
   };
   walk(compileExpression(source).ast());
   return { names: [...names], badNames: [...badNames], misused };
-}
-
-/** Where `$secrets` may appear: an http_request's url, headers, body (and a wait_for_callback's `request`'s); a notification's secret. */
-function allowedAt(def: unknown, path: Path): boolean {
-  const [section, index, field] = path;
-  if (section === 'notifications') return field === 'secret' && path.length === 3;
-  if (section !== 'steps' || typeof index !== 'number') return false;
-  const step = (def as { steps?: { type?: unknown; steps?: unknown }[] }).steps?.[index];
-  if (step?.type === 'wait_for_callback') return field === 'request' && ['url', 'headers', 'body'].includes(path[3] as string);
-  // A for_each's nested step: steps.<i>.steps.<j>.<field>.
-  if (step?.type === 'for_each' && field === 'steps' && typeof path[3] === 'number') return allowedAt(step, path.slice(2));
-  return step?.type === 'http_request' && (field === 'url' || field === 'headers' || field === 'body');
-}
-
-/** Issues with `$secrets` in a definition (raw, before its own schema ran), each with its path. Expressions that do not compile are skipped. */
-export function secretIssues(def: unknown, maxDepth: number): { path: Path; message: string }[] {
-  const issues: { path: Path; message: string }[] = [];
-  for (const { path, source } of findExpressions(def, [], maxDepth)) {
-    if (!source.includes('secrets')) continue;
-    let refs: ReturnType<typeof secretRefs>;
-    try {
-      refs = secretRefs(source);
-    } catch {
-      continue; // reported by the compile check
-    }
-    if (refs.names.length + refs.badNames.length === 0 && !refs.misused) continue;
-    for (const name of refs.badNames) issues.push({ path, message: `$secrets.${name}: a secret name ${SECRET_NAME_MESSAGE}` });
-    if (refs.misused) issues.push({ path, message: '$secrets may only be read as $secrets.NAME' });
-    if (!allowedAt(def, path))
-      issues.push({ path, message: "$secrets may be used only in an http_request's url, headers and body and in a notification's secret" });
-  }
-  return issues;
 }
 
 const stepNames = new WeakMap<object, string[]>();

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type { RunError, StepState } from '../db/entities/execution-state.ts';
 import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import type { HttpRequestResult } from '../egress/http.ts';
@@ -6,6 +5,7 @@ import { type Here, iterationOf, setState, stateAt } from './flow.ts';
 import type { HeldRun } from './session.ts';
 import { parseRetryAfter } from '../retry-after.ts';
 import { StepError } from '../step-error.ts';
+import { MAX_RETRY_DELAY_SECONDS, type RetryOn, type RetryPolicy } from './steps/retry-policy.ts';
 
 /**
  * Step retries (`retry` on `http_request` and `artifact`): an attempt that failed for one of the
@@ -15,33 +15,9 @@ import { StepError } from '../step-error.ts';
  * is written to the run (`step.retrying`, the step's `tries`) before the next attempt, which is
  * checkpointed as any external step is: an attempt that succeeded is never made again.
  */
-export const RETRY_ON = ['HTTP_5XX', 'HTTP_429', 'HTTP_4XX', 'TIMEOUT', 'NETWORK', 'RESPONSE_TOO_LARGE'] as const;
-export type RetryOn = (typeof RETRY_ON)[number];
-export const DEFAULT_RETRY_ON: RetryOn[] = ['HTTP_5XX', 'HTTP_429', 'TIMEOUT', 'NETWORK'];
-/** The longest wait a Retry-After may ask for when the policy sets no `maxDelaySeconds`. */
-export const MAX_RETRY_DELAY_SECONDS = 86_400;
+
 /** Waits up to this long are slept in the worker's invocation (when they fit in it); longer ones go to the queue. */
 export const INLINE_RETRY_MS = 2_000;
-
-export const RetryPolicy = z
-  .strictObject({
-    maxAttempts: z.number().int().min(1).max(10),
-    intervalSeconds: z.number().int().min(1).max(3600).default(1),
-    backoffRate: z.number().min(1).max(10).default(2),
-    maxDelaySeconds: z.number().int().min(1).max(MAX_RETRY_DELAY_SECONDS).optional(),
-    jitter: z.enum(['full', 'none']).default('full'),
-    on: z
-      .array(z.enum(RETRY_ON))
-      .min(1)
-      .max(RETRY_ON.length)
-      .refine((a) => new Set(a).size === a.length, 'must not repeat a code')
-      .default(DEFAULT_RETRY_ON),
-  })
-  .superRefine((p, ctx) => {
-    if (p.maxDelaySeconds !== undefined && p.maxDelaySeconds < p.intervalSeconds)
-      ctx.addIssue({ code: 'custom', path: ['maxDelaySeconds'], message: 'must be at least intervalSeconds' });
-  });
-export type RetryPolicy = z.infer<typeof RetryPolicy>;
 
 /** What a failed attempt left: the step's error, and the response when the target answered. */
 export type AttemptFailure = { error: RunError; response?: unknown };

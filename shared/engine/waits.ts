@@ -1,10 +1,15 @@
 // What ends a wait, applied by the run's worker when it takes the run again: an approval's decision,
-// a delay's wake. Both leave the run at the step after the one that waited (`advance`).
+// a callback's report, a sleeping step's wake (a delay's). Each leaves the run at the step after the one
+// that waited (`advance`), or fails it.
+import type { StepState } from '../db/entities/execution-state.ts';
 import { newEvent } from '../db/entities/run-events.ts';
 import { logger } from '../logger.ts';
 import { advance, iterationOf, locate, setState, stateAt } from './flow.ts';
+import { reportedOutcome } from './callbacks.ts';
 import { notifyEvents } from './notify.ts';
 import type { HeldRun } from './session.ts';
+import { fitsWith, stepFailed, tooLargeError } from './step-end.ts';
+import { moduleOf } from './steps/index.ts';
 
 /**
  * An approval decision recorded on the run (`decisionTransition`) is applied by its worker: the
@@ -48,7 +53,7 @@ export function wake(run: HeldRun, now = Date.now()) {
   endDelays(run, now);
   const here = locate(run);
   const state = here && stateAt(run, here);
-  if (here?.step.type !== 'delay' || state?.status !== 'RUNNING') return;
+  if (!here || !moduleOf(here.step.type)?.sleeps || state?.status !== 'RUNNING') return;
   setState(run, here, { ...state, status: 'SUCCEEDED', finishedAt: now });
   run.record(
     [newEvent(run.e.executionId, 'step.succeeded', { stepId: here.step.id, ...iterationOf(run, here) }, now)],
@@ -60,8 +65,42 @@ export function wake(run: HeldRun, now = Date.now()) {
 
 /** Runs that slept before a delay kept its place (it left RUNNING delays behind `nextStep`): those end too. */
 export function endDelays(run: HeldRun, now = Date.now()) {
-  const waited = run.e.steps.filter((s, i) => s.status === 'RUNNING' && s.type === 'delay' && i < run.e.nextStep);
+  const waited = run.e.steps.filter((s, i) => s.status === 'RUNNING' && moduleOf(s.type)?.sleeps && i < run.e.nextStep);
   if (waited.length === 0) return;
   run.update({ steps: run.e.steps.map((s) => (waited.includes(s) ? { ...s, status: 'SUCCEEDED' as const, finishedAt: now } : s)) });
   run.record(waited.map((s) => newEvent(run.e.executionId, 'step.succeeded', { stepId: s.stepId }, now)));
+}
+
+/**
+ * What ended a wait_for_callback (`reportTransition`), applied by the run's worker when it takes the
+ * run again: the step's output (the run goes on with `$steps.<id>.output`), or its failure, a reported
+ * one or a timeout with `onTimeout: "fail"`, which `stepFailed` applies (`onError`). The run waited at
+ * the step, inside a loop too. False when the run stopped.
+ */
+export async function applyReport(run: HeldRun): Promise<boolean> {
+  const r = run.e.report;
+  if (!r) return true;
+  run.drop('report');
+  await notifyEvents(run.e, [r.event]);
+  const here = locate(run);
+  if (!here || here.step.id !== r.stepId) {
+    logger.error('callback report for a step the run is not at; dropped', { executionId: run.e.executionId, stepId: r.stepId });
+    return true;
+  }
+  const state: StepState = { ...(stateAt(run, here) ?? { stepId: r.stepId, type: here.step.type, status: 'WAITING' }), finishedAt: r.at };
+  const got = await reportedOutcome(run.e, r);
+  if (got.error) return stepFailed(run, here, got.error, { state, now: r.at });
+  const outputs = { ...run.e.outputs, [r.stepId]: got.output };
+  const iteration = iterationOf(run, here);
+  if (!fitsWith(run.e, run.e.variables, outputs)) {
+    const error = tooLargeError(here.step);
+    setState(run, here, { ...state, status: 'FAILED', error });
+    await run.fail(error, [newEvent(run.e.executionId, 'step.failed', { stepId: r.stepId, ...iteration, error }, r.at)]);
+    return false;
+  }
+  setState(run, here, { ...state, status: 'SUCCEEDED' });
+  run.update({ outputs });
+  run.record([newEvent(run.e.executionId, 'step.succeeded', { stepId: r.stepId, ...iteration }, r.at)], [], here.loop !== undefined);
+  advance(run, here, here.step.next, r.at);
+  return true;
 }

@@ -1,6 +1,6 @@
 import type { Approval } from '../db/entities/approval.ts';
 import { getUser, listUsers, type User } from '../db/entities/user.ts';
-import type { ApprovalNotify } from '../engine/definition.ts';
+import type { ApprovalNotify } from '../engine/steps/approval-notify.ts';
 import { adapters } from '../channels/index.ts';
 import type { ChannelAdapter, OpenChannel, SendResult } from '../channels/types.ts';
 

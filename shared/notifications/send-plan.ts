@@ -1,5 +1,7 @@
 import type { Approval } from '../db/entities/approval.ts';
-import type { ApprovalNotify, Step } from '../engine/definition.ts';
+import { asksPeople } from '../engine/every-step.ts';
+import type { Step } from '../engine/steps/index.ts';
+import type { ApprovalNotify } from '../engine/steps/approval-notify.ts';
 import type { ApprovalNotice } from '../engine/notify.ts';
 
 /**
@@ -19,7 +21,7 @@ export type SendPlan = {
 
 /** The plan of a notice on `approval` at step `step`; undefined when nothing is to be sent (a reminder on an approval handled since). */
 export function sendPlan(m: Pick<ApprovalNotice, 'action' | 'reminder'>, approval: Approval, step: Step | undefined): SendPlan | undefined {
-  if (step?.type !== 'manual_approval') return undefined;
+  if (!asksPeople(step)) return undefined;
   if (m.action === 'send') return { entries: step.notify ?? [], audience: approval, skip: new Set(), prefix: '' };
   if (approval.status !== 'PENDING') return undefined;
   if (m.action === 'remind')

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { channelKinds } from '../channels/index.ts';
 import type { ChannelSetting, ChannelSettings } from '../channels/types.ts';
 import { CHANNEL_TYPES, ChannelType } from '../db/channel-types.ts';
-import { ChannelName, isHttpUrl, SLACK_CONVERSATION } from '../engine/definition.ts';
+import { ChannelName, SLACK_CONVERSATION } from '../engine/steps/approval-notify.ts';
+import { isHttpUrl } from '../engine/steps/common.ts';
 import { Email } from './identity.ts';
 import { idOf } from './common.ts';
 

@@ -3,7 +3,7 @@ import { Plan } from '../config.ts';
 import { Role } from '../db/entities/user.ts';
 import { Scope } from '../db/entities/api-key.ts';
 import { idOf } from './common.ts';
-import { USER_ID } from '../engine/definition.ts';
+import { USER_ID } from '../ids.ts';
 
 export const Email = z.email().max(254);
 export const Password = z.string().min(10, 'at least 10 characters').max(256);

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { USER_ID, WorkflowDefinition } from '../engine/definition.ts';
+import { WorkflowDefinition } from '../engine/definition.ts';
+import { USER_ID } from '../ids.ts';
 import { idOf } from './common.ts';
 
 /** A malformed editor id is refused like an unknown one: 400 `INVALID_EDITORS`. */

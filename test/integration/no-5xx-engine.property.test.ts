@@ -51,7 +51,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/clients.ts';
 import { buildUpdate } from '../../shared/db/update.ts';
 import { callbackKey } from '../../shared/db/entities/callback.ts';
-import { RETRY_ON } from '../../shared/engine/step-retry.ts';
+import { RETRY_ON } from '../../shared/engine/steps/retry-policy.ts';
 import { hashToken, mintToken } from '../../shared/tokens.ts';
 
 /**

@@ -628,6 +628,9 @@ describe('v1 workflows', () => {
           { id: 'report', type: 'artifact', title: null },
           { id: 'cool-down', type: 'delay', title: null },
           { id: 'too-big', type: 'fail', title: null },
+          { id: 'route', type: 'switch', title: null },
+          { id: 'page', type: 'wait_for_callback', title: null },
+          { id: 'each-region', type: 'for_each', title: null },
         ],
       });
       for (const step of f.steps) expect(Object.keys(step).sort()).toEqual(['id', 'title', 'type']);

@@ -27,7 +27,17 @@ describe('WorkflowDefinition', () => {
     const r = WorkflowDefinition.safeParse(example());
     expect(r.success ? [] : fieldErrors(r.error)).toEqual([]);
     const def = r.data!;
-    expect(def.steps.map((s) => s.type)).toEqual(['set', 'manual_approval', 'http_request', 'artifact', 'delay', 'fail']);
+    expect(def.steps.map((s) => s.type)).toEqual([
+      'set',
+      'manual_approval',
+      'http_request',
+      'artifact',
+      'delay',
+      'fail',
+      'switch',
+      'wait_for_callback',
+      'for_each',
+    ]);
     const approve = def.steps[1];
     expect(approve?.type === 'manual_approval' && approve.onReject).toBe('fail');
     expect(approve?.type === 'manual_approval' && approve.form?.[1]?.required).toBe(false);
@@ -351,7 +361,7 @@ describe('WorkflowBody and WorkflowPatch', () => {
 
   it('accepts a patch with at least one field and applies no defaults', () => {
     expect(WorkflowPatch.parse({ recovery: true })).toEqual({ recovery: true });
-    expect(WorkflowPatch.parse({ definition: example() }).definition?.steps).toHaveLength(6);
+    expect(WorkflowPatch.parse({ definition: example() }).definition?.steps).toHaveLength(9);
     expect(WorkflowPatch.safeParse({}).success).toBe(false);
     expect(WorkflowPatch.safeParse({ name: 'x'.repeat(201) }).success).toBe(false);
   });

@@ -22,6 +22,8 @@ describe('event types: one list', () => {
         for (const t of m[1]?.matchAll(/'([a-z]+\.[a-z]+)'/g) ?? []) emitted.add(t[1] as string);
       // ... and the engine's step-ending helpers that take the type as a parameter.
       for (const t of text.matchAll(/'(step\.(?:succeeded|failed))'/g)) emitted.add(t[1] as string);
+      // ... and the waits the step modules return (`event: { type, data }`), whose event the step loop writes.
+      for (const t of text.matchAll(/event: \{ type: '([a-z]+\.[a-z]+)'/g)) emitted.add(t[1] as string);
     }
     expect(emitted.size).toBeGreaterThan(10);
     for (const type of emitted) expect(EVENT_TYPES, type).toContain(type);

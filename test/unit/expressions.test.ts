@@ -1,14 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StepError } from '../../shared/step-error.ts';
-import {
-  compileExpression,
-  DEFAULT_BUDGET,
-  ExpressionError,
-  evaluateTemplate,
-  findExpressions,
-  isExpression,
-} from '../../shared/engine/expressions.ts';
+import { compileExpression, DEFAULT_BUDGET, ExpressionError, evaluateTemplate, findExpressions } from '../../shared/engine/expressions.ts';
+import { isExpression } from '../../shared/engine/expression-syntax.ts';
 
 const scope = {
   vars: { env: 'prod', amount: 1500, tags: ['a', 'b'], nested: { x: 1 } },

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Step, WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { Step } from '../../shared/engine/steps/index.ts';
 
 const root = join(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
