@@ -12,12 +12,21 @@ export function holdServerLogs() {
   if (testLogs()) return;
   const out = console.log.bind(console);
   const err = console.warn.bind(console);
+  let forwarding = false;
   for (const [stream, print] of [
     [process.stdout, out],
     [process.stderr, err],
   ] as const) {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
     stream.write = ((chunk: unknown, encoding?: unknown, done?: unknown) => {
-      print(String(chunk).replace(/\n$/, ''));
+      // Should vitest's console itself write here (no test to hold it for), it goes out as it is.
+      if (forwarding) return write(chunk, encoding, done);
+      forwarding = true;
+      try {
+        print(String(chunk).replace(/\n$/, ''));
+      } finally {
+        forwarding = false;
+      }
       const callback = typeof encoding === 'function' ? encoding : done;
       if (typeof callback === 'function') queueMicrotask(() => callback());
       return true;
