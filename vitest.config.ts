@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { testLogs } from './test/support/test-logs.ts';
 
 export default defineConfig({
   test: {
@@ -10,5 +11,8 @@ export default defineConfig({
     hookTimeout: 90_000,
     // Two cores: the emulators need one.
     maxWorkers: 2,
+    // What tests and the service print (request logs included: test/support/logs.ts) is shown for
+    // failing tests only, unless TEST_LOGS=1.
+    silent: testLogs() ? false : 'passed-only',
   },
 });

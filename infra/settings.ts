@@ -1,3 +1,4 @@
+import type { StackProps } from 'aws-cdk-lib';
 import type { Route } from '../shared/http/route.ts';
 import { PLAN_RATE_LIMITS } from '../shared/config.ts';
 
@@ -41,4 +42,87 @@ export function defaultThrottles(planRateLimits: Partial<Record<string, number>>
     trigger: { rateLimit: planRate, burstLimit: 2 * planRate },
     approval: { rateLimit: planRate, burstLimit: 2 * planRate },
   };
+}
+
+/** The stack's settings (infra/app.ts reads them from the CDK context). */
+export type FlowgateStackProps = StackProps & {
+  stage: string;
+  /** Table deletion protection and RETAIN of stateful resources; default true. */
+  deletionProtection?: boolean;
+  /** JSON like `{"pro": 20}`, passed to every function as RATE_LIMITS. */
+  rateLimits?: string;
+  /** Comma-separated CIDRs whose X-Forwarded-For is trusted (TRUSTED_PROXIES). */
+  trustedProxies?: string;
+  /** Base of the links the service builds (PUBLIC_BASE_URL); default the custom domain, else the API endpoint. */
+  publicBaseUrl?: string;
+  /** Comma-separated hosts or CIDRs http_request steps may call despite the private-address rule (HTTP_STEP_ALLOWLIST). */
+  httpStepAllowlist?: string;
+  /**
+   * ARN of an existing KMS key (same region) that seals account secrets (SECRETS_KEY_ID); default a
+   * key the stack creates, with yearly rotation. Its key policy must let the account's IAM policies grant its use.
+   */
+  secretsKeyArn?: string;
+  /**
+   * The verified SES identity (a domain or an address) approval mail goes out under (SES_IDENTITY):
+   * the notify worker (and a channel's test) may send from it alone. Absent: email channels cannot send.
+   */
+  sesIdentity?: string;
+  /** Per-function reserved concurrency; default none (the account pool). */
+  reservedConcurrency?: number;
+  /** Maximum concurrent invocations of the runs worker by its queue (2-1,000). */
+  runsWorkerConcurrency?: number;
+  /** Maximum concurrent invocations of the notifications worker by its queue (2-1,000). */
+  notifyWorkerConcurrency?: number;
+  /** Seconds the runs queue gathers messages before invoking the worker; 0 (the default): none. */
+  runsBatchingWindowSeconds?: number;
+  /**
+   * Days a finished run, its events, approvals, audit records and artifacts are kept: the functions'
+   * RETENTION_DAYS (DynamoDB TTL) and the artifacts bucket's lifecycle rule, from one setting.
+   */
+  retentionDays?: number;
+  /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT, 0-1,000); default 10. */
+  retryLimit?: number;
+  /**
+   * Which webhook runs in progress a release interrupts (RESTART_SWEEP): `orphaned` (default) only
+   * those nothing can carry on, `all` every one (a hard cut).
+   */
+  restartSweep?: 'orphaned' | 'all';
+  /** Failed authentications per source address per minute (AUTH_FAILURE_LIMIT); default 300. */
+  authFailureLimit?: number;
+  /** Edge throttles per class of route (`Route.throttle`), over `defaultThrottles()`. */
+  throttles?: Partial<Record<ThrottleClass, Throttle>>;
+  /**
+   * Custom domain (`api.example.com`) with an ACM certificate ARN of the same region; both or neither.
+   * Point a CNAME (or Route 53 alias) at the `CustomDomainTarget` output.
+   */
+  domainName?: string;
+  certificateArn?: string;
+  /** Turn off the default `execute-api` endpoint, so the custom domain (and what fronts it) is the only way in. */
+  disableExecuteApiEndpoint?: boolean;
+  /** Origins browsers may call the API from (CORS); default none. */
+  corsOrigins?: readonly string[];
+  /** Subscribe this address to the alarm topic (created unless `alarmTopicArn` is given). */
+  alarmEmail?: string;
+  /** Send every alarm (and its recovery) to this existing SNS topic. */
+  alarmTopicArn?: string;
+  /** A prod stage without an alarm destination is refused unless this says it is meant. */
+  waiveAlarmDestination?: boolean;
+  /** X-Ray active tracing of every function; default off (README "Operating"). */
+  tracing?: boolean;
+  // No `webAclArn`: AWS WAF cannot be associated with an HTTP API (only REST API stages, CloudFront,
+  // ALB, AppSync, ...), so a CfnWebACLAssociation on this stage fails at deploy. The way to put WAF in
+  // front is a CloudFront distribution with the web ACL whose origin is the API (README, "Deploying").
+};
+
+/** The settings the functions' environment and the bucket's lifecycle share, checked. */
+export function retentionSettings(props: Pick<FlowgateStackProps, 'retentionDays' | 'retryLimit'>) {
+  const retentionDays = props.retentionDays ?? DEFAULTS.retentionDays;
+  const retryLimit = props.retryLimit ?? DEFAULTS.retryLimit;
+  if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > 1000) {
+    throw new Error(`retryLimit must be a whole number from 0 to 1000, got ${retryLimit}`);
+  }
+  if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 3650) {
+    throw new Error(`retentionDays must be a whole number of days from 1 to 3650, got ${retentionDays}`);
+  }
+  return { retentionDays, retryLimit };
 }

@@ -1,7 +1,14 @@
-import { Logger } from '@aws-lambda-powertools/logger';
+import { logFormat, ServiceLogger, TextLogFormatter } from './log-format.ts';
 
-/** The service's one logger (JSON lines; CloudWatch in AWS, stdout locally). */
-export const logger = new Logger({ serviceName: 'flowgate' });
+/**
+ * The service's one logger: Powertools' JSON lines (CloudWatch on AWS, tests), or with
+ * `LOG_FORMAT=text` (`npm start`'s default) a short line per request and warnings and errors in full.
+ * Its level is Powertools' `POWERTOOLS_LOG_LEVEL` (INFO by default). Both are read when it is made.
+ */
+export const logger = new ServiceLogger({
+  serviceName: 'flowgate',
+  ...(logFormat(process.env.LOG_FORMAT) === 'text' && { logFormatter: new TextLogFormatter() }),
+});
 
 const SENSITIVE = /^(authorization|x-api-key|api_key|apikey|password|token|secret|secretkey|x-webhook-signature|cookie)$/i;
 

@@ -1,4 +1,4 @@
-// The application's custom CloudWatch metrics, shared by the dashboard (infra/constructs/observability.ts)
+// The application's custom CloudWatch metrics, shared by the dashboard (infra/constructs/app-widgets.ts)
 // and the functions that publish them with Powertools metrics (EMF). No imports on purpose: a
 // function can import this file without pulling aws-cdk-lib into its bundle.
 

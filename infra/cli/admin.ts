@@ -1,4 +1,4 @@
-// Operator CLI (API.md "Local mode and operator CLI"):
+// Operator CLI (docs/local-mode.md):
 //   npm run admin -- create-account --name <name> --plan <plan> --email <email> --password-stdin
 //   (or the password in ADMIN_PASSWORD; never in the arguments, which process lists and shell history show)
 //   npm run admin -- set-plan --account <id> --plan <plan>

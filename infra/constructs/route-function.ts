@@ -51,6 +51,13 @@ export const TABLE_ACTIONS = {
   meter: ['dynamodb:UpdateItem'],
 } as const;
 
+/** `http/keys/revoke` → `HttpKeysRevoke`: a stable construct id per handler module (and per queue or bucket name). */
+export const idOf = (handler: string) =>
+  handler
+    .split(/[^A-Za-z0-9]+/)
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export type RouteFunctionProps = {

@@ -4,7 +4,9 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { SchedulerBinding } from './route-function.ts';
+import { WORKERS } from '../../functions/bindings.ts';
+import type { Functions } from './functions.ts';
+import type { Bindable, RouteFunction, SchedulerBinding } from './route-function.ts';
 
 /**
  * EventBridge Scheduler for the schedules (README "Schedules"): the group every schedule is created in
@@ -63,4 +65,24 @@ export class Schedules extends Construct {
       dlqArn: this.dlq.queueArn,
     };
   }
+}
+
+/**
+ * The schedules' fire function (EventBridge Scheduler's target, in the stack itself) and the
+ * scheduler's group, role and DLQ; returns the resources every function is bound to, the scheduler's
+ * among them (the fire function's ARN is part of them, so it is made first).
+ */
+export function addSchedules(
+  stack: Stack,
+  { functions, removalPolicy, resources }: { functions: Functions; removalPolicy: RemovalPolicy; resources: Omit<Bindable, 'scheduler'> },
+): { fire: RouteFunction; schedules: Schedules; resources: Bindable } {
+  const fire = functions.create('schedule/fire', { timeoutSeconds: 30 });
+  const schedules = new Schedules(stack, 'Schedules', { fire, removalPolicy });
+  const bindable: Bindable = { ...resources, scheduler: schedules.binding(fire) };
+  fire.bind(bindable, WORKERS['schedule/fire'].grants);
+  // Only deletes (gone schedules, a fired at()): `schedules:manage` would give it its own ARN, a cycle.
+  fire.addEnvironment('SCHEDULE_GROUP', schedules.group.scheduleGroupName);
+  fire.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:DeleteSchedule'], resources: [schedules.scheduleArns] }));
+  functions.group('Schedules', fire);
+  return { fire, schedules, resources: bindable };
 }

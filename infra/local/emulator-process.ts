@@ -1,5 +1,5 @@
 // One emulator in a process of its own: `node infra/local/emulator-process.ts <sqs|s3|ses> [dir]`.
-// Started by infra/local/emulators.ts with an IPC channel: it listens on a free port of 127.0.0.1,
+// Started by infra/local/emulator-spawn.ts with an IPC channel: it listens on a free port of 127.0.0.1,
 // sends `{ port }`, and exits when the channel closes (the stack stopped or was killed), so it never
 // outlives the process that started it. Its own process lets the bench measure its CPU apart from
 // our functions'; the command line names it (killStale checks /proc/<pid>/cmdline).

@@ -1,8 +1,6 @@
-// `npm start`: the local stack in the foreground (API.md "Local mode and operator CLI").
+// `npm start`: the local stack in the foreground (docs/local-mode.md).
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { demoBanner, demoSchedules } from './seed.ts';
-import { startLocalStack } from './stack.ts';
 
 const env = z
   .object({
@@ -14,10 +12,13 @@ const env = z
   })
   .parse(process.env);
 
-// Quiet JSON access logs unless asked for; errors still print.
-process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+// Read when the service's modules load, so set before they are imported (below): a short text line
+// per request, warnings and errors in full (`LOG_FORMAT=json` for Powertools' JSON lines, as on AWS).
+process.env.LOG_FORMAT ??= 'text';
 // Metrics are EMF lines for CloudWatch; locally they are noise unless asked for.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+const { demoBanner, demoSchedules } = await import('./seed.ts');
+const { startLocalStack } = await import('./stack.ts');
 
 const stack = await startLocalStack({
   host: env.HOST,

@@ -257,7 +257,7 @@ async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinitio
   return { key: d.teamHook.key, workflow, webhook };
 }
 
-/** The runs worker's batch size on AWS (infra/stack.ts): a busy webhook's runs arrive in batches of up to 10. */
+/** The runs worker's batch size on AWS (infra/constructs/workers.ts): a busy webhook's runs arrive in batches of up to 10. */
 const BATCH = 10;
 
 /**

@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { ALARMS } from '../../infra/constructs/observability.ts';
-import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+import { ALARMS } from '../../infra/constructs/alarms.ts';
+import type { FlowgateStackProps } from '../../infra/settings.ts';
+import { FlowgateStack } from '../../infra/stack.ts';
 import { allResources, isTriggerProvider, ownFunctions, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any> };

@@ -8,7 +8,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { nagPacks, UNINSPECTED_RESOURCE, UninspectedResources } from '../../infra/nag.ts';
-import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+import type { FlowgateStackProps } from '../../infra/settings.ts';
+import { FlowgateStack } from '../../infra/stack.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
 

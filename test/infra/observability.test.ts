@@ -3,8 +3,10 @@ import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { ALARMS, APP_METRICS, METRICS_NAMESPACE } from '../../infra/constructs/observability.ts';
-import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+import { ALARMS } from '../../infra/constructs/alarms.ts';
+import { APP_METRICS, METRICS_NAMESPACE } from '../../infra/constructs/observability.ts';
+import type { FlowgateStackProps } from '../../infra/settings.ts';
+import { FlowgateStack } from '../../infra/stack.ts';
 import { ownFunctions, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any> };

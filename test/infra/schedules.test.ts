@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { ALARMS } from '../../infra/constructs/observability.ts';
+import { ALARMS } from '../../infra/constructs/alarms.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
 import { type Route, routeKey } from '../../shared/http/route.ts';
 import { allResources, routeFunctionId, templatesOf } from '../support/template.ts';

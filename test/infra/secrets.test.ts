@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { FlowgateStack, type FlowgateStackProps } from '../../infra/stack.ts';
+import type { FlowgateStackProps } from '../../infra/settings.ts';
+import { FlowgateStack } from '../../infra/stack.ts';
 import { allResources, isTriggerProvider, templatesOf } from '../support/template.ts';
 
 // Account secrets on AWS: one KMS key (the stack's own, or the operator's), and only the functions

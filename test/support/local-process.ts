@@ -19,11 +19,14 @@ export async function startLocalProcess(dataDir: string, port: number, opts: { e
     detached: opts.detached ?? false,
   });
   let out = '';
+  // Also this test's log (test/support/logs.ts): printed if it fails, or as it comes with TEST_LOGS=1.
   child.stdout?.on('data', (d) => {
     out += String(d);
+    process.stdout.write(d);
   });
   child.stderr?.on('data', (d) => {
     out += String(d);
+    process.stderr.write(d);
   });
   const deadline = Date.now() + 90_000;
   while (!out.includes('ready at')) {

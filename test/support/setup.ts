@@ -1,12 +1,16 @@
 import { inject } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
+import { logger } from '../../shared/logger.ts';
 import { checkFetchedResponses } from './contract.ts';
+import { holdServerLogs } from './logs.ts';
 
 // Every test file talks to the run's emulators through the production SDK clients, with the settings
 // every function checks at import (the local stack sets the same ones; PUBLIC_BASE_URL there is its own URL).
 Object.assign(process.env, inject('emulatorEnv'), {
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? 'http://flowgate.test',
-  POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT',
+  // Logged, and held with the test they came during (printed if it fails, always with TEST_LOGS=1:
+  // test/support/logs.ts); a child `npm start` inherits it.
+  POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
   POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   // Password hashing at the production cost (2^17) would double the suite's time; the cost itself is
   // tested in test/unit/passwords-cache.test.ts.
@@ -16,5 +20,8 @@ Object.assign(process.env, inject('emulatorEnv'), {
   AUTH_FAILURE_LIMIT: process.env.AUTH_FAILURE_LIMIT ?? '1000000',
 });
 resetConfig();
+// The logger was made when the imports above loaded, before its level was set here.
+logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as Parameters<typeof logger.setLogLevel>[0]);
+holdServerLogs();
 // Every answer of a local server is checked against the OpenAPI document (test/support/contract.ts).
 checkFetchedResponses();

@@ -1,0 +1,220 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cw from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/metric-names.ts';
+
+export const FIVE_MINUTES = Duration.minutes(5);
+export const ONE_MINUTE = Duration.minutes(1);
+
+/** What the alarms watch (and the dashboard shows). */
+export type WatchedResources = {
+  api: IHttpApi;
+  /** `worker/execute`: its errors alarm. */
+  runsWorker: IFunction;
+  /** `worker/notify`: its errors alarm. */
+  notifyWorker: IFunction;
+  /** `sweep/scheduled`: its errors and not-running alarms. */
+  scheduledSweep: IFunction;
+  queues: { runs: IQueue; runsDlq: IQueue; notifications: IQueue; notificationsDlq: IQueue };
+  /** The schedules: the `schedule-fire` function (its errors alarm) and the scheduler's DLQ (its alarm). */
+  schedules: { fire: IFunction; dlq: IQueue };
+  table: dynamodb.ITable;
+};
+
+/**
+ * The table operations the code issues (shared/db, shared/domain, shared/engine). DynamoDB reports
+ * throttles and system errors per operation, and an alarm may combine at most 10 metrics.
+ */
+const TABLE_OPERATIONS = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
+/** Lambda's throttles over every function of the account in this region (no per-stack aggregate exists). */
+const accountThrottles = () =>
+  new cw.Metric({
+    namespace: 'AWS/Lambda',
+    metricName: 'Throttles',
+    statistic: cw.Stats.SUM,
+    period: FIVE_MINUTES,
+    label: 'throttles (account)',
+  });
+
+/** What the alarms watch, so the README and the tests name the same things. */
+export const ALARMS = {
+  runsDlq: 'runs-dlq-not-empty',
+  notificationsDlq: 'notifications-dlq-not-empty',
+  api5xxRate: 'api-5xx-rate',
+  runsWorkerErrors: 'runs-worker-errors',
+  runsQueueAge: 'runs-queue-oldest-message-age',
+  notifyWorkerErrors: 'notifications-worker-errors',
+  notificationsQueueAge: 'notifications-queue-oldest-message-age',
+  sweepErrors: 'scheduled-sweep-errors',
+  sweepNotRunning: 'scheduled-sweep-not-running',
+  lambdaThrottles: 'lambda-throttles',
+  dynamoThrottles: 'dynamodb-throttled-requests',
+  dynamoSystemErrors: 'dynamodb-system-errors',
+  deliveryFailures: 'delivery-failures',
+  scheduleFireErrors: 'schedule-fire-errors',
+  schedulerDlq: 'scheduler-dlq-not-empty',
+} as const;
+export type AlarmKey = keyof typeof ALARMS;
+
+/** The 5xx share of requests in percent, 0 below `min` requests (metric math, used by graph and alarm). */
+export function serverErrorRate(api: IHttpApi, min: number) {
+  return new cw.MathExpression({
+    expression: `IF(requests >= ${min}, 100 * FILL(errors, 0) / requests, 0)`,
+    usingMetrics: {
+      requests: api.metricCount({ period: FIVE_MINUTES, statistic: cw.Stats.SUM }),
+      errors: api.metricServerError({ period: FIVE_MINUTES, statistic: cw.Stats.SUM }),
+    },
+    label: `5xx % of requests (0 below ${min} requests)`,
+    period: FIVE_MINUTES,
+  });
+}
+
+/**
+ * The alarms, each notifying `topic` (if any) when it fires and when it recovers, named
+ * `<name>-<ALARMS[key]>`. Every alarm treats missing data as OK (an idle service has no datapoints),
+ * but the one for the scheduled sweep not running, whose failure is the missing data.
+ */
+export function addAlarms(
+  scope: Construct,
+  props: WatchedResources & { name: string; min5xx: number; topic: sns.ITopic | undefined },
+): Record<AlarmKey, cw.Alarm> {
+  const { api, queues, table, topic, min5xx } = props;
+  const alarm = (
+    key: AlarmKey,
+    description: string,
+    metric: cw.IMetric,
+    options: Omit<cw.CreateAlarmOptions, 'alarmName' | 'alarmDescription'>,
+  ) => {
+    const a = new cw.Alarm(scope, `${key.charAt(0).toUpperCase()}${key.slice(1)}Alarm`, {
+      metric,
+      alarmName: `${props.name}-${ALARMS[key]}`,
+      alarmDescription: `${description} See README "Operating".`,
+      treatMissingData: cw.TreatMissingData.NOT_BREACHING,
+      ...options,
+    });
+    if (topic) {
+      a.addAlarmAction(new SnsAction(topic));
+      a.addOkAction(new SnsAction(topic));
+    }
+    return a;
+  };
+  const dlqAlarm = (key: AlarmKey, dlq: IQueue, what: string) =>
+    alarm(
+      key,
+      `${what} gave up on messages (the dead-letter queue is not empty). Inspect them in the SQS console, fix the cause, then redrive or purge.`,
+      dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cw.Stats.MAXIMUM }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    );
+  /** Deliveries of the delivery log that FAILED for good (shared/engine/senders.ts), per 5 minutes. */
+  const deliveriesFailed = new cw.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: 'DeliveryFailed',
+    dimensionsMap: { service: METRICS_SERVICE },
+    statistic: cw.Stats.SUM,
+    period: FIVE_MINUTES,
+    label: 'deliveries failed for good',
+  });
+  return {
+    runsDlq: dlqAlarm('runsDlq', queues.runsDlq, 'The runs worker'),
+    notificationsDlq: dlqAlarm('notificationsDlq', queues.notificationsDlq, 'The notifications worker'),
+    api5xxRate: alarm(
+      'api5xxRate',
+      `More than 1% of HTTP API requests answered 5xx over 5 minutes (with at least ${min5xx} requests). Look at the Lambda errors by group on the dashboard and the failing function's logs.`,
+      serverErrorRate(api, min5xx),
+      { threshold: 1, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    ),
+    runsWorkerErrors: alarm(
+      'runsWorkerErrors',
+      'The runs worker (worker/execute) failed invocations in 3 of the last 5 minutes: runs are not progressing. Read its log group.',
+      props.runsWorker.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+      {
+        threshold: 0,
+        comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        datapointsToAlarm: 3,
+      },
+    ),
+    runsQueueAge: alarm(
+      'runsQueueAge',
+      'A message has waited on the runs queue for more than 5 minutes: the worker is failing, throttled or not consuming.',
+      queues.runs.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
+      { threshold: 300, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    ),
+    notifyWorkerErrors: alarm(
+      'notifyWorkerErrors',
+      'The notifications worker (worker/notify) failed invocations in 3 of the last 5 minutes (a refused delivery is no failed invocation): events are not going out. Read its log group.',
+      props.notifyWorker.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+    ),
+    notificationsQueueAge: alarm(
+      'notificationsQueueAge',
+      'A message has waited on the notifications queue for more than 15 minutes (longer than the first retries of a failing delivery): the worker is failing, throttled or not consuming.',
+      queues.notifications.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
+      { threshold: 900, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    ),
+    sweepErrors: alarm(
+      'sweepErrors',
+      'The scheduled sweep (sweep/scheduled) failed in 3 of the last 5 minutes: approvals stop expiring and crashed runs are not found. Read its log group.',
+      props.scheduledSweep.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+    ),
+    sweepNotRunning: alarm(
+      'sweepNotRunning',
+      'The scheduled sweep has not been invoked for 10 minutes (it runs every minute): check its EventBridge rule (enabled?), the function (throttled?) and its reserved concurrency.',
+      props.scheduledSweep.metricInvocations({ period: FIVE_MINUTES, statistic: cw.Stats.SUM }),
+      {
+        threshold: 1,
+        comparisonOperator: cw.ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 2,
+        // No datapoint is the failure this alarm is for.
+        treatMissingData: cw.TreatMissingData.BREACHING,
+      },
+    ),
+    lambdaThrottles: alarm(
+      'lambdaThrottles',
+      "Lambda throttled invocations in this account and region in 2 of the last 3 five-minute periods: the account's concurrency is used up, or a function hit its reserved concurrency. API requests get 429/5xx; queued work waits.",
+      accountThrottles(),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+    ),
+    dynamoThrottles: alarm(
+      'dynamoThrottles',
+      'DynamoDB throttled requests on the table in 2 of the last 3 five-minute periods: a hot partition or a jump past twice the previous peak (on-demand).',
+      table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+    ),
+    dynamoSystemErrors: alarm(
+      'dynamoSystemErrors',
+      "DynamoDB answered the table's requests with internal errors (HTTP 500) in 2 of the last 3 five-minute periods; the SDK retries them, so this is an AWS-side problem: check the AWS Health Dashboard.",
+      table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, period: FIVE_MINUTES }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 3, datapointsToAlarm: 2 },
+    ),
+    deliveryFailures: alarm(
+      'deliveryFailures',
+      'Outgoing messages (event notifications, approval messages) failed for good: their 5 attempts over an hour are spent, or no retry could fix them. The delivery log (GET /api/v1/executions/{id}/deliveries) shows each attempt; fix the receiver, then redeliver (POST /api/deliveries/{id}/redeliver).',
+      deliveriesFailed,
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    ),
+    scheduleFireErrors: alarm(
+      'scheduleFireErrors',
+      'The schedule-fire function (schedule/fire) failed invocations in 3 of the last 5 minutes: EventBridge Scheduler retries them for an hour, then dead-letters them; schedules are not starting runs. Read its log group.',
+      props.schedules.fire.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+    ),
+    schedulerDlq: dlqAlarm('schedulerDlq', props.schedules.dlq, 'EventBridge Scheduler'),
+  };
+}

@@ -1,0 +1,129 @@
+import { NestedStack, type RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
+import { ApiMapping, CfnStage, DomainName, HttpApi, HttpMethod, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { routes } from '../../functions/routes.ts';
+import type { Route } from '../../shared/http/route.ts';
+import type { FlowgateStackProps } from '../settings.ts';
+import { corsPreflight, throttleRoutes } from './edge.ts';
+import type { Functions } from './functions.ts';
+import { type Bindable, type FunctionGrant, idOf } from './route-function.ts';
+
+/** Routes per nested stack of route functions: 4 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
+export const ROUTES_PER_NESTED_STACK = 60;
+
+/** What a route's function may do: its grants, plus the metering of an API-key request. */
+const grantsOf = (route: Route): FunctionGrant[] => [...route.grants, ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : [])];
+/** Routes that take a cursor sign and check cursors, so they need the cursor key. */
+const pages = (route: Route) => route.query !== undefined && 'cursor' in route.query.shape;
+
+/**
+ * Only fields that cannot carry a secret: the route key and path, never the query string (API keys
+ * may arrive as `api_key`) nor any header.
+ */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  integrationError: '$context.integrationErrorMessage',
+  error: '$context.error.message',
+});
+
+/** The custom domain of the API (props `domainName` and `certificateArn`, both or neither), in the stack itself. */
+export function addCustomDomain(stack: Stack, props: FlowgateStackProps): DomainName | undefined {
+  if (!props.domainName && !props.certificateArn) return undefined;
+  if (!props.domainName || !props.certificateArn) throw new Error('domainName and certificateArn go together');
+  return new DomainName(stack, 'Domain', {
+    domainName: props.domainName,
+    certificate: Certificate.fromCertificateArn(stack, 'Certificate', props.certificateArn),
+    securityPolicy: SecurityPolicy.TLS_1_2,
+  });
+}
+
+export type ApiProps = {
+  props: FlowgateStackProps;
+  functions: Functions;
+  resources: Bindable;
+  cursorSecret: ISecret;
+  customDomain: DomainName | undefined;
+  removalPolicy: RemovalPolicy;
+};
+
+/**
+ * The HTTP API, its fallback function and one function per route of the route table, each bound to
+ * what its route grants; the default stage's throttles and access logs; the custom domain's mapping.
+ * All in the stack itself or its nested stacks of route functions, so the logical ids stay those of
+ * the one-file stack.
+ */
+export function addApi(stack: Stack, { props, functions, resources, cursorSecret, customDomain, removalPolicy }: ApiProps) {
+  const fallback = functions.create('http/fallback');
+  const api = new HttpApi(stack, 'Api', {
+    apiName: `flowgate-${props.stage}`,
+    defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
+    disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,
+    corsPreflight: corsPreflight(props.corsOrigins ?? []),
+  });
+  Validations.of(api).acknowledge({
+    id: 'AwsSolutions-APIG4',
+    reason:
+      'Authorization is done in the functions: API keys, sessions and HMAC (per-route auth in the route table); health, OpenAPI and login are public by design',
+  });
+  // Room to grow: a route is 7 resources (function, role, policy, log group, route, integration,
+  // permission) against CloudFormation's 500 a template. Its function, role, policy and log group
+  // live in this nested stack; the API with its routes stays here, so a stack deployed before the
+  // split upgrades in place (a route key cannot be created twice on one API, a function can move).
+  // Each route also gives its nested stack two outputs (the function's ARN and name) against
+  // CloudFormation's 200, so the routes fill nested stacks of ROUTES_PER_NESTED_STACK in the route
+  // table's order: new routes go at the table's end, and a deployed route never changes stack.
+  const routeStacks: NestedStack[] = [];
+  const routeStack = (i: number) => {
+    const n = Math.floor(i / ROUTES_PER_NESTED_STACK);
+    routeStacks[n] ??= new NestedStack(stack, n === 0 ? 'RouteFunctions' : `RouteFunctions${n + 1}`, {
+      description: `Flowgate route functions${n === 0 ? '' : ` ${n + 1}`} (${props.stage})`,
+    });
+    return routeStacks[n];
+  };
+  for (const [i, route] of (routes as readonly Route[]).entries()) {
+    const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
+    const handler = functions.create(route.handler, settings, routeStack(i)).bind(resources, grantsOf(route));
+    if (pages(route)) {
+      handler.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }));
+      handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
+    }
+    functions.group(route.tag, handler);
+    api.addRoutes({
+      path: route.path,
+      methods: [HttpMethod[route.method]],
+      integration: new HttpLambdaIntegration(`${idOf(route.handler)}Integration`, handler),
+    });
+  }
+  configureDefaultStage(stack, api, props, removalPolicy);
+  if (customDomain) new ApiMapping(stack, 'ApiMapping', { api, domainName: customDomain });
+  return { api, fallback };
+}
+
+/**
+ * Throttling (the stage's default and per route) and access logs; the L2 HttpApi exposes neither
+ * for the stage it creates itself.
+ */
+function configureDefaultStage(stack: Stack, api: HttpApi, props: FlowgateStackProps, removalPolicy: RemovalPolicy) {
+  const stage = api.defaultStage?.node.defaultChild;
+  if (!(stage instanceof CfnStage)) throw new Error('HttpApi has no default stage');
+  const accessLogs = new logs.LogGroup(stack, 'ApiAccessLogs', {
+    retention: logs.RetentionDays.ONE_MONTH,
+    removalPolicy,
+  });
+  stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
+  throttleRoutes(stage, props);
+}
