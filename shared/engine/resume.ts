@@ -10,7 +10,7 @@ import { unchangedSince } from '../db/entities/execution-writes.ts';
 import { eventsPut, type RunEvent } from '../db/entities/run-events.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
-import { conflict, isConditionFailure, isTransactionConflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { reportTransition } from './callbacks.ts';
 import { type Decision, decisionMessage, decisionTransition, timeoutDecision } from './decisions.ts';
 import { sendRunMessage } from './dispatch.ts';
