@@ -1,5 +1,5 @@
 // The CDK app: `npx cdk deploy -c stage=prod -c rateLimits='{"pro":1200}' ...` (all context optional;
-// the table in README "Deploying to AWS" lists every key).
+// the table in docs/deploying.md "Deploying to AWS" lists every key).
 import { App, Validations } from 'aws-cdk-lib';
 import { nagPacks } from './nag.ts';
 import { THROTTLE_CLASSES, type Throttle, type ThrottleClass } from './settings.ts';
@@ -115,7 +115,7 @@ function alarms(): { alarmEmail?: string; alarmTopicArn?: string } {
 // CfnWebACLAssociation on this API's stage would fail at deploy. Refuse instead of ignoring it.
 if (text('webAclArn') !== undefined) {
   throw new Error(
-    'Context webAclArn: AWS WAF cannot be associated with an API Gateway HTTP API. Put a CloudFront distribution with the web ACL in front of the API (README, "Deploying to AWS").',
+    'Context webAclArn: AWS WAF cannot be associated with an API Gateway HTTP API. Put a CloudFront distribution with the web ACL in front of the API (docs/deploying.md, "Deploying to AWS").',
   );
 }
 

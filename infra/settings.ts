@@ -9,7 +9,7 @@ export type ThrottleClass = 'default' | NonNullable<Route['throttle']>;
 export const THROTTLE_CLASSES: readonly ThrottleClass[] = ['default', 'login', 'trigger', 'approval'];
 
 /**
- * The defaults of the operations settings (README "Deploying to AWS" lists them). The workers'
+ * The defaults of the operations settings (docs/deploying.md "Deploying to AWS" lists them). The workers'
  * maximum concurrency keeps a burst of runs from taking the account's Lambda concurrency (1,000 by
  * default) from the API: 50 runs-worker invocations of up to 10 runs each, 10 notification ones.
  */
@@ -22,7 +22,7 @@ export const DEFAULTS = {
   retentionDays: 90,
   /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT). */
   retryLimit: 10,
-  /** A release interrupts only the webhook runs nothing can carry on (README "Restarts, crashes and INTERRUPTED runs"). */
+  /** A release interrupts only the webhook runs nothing can carry on (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"). */
   restartSweep: 'orphaned',
   /** Failed authentications per source address per minute before a failing request gets 429 (AUTH_FAILURE_LIMIT). */
   authFailureLimit: 300,
@@ -107,11 +107,11 @@ export type FlowgateStackProps = StackProps & {
   alarmTopicArn?: string;
   /** A prod stage without an alarm destination is refused unless this says it is meant. */
   waiveAlarmDestination?: boolean;
-  /** X-Ray active tracing of every function; default off (README "Operating"). */
+  /** X-Ray active tracing of every function; default off (docs/deploying.md "Operating"). */
   tracing?: boolean;
   // No `webAclArn`: AWS WAF cannot be associated with an HTTP API (only REST API stages, CloudFront,
   // ALB, AppSync, ...), so a CfnWebACLAssociation on this stage fails at deploy. The way to put WAF in
-  // front is a CloudFront distribution with the web ACL whose origin is the API (README, "Deploying").
+  // front is a CloudFront distribution with the web ACL whose origin is the API (docs/deploying.md, "Deploying to AWS").
 };
 
 /** The settings the functions' environment and the bucket's lifecycle share, checked. */

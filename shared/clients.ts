@@ -36,7 +36,7 @@ export const db = () =>
 export const queue = () => (sqs ??= lean(new SQSClient({})));
 /**
  * The S3 client, loaded on first use (import its commands with `await import(...)` too): few requests
- * need S3, and its client is the costliest SDK module to load at a cold start (README "Performance").
+ * need S3, and its client is the costliest SDK module to load at a cold start (docs/performance.md).
  */
 export const storage = () =>
   (s3 ??= import('./s3.ts').then(({ S3Client }) => new S3Client({ forcePathStyle: config().S3_FORCE_PATH_STYLE })));

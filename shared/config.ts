@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** Per-minute request budgets per plan (API.md "Rate limits"); `RATE_LIMITS` overrides entries. */
+/** Per-minute request budgets per plan (docs/api.md "Credentials and errors"); `RATE_LIMITS` overrides entries. */
 export const PLAN_RATE_LIMITS = { free: 60, pro: 600, team: 3000, enterprise: 20000 } as const;
 
 export const Plan = z.enum(['free', 'pro', 'team', 'enterprise']);

@@ -1,7 +1,7 @@
 // The scheduled sweep (EventBridge, every minute; a timer in local mode): expires approvals past
 // their deadline (and callbacks past theirs), recovers runs whose worker died (their lease expired;
-// ARCHITECTURE.md "Crash and restart semantics"), sends due approval reminders and escalations
-// (`shared/domain/nudges.ts`), and repairs schedule drift (README "Schedules").
+// docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"), sends due approval reminders and escalations
+// (`shared/domain/nudges.ts`), and repairs schedule drift (docs/schedules.md).
 import { flushCounts } from '../../shared/db/counters.ts';
 import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';
 import { expireDueApprovals } from '../../shared/domain/expiry.ts';

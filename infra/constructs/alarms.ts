@@ -51,7 +51,7 @@ const accountThrottles = () =>
     label: 'throttles (account)',
   });
 
-/** What the alarms watch, so the README and the tests name the same things. */
+/** What the alarms watch, so docs/deploying.md and the tests name the same things. */
 export const ALARMS = {
   runsDlq: 'runs-dlq-not-empty',
   notificationsDlq: 'notifications-dlq-not-empty',
@@ -103,7 +103,7 @@ export function addAlarms(
     const a = new cw.Alarm(scope, `${key.charAt(0).toUpperCase()}${key.slice(1)}Alarm`, {
       metric,
       alarmName: `${props.name}-${ALARMS[key]}`,
-      alarmDescription: `${description} See README "Operating".`,
+      alarmDescription: `${description} See docs/deploying.md "Operating".`,
       treatMissingData: cw.TreatMissingData.NOT_BREACHING,
       ...options,
     });

@@ -33,7 +33,7 @@ export function addDashboard(
   });
   dashboard.addWidgets(
     new cw.TextWidget({
-      markdown: `# Flowgate ${props.name}\nHTTP API, functions by route group, queues, table and the service's own metrics (namespace \`${METRICS_NAMESPACE}\`). See README "Operating".`,
+      markdown: `# Flowgate ${props.name}\nHTTP API, functions by route group, queues, table and the service's own metrics (namespace \`${METRICS_NAMESPACE}\`). See docs/deploying.md "Operating".`,
       width: 12,
       height: 3,
     }),

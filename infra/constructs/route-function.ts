@@ -66,7 +66,7 @@ export type RouteFunctionProps = {
   memoryMb?: number;
   timeoutSeconds?: number;
   reservedConcurrency?: number;
-  /** X-Ray active tracing; off by default (README "Operating", tracing). */
+  /** X-Ray active tracing; off by default (docs/deploying.md "Operating", tracing). */
   tracing?: boolean;
   environment?: Record<string, string>;
   /** Of the function's log group; RETAIN by default. */

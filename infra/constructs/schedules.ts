@@ -9,7 +9,7 @@ import type { Functions } from './functions.ts';
 import type { Bindable, RouteFunction, SchedulerBinding } from './route-function.ts';
 
 /**
- * EventBridge Scheduler for the schedules (README "Schedules"): the group every schedule is created in
+ * EventBridge Scheduler for the schedules (docs/schedules.md): the group every schedule is created in
  * at run time (shared/schedules/clock.ts), the role the schedules run as (it may invoke the fire
  * function and dead-letter to the DLQ, nothing else), and the DLQ of fires the retry policy gave up on.
  */

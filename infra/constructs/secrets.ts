@@ -30,7 +30,7 @@ export function addSecrets(stack: Stack, props: { stage: string; secretsKeyArn?:
   Validations.of(reviewLinkSecret).acknowledge({
     id: 'AwsSolutions-SMG4',
     reason:
-      'Rotating the review-link key invalidates every approval link already sent, and warm functions keep the old key until their next cold start; it is rotated by hand if ever (README "Operating")',
+      'Rotating the review-link key invalidates every approval link already sent, and warm functions keep the old key until their next cold start; it is rotated by hand if ever (docs/deploying.md "Operating")',
   });
   // The same value must reach every function that pages. Those functions get its ARN and read it at
   // a cold start (shared/db/cursor.ts): no function environment holds it.
@@ -41,7 +41,7 @@ export function addSecrets(stack: Stack, props: { stage: string; secretsKeyArn?:
   Validations.of(cursorSecret).acknowledge({
     id: 'AwsSolutions-SMG4',
     reason:
-      'Rotating the cursor-signing key only invalidates the list cursors in flight, and warm functions keep the old key until their next cold start; it is rotated by hand if ever (README "Operating")',
+      'Rotating the cursor-signing key only invalidates the list cursors in flight, and warm functions keep the old key until their next cold start; it is rotated by hand if ever (docs/deploying.md "Operating")',
   });
   return { secretsKey, reviewLinkSecret, cursorSecret };
 }

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
  * a directory). C2 (the default compiler) is faster once some 10,000 requests have warmed it, which is
  * what `npm start` (a data folder: a long-lived stack) serves: there the load bench, A/B in one
  * sitting after 2,500 runs, gave 19 % and 38 % more runs/s at 10 and 50 connections with C2 and 17 %
- * and 32 % less java CPU per run (README "Local mode"). JAVA_TOOL_OPTIONS still reaches the JVM.
+ * and 32 % less java CPU per run (docs/local-mode.md). JAVA_TOOL_OPTIONS still reaches the JVM.
  */
 const JVM_ARGS = { shortLived: ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1'], longLived: ['-XX:+UseSerialGC'] };
 

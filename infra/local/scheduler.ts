@@ -11,7 +11,7 @@ const FIRE_FUNCTION = { name: 'schedule-fire', timeoutSeconds: 30 };
  * time `nextFireTimes` gives (the same expression rules as AWS), invoking the same fire handler as
  * Lambda would. Timers live in this process only: the local stack loads them from the table at start
  * (the sweep's drift repair), so fires missed while it was stopped are not replayed (as on AWS, where
- * a schedule fires only while it exists; README "Schedules").
+ * a schedule fires only while it exists; docs/schedules.md).
  */
 export async function startLocalScheduler() {
   const { handler } = await import('../../functions/schedule/fire.ts');

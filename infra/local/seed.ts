@@ -33,7 +33,7 @@ export const DEMO_DEFINITION = WorkflowDefinition.parse({
   output: "{% { 'summary': $vars.summary, 'ticket': $vars.ticket } %}",
 });
 
-/** What `npm start` writes to `DATA_DIR/demo.json` (README "Local mode"). */
+/** What `npm start` writes to `DATA_DIR/demo.json` (docs/local-mode.md). */
 export type Demo = {
   baseUrl: string;
   accountId: string;
@@ -100,7 +100,7 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
 /** A demo workflow's schedule as the banner lists it. */
 export type DemoSchedule = { id: string; name: string; expression: string; timezone: string; enabled: boolean; nextFireTimes: string[] };
 
-/** The demo workflow's schedules (none until you create one; README "Schedules"). */
+/** The demo workflow's schedules (none until you create one; docs/schedules.md). */
 export async function demoSchedules(demo: Demo): Promise<DemoSchedule[]> {
   if (!demo.workflowId) return [];
   const [{ listWorkflowSchedules }, { scheduleView }] = await Promise.all([

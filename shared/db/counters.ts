@@ -1,7 +1,7 @@
 import { logger } from '../logger.ts';
 
 // Plain increments that many requests or runs make on one item (a webhook's stats, a key's usage:
-// README "Stats and key usage"), summed in this function instance and written once per item per
+// docs/webhooks.md "Stats and key usage"), summed in this function instance and written once per item per
 // flush instead of once each. The workers flush at the end of every batch, the sweeps at their end,
 // and the HTTP functions at the end of an invocation that finds the last flush a second old or more
 // (`http` in shared/http/handler.ts): Lambda freezes an instance between invocations, so nothing is

@@ -3,7 +3,7 @@ import * as z from 'zod';
 /**
  * Every event type a run writes to its log and sends to its notification targets: the one list the
  * engine emits from (`newEvent` takes only these), the definition schema accepts subscriptions from
- * (`notifications[].events`), and the OpenAPI document and the README's event table are checked against.
+ * (`notifications[].events`), and the OpenAPI document and the event table of docs/runs-and-events.md are checked against.
  * No imports but zod: the entities, the engine and the schemas all read it.
  */
 export const EVENT_TYPES = [

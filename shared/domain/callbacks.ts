@@ -8,7 +8,7 @@ import { conflict, isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import type { ReportBody } from '../schemas/callbacks.ts';
 
-// Callbacks from external systems (README "Workflows and runs", `wait_for_callback`): the report and
+// Callbacks from external systems (docs/workflows.md "Callbacks"): the report and
 // the heartbeat (v1 routes; their credential, the callback's token, is checked by `callback-auth`) and
 // the scheduled sweep's deadlines.
 

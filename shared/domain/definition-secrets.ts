@@ -133,7 +133,7 @@ export function restoreSecrets(next: WorkflowDefinition, stored: WorkflowDefinit
 
 /**
  * The account secrets a definition references may be used by whoever saves it, and only where they
- * may go (README "Account secrets"). A member (anyone but an admin) may reference only secrets whose
+ * may go (docs/secrets.md "Account secrets"). A member (anyone but an admin) may reference only secrets whose
  * `members` is `use`: 403 `SECRET_NOT_ALLOWED` otherwise. An http_request whose URL is literal may
  * carry only secrets whose `allowedHosts` (if any) allow its host: 400 `SECRET_NOT_ALLOWED` with the
  * URL's path otherwise (a computed URL is checked when the step runs). A name the account does not

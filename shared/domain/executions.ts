@@ -9,7 +9,7 @@ import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 
 export const DOWNLOAD_URL_SECONDS = 300;
 
-/** The v1 execution record (API.md "Conventions"): no definition, lease or dispatch internals. */
+/** The v1 execution record (docs/api.md): no definition, lease or dispatch internals. */
 export const executionView = (e: Execution) => ({
   executionId: e.executionId,
   workflowId: e.workflowId,

@@ -4,7 +4,7 @@ import { type ApprovalMessage, messageKind } from '../db/entities/approval-messa
 /**
  * The v1 approval detail's account of who was told: every message sent for the approval (the
  * request, each reminder, the escalation), oldest first, with its channel and reviewer, and the
- * state of its reminders and escalation (README "Reminders and escalation").
+ * state of its reminders and escalation (docs/approvals-and-channels.md "Reminders and escalation").
  */
 export function notifiedView(a: Approval, messages: readonly ApprovalMessage[]) {
   const pending = a.status === 'PENDING';

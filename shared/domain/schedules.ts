@@ -30,7 +30,7 @@ import { canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 
 export type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
-/** Enabled schedules per plan (README "Schedules"); undefined = unlimited. */
+/** Enabled schedules per plan (docs/schedules.md); undefined = unlimited. */
 export const SCHEDULE_LIMITS: Record<Plan, number | undefined> = { free: 0, pro: 5, team: 50, enterprise: undefined };
 
 /** How many fire times a schedule shows. */

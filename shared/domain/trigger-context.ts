@@ -2,7 +2,7 @@ import type { TriggerContext } from '../db/entities/execution-state.ts';
 import { signedBy, type Webhook } from '../db/entities/webhook.ts';
 
 /**
- * `$trigger` (README "Workflows and runs"): a webhook run's request headers, credentials and
+ * `$trigger` (docs/workflows.md "Control flow"): a webhook run's request headers, credentials and
  * signatures removed, and the sender's name for the event. Kept on the run only when its workflow
  * reads `$trigger`: the trigger reads no workflow, so the webhook record carries that fact
  * (`triggerContext`), set when the webhook is saved and whenever its workflow's definition starts or

@@ -53,7 +53,7 @@ export type Trigger = {
 
 /**
  * One new execution for an accepted trigger (or the earlier one, replayed, for a known key). Round
- * trips (README "Performance"): the execution (with its first event) and its queue message go out
+ * trips (docs/performance.md): the execution (with its first event) and its queue message go out
  * together; the trigger reads no workflow: the run takes it when the worker picks it up.
  */
 export async function startTriggeredRun(t: Trigger, now = Date.now()) {

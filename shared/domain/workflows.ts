@@ -85,7 +85,7 @@ async function checkChannels(accountId: string, definition: WorkflowDefinition) 
     asksPeople(s)
       ? [
           ...(s.notify ?? []).map((n, j) => ({ n, path: `definition.${at}.notify.${j}` })),
-          // An escalation's own `notify` (README "Reminders and escalation").
+          // An escalation's own `notify` (docs/approvals-and-channels.md "Reminders and escalation").
           ...(s.escalate?.notify ?? []).map((n, j) => ({ n, path: `definition.${at}.escalate.notify.${j}` })),
         ]
       : [],

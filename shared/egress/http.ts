@@ -172,7 +172,7 @@ function errorMessage(e: unknown): string {
 }
 
 /**
- * Perform an `http_request` step's exchange under the SSRF rule (WORKFLOWS.md): https only unless
+ * Perform an `http_request` step's exchange under the SSRF rule (docs/workflows.md): https only unless
  * the allowlist permits the target; private, loopback, link-local, reserved and metadata addresses
  * refused after DNS resolution and on every redirect, the connection going to the checked address;
  * redirects followed manually; one timeout for the whole exchange; a byte cap on the body. The status

@@ -6,7 +6,7 @@ import { isContainerType, moduleOf } from './steps/index.ts';
 import type { Issue } from './steps/types.ts';
 
 /**
- * The checks of a definition that need more than one field (WORKFLOWS.md): step ids, targets, each
+ * The checks of a definition that need more than one field (docs/workflows.md): step ids, targets, each
  * step module's own (`issues`, `targets`), every expression, and where `$secrets` may be read. They
  * run on the raw value, even when other fields failed, so every fault is reported at its path.
  */

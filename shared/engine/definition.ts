@@ -8,7 +8,7 @@ import { Step } from './steps/index.ts';
 import { hasType, VariableType, VarName } from './variable-types.ts';
 
 /**
- * Workflow definitions (WORKFLOWS.md): one schema; faults are reported at their exact path. The
+ * Workflow definitions (docs/workflows.md): one schema; faults are reported at their exact path. The
  * steps' schemas are their modules' (the registry: ./steps/index.ts).
  */
 

@@ -1,4 +1,4 @@
-// Control flow as data on the run (ARCHITECTURE.md "Growing the core"): the step the run is in is
+// Control flow as data on the run (docs/architecture.md "Principles"): the step the run is in is
 // `nextStep` and, inside a `for_each`, `loop` (iteration, nested step); a jump, a branch, an
 // iteration's end only change them in memory, so they ride in the run's next write.
 import type { LoopPosition, NestedStepState, RunError, StepState } from '../db/entities/execution-state.ts';

@@ -1,4 +1,4 @@
-// Restart and crash semantics (ARCHITECTURE.md "Crash and restart semantics"): the startup sweep and
+// Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): the startup sweep and
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';

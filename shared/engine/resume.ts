@@ -1,4 +1,4 @@
-// Manual resume (v1, ARCHITECTURE.md "Crash and restart semantics"): an INTERRUPTED run re-enters the
+// Manual resume (v1, docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): an INTERRUPTED run re-enters the
 // step it stopped in, or waits again, or takes what its wait recorded meanwhile.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';

@@ -215,7 +215,7 @@ async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause:
  * Count an accepted webhook trigger (the webhook's stats, the bound key's usage) once its run leaves
  * PENDING: claimed by the worker, cancelled or interrupted first. Each of those is a conditional
  * write from PENDING, so exactly one counts. Off the trigger's hot path, and summed per function
- * instance until its next flush (`counters.ts`, README "Stats and key usage"): the counters are items every
+ * instance until its next flush (`counters.ts`, docs/webhooks.md "Stats and key usage"): the counters are items every
  * trigger of a webhook or key would touch.
  */
 export function countAcceptedTrigger(e: Execution): void {

@@ -5,7 +5,7 @@ import { unauthorized } from '../errors.ts';
 import { safeEqual } from '../tokens.ts';
 
 /**
- * The senders an HMAC webhook can be pointed at straight away (README "Webhook senders"): how each
+ * The senders an HMAC webhook can be pointed at straight away (docs/webhooks.md "Webhook senders"): how each
  * signs a request, which header or field names a delivery (for dedupe), and the handshakes that
  * answer without a run. Every scheme is HMAC-SHA256 over the body bytes exactly as received,
  * compared in constant time. Timestamped schemes refuse a timestamp more than 5 minutes from now,

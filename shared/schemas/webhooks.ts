@@ -35,7 +35,7 @@ export const isStandardWebhooksSecret = (s: string) => {
   const bytes = /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(s) ? Buffer.from(s.slice(6), 'base64').length : 0;
   return bytes >= 24 && bytes <= 64;
 };
-/** How the webhook's requests are signed when it has a `secretKey` and no bound key (README "Webhook senders"). */
+/** How the webhook's requests are signed when it has a `secretKey` and no bound key (docs/webhooks.md "Webhook senders"). */
 const SignatureScheme = z.enum(SIGNATURE_SCHEMES);
 /** How a webhook's triggers authenticate: its bound key, a signature made with its secret, or nothing at all. */
 export const AuthMode = z.enum(['api_key', 'hmac', 'open']);

@@ -15,7 +15,7 @@ import { HTTP_STATUS, httpStatus } from '../../shared/http-status.ts';
 import { problemResult } from '../../shared/http/middleware/problem.ts';
 
 describe('error kinds and their HTTP statuses (one table)', () => {
-  it('answers each kind with the status API.md documents for it', () => {
+  it('answers each kind with the status docs/api.md documents for it', () => {
     const cases: [AppError, number][] = [
       [badRequest('INVALID_JSON', 'x'), 400],
       [validationFailed([]), 400],

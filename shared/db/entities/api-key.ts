@@ -205,7 +205,7 @@ async function addKeyUses(keyId: string, day: string, uses: number, lastUsedAt: 
 const dayOf = (now: number) => new Date(now).toISOString().slice(0, 10);
 
 /**
- * Count one use at once (the v1 routes: README "Caches"), conditional on the key being live, so a
+ * Count one use at once (the v1 routes: docs/performance.md "Caches"), conditional on the key being live, so a
  * key revoked or suspended in another function instance is refused at once although the key record
  * is cached there: returns false then (the caller refuses the request), at no cost on the usual path.
  */
@@ -213,7 +213,7 @@ export const recordKeyUsage = (keyId: string, now: number): Promise<boolean> => 
 
 /**
  * Count one use of a key that was checked already (a webhook trigger's bound key): summed in this
- * function instance and written at its next flush (`counters.ts`, README "Stats and key usage"), whether
+ * function instance and written at its next flush (`counters.ts`, docs/webhooks.md "Stats and key usage"), whether
  * or not the key was revoked since.
  */
 export function countKeyUse(keyId: string, now: number): void {

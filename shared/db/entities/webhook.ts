@@ -9,7 +9,7 @@ import { queryAll } from '../query.ts';
 // list an account's webhooks, or one creator's (GSI1: ACC#<account>#WH / USR#<creator>#WH#<id>) ·
 // stats (PK WH#<id>, SK STATS: totals, refusals by status, and a counter per day, `d<yyyymmdd>a|r`) ·
 // the account's webhook count for plan limits (PK ACC#<account>, SK WEBHOOKS).
-/** How an HMAC webhook's requests are signed (README "Webhook senders"); absent = `legacy-hmac`. */
+/** How an HMAC webhook's requests are signed (docs/webhooks.md "Webhook senders"); absent = `legacy-hmac`. */
 export const SIGNATURE_SCHEMES = ['legacy-hmac', 'standard-webhooks', 'github', 'stripe', 'slack'] as const;
 export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
@@ -133,7 +133,7 @@ async function writeStats(webhookId: string, counts: ReadonlyMap<string, number>
 
 /**
  * Count one trigger in the webhook's stats: its total, its status and its day. Summed in this
- * function instance and written at its next flush (`counters.ts`, README "Stats and key usage").
+ * function instance and written at its next flush (`counters.ts`, docs/webhooks.md "Stats and key usage").
  */
 function countOutcome(webhookId: string, now: number, outcome: 'accepted' | number): void {
   const accepted = outcome === 'accepted';

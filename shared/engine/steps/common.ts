@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { isExpression } from '../expression-syntax.ts';
 import { VarName } from '../variable-types.ts';
 
-/** The parts every step schema shares (WORKFLOWS.md): ids, targets, `when`, `onError`, literal JSON. */
+/** The parts every step schema shares (docs/workflows.md): ids, targets, `when`, `onError`, literal JSON. */
 
 export const StepId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
 export const Reviewer = z

@@ -27,7 +27,7 @@ function boundKey(w: Webhook, token: string | undefined, stored: ApiKey | undefi
 }
 
 /**
- * The webhook trigger's credentials and gates, in API.md's order: 404 (no such webhook: a malformed
+ * The webhook trigger's credentials and gates, in the order of docs/webhooks.md "The trigger": 404 (no such webhook: a malformed
  * id is one), 401 (the webhook's mode: bound key, signature by its scheme, or open; counted against
  * the address's failure budget, 429 past it), 403 (source allowlist), 409 (disabled), 429 (the account's budget, whose headers every later answer carries).
  * 415 and 400 follow in `parseRequest`. The webhook and a presented key are read together, from the
