@@ -46,7 +46,8 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number): Pro
     const limit = retryInProgress(stateAt(run, here)) ? undefined : countStep(run);
     if (limit) return run.fail(limit);
     // Inside a loop this one write also holds the previous iteration's end: one write per iteration with an external effect.
-    if (external(here.step) && run.dirty && !(await run.flush())) return;
+    // A long run of in-memory steps writes a checkpoint whenever its progress fills one write (`full`).
+    if (((external(here.step) && run.dirty) || run.full) && !(await run.flush())) return;
     if (!(await runOne(run, here, left))) return;
   }
 }

@@ -16,6 +16,18 @@ import { notifyEvents } from './notify.ts';
 
 /** Events of steps inside a loop that share one event item (about 200 bytes each: well within an item's 400 KB). */
 const MERGED_EVENTS = 200;
+/** ...and at most this much JSON in one such item (events with long error messages), far below an item's 400 KB. */
+const MERGED_BYTES = 100_000;
+
+/**
+ * What one write of a run's progress holds at most before the step loop writes a checkpoint
+ * (`full`). DynamoDB takes at most 100 items and 4 MB in one transaction; the run's update (up to
+ * 400 KB) and what the step after the check adds (its event item, its side records, the run's end)
+ * must still fit, hence the margins.
+ */
+export const CHECKPOINT_LIMITS = { items: 64, bytes: 2_000_000 };
+
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
 /**
  * A run held by this worker invocation, with the progress not written yet. Steps without an external
@@ -24,14 +36,27 @@ const MERGED_EVENTS = 200;
  * step, and the steps' side records (artifact metadata, approval). So a run of `set` steps costs one
  * write, and a crash repeats no external effect: before an `http_request` or `artifact` the worker
  * flushes, so the record shows the step it is in.
+ *
+ * Long runs (docs/performance.md "Long runs"): a transaction holds at most 100 items and 4 MB, so
+ * once the progress not written yet is `full`, the step loop flushes before the next step, as it
+ * does before a step with an external effect. Each such write is a whole checkpoint (the run's
+ * position and `seq` with the events up to them, conditional on the lease), never events alone: a
+ * crash between two of them leaves the run at the first, with exactly its events, and whoever takes
+ * the run on (recovery, a v1 resume) goes on from there, numbering on from its `seq`. Events written
+ * ahead of the run's update would outlive a crash or a lost lease as steps the run never recorded
+ * (with the seqs its next events take again: they are keyed by a fresh ULID, not by seq, so writing
+ * them again is no overwrite), and events written after it would leave a gap.
  */
 export class HeldRun {
   private changed = new Set<string>();
   private dropped = new Set<string>();
   private groups: RunEvent[][] = [];
   private items: object[] = [];
-  /** The last event item, while steps inside a loop may add to it (`record` with `merge`). */
+  /** The last event item, while steps inside a loop may add to it (`record` with `merge`), and its size. */
   private open: RunEvent[] | undefined;
+  private openBytes = 0;
+  /** The size of the events and side records not written yet. */
+  private pendingBytes = 0;
 
   constructor(
     public e: Execution,
@@ -55,6 +80,11 @@ export class HeldRun {
     for (const k of Object.keys(fields)) this.changed.add(k);
   }
 
+  /** The progress not written yet is as much as one write should hold: the step loop writes a checkpoint. */
+  get full() {
+    return 1 + this.items.length + this.groups.length >= CHECKPOINT_LIMITS.items || this.pendingBytes >= CHECKPOINT_LIMITS.bytes;
+  }
+
   /** Number `events` on from the run's last seq (the write that holds them sets the run's). */
   private sequence(events: RunEvent[]): RunEvent[] {
     if (events.length === 0) return events;
@@ -65,31 +95,41 @@ export class HeldRun {
 
   /**
    * One step's events (written as one item, numbered), and its side records. `merge`: a step inside a
-   * loop, whose events join the last loop step's item (up to `MERGED_EVENTS`): a 100-item loop of
-   * `set` steps writes a few event items, not hundreds (a transaction holds at most 100 items).
+   * loop, whose events join the last loop step's item (up to `MERGED_EVENTS` and `MERGED_BYTES`): a
+   * 100-item loop of `set` steps writes a few event items, not hundreds.
    */
   record(events: RunEvent[], items: object[] = [], merge = false) {
     if (events.length) {
       const numbered = this.sequence(events);
-      if (merge && this.open && this.open.length + numbered.length <= MERGED_EVENTS) this.open.push(...numbered);
-      else {
+      const bytes = jsonBytes(numbered);
+      this.pendingBytes += bytes;
+      if (merge && this.open && this.open.length + numbered.length <= MERGED_EVENTS && this.openBytes + bytes <= MERGED_BYTES) {
+        this.open.push(...numbered);
+        this.openBytes += bytes;
+      } else {
         this.groups.push(numbered);
         this.open = merge ? numbered : undefined;
+        this.openBytes = merge ? bytes : 0;
       }
     }
+    for (const item of items) this.pendingBytes += jsonBytes(item);
     this.items.push(...items);
   }
 
   /** Add events to the last step's item (the run's end goes with its last step). */
   append(events: RunEvent[]) {
     const last = this.groups.at(-1);
-    if (last) last.push(...this.sequence(events));
-    else this.record(events);
+    if (!last) return this.record(events);
+    const numbered = this.sequence(events);
+    last.push(...numbered);
+    const bytes = jsonBytes(numbered);
+    this.pendingBytes += bytes;
+    if (last === this.open) this.openBytes += bytes;
   }
 
   /**
-   * Write the progress in one transaction, conditional on this worker's live lease and no cancel asked
-   * for; `remove` drops fields. False when the run was cancelled or taken away (then handled).
+   * Write the progress in one transaction (a checkpoint), conditional on this worker's live lease and
+   * no cancel asked for; `remove` drops fields. False when the run was cancelled or taken away (then handled).
    */
   async flush(only: readonly string[] = []): Promise<boolean> {
     const now = Date.now();
@@ -120,6 +160,8 @@ export class HeldRun {
     this.groups = [];
     this.items = [];
     this.open = undefined;
+    this.openBytes = 0;
+    this.pendingBytes = 0;
     await notifyEvents(this.e, events);
     return true;
   }
