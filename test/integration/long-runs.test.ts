@@ -1,8 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../shared/clients.ts';
 import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
-import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { DEFAULT_MAX_STEP_EXECUTIONS, WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { PACE, paced } from '../../shared/engine/pace.ts';
+import { logger } from '../../shared/logger.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
@@ -34,19 +38,24 @@ async function started(definition: unknown) {
   return { execution, message: message as RunMessage };
 }
 const deliver = (m: RunMessage) => processRunMessage(m, { remainingMs: () => 50_000 });
-/** Deliver the run's message and every message it causes (a hand-off to a fresh invocation), counting them. */
-async function ran(definition: unknown) {
-  const { execution, message } = await started(definition);
-  let invocations = 1;
-  await deliver(message);
+/** Deliver every queued message (a hand-off to a fresh invocation) until the queue is empty; how many. */
+async function drain() {
+  let n = 0;
   for (let messages = await takeRunMessages(); messages.length; messages = await takeRunMessages()) {
     for (const m of messages) {
-      invocations++;
+      n++;
       await deliver(m);
     }
   }
-  const done = (await getExecution(execution.accountId, execution.executionId)) as Execution;
-  return { done, invocations };
+  return n;
+}
+const read = (e: Execution) => getExecution(e.accountId, e.executionId) as Promise<Execution>;
+/** Run a definition to its end, counting the worker invocations it took. */
+async function ran(definition: unknown) {
+  const { execution, message } = await started(definition);
+  await deliver(message);
+  const invocations = 1 + (await drain());
+  return { done: await read(execution), invocations };
 }
 const allEvents = async (e: Execution) => (await listEvents(e.accountId, e.executionId, 100_000)).items;
 
@@ -100,4 +109,99 @@ describe('loops past 100 step executions', () => {
     expect(done.executed).toBe(1_500);
     expect(await allEvents(done)).toHaveLength(1 + 2 * 1_500 + 1);
   }, 120_000);
+});
+
+describe('the defaults agree (maxItems, maxStepExecutions)', () => {
+  it('a for_each of 1,000 items (the default maxItems) with one nested step SUCCEEDS under the default maxStepExecutions', async () => {
+    const { done, invocations } = await ran({
+      steps: [
+        { id: 'first', type: 'set', values: { started: true } },
+        { id: 'each', type: 'for_each', items: '{% [1..1000] %}', steps: [{ id: 'keep', type: 'set', values: { last: '{% $item %}' } }] },
+        { id: 'after', type: 'set', values: { count: '{% $steps.each.items %}' } },
+      ],
+    });
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(done.variables).toMatchObject({ last: 1000, count: 1000 });
+    expect(done.executed).toBe(1_003);
+    expect(DEFAULT_MAX_STEP_EXECUTIONS).toBeGreaterThanOrEqual(100 + 1_000);
+    expect(invocations).toBe(1);
+    const events = await allEvents(done);
+    expect(events).toHaveLength(1 + 2 + 1 + 2 * 1_000 + 1 + 2 + 1);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  }, 120_000);
+});
+
+describe('one long run shares the process', () => {
+  /** A for_each of 1,000 items with 9 nested set steps: 9,001 step executions, none with I/O. */
+  const long = {
+    maxStepExecutions: 10_000,
+    steps: [
+      {
+        id: 'each',
+        type: 'for_each',
+        items: '{% [1..1000] %}',
+        steps: Array.from({ length: 9 }, (_, i) => ({ id: `n${i}`, type: 'set', values: { [`v${i}`]: '{% $item %}' } })),
+      },
+    ],
+  };
+
+  it('yields to the event loop while it works, and hands itself on after its share of steps per invocation', async () => {
+    const yieldsBefore = paced.yields;
+    const { done, invocations } = await ran(long);
+    expect(done.status, JSON.stringify(done.error)).toBe('SUCCEEDED');
+    expect(done.executed).toBe(9_001);
+    // A turn of the event loop at least every 50 steps, and a fresh invocation every 2,000 steps.
+    expect(paced.yields - yieldsBefore).toBeGreaterThanOrEqual(Math.floor(9_001 / PACE.stepsPerYield) - invocations);
+    expect(invocations).toBe(Math.ceil(9_001 / PACE.stepsPerInvocation));
+    const events = await allEvents(done);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.type === 'step.succeeded')).toHaveLength(9_001);
+  }, 180_000);
+
+  it('a short run of the same worker batch ends while the long one is still at work', async () => {
+    const a = await started(long);
+    const b = await started({ steps: [{ id: 'one', type: 'set', values: { quick: true } }] });
+    const yieldsBefore = paced.yields;
+    let yieldsWhenShortEnded = -1;
+    let timerFiredAfterYields = -1;
+    // As the batch processor runs a batch's records: at once, in one process.
+    const longDone = deliver(a.message).then(() => paced.yields - yieldsBefore);
+    setTimeout(() => {
+      timerFiredAfterYields = paced.yields - yieldsBefore;
+    }, 0);
+    await deliver(b.message).then(() => {
+      yieldsWhenShortEnded = paced.yields - yieldsBefore;
+    });
+    const yieldsAtLongEnd = await longDone;
+    expect((await read(b.execution)).status).toBe('SUCCEEDED');
+    // The short run and a timer were served between the long run's turns, not after its invocation.
+    expect(yieldsWhenShortEnded).toBeLessThan(yieldsAtLongEnd);
+    expect(timerFiredAfterYields).toBeLessThan(yieldsAtLongEnd);
+    expect(yieldsAtLongEnd).toBeGreaterThanOrEqual(PACE.stepsPerInvocation / PACE.stepsPerYield - 1);
+    await drain();
+    expect((await read(a.execution)).status).toBe('SUCCEEDED');
+  }, 120_000);
+});
+
+describe('a worker error', () => {
+  it('is logged with the run before the message goes back to the queue', async () => {
+    const { execution, message } = await started({ steps: [{ id: 'one', type: 'set', values: { x: 1 } }] });
+    const client = db();
+    const original = client.send.bind(client);
+    const send = vi.spyOn(client, 'send').mockImplementation(((command: unknown, ...rest: unknown[]) => {
+      if (command instanceof TransactWriteCommand) return Promise.reject(Object.assign(new Error('boom'), { name: 'InternalServerError' }));
+      return (original as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as never);
+    const error = vi.spyOn(logger, 'error');
+    try {
+      await expect(deliver(message)).rejects.toThrow('boom');
+      expect(error).toHaveBeenCalledWith(
+        'run message failed; it will be redelivered',
+        expect.objectContaining({ executionId: execution.executionId }),
+      );
+    } finally {
+      send.mockRestore();
+      error.mockRestore();
+    }
+  });
 });
