@@ -27,6 +27,9 @@ const MERGED_BYTES = 100_000;
  */
 export const CHECKPOINT_LIMITS = { items: 64, bytes: 2_000_000 };
 
+/** Fewer items than this fit one transaction whatever their size: 7 × 400 KB and the run's update stay under 4 MB. */
+const FIT_ANY_SIZE = 8;
+
 const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
 /**
@@ -55,8 +58,10 @@ export class HeldRun {
   /** The last event item, while steps inside a loop may add to it (`record` with `merge`), and its size. */
   private open: RunEvent[] | undefined;
   private openBytes = 0;
-  /** The size of the events and side records not written yet. */
+  /** The size of the first `measured` event items and `measuredItems` side records not written yet (`full` measures). */
   private pendingBytes = 0;
+  private measured = 0;
+  private measuredItems = 0;
 
   constructor(
     public e: Execution,
@@ -80,9 +85,23 @@ export class HeldRun {
     for (const k of Object.keys(fields)) this.changed.add(k);
   }
 
-  /** The progress not written yet is as much as one write should hold: the step loop writes a checkpoint. */
+  /**
+   * The progress not written yet is as much as one write should hold: the step loop writes a
+   * checkpoint. Fewer than `FIT_ANY_SIZE` items fit a transaction whatever their size (each item is at
+   * most 400 KB), so a short run measures nothing; past that, what is new is measured once.
+   */
   get full() {
-    return 1 + this.items.length + this.groups.length >= CHECKPOINT_LIMITS.items || this.pendingBytes >= CHECKPOINT_LIMITS.bytes;
+    const count = 1 + this.items.length + this.groups.length;
+    if (count >= CHECKPOINT_LIMITS.items) return true;
+    if (count < FIT_ANY_SIZE) return false;
+    for (; this.measured < this.groups.length; this.measured++) this.pendingBytes += jsonBytes(this.groups[this.measured]);
+    for (; this.measuredItems < this.items.length; this.measuredItems++) this.pendingBytes += jsonBytes(this.items[this.measuredItems]);
+    return this.pendingBytes >= CHECKPOINT_LIMITS.bytes;
+  }
+
+  /** Events that join the last event item (the open one is always the last) count at once if it was measured. */
+  private lastGrew(bytes: number) {
+    if (this.measured === this.groups.length) this.pendingBytes += bytes;
   }
 
   /** Number `events` on from the run's last seq (the write that holds them sets the run's). */
@@ -101,18 +120,18 @@ export class HeldRun {
   record(events: RunEvent[], items: object[] = [], merge = false) {
     if (events.length) {
       const numbered = this.sequence(events);
-      const bytes = jsonBytes(numbered);
-      this.pendingBytes += bytes;
+      // Only a loop's events are measured as they come (the shared item's size); the rest when `full` asks.
+      const bytes = merge ? jsonBytes(numbered) : 0;
       if (merge && this.open && this.open.length + numbered.length <= MERGED_EVENTS && this.openBytes + bytes <= MERGED_BYTES) {
         this.open.push(...numbered);
         this.openBytes += bytes;
+        this.lastGrew(bytes);
       } else {
         this.groups.push(numbered);
         this.open = merge ? numbered : undefined;
-        this.openBytes = merge ? bytes : 0;
+        this.openBytes = bytes;
       }
     }
-    for (const item of items) this.pendingBytes += jsonBytes(item);
     this.items.push(...items);
   }
 
@@ -122,9 +141,10 @@ export class HeldRun {
     if (!last) return this.record(events);
     const numbered = this.sequence(events);
     last.push(...numbered);
+    if (last !== this.open && this.measured < this.groups.length) return;
     const bytes = jsonBytes(numbered);
-    this.pendingBytes += bytes;
     if (last === this.open) this.openBytes += bytes;
+    this.lastGrew(bytes);
   }
 
   /**
@@ -162,6 +182,8 @@ export class HeldRun {
     this.open = undefined;
     this.openBytes = 0;
     this.pendingBytes = 0;
+    this.measured = 0;
+    this.measuredItems = 0;
     await notifyEvents(this.e, events);
     return true;
   }
