@@ -3,7 +3,7 @@ import { USER_ID } from '../ids.ts';
 import { crossCheck } from './definition-checks.ts';
 import { EventType } from '../db/event-types.ts';
 import { SECRET_REFERENCE } from './secret-reference.ts';
-import { isHttpUrl, JsonValue, MAX_STEPS } from './steps/common.ts';
+import { isHttpUrl, JsonValue, MAX_ITEMS, MAX_STEPS } from './steps/common.ts';
 import { Step } from './steps/index.ts';
 import { hasType, VariableType, VarName } from './variable-types.ts';
 
@@ -39,7 +39,12 @@ export const Notification = z.strictObject({
     .optional(),
 });
 
-export const DEFAULT_MAX_STEP_EXECUTIONS = 1000;
+/**
+ * The default `maxStepExecutions`: a loop over the most items (the default `maxItems`) with one nested
+ * step runs to its end, beside the most top-level steps: 100 top-level (the loop one of them) + 1,000
+ * nested (docs/workflows.md "Control flow").
+ */
+export const DEFAULT_MAX_STEP_EXECUTIONS = MAX_STEPS + MAX_ITEMS;
 export const MAX_STEP_EXECUTIONS = 10_000;
 
 export const WorkflowDefinition = z

@@ -7,6 +7,7 @@ import { evaluateTemplate } from './expressions.ts';
 import { advance, countStep, type Here, iterationOf, locate, setState, startLoop, stateAt, tooLarge } from './flow.ts';
 import { runStep } from './run-step.ts';
 import { scopeOf } from './scope.ts';
+import { Pace } from './pace.ts';
 import { type HeldRun, stopAfterLostWrite } from './session.ts';
 import { fitsWith, stepFailed, tooLargeError } from './step-end.ts';
 import { STEP_IO } from './step-io.ts';
@@ -37,17 +38,21 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number): Pro
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
   wake(run);
+  const pace = new Pace();
   for (;;) {
     const here = locate(run);
     if (!here) return finish(run);
     const left = remainingMs() - HANDOFF_MARGIN_MS;
-    if (left < stepBudgetMs(here.step)) return run.release();
+    // Out of time for the step, or this invocation did its share of the run's steps: a fresh invocation goes on.
+    if (left < stepBudgetMs(here.step) || pace.spent) return run.release();
     // A retry's next attempt is the same step execution: it is not counted again.
     const limit = retryInProgress(stateAt(run, here)) ? undefined : countStep(run);
     if (limit) return run.fail(limit);
     // Inside a loop this one write also holds the previous iteration's end: one write per iteration with an external effect.
-    if (external(here.step) && run.dirty && !(await run.flush())) return;
+    // A long run of in-memory steps writes a checkpoint whenever its progress fills one write (`full`).
+    if (((external(here.step) && run.dirty) || run.full) && !(await run.flush())) return;
     if (!(await runOne(run, here, left))) return;
+    await pace.stepped();
   }
 }
 

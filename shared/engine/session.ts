@@ -16,6 +16,21 @@ import { notifyEvents } from './notify.ts';
 
 /** Events of steps inside a loop that share one event item (about 200 bytes each: well within an item's 400 KB). */
 const MERGED_EVENTS = 200;
+/** ...and at most this much JSON in one such item (events with long error messages), far below an item's 400 KB. */
+const MERGED_BYTES = 100_000;
+
+/**
+ * What one write of a run's progress holds at most before the step loop writes a checkpoint
+ * (`full`). DynamoDB takes at most 100 items and 4 MB in one transaction; the run's update (up to
+ * 400 KB) and what the step after the check adds (its event item, its side records, the run's end)
+ * must still fit, hence the margins.
+ */
+export const CHECKPOINT_LIMITS = { items: 64, bytes: 2_000_000 };
+
+/** Fewer items than this fit one transaction whatever their size: 7 × 400 KB and the run's update stay under 4 MB. */
+const FIT_ANY_SIZE = 8;
+
+const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
 /**
  * A run held by this worker invocation, with the progress not written yet. Steps without an external
@@ -24,14 +39,29 @@ const MERGED_EVENTS = 200;
  * step, and the steps' side records (artifact metadata, approval). So a run of `set` steps costs one
  * write, and a crash repeats no external effect: before an `http_request` or `artifact` the worker
  * flushes, so the record shows the step it is in.
+ *
+ * Long runs (docs/performance.md "Long runs"): a transaction holds at most 100 items and 4 MB, so
+ * once the progress not written yet is `full`, the step loop flushes before the next step, as it
+ * does before a step with an external effect. Each such write is a whole checkpoint (the run's
+ * position and `seq` with the events up to them, conditional on the lease), never events alone: a
+ * crash between two of them leaves the run at the first, with exactly its events, and whoever takes
+ * the run on (recovery, a v1 resume) goes on from there, numbering on from its `seq`. Events written
+ * ahead of the run's update would outlive a crash or a lost lease as steps the run never recorded
+ * (with the seqs its next events take again: they are keyed by a fresh ULID, not by seq, so writing
+ * them again is no overwrite), and events written after it would leave a gap.
  */
 export class HeldRun {
   private changed = new Set<string>();
   private dropped = new Set<string>();
   private groups: RunEvent[][] = [];
   private items: object[] = [];
-  /** The last event item, while steps inside a loop may add to it (`record` with `merge`). */
+  /** The last event item, while steps inside a loop may add to it (`record` with `merge`), and its size. */
   private open: RunEvent[] | undefined;
+  private openBytes = 0;
+  /** The size of the first `measured` event items and `measuredItems` side records not written yet (`full` measures). */
+  private pendingBytes = 0;
+  private measured = 0;
+  private measuredItems = 0;
 
   constructor(
     public e: Execution,
@@ -55,6 +85,25 @@ export class HeldRun {
     for (const k of Object.keys(fields)) this.changed.add(k);
   }
 
+  /**
+   * The progress not written yet is as much as one write should hold: the step loop writes a
+   * checkpoint. Fewer than `FIT_ANY_SIZE` items fit a transaction whatever their size (each item is at
+   * most 400 KB), so a short run measures nothing; past that, what is new is measured once.
+   */
+  get full() {
+    const count = 1 + this.items.length + this.groups.length;
+    if (count >= CHECKPOINT_LIMITS.items) return true;
+    if (count < FIT_ANY_SIZE) return false;
+    for (; this.measured < this.groups.length; this.measured++) this.pendingBytes += jsonBytes(this.groups[this.measured]);
+    for (; this.measuredItems < this.items.length; this.measuredItems++) this.pendingBytes += jsonBytes(this.items[this.measuredItems]);
+    return this.pendingBytes >= CHECKPOINT_LIMITS.bytes;
+  }
+
+  /** Events that join the last event item (the open one is always the last) count at once if it was measured. */
+  private lastGrew(bytes: number) {
+    if (this.measured === this.groups.length) this.pendingBytes += bytes;
+  }
+
   /** Number `events` on from the run's last seq (the write that holds them sets the run's). */
   private sequence(events: RunEvent[]): RunEvent[] {
     if (events.length === 0) return events;
@@ -65,16 +114,22 @@ export class HeldRun {
 
   /**
    * One step's events (written as one item, numbered), and its side records. `merge`: a step inside a
-   * loop, whose events join the last loop step's item (up to `MERGED_EVENTS`): a 100-item loop of
-   * `set` steps writes a few event items, not hundreds (a transaction holds at most 100 items).
+   * loop, whose events join the last loop step's item (up to `MERGED_EVENTS` and `MERGED_BYTES`): a
+   * 100-item loop of `set` steps writes a few event items, not hundreds.
    */
   record(events: RunEvent[], items: object[] = [], merge = false) {
     if (events.length) {
       const numbered = this.sequence(events);
-      if (merge && this.open && this.open.length + numbered.length <= MERGED_EVENTS) this.open.push(...numbered);
-      else {
+      // Only a loop's events are measured as they come (the shared item's size); the rest when `full` asks.
+      const bytes = merge ? jsonBytes(numbered) : 0;
+      if (merge && this.open && this.open.length + numbered.length <= MERGED_EVENTS && this.openBytes + bytes <= MERGED_BYTES) {
+        this.open.push(...numbered);
+        this.openBytes += bytes;
+        this.lastGrew(bytes);
+      } else {
         this.groups.push(numbered);
         this.open = merge ? numbered : undefined;
+        this.openBytes = bytes;
       }
     }
     this.items.push(...items);
@@ -83,13 +138,18 @@ export class HeldRun {
   /** Add events to the last step's item (the run's end goes with its last step). */
   append(events: RunEvent[]) {
     const last = this.groups.at(-1);
-    if (last) last.push(...this.sequence(events));
-    else this.record(events);
+    if (!last) return this.record(events);
+    const numbered = this.sequence(events);
+    last.push(...numbered);
+    if (last !== this.open && this.measured < this.groups.length) return;
+    const bytes = jsonBytes(numbered);
+    if (last === this.open) this.openBytes += bytes;
+    this.lastGrew(bytes);
   }
 
   /**
-   * Write the progress in one transaction, conditional on this worker's live lease and no cancel asked
-   * for; `remove` drops fields. False when the run was cancelled or taken away (then handled).
+   * Write the progress in one transaction (a checkpoint), conditional on this worker's live lease and
+   * no cancel asked for; `remove` drops fields. False when the run was cancelled or taken away (then handled).
    */
   async flush(only: readonly string[] = []): Promise<boolean> {
     const now = Date.now();
@@ -120,6 +180,10 @@ export class HeldRun {
     this.groups = [];
     this.items = [];
     this.open = undefined;
+    this.openBytes = 0;
+    this.pendingBytes = 0;
+    this.measured = 0;
+    this.measuredItems = 0;
     await notifyEvents(this.e, events);
     return true;
   }

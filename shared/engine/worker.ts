@@ -38,6 +38,16 @@ export type WorkerOptions = {
  * and messages for cancelled or interrupted runs are acknowledged and dropped.
  */
 export async function processRunMessage(m: RunMessage, opts: WorkerOptions): Promise<void> {
+  try {
+    await processHeld(m, opts);
+  } catch (err) {
+    // The message comes back after the visibility timeout (and ends in the DLQ): say why, with the run.
+    logger.error('run message failed; it will be redelivered', { executionId: m.executionId, error: err as Error });
+    throw err;
+  }
+}
+
+async function processHeld(m: RunMessage, opts: WorkerOptions): Promise<void> {
   const owner = randomUUID();
   const claimed = await claim(m, owner, opts);
   if (!claimed) return;

@@ -153,6 +153,14 @@ describe('what a run costs in DynamoDB (issue 12 targets)', () => {
     expect(c.writeUnits).toBeLessThanOrEqual(cost('webhook run, 5 set steps').writeUnits);
   });
 
+  it('a next loop of 150 step executions writes its progress in checkpoints that fit a transaction, and nothing else more', () => {
+    const c = cost('webhook run, next loop of 150');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    // 150 event items (one per top-level step): checkpoints of at most 64 items (docs/performance.md "Long runs").
+    expect(c.path.split(' → ').filter((x) => x === 'TransactWriteItems')).toHaveLength(3);
+    expect(c.calls, c.path).toBe(cost('webhook run, 1 set step, trigger').calls + 2);
+  });
+
   it('a for_each of 100 set steps adds no call either: one write, its events in a few items', () => {
     const c = cost('webhook run, for_each of 100');
     expect(c.status, c.path).toBe('SUCCEEDED');

@@ -65,3 +65,13 @@ export const forEachFlow = (items: number) =>
       { id: 'each', type: 'for_each', items: `{% [1..${items}] %}`, steps: [{ id: 'keep', type: 'set', values: { last: '{% $item %}' } }] },
     ],
   });
+
+/** A `set` and a `switch` jumping back to it `rounds` times: 2 × `rounds` step executions, none with I/O. */
+export const jumpLoopFlow = (rounds: number) =>
+  WorkflowDefinition.parse({
+    variables: { i: { type: 'number', default: 0 } },
+    steps: [
+      { id: 'inc', type: 'set', values: { i: '{% $vars.i + 1 %}' } },
+      { id: 'again', type: 'switch', cases: [{ when: `{% $vars.i < ${rounds} %}`, next: 'inc' }], default: '$end' },
+    ],
+  });

@@ -21,7 +21,7 @@ import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
-import { approvalFlow, callbackFlow, forEachFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
+import { approvalFlow, callbackFlow, forEachFlow, jumpLoopFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
 import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
 import { createServer } from 'node:http';
 import type { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -292,7 +292,12 @@ export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
     await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
     'webhook run, for_each of 100 items × 1 set, trigger 200 → SUCCEEDED',
   );
-  return [one, many, perStep, batched, switched, looped, ...(await measureWaitCosts(d))];
+  // A long run (docs/performance.md "Long runs"): past 64 event items its progress goes out in checkpoints that fit a transaction.
+  const jumped = await warm(
+    await hookOn(d, 0, jumpLoopFlow(75), 'next loop of 150'),
+    'webhook run, next loop of 150 step executions (set, switch back), trigger 200 → SUCCEEDED',
+  );
+  return [one, many, perStep, batched, switched, looped, ...(await measureWaitCosts(d)), jumped];
 }
 
 /**

@@ -47,7 +47,10 @@ export const isHttpUrl = (s: string, localHttpOnly = false) => {
   return !localHttpOnly || url.hostname === 'localhost' || url.hostname === '127.0.0.1';
 };
 
+/** The most steps in a definition's list (and in a loop's). */
 export const MAX_STEPS = 100;
+/** The longest list a loop (`for_each`) takes: its `maxItems` is at most this, and this by default. */
+export const MAX_ITEMS = 1000;
 
 export const When = z.custom<boolean | string>((v) => typeof v === 'boolean' || (typeof v === 'string' && isExpression(v)), {
   message: 'must be a boolean or an expression "{% ... %}"',

@@ -2,11 +2,8 @@ import * as z from 'zod';
 import { isExpression } from '../expression-syntax.ts';
 import { evaluateTemplate } from '../expressions.ts';
 import { StepError } from '../../step-error.ts';
-import { base } from './common.ts';
+import { base, MAX_ITEMS } from './common.ts';
 import { type ContainerStepModule, stepFault } from './types.ts';
-
-/** The longest list a `for_each` takes. */
-export const MAX_ITEMS = 1000;
 
 /** `for_each`'s own fields; its `steps` (any type but a container) are added by the registry (`./index.ts`). */
 const fields = {
