@@ -78,6 +78,20 @@ const SETTINGS = {
   /** Approval channels: the Slack Web API's base URL (a listener of their own in tests). */
   SLACK_API_URL: httpUrl.default('https://slack.com/api'),
   /**
+   * Approval channels: the hosts a Slack interaction's `response_url` may name (Slack's own; a
+   * listener of their own in tests, an IPv6 address in brackets). A `response_url` elsewhere is never
+   * posted to; one here still goes through the egress rules of `http_request` (HTTP_STEP_ALLOWLIST).
+   */
+  SLACK_RESPONSE_HOSTS: z
+    .string()
+    .default('hooks.slack.com')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  /**
    * Approval channels: the verified SES identity mail goes out under (a domain or an address; the
    * stack grants ses:SendEmail on it alone). Set: an email channel's `from` must belong to it. The
    * SES endpoint is the SDK's own setting, AWS_ENDPOINT_URL_SESV2 (local mode: aws-ses-v2-local).

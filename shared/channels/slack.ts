@@ -1,11 +1,25 @@
 import { config } from '../config.ts';
 import { link, SLACK_INTERACTIONS_PATH } from '../links.ts';
+import { logger } from '../logger.ts';
 import { parseRetryAfter } from '../retry-after.ts';
+import {
+  actions,
+  context,
+  fields,
+  header,
+  SLACK_LIMITS,
+  type SlackMessage,
+  SlackText,
+  section,
+  slackMessage,
+  slackText,
+} from './slack-text.ts';
 import {
   type ApprovalCard,
   type ChannelAdapter,
   type ChannelKind,
-  fieldLines,
+  formFields,
+  type MessageRef,
   type OpenChannel,
   outcome,
   progress,
@@ -14,10 +28,8 @@ import {
 
 /** Slack answers within its own limits; a send that takes longer is retried by the queue. */
 const TIMEOUT_MS = 5_000;
-/** Block Kit's limits: a header's text, a section's text. */
-const HEADER_MAX = 150;
-const TEXT_MAX = 3000;
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** Slack waits 3 seconds for the answer to an interaction; its `response_url` gets a part of them. */
+const RESPOND_TIMEOUT_MS = 1_500;
 
 type SlackAnswer = SendResult & { body?: Record<string, unknown> };
 
@@ -26,7 +38,7 @@ type SlackAnswer = SendResult & { body?: Record<string, unknown> };
  * for the read ones (users.info, users.lookupByEmail take no JSON body). Slack answers 200 with
  * `ok: false` and an `error` for its refusals, 429 with `Retry-After` when rate-limited.
  */
-export async function slackApi(token: string, method: string, args: Record<string, unknown>, read = false): Promise<SlackAnswer> {
+async function slackApi(token: string, method: string, args: Record<string, unknown>, read = false): Promise<SlackAnswer> {
   const base = config().SLACK_API_URL.replace(/\/$/, '');
   const query = read ? `?${new URLSearchParams(args as Record<string, string>)}` : '';
   try {
@@ -47,43 +59,40 @@ export async function slackApi(token: string, method: string, args: Record<strin
   }
 }
 
-/** The Block Kit message of an approval: pending ones carry Approve/Reject buttons (decided in Slack) and a Review link. */
-export function render(card: ApprovalCard) {
+/**
+ * The Block Kit message of an approval: pending ones carry Approve/Reject buttons (decided in Slack)
+ * and a Review link. Every text in it is a `SlackText` (./slack-text.ts): what the run and the
+ * definition put in it (title, description, workflow name, fields, who decided) arrives escaped,
+ * and within Block Kit's limits.
+ */
+export function render(card: ApprovalCard): SlackMessage {
   const done = outcome(card);
-  const context = [
-    `Workflow *${card.workflowName ?? card.workflowId}*`,
-    `run \`${card.executionId}\``,
-    `step \`${card.stepId}\``,
-    `approval \`${card.approvalId}\``,
-  ].join(' · ');
-  const blocks: Record<string, unknown>[] = [
-    { type: 'header', text: { type: 'plain_text', text: cut(card.title, HEADER_MAX) } },
-    ...(card.description ? [{ type: 'section', text: { type: 'mrkdwn', text: cut(card.description, TEXT_MAX) } }] : []),
-    { type: 'context', elements: [{ type: 'mrkdwn', text: context }] },
-    ...(card.fields.length
-      ? [
-          {
-            type: 'section',
-            fields: fieldLines(card)
-              .slice(0, 10)
-              .map((l) => ({ type: 'mrkdwn', text: cut(l, 2000) })),
-          },
-        ]
+  const orElse = slackText`Approval of step ${card.stepId}`;
+  const given = SlackText.of(card.title);
+  const title = (given.blank ? orElse : given).cut(SLACK_LIMITS.header);
+  const description = SlackText.of(card.description ?? '');
+  const form = formFields(card);
+  const hidden = form.length - SLACK_LIMITS.fields;
+  const blocks = [
+    header(title, orElse),
+    ...(description.blank ? [] : [section(description)]),
+    context(
+      slackText`Workflow *${card.workflowName ?? card.workflowId}* · run \`${card.executionId}\` · step \`${card.stepId}\` · approval \`${card.approvalId}\``,
+    ),
+    ...(form.length ? [fields(form.map((f) => slackText`${f.label}: ${f.value}`))] : []),
+    ...(hidden > 0
+      ? [context(slackText`${hidden} more field${hidden === 1 ? '' : 's'} not shown here${done ? '' : ': *Review* shows them all'}.`)]
       : []),
-    ...(card.minApprovals > 1 ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `Quorum: ${progress(card)}` }] }] : []),
+    ...(card.minApprovals > 1 ? [context(slackText`Quorum: ${progress(card)}`)] : []),
+    done
+      ? section(slackText`*${done}*`)
+      : actions(`approval:${card.approvalId}`, [
+          { action_id: 'approve', style: 'primary', value: card.approvalId, text: slackText`Approve` },
+          { action_id: 'reject', style: 'danger', value: card.approvalId, text: slackText`Reject` },
+          { action_id: 'review', url: card.links.review, text: slackText`Review` },
+        ]),
   ];
-  if (done) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${done}*` } });
-  else
-    blocks.push({
-      type: 'actions',
-      block_id: `approval:${card.approvalId}`,
-      elements: [
-        { type: 'button', action_id: 'approve', style: 'primary', value: card.approvalId, text: { type: 'plain_text', text: 'Approve' } },
-        { type: 'button', action_id: 'reject', style: 'danger', value: card.approvalId, text: { type: 'plain_text', text: 'Reject' } },
-        { type: 'button', action_id: 'review', url: card.links.review, text: { type: 'plain_text', text: 'Review' } },
-      ],
-    });
-  return { text: done ? `${card.title}: ${done}` : `Approval needed: ${card.title}`, blocks };
+  return slackMessage(done ? slackText`${title}: ${done}` : slackText`Approval needed: ${title}`, blocks);
 }
 
 const withRef = (r: SlackAnswer): SendResult => {
@@ -115,16 +124,24 @@ export const slack: ChannelAdapter<'slack'> = {
     return userId ? { ...found, to: userId } : found;
   },
   render,
-  send: async (ch, to, card) => withRef(await slackApi(token(ch), 'chat.postMessage', { channel: to, ...render(card) })),
-  update: async (ch, ref, card) => withRef(await slackApi(token(ch), 'chat.update', { channel: ref.channel, ts: ref.ts, ...render(card) })),
+  send: (ch, to, card) => postSlackMessage(ch, to, render(card)),
+  update: (ch, ref, card) => updateSlackMessage(ch, ref, render(card)),
   test: async (ch, to) => {
     const channel = to ?? ch.defaultChannel;
     if (!channel) return { ok: false, error: "no conversation: send `to` or set the channel's defaultChannel" };
-    return withRef(await slackApi(token(ch), 'chat.postMessage', { channel, text: `Flowgate test message from channel ${ch.name}.` }));
+    return postSlackMessage(ch, channel, slackMessage(slackText`Flowgate test message from channel ${ch.name}.`));
   },
 };
 
 const token = (ch: OpenChannel) => ch.botToken ?? '';
+
+/** Post a message to a conversation or user (chat.postMessage). */
+export const postSlackMessage = async (ch: OpenChannel, to: string, message: SlackMessage) =>
+  withRef(await slackApi(token(ch), 'chat.postMessage', { channel: to, ...message }));
+
+/** Edit a posted message in place (chat.update). */
+export const updateSlackMessage = async (ch: OpenChannel, ref: MessageRef, message: SlackMessage) =>
+  withRef(await slackApi(token(ch), 'chat.update', { channel: ref.channel, ts: ref.ts, ...message }));
 
 /** A Slack user's email (users.info, scope users:read.email), for mapping them to a member. */
 export async function slackUserEmail(ch: OpenChannel, userId: string): Promise<string | undefined> {
@@ -141,17 +158,46 @@ export async function slackUserByEmail(ch: OpenChannel, email: string): Promise<
   return r.ok && typeof id === 'string' ? { ...result, userId: id } : result;
 }
 
-/** Post to an interaction's `response_url` (valid 30 minutes, 5 uses): replace the message, or an ephemeral note. */
-export async function respondToSlack(responseUrl: string, message: Record<string, unknown>): Promise<boolean> {
+/** What a `response_url` post does to the clicked message: replace it, or add a note only the clicker sees. */
+export type SlackResponse = { replace_original: true } | { response_type: 'ephemeral'; replace_original: false };
+
+/**
+ * Post to an interaction's `response_url` (valid 30 minutes, 5 uses). The URL comes in the request,
+ * so it is used only when its host is Slack's own (SLACK_RESPONSE_HOSTS: `hooks.slack.com`), and
+ * then under the egress rules of `http_request` (shared/egress/: no private, loopback or metadata
+ * address, every redirect checked, host and address alike). Anything else is never contacted:
+ * false, and the caller edits the message with chat.update instead.
+ */
+export async function respondToSlack(responseUrl: string, message: SlackMessage, how: SlackResponse): Promise<boolean> {
+  const hosts = config().SLACK_RESPONSE_HOSTS;
+  const slackHost = (hostname: string) => hosts.includes(hostname.toLowerCase().replace(/\.$/, ''));
+  let url: URL;
   try {
-    const res = await fetch(responseUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify(message),
-      signal: AbortSignal.timeout(1_500),
-    });
-    return res.ok;
+    url = new URL(responseUrl);
   } catch {
+    return false;
+  }
+  const host = url.hostname.slice(0, 100);
+  if (!slackHost(url.hostname)) {
+    logger.warn("a Slack interaction's response_url names a host not Slack's: not posted", { host });
+    return false;
+  }
+  try {
+    // Loaded on first use: the routes that only read `slackKind` bundle no egress.
+    const { performHttpRequest } = await import('../egress/http.ts');
+    const res = await performHttpRequest(
+      {
+        method: 'POST',
+        url: url.href,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: JSON.stringify({ ...how, ...message }),
+        timeoutMs: RESPOND_TIMEOUT_MS,
+      },
+      { allowlist: config().HTTP_STEP_ALLOWLIST, maxResponseBytes: 16 * 1024, maxRedirects: 2, hostAllowed: slackHost },
+    );
+    return res.status >= 200 && res.status < 300;
+  } catch (e) {
+    logger.warn("a Slack interaction's response_url was not posted", { host, code: (e as { code?: string }).code ?? 'ERROR' });
     return false;
   }
 }

@@ -150,6 +150,14 @@ export const outcome = (c: ApprovalCard): string | undefined => {
       return undefined;
   }
 };
+/**
+ * The form's fields as shown: label (else name) and default (`—` when none). A default that is no
+ * string shows as JSON: a run's object may be anything (`{"toString": false}` made String() throw).
+ */
+export const formFields = (c: ApprovalCard) =>
+  c.fields.map((f) => ({
+    label: f.label ?? f.name,
+    value: f.value === undefined || f.value === null ? '—' : typeof f.value === 'string' ? f.value : (JSON.stringify(f.value) ?? '—'),
+  }));
 /** "Field: value" lines of the form's defaults. */
-export const fieldLines = (c: ApprovalCard) =>
-  c.fields.map((f) => `${f.label ?? f.name}: ${f.value === undefined || f.value === null ? '—' : String(f.value)}`);
+export const fieldLines = (c: ApprovalCard) => formFields(c).map((f) => `${f.label}: ${f.value}`);

@@ -5,7 +5,8 @@ import { auditPut, getApproval, newAuditId } from '../db/entities/approval.ts';
 import { type Channel, getChannelById } from '../db/entities/channel.ts';
 import { listUsers, type User } from '../db/entities/user.ts';
 import { getWorkflow } from '../db/entities/workflow.ts';
-import { render, respondToSlack, slackApi, slackKind, slackUserEmail } from '../channels/slack.ts';
+import { render, respondToSlack, slackKind, slackUserEmail, updateSlackMessage } from '../channels/slack.ts';
+import { type SlackText, slackMessage, slackText } from '../channels/slack-text.ts';
 import type { OpenChannel } from '../channels/types.ts';
 import { AppError, notFound, unauthorized } from '../errors.ts';
 import { HTTP_STATUS } from '../http-status.ts';
@@ -75,15 +76,17 @@ export async function slackInteraction(
   const action = payload.actions?.[0];
   // URL buttons (Review) report their clicks too; nothing to do for them, nor for other interactions.
   if (payload.type !== 'block_actions' || (action?.action_id !== 'approve' && action?.action_id !== 'reject')) return;
-  const tell = (text: string) =>
-    payload.response_url ? respondToSlack(payload.response_url, { response_type: 'ephemeral', replace_original: false, text }) : undefined;
+  const tell = (text: SlackText) =>
+    payload.response_url
+      ? respondToSlack(payload.response_url, slackMessage(text), { response_type: 'ephemeral', replace_original: false })
+      : undefined;
   const approvalId = String(action.value ?? '').slice(0, 64);
   const slackUserId = payload.user?.id ?? '';
   const member = await memberOf(channel, open, slackUserId);
   if (!member) {
     await auditRefusal(channel.accountId, approvalId, slackUserId, req, now);
     return void (await tell(
-      'You are not a member of this Flowgate account (or your Slack user is not linked to one), so you cannot decide this approval.',
+      slackText`You are not a member of this Flowgate account (or your Slack user is not linked to one), so you cannot decide this approval.`,
     ));
   }
   try {
@@ -101,21 +104,21 @@ export async function slackInteraction(
     const workflow = await getWorkflow(decided.accountId, decided.workflowId);
     const card = await approvalCard(decided, { decidedBy: member.email, ...(workflow ? { workflowName: workflow.name } : {}) }, open);
     const message = render(card);
-    const replaced = payload.response_url ? await respondToSlack(payload.response_url, { replace_original: true, ...message }) : false;
+    const replaced = payload.response_url ? await respondToSlack(payload.response_url, message, { replace_original: true }) : false;
     const where = {
       channel: payload.container?.channel_id ?? payload.channel?.id,
       ts: payload.container?.message_ts ?? payload.message?.ts,
     };
-    if (!replaced && where.channel && where.ts) await slackApi(open.botToken ?? '', 'chat.update', { ...where, ...message });
+    if (!replaced && where.channel && where.ts) await updateSlackMessage(open, where, message);
   } catch (e) {
     if (!(e instanceof AppError) || e.kind === 'internal') throw e;
-    const why: Record<string, string> = {
-      APPROVAL_NOT_FOUND: 'This approval was not found.',
-      NOT_A_REVIEWER: 'You are not a reviewer of this approval.',
-      APPROVAL_ALREADY_HANDLED: 'This approval was already handled.',
-      REVIEWER_ALREADY_DECIDED: 'You already decided this approval.',
+    const why: Record<string, SlackText> = {
+      APPROVAL_NOT_FOUND: slackText`This approval was not found.`,
+      NOT_A_REVIEWER: slackText`You are not a reviewer of this approval.`,
+      APPROVAL_ALREADY_HANDLED: slackText`This approval was already handled.`,
+      REVIEWER_ALREADY_DECIDED: slackText`You already decided this approval.`,
     };
-    await tell(why[e.code] ?? `Not decided: ${e.message}`);
+    await tell(why[e.code] ?? slackText`Not decided: ${e.message}`);
   }
 }
 

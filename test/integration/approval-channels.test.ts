@@ -22,6 +22,7 @@ import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
+import { blockKitProblems } from '../support/slack-block-kit.ts';
 
 // An approval step's `notify` (docs/approvals-and-channels.md): a mail to each reviewer (read from the SES
 // emulator), Slack messages and a Teams card (the listener), Slack clicks that decide, and every
@@ -31,7 +32,8 @@ let chat: Awaited<ReturnType<typeof startChatListener>>;
 let stopWorkers: () => Promise<unknown>;
 beforeAll(async () => {
   chat = await startChatListener();
-  await useOwnQueues({ SLACK_API_URL: chat.slackApi, HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  // The listener stands in for Slack's API and its `response_url` host (hooks.slack.com).
+  await useOwnQueues({ SLACK_API_URL: chat.slackApi, HTTP_STEP_ALLOWLIST: '127.0.0.1/32', SLACK_RESPONSE_HOSTS: '127.0.0.1' });
   stopWorkers = startWorkers();
 });
 afterAll(async () => {
@@ -487,5 +489,12 @@ describe('approval messages', { timeout: 120_000 }, () => {
         },
       },
     });
+  });
+
+  // Last: it reads what the tests above made Slack receive.
+  it("every message sent to Slack above (posts, updates, interaction answers) keeps Block Kit's limits, its text escaped", () => {
+    const sent = chat.received.filter((r) => /^\/slack\/chat\.(postMessage|update)$|^\/respond\//.test(r.path));
+    expect(sent.length).toBeGreaterThan(20);
+    for (const r of sent) expect(blockKitProblems(r.body), `${r.path} ${JSON.stringify(r.body).slice(0, 200)}`).toEqual([]);
   });
 });

@@ -21,6 +21,7 @@ import { eventually, startWorkers, useOwnQueues, useOwnTable } from '../support/
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
+import { blockKitProblems } from '../support/slack-block-kit.ts';
 
 // A manual_approval step's `remind` and `escalate` (docs/approvals-and-channels.md "Reminders and escalation"), driven by
 // the scheduled sweep's clock: the sweep's domain function takes `now`. The sweep reads every due
@@ -307,5 +308,12 @@ describe('approval reminders and escalation', { timeout: 120_000 }, () => {
     expect(pathsOf(r)).toEqual(['definition.steps.0.escalate.notify.0.channel']);
     r = await save({ remind: { everySeconds: 3600, max: 3 }, escalate: { afterSeconds: 600, reviewers: ['role:member'] } });
     expect(r.status).toBe(201);
+  });
+
+  // Last: it reads what the tests above made Slack receive.
+  it("every reminder, escalation and update sent to Slack above keeps Block Kit's limits, its text escaped", () => {
+    const sent = chat.received.filter((r) => /^\/slack\/chat\.(postMessage|update)$/.test(r.path));
+    expect(sent.length).toBeGreaterThan(0);
+    for (const r of sent) expect(blockKitProblems(r.body), `${r.path} ${JSON.stringify(r.body).slice(0, 200)}`).toEqual([]);
   });
 });

@@ -32,7 +32,7 @@ let memberId: string;
 
 beforeAll(async () => {
   chat = await startChatListener();
-  Object.assign(process.env, { SLACK_API_URL: chat.slackApi, HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  Object.assign(process.env, { SLACK_API_URL: chat.slackApi, HTTP_STEP_ALLOWLIST: '127.0.0.1/32', SLACK_RESPONSE_HOSTS: '127.0.0.1' });
   resetConfig();
   const a = await givenAccount();
   memberId = a.member.userId;
@@ -161,7 +161,21 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
         {
           type: fc.constantFrom('block_actions', 'view_submission', 'x'),
           user: fc.record({ id: fc.oneof(fc.constantFrom('U1', 'UNKNOWN'), text) }, { requiredKeys: [] }),
-          response_url: fc.constantFrom(`${chat.base}/respond/p`, 'http://127.0.0.1:1/x', 'not a url'),
+          // Slack's host (the listener here), a closed port, and what no response_url may reach (issue 31, finding 11).
+          response_url: fc.oneof(
+            fc.constantFrom(
+              `${chat.base}/respond/p`,
+              'http://127.0.0.1:1/x',
+              'not a url',
+              'http://[::1]:1/x',
+              'http://0.0.0.0:1/x',
+              'http://localhost:1/x',
+              'http://169.254.169.254/latest/meta-data/',
+              `${chat.base}/redirect/p?to=${encodeURIComponent('http://[::1]:1/x')}`,
+              `${chat.base}/redirect/p?to=${encodeURIComponent('http://169.254.169.254/')}`,
+            ),
+            text,
+          ),
           actions: fc.array(
             fc.record(
               {

@@ -16,6 +16,7 @@ export type Received = { method: string; path: string; query: Record<string, str
  * - `POST /teams/<any>`: 202 with an empty body (what a Workflows trigger answers); `/teams/fail` 500;
  *   `/teams/flaky…` 503 the first time. A post to `#ratelimited…` is 429 (`Retry-After: 1`) the first time.
  * - `POST /respond/<any>` (an interaction's `response_url`): `{ ok: true }`.
+ * - `POST /redirect/<any>?to=<url>`: 307 to `to` (a `response_url` that sends its post elsewhere).
  */
 export async function startChatListener() {
   const received: Received[] = [];
@@ -80,6 +81,10 @@ export async function startChatListener() {
     }
     if (url.pathname.startsWith('/teams/')) return url.pathname === '/teams/fail' ? send(500, { error: 'boom' }) : send(202);
     if (url.pathname.startsWith('/respond/')) return send(200, { ok: true });
+    if (url.pathname.startsWith('/redirect/')) {
+      res.writeHead(307, { location: url.searchParams.get('to') ?? '/' });
+      return res.end();
+    }
     return send(404, { error: 'not_found' });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
