@@ -6,6 +6,7 @@ import {
   type ChannelAdapter,
   type ChannelKind,
   fieldLines,
+  MASK,
   type OpenChannel,
   outcome,
   progress,
@@ -94,7 +95,7 @@ const withRef = (r: SlackAnswer): SendResult => {
 export const slackKind: ChannelKind<'slack'> = {
   type: 'slack',
   settings: { botToken: true, signingSecret: true, defaultChannel: false },
-  secrets: { botToken: (v) => `••••${v.slice(-4)}`, signingSecret: () => '••••' },
+  secrets: { botToken: (v) => `${MASK}${v.slice(-4)}`, signingSecret: () => MASK },
   conversations: true,
   view: (c) => ({
     defaultChannel: c.defaultChannel ?? null,
