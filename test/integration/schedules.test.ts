@@ -20,7 +20,7 @@ import { updateMember } from '../../shared/domain/members.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { createWorkflow, removeWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { localClock } from '../../shared/schedules/clock.ts';
+import { fireTimes, localClock } from '../../shared/schedules/clock.ts';
 import { queue } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
 import { sendEvent } from '../../shared/notifications/deliver.ts';
@@ -236,6 +236,29 @@ describe('update and delete', () => {
     const off = await api.update(t.adminSession, s.id, { enabled: false });
     expect(off.json.enabled).toBe(false);
     expect(localClock().timers.has(s.id)).toBe(false);
+  });
+
+  it('a rate without startAt fires first at its creation; a rename keeps its fire times, a new expression re-anchors them', async () => {
+    const t = await givenTeam();
+    const created = await api.create(t.adminSession, t.workflow.workflowId, { expression: 'rate(1 hour)' });
+    expect(created.status, created.body).toBe(201);
+    const s = created.json;
+    const HOUR = 3600_000;
+    // The local timer (to the millisecond): the first fire is the creation, due at once; the view shows those after it (to the second).
+    expect(Date.parse(s.nextFireTimes[0])).toBe(Math.floor((s.createdAt + HOUR) / 1000) * 1000);
+    const timer = () => localClock().timers.get(s.id) as Parameters<typeof fireTimes>[0];
+    expect(fireTimes(timer(), s.createdAt - 1, 2)).toEqual([s.createdAt, s.createdAt + HOUR]);
+
+    const renamed = await api.update(t.adminSession, s.id, { name: 'hourly', variables: { who: 'x' } });
+    expect(renamed.status, renamed.body).toBe(200);
+    expect(renamed.json.nextFireTimes).toEqual(s.nextFireTimes);
+    expect(fireTimes(timer(), renamed.json.updatedAt, 1)).toEqual([s.createdAt + HOUR]);
+
+    const changed = await api.update(t.adminSession, s.id, { expression: 'rate(2 hours)' });
+    expect(changed.status, changed.body).toBe(200);
+    const changedAt = changed.json.updatedAt as number;
+    expect(fireTimes(timer(), changedAt - 1, 2)).toEqual([changedAt, changedAt + 2 * HOUR]);
+    expect(Date.parse(changed.json.nextFireTimes[0])).toBe(Math.floor((changedAt + 2 * HOUR) / 1000) * 1000);
   });
 
   it('deletes with 204, timer included; then 404', async () => {

@@ -27,6 +27,8 @@ export const Schedule = z.object({
   overlap: z.enum(OVERLAP),
   startAt: z.number().optional(),
   endAt: z.number().optional(),
+  /** Where a rate without `startAt` counts from: its creation, then each change of its expression (shared/schedules/clock.ts `rateAnchor`). */
+  anchorAt: z.number().optional(),
   createdBy: z.string(),
   createdAt: z.number(),
   updatedAt: z.number(),
@@ -103,7 +105,18 @@ export const enabledCountUpdate = (accountId: string, delta: 1 | -1, limit?: num
 });
 
 /** What a change of a schedule writes: its settings, never its counters (fires may count meanwhile). */
-const SETTINGS = ['name', 'expression', 'timezone', 'variables', 'enabled', 'overlap', 'startAt', 'endAt', 'updatedAt'] as const;
+const SETTINGS = [
+  'name',
+  'expression',
+  'timezone',
+  'variables',
+  'enabled',
+  'overlap',
+  'startAt',
+  'endAt',
+  'anchorAt',
+  'updatedAt',
+] as const;
 
 /** Change a schedule as read (`updatedAt` unchanged), counting it in or out of the enabled count; false when it changed meanwhile or the limit is reached. */
 export async function replaceSchedule(before: Schedule, next: Schedule, limit: number | undefined): Promise<boolean> {
