@@ -1,6 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { inspect } from 'node:util';
 import { LogFormatter, LogItem, Logger, LogLevelThreshold } from '@aws-lambda-powertools/logger';
-import type { ConstructorOptions, LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import type {
+  ConstructorOptions,
+  LogAttributes,
+  LogItemExtraInput,
+  LogItemMessage,
+  UnformattedAttributes,
+} from '@aws-lambda-powertools/logger/types';
 
 /** How log lines are written: `json` (Powertools' own JSON lines: CloudWatch, tests) or `text` (a terminal). */
 export type LogFormat = 'json' | 'text';
@@ -56,10 +63,24 @@ export class TextLogFormatter extends LogFormatter {
 }
 
 /**
+ * The keys of the unit of work being served (a request: its `requestId`), each its own however many
+ * run at once in one process (the local stack, tests): keys appended to the logger itself are
+ * shared by every concurrent request, and the last one's would be on every line.
+ */
+export const logScope = new AsyncLocalStorage<LogAttributes>();
+
+/**
  * Powertools' Logger, which prints a text item (`TextLogFormatter`) as its text: warnings and errors
  * on stderr, the rest on stdout, as Powertools itself does. JSON items print as Powertools prints them.
+ * Every line carries the keys of its `logScope` (before the line's own).
  */
 export class ServiceLogger extends Logger {
+  protected override createAndPopulateLogItem(logLevel: number, input: LogItemMessage, extraInput: LogItemExtraInput): LogItem {
+    const scoped = logScope.getStore();
+    const extra = scoped ? ([{ ...scoped }, ...extraInput] as LogItemExtraInput) : extraInput;
+    return super.createAndPopulateLogItem(logLevel, input, extra);
+  }
+
   protected override printLog(logLevel: number, log: LogItem): void {
     if (log instanceof TextLogItem) (logLevel >= LogLevelThreshold.WARN ? process.stderr : process.stdout).write(`${log.text}\n`);
     else super.printLog(logLevel, log);

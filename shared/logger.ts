@@ -1,4 +1,5 @@
-import { logFormat, ServiceLogger, TextLogFormatter } from './log-format.ts';
+import type { LogAttributes } from '@aws-lambda-powertools/logger/types';
+import { logFormat, logScope, ServiceLogger, TextLogFormatter } from './log-format.ts';
 
 /**
  * The service's one logger: Powertools' JSON lines (CloudWatch on AWS, tests), or with
@@ -9,6 +10,16 @@ export const logger = new ServiceLogger({
   serviceName: 'flowgate',
   ...(logFormat(process.env.LOG_FORMAT) === 'text' && { logFormatter: new TextLogFormatter() }),
 });
+
+/** Run `fn` in a log scope of its own (one request): what `logKeys` sets within it is on its lines only. */
+export const inLogScope = <T>(fn: () => T): T => logScope.run({}, fn);
+
+/** Keys for every later line of the current log scope (outside one: of the logger, for every later line). */
+export function logKeys(keys: LogAttributes) {
+  const scope = logScope.getStore();
+  if (scope) Object.assign(scope, keys);
+  else logger.appendKeys(keys);
+}
 
 const SENSITIVE = /^(authorization|x-api-key|api_key|apikey|password|token|secret|secretkey|x-webhook-signature|cookie)$/i;
 

@@ -2,13 +2,14 @@
 import middy from '@middy/core';
 import { routes } from '../routes.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
+import { inLogScope } from '../../shared/logger.ts';
 import { requestLog } from '../../shared/http/middleware/request-log.ts';
 import { problemDetails } from '../../shared/http/middleware/problem.ts';
 import { matchPath } from '../../shared/http/match.ts';
 import type { HttpEvent, HttpResult } from '../../shared/http/context.ts';
 import type { Context } from 'aws-lambda';
 
-export const handler = middy<HttpEvent, HttpResult, Error, Context>()
+const fallback = middy<HttpEvent, HttpResult, Error, Context>()
   .use([requestLog(), problemDetails()])
   .handler(async (event) => {
     const allowed = routes.filter((r) => matchPath(r.path, event.rawPath)).map((r) => r.method);
@@ -17,3 +18,6 @@ export const handler = middy<HttpEvent, HttpResult, Error, Context>()
       headers: { allow: allowed.join(', ') },
     });
   });
+
+// In a log scope of its own, as every route's handler (shared/http/base.ts): its lines carry its request id.
+export const handler = (event: HttpEvent, context: Context) => inLogScope(() => fallback(event, context));

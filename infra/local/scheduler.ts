@@ -1,10 +1,19 @@
 import { localClock } from '../../shared/schedules/clock.ts';
-import { fireTimes } from '../../shared/schedules/clock.ts';
+import { fireTimes, type Timer } from '../../shared/schedules/clock.ts';
 import { invoke } from './lambda.ts';
 
 /** setTimeout's limit is 2^31 - 1 ms; a later fire is re-armed when the wait ends. */
 const MAX_WAIT_MS = 24 * 3600 * 1000;
 const FIRE_FUNCTION = { name: 'schedule-fire', timeoutSeconds: 30 };
+/** How far back a timer's change may be and still count its fires from the change (below: from now). */
+const CHANGE_GRACE_MS = 5_000;
+
+/**
+ * From when a timer just put counts its fires (strictly after): from its change, so a rate's first fire,
+ * its anchor at the change (a create, a new expression), is due at once, as on EventBridge; never from
+ * longer ago than a few seconds, so a timer loaded at start (or re-put by the sweep) replays nothing.
+ */
+export const armedFrom = (t: Pick<Timer, 'updatedAt'>, now: number) => Math.min(now, Math.max(t.updatedAt, now - CHANGE_GRACE_MS)) - 1;
 
 /**
  * The local stand-in for EventBridge Scheduler: one timer per enabled schedule, armed for the next fire
@@ -47,7 +56,10 @@ export async function startLocalScheduler() {
     armed.set(scheduleId, handle);
   };
 
-  clock.onChange = (scheduleId) => arm(scheduleId);
+  clock.onChange = (scheduleId) => {
+    const timer = clock.timers.get(scheduleId);
+    arm(scheduleId, timer ? armedFrom(timer, Date.now()) : undefined);
+  };
   for (const scheduleId of clock.timers.keys()) arm(scheduleId);
   return {
     stop: async () => {

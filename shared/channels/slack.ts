@@ -19,6 +19,7 @@ import {
   type ChannelAdapter,
   type ChannelKind,
   formFields,
+  MASK,
   type MessageRef,
   type OpenChannel,
   outcome,
@@ -103,7 +104,7 @@ const withRef = (r: SlackAnswer): SendResult => {
 export const slackKind: ChannelKind<'slack'> = {
   type: 'slack',
   settings: { botToken: true, signingSecret: true, defaultChannel: false },
-  secrets: { botToken: (v) => `••••${v.slice(-4)}`, signingSecret: () => '••••' },
+  secrets: { botToken: (v) => `${MASK}${v.slice(-4)}`, signingSecret: () => MASK },
   conversations: true,
   view: (c) => ({
     defaultChannel: c.defaultChannel ?? null,

@@ -4,6 +4,7 @@ import {
   type ChannelAdapter,
   type ChannelKind,
   fieldLines,
+  MASK,
   type OpenChannel,
   outcome,
   progress,
@@ -93,7 +94,7 @@ export const teamsKind: ChannelKind<'teams'> = {
   type: 'teams',
   settings: { webhookUrl: true },
   // Scheme and host only: a webhook URL's path is its secret.
-  secrets: { webhookUrl: (v) => `${new URL(v).origin}/••••` },
+  secrets: { webhookUrl: (v) => `${new URL(v).origin}/${MASK}` },
   conversations: false,
 };
 

@@ -45,6 +45,15 @@ export type ChannelSettings = {
 };
 export type ChannelSetting = keyof ChannelSettings;
 
+/**
+ * What a write-only setting shows instead of its value (with a kind's hint: the token's last four
+ * characters, the webhook's origin). A value that holds it is the view's mask, never a new value:
+ * sent back exactly as the view showed it, it keeps what is stored (the rule of every write-only
+ * value: docs/secrets.md).
+ */
+export const MASK = '••••';
+export const isMasked = (value: string) => value.includes(MASK);
+
 /** A channel with its write-only fields opened (shared/domain/channels.ts `openChannel`). */
 export type OpenChannel = ChannelSettings & {
   channelId: string;

@@ -10,9 +10,16 @@ import {
 } from '../db/entities/channel.ts';
 import { getUser } from '../db/entities/user.ts';
 import { adapters, channelKinds } from '../channels/index.ts';
-import type { ChannelKind, ChannelSetting, ChannelSettings, OpenChannel, SendResult } from '../channels/types.ts';
+import {
+  type ChannelKind,
+  type ChannelSetting,
+  type ChannelSettings,
+  isMasked,
+  type OpenChannel,
+  type SendResult,
+} from '../channels/types.ts';
 import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
-import { conflict, notFound, validationFailed } from '../errors.ts';
+import { badRequest, conflict, type FieldError, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { keyring, seal, unseal } from '../keyring.ts';
 import type { CreateChannelBody, UpdateChannelBody } from '../schemas/channels.ts';
@@ -68,7 +75,34 @@ async function sealed(type: Channel['type'], accountId: string, channelId: strin
   return { kid, edk, iv, ct, tag, masks };
 }
 
+/**
+ * The change without the write-only settings it sends back as the view showed them (the mask keeps
+ * the stored value, as for every write-only value: docs/secrets.md); a mask that is not the one the
+ * view shows (or any mask on a create, `before` undefined) is a 400 naming the field.
+ */
+function unmasked<C extends ChannelSettings>(type: Channel['type'], change: C, before?: Channel): C {
+  const errors: FieldError[] = [];
+  const out: C = { ...change };
+  for (const f of fieldsOf(type, true)) {
+    const v = change[f];
+    if (typeof v !== 'string' || !isMasked(v)) continue;
+    if (before && v === before.masks[f]) delete out[f];
+    else errors.push({ path: f, message: 'a masked value keeps the stored one only as the view shows it; send the new value' });
+  }
+  if (errors.length) throw validationFailed(errors);
+  return out;
+}
+
+/** `type` may be sent back as it is; it cannot change (a channel of another kind is a new channel). */
+function checkType(before: Channel, type: string | undefined) {
+  if (type === undefined || type === before.type) return;
+  throw badRequest('IMMUTABLE_FIELD', `A channel's type cannot change: this one is ${before.type}; create a ${type} channel instead.`, [
+    { path: 'type', message: `cannot change (the channel is ${before.type})` },
+  ]);
+}
+
 export async function createChannel(p: SessionPrincipal, input: CreateChannelBody, now = Date.now()) {
+  unmasked(input.type, input);
   checkSender(input.from);
   const channelId = newId('ch');
   const channel: Channel = {
@@ -100,13 +134,20 @@ export async function requireChannel(accountId: string, channelId: string): Prom
 export const showChannel = async (p: Pick<Principal, 'accountId'>, channelId: string) =>
   channelView(await requireChannel(p.accountId, channelId));
 
-/** Change what is sent; a field of another type is a 400 naming it. Write-only fields not sent stay. */
-export async function updateChannel(p: SessionPrincipal, channelId: string, change: UpdateChannelBody, now = Date.now()) {
+/**
+ * Change what is sent; a field of another type is a 400 naming it. Write-only fields not sent, or sent
+ * as the view's mask, stay; `type` is accepted unchanged (400 `IMMUTABLE_FIELD` otherwise).
+ */
+export async function updateChannel(p: SessionPrincipal, channelId: string, sent: UpdateChannelBody, now = Date.now()) {
   return retryConflicts(
     async () => {
       const before = await requireChannel(p.accountId, channelId);
-      const foreign = Object.entries(change).filter(([k, v]) => v !== undefined && k !== 'name' && !(k in kindOf(before.type).settings));
+      checkType(before, sent.type);
+      const foreign = Object.entries(sent).filter(
+        ([k, v]) => v !== undefined && k !== 'name' && k !== 'type' && !(k in kindOf(before.type).settings),
+      );
       if (foreign.length) throw validationFailed(foreign.map(([k]) => ({ path: k, message: `not a field of a ${before.type} channel` })));
+      const change = unmasked(before.type, sent as ChannelSettings, before) as UpdateChannelBody;
       checkSender(change.from);
       const touchesSecrets = fieldsOf(before.type, true).some((f) => change[f] !== undefined);
       const secrets = touchesSecrets ? { ...(await openSecrets(before)), ...secretsOf(before.type, change as ChannelSettings) } : undefined;

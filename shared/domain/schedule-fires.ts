@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
+import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
@@ -11,7 +11,7 @@ import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
 import { notifyWorkflowEvents } from '../engine/notify.ts';
-import { AppError, conflict, forbidden, isConditionFailure } from '../errors.ts';
+import { AppError, conflict, forbidden, isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -68,6 +68,9 @@ async function afterScheduledFire(s: Schedule, fire: Fire, now: number) {
   const parsed = parseScheduleExpression(s.expression);
   if (parsed.ok && parsed.value.kind === 'at' && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
 }
+
+/** Tries of a fire that keeps losing its race (each reads the schedule again). */
+const FIRE_ATTEMPTS = 8;
 
 /**
  * One fire (the `schedule-fire` function's work, and `run` now): starts the run exactly as the v1 start
@@ -173,10 +176,14 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       }
     },
     {
-      attempts: 5,
-      retryOn: refused,
-      exhausted: () => {
-        throw new Error(`schedule ${fire.scheduleId}: the fire lost five races in a row`);
+      // A lost race, or (on AWS) a transaction in flight on the schedule: read again, try again.
+      attempts: FIRE_ATTEMPTS,
+      retryOn: (e) => refused(e) || isTransactionConflict(e),
+      exhausted: (e) => {
+        // A manual fire is a request: 409, try again. A scheduled one fails, and the scheduler's retry policy tries it again.
+        if (fire.manual) return keptChanging('schedule')();
+        logger.warn('schedule fire lost every race', { scheduleId: fire.scheduleId, attempts: FIRE_ATTEMPTS, error: e as Error });
+        throw new Error(`schedule ${fire.scheduleId}: the fire lost ${FIRE_ATTEMPTS} races in a row`);
       },
     },
   );

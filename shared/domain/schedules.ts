@@ -131,6 +131,8 @@ export async function createSchedule(
     overlap: input.overlap,
     startAt: toMs(input.startAt),
     endAt: toMs(input.endAt),
+    // A rate's first fire is at creation (EventBridge's rule without StartDate); kept until the expression changes.
+    anchorAt: now,
     createdBy: p.userId,
     createdAt: now,
     updatedAt: now,
@@ -186,13 +188,16 @@ export async function updateSchedule(
   const s = await requireSchedule(p, scheduleId);
   const workflow = await requireEditableWorkflow(p, s.workflowId);
   const { startAt, endAt, ...rest } = patch;
+  const updatedAt = Math.max(now, s.updatedAt + 1);
   const next: Schedule = {
     ...s,
     ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
     ...(startAt !== undefined ? { startAt: toMs(startAt) } : {}),
     ...(endAt !== undefined ? { endAt: toMs(endAt) } : {}),
-    updatedAt: Math.max(now, s.updatedAt + 1),
+    updatedAt,
   };
+  // A new expression starts counting now (a rate fires at once); any other change keeps the fire times.
+  next.anchorAt = next.expression === s.expression ? (s.anchorAt ?? s.updatedAt) : updatedAt;
   checkSettings(next, workflow, now);
   const enabling = next.enabled && !s.enabled;
   const { plan, limit } = enabling ? await limitOf(p.accountId) : { plan: undefined, limit: undefined };

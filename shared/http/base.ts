@@ -5,6 +5,7 @@ import type { Principal } from '../domain/principal.ts';
 import type { AppContext, HttpEvent, HttpResult, Middleware, RequestState } from './context.ts';
 import type { Route } from './route.ts';
 import { requireConfig, settingsFor } from '../config.ts';
+import { inLogScope } from '../logger.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
 import { parseRequest } from './middleware/parse-request.ts';
 import { problemDetails } from './middleware/problem.ts';
@@ -55,7 +56,7 @@ export const stackWith = (route: Route, credentials: Middleware | undefined, bod
  */
 export function handlerWith<R extends Route>(route: R, stack: Middleware[], fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>) {
   requireConfig(settingsFor(route.grants));
-  return middy<HttpEvent, HttpResult, Error, Context>()
+  const handler = middy<HttpEvent, HttpResult, Error, Context>()
     .use(stack)
     .handler(async (event, context) => {
       const app = (context as AppContext).app;
@@ -68,6 +69,8 @@ export function handlerWith<R extends Route>(route: R, stack: Middleware[], fn: 
         request: app,
       } as Input<R>);
     });
+  // Each invocation logs in a scope of its own: its lines carry its request id, the one its answer carries.
+  return (event: HttpEvent, context: Context): Promise<HttpResult> => inLogScope(() => handler(event, context));
 }
 
 /** A route without credentials that reads and writes no storage (health): the stack above, nothing else. */

@@ -13,7 +13,36 @@ import type { Schedule } from '../db/entities/schedule.ts';
 import { nextFireTimes, parseScheduleExpression } from './expression.ts';
 
 /** What a clock needs of a schedule to fire it. */
-export type Timer = Pick<Schedule, 'accountId' | 'scheduleId' | 'expression' | 'timezone' | 'startAt' | 'endAt' | 'updatedAt'>;
+export type Timer = Pick<Schedule, 'accountId' | 'scheduleId' | 'expression' | 'timezone' | 'startAt' | 'endAt' | 'updatedAt'> &
+  Partial<Pick<Schedule, 'anchorAt'>>;
+
+/**
+ * Where a rate counts from (its first fire; then every period): `startAt`, else the schedule's anchor,
+ * set when it was created and again only when its expression changes (a rename, new variables or a
+ * re-enable keep it), as EventBridge Scheduler starts a rate schedule without StartDate at once. An
+ * item from before anchors were kept counts from its last change, as its AWS schedule does.
+ */
+export const rateAnchor = (t: Timer) => t.startAt ?? t.anchorAt ?? t.updatedAt;
+
+/** EventBridge Scheduler refuses a recurring schedule's StartDate more than 5 minutes in the past: what is sent stays within 4. */
+const PAST_START_MS = 4 * 60_000;
+
+/**
+ * The StartDate to send (epoch ms), so that the AWS schedule fires when the local clock does. A rate:
+ * its anchor when that is ahead, or when this very version set it (a create, a new expression: the first
+ * fire is at once); else the next fire on the anchor's grid (an update or a re-creation by the sweep
+ * keeps the fire times; a StartDate long past would be refused). A cron: `startAt`, unless it is past (it
+ * bounds nothing then). An at(): `startAt` as it is (EventBridge ignores it).
+ */
+export function startDate(t: Timer, now: number): number | undefined {
+  const parsed = parseScheduleExpression(t.expression);
+  if (!parsed.ok || parsed.value.kind === 'at') return t.startAt;
+  if (parsed.value.kind === 'cron') return t.startAt !== undefined && t.startAt >= now - PAST_START_MS ? t.startAt : undefined;
+  const anchor = rateAnchor(t);
+  const setByThisVersion = t.startAt === undefined && anchor === t.updatedAt && anchor >= now - PAST_START_MS;
+  if (anchor >= now || setByThisVersion) return anchor;
+  return nextFireTimes(parsed.value, { timezone: t.timezone, after: now - 1, startAt: anchor, endAt: t.endAt, count: 1 })[0];
+}
 
 /**
  * What the fire function receives: the schedule and the time it was due (EventBridge Scheduler fills in
@@ -59,14 +88,15 @@ export type SchedulerSettings = { group: string; role: string; target: string; d
  * read in its timezone, no flexible window, the fire function as target with the schedule and the
  * scheduled time as input, a retry policy of an hour and the DLQ; a one-time `at()` deletes itself.
  */
-export function createScheduleInput(t: Timer, s: SchedulerSettings) {
+export function createScheduleInput(t: Timer, s: SchedulerSettings, now = Date.now()) {
   const parsed = parseScheduleExpression(t.expression);
+  const start = startDate(t, now);
   return {
     Name: t.scheduleId,
     GroupName: s.group,
     ScheduleExpression: t.expression,
     ScheduleExpressionTimezone: t.timezone,
-    ...(t.startAt !== undefined ? { StartDate: new Date(t.startAt) } : {}),
+    ...(start !== undefined ? { StartDate: new Date(start) } : {}),
     ...(t.endAt !== undefined ? { EndDate: new Date(t.endAt) } : {}),
     FlexibleTimeWindow: { Mode: 'OFF' as const },
     State: 'ENABLED' as const,
@@ -161,12 +191,13 @@ export function localClock(): LocalClock {
 }
 
 /**
- * The next `count` fire times of a schedule strictly after `after` (epoch ms). A rate counts from
- * `startAt`, or else from the last change of the schedule (as EventBridge counts from the schedule's creation or update).
+ * The next `count` fire times of a schedule strictly after `after` (epoch ms). A rate's first is its
+ * anchor (`rateAnchor`: `startAt`, else its creation or the last change of its expression), then one
+ * every period.
  */
 export function fireTimes(t: Timer, after: number, count: number): number[] {
   const parsed = parseScheduleExpression(t.expression);
   if (!parsed.ok) return [];
-  const startAt = t.startAt ?? (parsed.value.kind === 'rate' ? t.updatedAt : undefined);
+  const startAt = parsed.value.kind === 'rate' ? rateAnchor(t) : t.startAt;
   return nextFireTimes(parsed.value, { timezone: t.timezone, after, startAt, endAt: t.endAt, count });
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { channelKinds } from '../channels/index.ts';
-import type { ChannelSetting, ChannelSettings } from '../channels/types.ts';
+import { type ChannelSetting, type ChannelSettings, isMasked } from '../channels/types.ts';
 import { CHANNEL_TYPES, ChannelType } from '../db/channel-types.ts';
 import { ChannelName, SLACK_CONVERSATION } from '../engine/steps/approval-notify.ts';
 import { isHttpUrl } from '../engine/steps/common.ts';
@@ -60,17 +60,29 @@ export type CreateChannelBody = z.infer<typeof CreateChannelBody>;
 
 /**
  * What is not sent stays; the fields must be the channel's type's (400 otherwise); an optional
- * setting (`defaultChannel`) sent as `null` is removed.
+ * setting (`defaultChannel`) sent as `null` is removed. The view round-trips: `type` may be sent
+ * when it is the channel's own (another is 400 `IMMUTABLE_FIELD`), and a write-only setting may be
+ * sent as the mask the view showed, which keeps the stored value.
  */
 const optionalSettings = new Set(
   CHANNEL_TYPES.flatMap((t) => Object.entries(channelKinds[t].settings).flatMap(([f, required]) => (required ? [] : [f]))),
 );
+const writeOnlySettings = new Set(CHANNEL_TYPES.flatMap((t) => Object.keys(channelKinds[t].secrets)));
+/** A write-only setting on update: a new value, or the view's mask (the stored value stays). */
+const newOrMasked = (schema: z.ZodType<string>) =>
+  z.union([z.string().max(2048).refine(isMasked, 'not a mask').describe("The view's mask, as shown: keeps the stored value."), schema], {
+    // Neither: the new value's own complaint.
+    error: (iss) => (iss.code === 'invalid_union' ? (iss.errors as z.core.$ZodIssue[][]).at(-1)?.[0]?.message : undefined),
+  });
+const updatable = (f: string, schema: z.ZodType<string>) =>
+  optionalSettings.has(f) ? schema.nullable().optional() : (writeOnlySettings.has(f) ? newOrMasked(schema) : schema).optional();
 export const UpdateChannelBody = z
   .object({
     name: Name.optional(),
-    ...(Object.fromEntries(
-      Object.entries(SETTINGS).map(([f, schema]) => [f, optionalSettings.has(f) ? schema.nullable().optional() : schema.optional()]),
-    ) as { [F in Exclude<ChannelSetting, 'defaultChannel'>]: z.ZodOptional<z.ZodType<string>> } & {
+    type: ChannelType.optional().describe("Cannot change: the channel's own type is accepted, another is 400 IMMUTABLE_FIELD."),
+    ...(Object.fromEntries(Object.entries(SETTINGS).map(([f, schema]) => [f, updatable(f, schema)])) as {
+      [F in Exclude<ChannelSetting, 'defaultChannel'>]: z.ZodOptional<z.ZodType<string>>;
+    } & {
       defaultChannel: z.ZodOptional<z.ZodNullable<z.ZodType<string>>>;
     }),
   })

@@ -8,7 +8,9 @@ import { handler as testHandler } from '../../functions/http/channels/test.ts';
 import { handler as updateHandler } from '../../functions/http/channels/update.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
+import { CHANNEL_TYPES, type ChannelType } from '../../shared/db/channel-types.ts';
 import { getChannel } from '../../shared/db/entities/channel.ts';
+import { channelKinds } from '../../shared/channels/index.ts';
 import { openChannel } from '../../shared/domain/channels.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -193,5 +195,51 @@ describe('approval channels: console routes', () => {
         (m) => m.from === 'approvals@example.com' && m.destination.to[0] === admin.email && m.body.text.includes('channel m'),
       ),
     ).toBe(true);
+  });
+
+  it('a view round-trips: GET then PUT of its writable fields changes nothing, for every kind; type cannot change', async () => {
+    const { account, adminSession } = await givenAdmins();
+    // One channel per kind (keyed by the list, so a new kind does not compile without its example), each with every setting.
+    const examples: { [T in ChannelType]: Record<string, unknown> } = {
+      slack: slackBody('rt-slack', { defaultChannel: '#deploys' }),
+      email: { type: 'email', name: 'rt-mail', from: 'approvals@example.com' },
+      teams: { type: 'teams', name: 'rt-teams', webhookUrl: `${chat.base}/teams/ok?sig=roundtrip` },
+    };
+    for (const type of CHANNEL_TYPES) {
+      const created = await create(adminSession, examples[type]);
+      expect(created.status, created.body).toBe(201);
+      const id = created.json.id as string;
+      const opened = await openChannel((await getChannel(account.accountId, id))!);
+      const view = (await get(adminSession, id)).json;
+      const writable = ['name', 'type', ...Object.keys(channelKinds[type].settings)];
+      const sent = Object.fromEntries(writable.filter((f) => f in view).map((f) => [f, view[f]]));
+      // Every setting of the kind is in the view (the masks of the write-only ones), so all of them go back.
+      expect(Object.keys(sent).sort(), type).toEqual([...writable].sort());
+      const put = await update(adminSession, id, sent);
+      expect(put.status, `${type}: ${put.body}`).toBe(200);
+      expect({ ...put.json, updatedAt: 0 }).toEqual({ ...view, updatedAt: 0 });
+      // The write-only values are the stored ones still: the channel opens as before and a test message authenticates.
+      expect(await openChannel((await getChannel(account.accountId, id))!)).toEqual(opened);
+      const tested = await test(adminSession, id);
+      expect(tested.json, type).toMatchObject({ ok: true });
+
+      // Another type is refused, and changes nothing; a mask that is not the one shown is refused at its field.
+      const other = CHANNEL_TYPES.find((t) => t !== type) as ChannelType;
+      const changed = await update(adminSession, id, { ...sent, type: other });
+      expectProblem(changed, 400, 'IMMUTABLE_FIELD');
+      expect(changed.json.errors).toEqual([{ path: 'type', message: expect.stringContaining(type) }]);
+      expectProblem(await update(adminSession, id, { type: 'fax' }), 400, 'VALIDATION_FAILED');
+      for (const f of Object.keys(channelKinds[type].secrets)) {
+        const wrong = await update(adminSession, id, { [f]: `${String(view[f])}x` });
+        expectProblem(wrong, 400, 'VALIDATION_FAILED');
+        expect(wrong.json.errors.map((e: { path: string }) => e.path)).toEqual([f]);
+        // A mask on a create keeps nothing: refused with its path.
+        const masked = await create(adminSession, { ...examples[type], name: `${type}-masked`, [f]: view[f] });
+        expectProblem(masked, 400, 'VALIDATION_FAILED');
+        expect(masked.json.errors.map((e: { path: string }) => e.path)).toEqual([f]);
+      }
+      expect(await openChannel((await getChannel(account.accountId, id))!)).toEqual(opened);
+      expect((await get(adminSession, id)).json).toMatchObject({ ...view, updatedAt: expect.any(Number) });
+    }
   });
 });

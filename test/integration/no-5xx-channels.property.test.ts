@@ -24,6 +24,7 @@ import { sessionOf } from '../support/sessions.ts';
 const RUNS = { numRuns: 60 } as const;
 const SIGNING = '0123456789abcdef0123456789abcdef';
 const TOKEN = 'xoxb-1-property-token';
+const MASKED_TOKEN = `••••${TOKEN.slice(-4)}`;
 let chat: Awaited<ReturnType<typeof startChatListener>>;
 let adminSession: string;
 let memberSession: string;
@@ -59,13 +60,24 @@ const slackFields = fc.record(
   {
     type: fc.constantFrom('slack', 'SLACK', 'email', 'teams', 'fax'),
     name: channelName,
-    botToken: fc.oneof(fc.constantFrom(TOKEN, 'xoxb-', 'xoxp-abcdefgh12'), text),
-    signingSecret: fc.oneof(fc.constantFrom(SIGNING, 'short'), fc.stringMatching(/^[0-9a-f]{10,140}$/), text),
+    // The view's masks (sent back, they keep the stored value), masks that are not the view's, and new values.
+    botToken: fc.oneof(
+      fc.constantFrom(TOKEN, 'xoxb-', 'xoxp-abcdefgh12', MASKED_TOKEN, '••••', '••••xxxx', `${'•'.repeat(4)}${'a'.repeat(3000)}`),
+      text,
+    ),
+    signingSecret: fc.oneof(fc.constantFrom(SIGNING, 'short', '••••', '••••abcd'), fc.stringMatching(/^[0-9a-f]{10,140}$/), text),
     defaultChannel: fc.oneof(fc.constantFrom('#deploys', 'C0123ABCD', 'deploys', '#', null), text),
     from: fc.oneof(fc.emailAddress(), text),
     webhookUrl: fc.oneof(
       fc.webUrl(),
-      fc.constantFrom(`http://127.0.0.1:1/teams/x`, 'https://example.com/h', 'http://example.com/h', 'ftp://x'),
+      fc.constantFrom(
+        `http://127.0.0.1:1/teams/x`,
+        'https://example.com/h',
+        'http://example.com/h',
+        'ftp://x',
+        'http://127.0.0.1:1/••••',
+        '••••',
+      ),
       text,
     ),
     extra: fc.jsonValue(),
@@ -116,7 +128,16 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
         noSecrets((await check(updateHandler, 'PUT', path, req, [200, 400, 401, 403, 404, 409, 413, 415])).body);
         noSecrets((await check(getHandler, 'GET', path, { ...req, body: { isBase64Encoded: false } }, [200, 401, 404])).body);
       }),
-      runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { channelId: slackId }, json: { defaultChannel: '#y' } })),
+      runsWith(
+        RUNS,
+        good(`Bearer ${adminSession}`, { params: { channelId: slackId }, json: { defaultChannel: '#y' } }),
+        // The view sent back as it is (a round trip), and with another type.
+        good(`Bearer ${adminSession}`, {
+          params: { channelId: slackId },
+          json: { type: 'slack', name: 'known', botToken: MASKED_TOKEN, signingSecret: '••••', defaultChannel: '#x' },
+        }),
+        good(`Bearer ${adminSession}`, { params: { channelId: slackId }, json: { type: 'teams', webhookUrl: 'http://127.0.0.1:1/••••' } }),
+      ),
     );
     noSecrets((await check(listHandler, 'GET', '/api/channels', good(`Bearer ${memberSession}`), [200])).body);
     await fc.assert(

@@ -216,7 +216,21 @@ describe('the schedule routes never answer 5xx', () => {
         const res = await check(updateHandler, 'PUT', `/api/schedules/${req.params?.scheduleId}`, req, [200, 400, 401, 403, 404, 413, 415]);
         checkView(res);
       }),
-      RUNS,
+      runsWith(
+        RUNS,
+        // A rate (anchored now), then edits that keep its anchor (a rename, variables, re-enabling) and one that moves it.
+        good(`Bearer ${adminSession}`, {
+          json: { expression: 'rate(5 minutes)', startAt: null },
+          params: { scheduleId: scheduleIds[1] as string },
+        }),
+        good(`Bearer ${adminSession}`, { json: { name: 'renamed' }, params: { scheduleId: scheduleIds[1] as string } }),
+        good(`Bearer ${adminSession}`, { json: { enabled: false }, params: { scheduleId: scheduleIds[1] as string } }),
+        good(`Bearer ${adminSession}`, {
+          json: { enabled: true, variables: { who: 'y' } },
+          params: { scheduleId: scheduleIds[1] as string },
+        }),
+        good(`Bearer ${adminSession}`, { json: { expression: 'rate(1 minute)' }, params: { scheduleId: scheduleIds[1] as string } }),
+      ),
     );
   });
 
@@ -241,6 +255,18 @@ describe('the schedule routes never answer 5xx', () => {
         await check(runHandler, 'POST', `/api/schedules/${req.params?.scheduleId}/run`, req, [202, 400, 401, 403, 404, 409, 413, 415]);
       }),
       { numRuns: 40 },
+    );
+  });
+
+  it('POST /api/schedules/{scheduleId}/run, many at once: 202 or 409, never 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...scheduleIds), fc.integer({ min: 2, max: 12 }), async (scheduleId, n) => {
+        const req = good(`Bearer ${adminSession}`, { params: { scheduleId } });
+        await Promise.all(
+          Array.from({ length: n }, () => check(runHandler, 'POST', `/api/schedules/${scheduleId}/run`, req, [202, 400, 404, 409])),
+        );
+      }),
+      { numRuns: 8 },
     );
   });
 

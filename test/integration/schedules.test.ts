@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as createHandler } from '../../functions/http/schedules/create.ts';
 import { handler as deleteHandler } from '../../functions/http/schedules/delete.ts';
 import { handler as getHandler } from '../../functions/http/schedules/get.ts';
@@ -20,7 +20,7 @@ import { updateMember } from '../../shared/domain/members.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { createWorkflow, removeWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
-import { localClock } from '../../shared/schedules/clock.ts';
+import { fireTimes, localClock } from '../../shared/schedules/clock.ts';
 import { queue } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
 import { sendEvent } from '../../shared/notifications/deliver.ts';
@@ -238,6 +238,29 @@ describe('update and delete', () => {
     expect(localClock().timers.has(s.id)).toBe(false);
   });
 
+  it('a rate without startAt fires first at its creation; a rename keeps its fire times, a new expression re-anchors them', async () => {
+    const t = await givenTeam();
+    const created = await api.create(t.adminSession, t.workflow.workflowId, { expression: 'rate(1 hour)' });
+    expect(created.status, created.body).toBe(201);
+    const s = created.json;
+    const HOUR = 3600_000;
+    // The local timer (to the millisecond): the first fire is the creation, due at once; the view shows those after it (to the second).
+    expect(Date.parse(s.nextFireTimes[0])).toBe(Math.floor((s.createdAt + HOUR) / 1000) * 1000);
+    const timer = () => localClock().timers.get(s.id) as Parameters<typeof fireTimes>[0];
+    expect(fireTimes(timer(), s.createdAt - 1, 2)).toEqual([s.createdAt, s.createdAt + HOUR]);
+
+    const renamed = await api.update(t.adminSession, s.id, { name: 'hourly', variables: { who: 'x' } });
+    expect(renamed.status, renamed.body).toBe(200);
+    expect(renamed.json.nextFireTimes).toEqual(s.nextFireTimes);
+    expect(fireTimes(timer(), renamed.json.updatedAt, 1)).toEqual([s.createdAt + HOUR]);
+
+    const changed = await api.update(t.adminSession, s.id, { expression: 'rate(2 hours)' });
+    expect(changed.status, changed.body).toBe(200);
+    const changedAt = changed.json.updatedAt as number;
+    expect(fireTimes(timer(), changedAt - 1, 2)).toEqual([changedAt, changedAt + 2 * HOUR]);
+    expect(Date.parse(changed.json.nextFireTimes[0])).toBe(Math.floor((changedAt + 2 * HOUR) / 1000) * 1000);
+  });
+
   it('deletes with 204, timer included; then 404', async () => {
     const t = await givenTeam();
     const { json: s } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY });
@@ -434,6 +457,55 @@ describe('fires', () => {
     expect(now.json).toMatchObject({ trigger: 'schedule', scheduleId: s.id, manualFire: true, status: 'PENDING' });
     expect(await runsOf(t.adminKey.token, t.workflow.workflowId)).toHaveLength(2);
     expect((await api.get(t.adminSession, s.id)).json).toMatchObject({ fires: 2, lastExecutionId: now.json.executionId });
+  });
+
+  it('fire-now at once: every answer is 202 or 409 (never 5xx), the runs started are the 202s, each log line carries its own request id', async () => {
+    const t = await givenTeam();
+    const { json: allow } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY, overlap: 'allow' });
+    const { json: skip } = await api.create(t.adminSession, t.workflow.workflowId, { expression: DAILY });
+    const lines: string[] = [];
+    const spies = [process.stdout, process.stderr].map((stream) =>
+      vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        return true;
+      }),
+    );
+    let answers: Awaited<ReturnType<typeof api.run>>[][];
+    try {
+      answers = await Promise.all(
+        [allow.id, skip.id].map((id) => Promise.all(Array.from({ length: 20 }, () => api.run(t.adminSession, id)))),
+      );
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    const [allowed = [], skipped = []] = answers;
+    for (const res of [...allowed, ...skipped]) expect([202, 409], res.body).toContain(res.status);
+    const started = (await runsOf(t.adminKey.token, t.workflow.workflowId)).filter((r) => r.manualFire);
+    const accepted = [...allowed, ...skipped]
+      .filter((r) => r.status === 202)
+      .map((r) => r.json.executionId)
+      .sort();
+    expect(started.map((r) => r.executionId).sort()).toEqual(accepted);
+    // overlap skip: one run, the others refused while it is unfinished.
+    expect(skipped.filter((r) => r.status === 202)).toHaveLength(1);
+    for (const res of skipped.filter((r) => r.status === 409)) expect(res.json.code).toBe('SCHEDULE_RUN_IN_PROGRESS');
+    expect((await api.get(t.adminSession, allow.id)).json.fires).toBe(allowed.filter((r) => r.status === 202).length);
+
+    // Each answer's request id is on its own access log line (with its status), and on no other request's.
+    const logged = lines.flatMap((l) => {
+      try {
+        return [JSON.parse(l) as { message: string; requestId?: string; status?: number; path?: string }];
+      } catch {
+        return [];
+      }
+    });
+    const access = logged.filter((l) => l.message === 'request' && l.path?.endsWith('/run'));
+    expect(access).toHaveLength(40);
+    for (const res of [...allowed, ...skipped]) {
+      const id = res.headers['x-request-id'];
+      expect(res.json.requestId ?? id).toBe(id);
+      expect(access.filter((l) => l.requestId === id).map((l) => l.status)).toEqual([res.status]);
+    }
   });
 
   it('at(): fires once, then the schedule is disabled, its timer gone and its place in the plan free', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScheduleInput, RETRY_WINDOW_MS } from '../../shared/schedules/clock.ts';
+import { armedFrom } from '../../infra/local/scheduler.ts';
+import { createScheduleInput, fireTimes, RETRY_WINDOW_MS } from '../../shared/schedules/clock.ts';
 
 /** What each schedule asks EventBridge Scheduler for (the AWS clock sends exactly this to CreateSchedule and UpdateSchedule). */
 
@@ -57,5 +58,54 @@ describe('the CreateSchedule input', () => {
     expect(createScheduleInput({ ...timer, expression: 'rate(2 hours)' }, SETTINGS).ClientToken).toBe(a);
     expect(createScheduleInput({ ...timer, expression: 'rate(1 hour)', updatedAt: timer.updatedAt + 1 }, SETTINGS).ClientToken).not.toBe(a);
     expect(a.length).toBeLessThanOrEqual(64);
+  });
+});
+
+describe('a rate without startAt: first fire at creation, anchor kept across edits that keep the expression (as EventBridge)', () => {
+  const created = Date.parse('2030-03-01T10:00:00.123Z');
+  const HOUR = 3600_000;
+  const rate = { ...timer, expression: 'rate(1 hour)', timezone: 'UTC', anchorAt: created, updatedAt: created };
+
+  it('fires first at its creation, then every period', () => {
+    // What the view shows (from just before now) and what the local scheduler arms for a timer just put.
+    expect(fireTimes(rate, created - 1, 3)).toEqual([created, created + HOUR, created + 2 * HOUR]);
+    expect(fireTimes(rate, armedFrom(rate, created + 40), 1)).toEqual([created]);
+    // AWS: the anchor is the StartDate, its first occurrence, and it is due now.
+    expect(createScheduleInput(rate, SETTINGS, created + 300).StartDate).toEqual(new Date(created));
+  });
+
+  it('a rename (a new version, the same expression) keeps the next fire time, locally and on AWS', () => {
+    const renamed = { ...rate, updatedAt: created + 25 * 60_000 };
+    const now = renamed.updatedAt + 20;
+    expect(fireTimes(renamed, armedFrom(renamed, now), 2)).toEqual([created + HOUR, created + 2 * HOUR]);
+    expect(fireTimes(renamed, now - 1, 1)).toEqual(fireTimes(rate, now - 1, 1));
+    // The UpdateSchedule's StartDate is the next fire on the old grid (a StartDate long past would be refused, none would re-anchor).
+    expect(createScheduleInput(renamed, SETTINGS, now).StartDate).toEqual(new Date(created + HOUR));
+    // So is the sweep's re-creation days later.
+    const later = created + 3 * 24 * HOUR + 5 * 60_000;
+    expect(createScheduleInput(renamed, SETTINGS, later).StartDate).toEqual(new Date(created + 73 * HOUR));
+  });
+
+  it('a new expression re-anchors: its first fire is at the change', () => {
+    const changedAt = created + 25 * 60_000;
+    const changed = { ...rate, expression: 'rate(2 hours)', anchorAt: changedAt, updatedAt: changedAt };
+    expect(fireTimes(changed, armedFrom(changed, changedAt + 30), 2)).toEqual([changedAt, changedAt + 2 * HOUR]);
+    expect(createScheduleInput(changed, SETTINGS, changedAt + 30).StartDate).toEqual(new Date(changedAt));
+  });
+
+  it('a timer loaded at start replays no missed fire; an item without an anchor counts from its last change', () => {
+    const now = created + 10 * HOUR + 30 * 60_000;
+    expect(fireTimes(rate, armedFrom(rate, now), 1)).toEqual([created + 11 * HOUR]);
+    const { anchorAt: _, ...legacy } = rate;
+    expect(fireTimes(legacy, created - 1, 1)).toEqual([created]);
+  });
+
+  it('startAt is the anchor when given; a cron sends a past startAt no more (AWS refuses one over 5 minutes old)', () => {
+    const startAt = created + 24 * HOUR;
+    expect(createScheduleInput({ ...rate, startAt }, SETTINGS, created).StartDate).toEqual(new Date(startAt));
+    expect(fireTimes({ ...rate, startAt }, created, 1)).toEqual([startAt]);
+    const cron = { ...timer, expression: 'cron(0 9 * * ? *)', startAt: created };
+    expect(createScheduleInput(cron, SETTINGS, created - HOUR).StartDate).toEqual(new Date(created));
+    expect(createScheduleInput(cron, SETTINGS, created + HOUR).StartDate).toBeUndefined();
   });
 });

@@ -15,5 +15,5 @@ export const route = {
   body: UpdateChannelBody,
   response: ChannelView,
   maxBodyBytes: 16 * 1024,
-  errors: [...refuses(409, 'CHANNEL_EXISTS', 'CHANNEL_CHANGED')],
+  errors: [...refuses(400, 'IMMUTABLE_FIELD'), ...refuses(409, 'CHANNEL_EXISTS', 'CHANNEL_CHANGED')],
 } as const satisfies Route;

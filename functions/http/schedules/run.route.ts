@@ -18,6 +18,7 @@ export const route = {
     ...refuses(400, 'VALIDATION_FAILED'),
     ...refuses(404, 'WORKFLOW_NOT_FOUND'),
     ...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'),
-    ...refuses(409, 'SCHEDULE_RUN_IN_PROGRESS'),
+    // CONFLICT: the fire lost its race with other fires every time it tried.
+    ...refuses(409, 'SCHEDULE_RUN_IN_PROGRESS', 'CONFLICT'),
   ],
 } as const satisfies Route;

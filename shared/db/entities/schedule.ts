@@ -27,6 +27,8 @@ export const Schedule = z.object({
   overlap: z.enum(OVERLAP),
   startAt: z.number().optional(),
   endAt: z.number().optional(),
+  /** Where a rate without `startAt` counts from: its creation, then each change of its expression (shared/schedules/clock.ts `rateAnchor`). */
+  anchorAt: z.number().optional(),
   createdBy: z.string(),
   createdAt: z.number(),
   updatedAt: z.number(),
@@ -103,7 +105,18 @@ export const enabledCountUpdate = (accountId: string, delta: 1 | -1, limit?: num
 });
 
 /** What a change of a schedule writes: its settings, never its counters (fires may count meanwhile). */
-const SETTINGS = ['name', 'expression', 'timezone', 'variables', 'enabled', 'overlap', 'startAt', 'endAt', 'updatedAt'] as const;
+const SETTINGS = [
+  'name',
+  'expression',
+  'timezone',
+  'variables',
+  'enabled',
+  'overlap',
+  'startAt',
+  'endAt',
+  'anchorAt',
+  'updatedAt',
+] as const;
 
 /** Change a schedule as read (`updatedAt` unchanged), counting it in or out of the enabled count; false when it changed meanwhile or the limit is reached. */
 export async function replaceSchedule(before: Schedule, next: Schedule, limit: number | undefined): Promise<boolean> {
@@ -175,17 +188,27 @@ export async function countOutcome(
 /**
  * The guard written with a fire's run, in its transaction: the schedule's last run is still the one
  * the fire saw finished (or none), so two fires at once cannot both start a run of a `skip` schedule;
- * and the fire is recorded (`fires`, `lastFiredAt`, `lastExecutionId`).
+ * and the fire is recorded (`fires`, `lastFiredAt`, `lastExecutionId`). An `allow` schedule's fires
+ * do not wait for each other: its guard only asks that the schedule still exists, so fires at once
+ * do not refuse each other (the counts are added, the last run is the last one written).
  */
-export const firedUpdate = (s: Schedule, executionId: string, now: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: scheduleKey(s.accountId, s.scheduleId),
-    UpdateExpression: 'ADD fires :one SET lastFiredAt = :now, lastExecutionId = :ex',
-    ConditionExpression: s.lastExecutionId === undefined ? 'attribute_not_exists(lastExecutionId)' : 'lastExecutionId = :seen',
-    ExpressionAttributeValues: { ':one': 1, ':now': now, ':ex': executionId, ...(s.lastExecutionId ? { ':seen': s.lastExecutionId } : {}) },
-  },
-});
+export const firedUpdate = (s: Schedule, executionId: string, now: number) => {
+  const seen = s.overlap === 'allow' ? {} : s.lastExecutionId ? { ':seen': s.lastExecutionId } : {};
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: scheduleKey(s.accountId, s.scheduleId),
+      UpdateExpression: 'ADD fires :one SET lastFiredAt = :now, lastExecutionId = :ex',
+      ConditionExpression:
+        s.overlap === 'allow'
+          ? 'attribute_exists(PK)'
+          : s.lastExecutionId === undefined
+            ? 'attribute_not_exists(lastExecutionId)'
+            : 'lastExecutionId = :seen',
+      ExpressionAttributeValues: { ':one': 1, ':now': now, ':ex': executionId, ...seen },
+    },
+  };
+};
 
 /** A skip, recorded as the fire's outcome: the same guard on the last run. */
 export const skippedUpdate = (s: Schedule) => ({

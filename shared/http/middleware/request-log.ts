@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { logger, redactQuery } from '../../logger.ts';
+import { logger, logKeys, redactQuery } from '../../logger.ts';
 import { clientIp } from '../client-ip.ts';
 import type { AppContext, Middleware, MiddlewareRequest } from '../context.ts';
 
@@ -29,7 +29,8 @@ export const requestLog = (): Middleware => {
       const context = request.context as AppContext;
       const requestId = request.event.requestContext?.requestId || randomUUID();
       context.app = { requestId, startedAt: Date.now(), sourceIp: request.event.requestContext.http.sourceIp, responseHeaders: {} };
-      logger.appendKeys({ requestId });
+      // The request's own (its log scope, base.ts): concurrent requests in one process keep theirs apart.
+      logKeys({ requestId });
       context.app.sourceIp = clientIp(request.event);
     },
     after: finish,
