@@ -2,7 +2,16 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { accountItem, type Account } from '../db/entities/account.ts';
-import { addAdminItem, adminsKey, createUserItems, ensureAdminSet, type Role, type User } from '../db/entities/user.ts';
+import {
+  addAdminItem,
+  adminsKey,
+  claimSlackItem,
+  createUserItems,
+  ensureAdminSet,
+  listUsers,
+  type Role,
+  type User,
+} from '../db/entities/user.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
@@ -19,11 +28,13 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
   return { account, admin };
 }
 
-/** Create a user in an existing account; the email must be unused across the service. */
-export async function createUser(accountId: string, email: string, password: string, role: Role, now = Date.now()) {
-  const user = await newUser(accountId, email, password, role, now);
+/** Create a user in an existing account; the email must be unused across the service, a Slack user id in the account. */
+export async function createUser(accountId: string, email: string, password: string, role: Role, now = Date.now(), slackUserId?: string) {
+  const user = { ...(await newUser(accountId, email, password, role, now)), ...(slackUserId ? { slackUserId } : {}) };
   if (role === 'admin') await ensureAdminSet(accountId);
-  await transact([...createUserItems(user), ...(role === 'admin' ? [addAdminItem(accountId, user.userId)] : [])]);
+  if (slackUserId) await assertSlackUserFree(accountId, user.userId, slackUserId);
+  const items = [...createUserItems(user), ...(role === 'admin' ? [addAdminItem(accountId, user.userId)] : [])];
+  await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, user.userId, slackUserId)] : [])], items.length);
   return user;
 }
 
@@ -31,11 +42,28 @@ async function newUser(accountId: string, email: string, password: string, role:
   return { userId: newId('usr'), accountId, email: email.toLowerCase(), role, passwordHash: await hashPassword(password), createdAt: now };
 }
 
-async function transact(TransactItems: TransactWriteCommandInput['TransactItems']) {
+export const slackUserTaken = () =>
+  conflict('SLACK_USER_TAKEN', 'Another member of the account has this Slack user id; remove it from them first.');
+
+/**
+ * Refuse a Slack user id another member records. The claim item (`claimSlackItem`) decides races;
+ * this also covers members who recorded theirs before claims existed (they have none).
+ */
+export async function assertSlackUserFree(accountId: string, userId: string, slackUserId: string): Promise<void> {
+  const holders = (await listUsers(accountId)).filter((u) => u.slackUserId === slackUserId && u.userId !== userId);
+  if (holders.length) throw slackUserTaken();
+}
+
+/** Write the items; a refusal of the item at `slackClaim` (when given) is a Slack id taken, any other an email taken. */
+async function transact(TransactItems: TransactWriteCommandInput['TransactItems'], slackClaim?: number) {
   try {
     await db().send(new TransactWriteCommand({ TransactItems }));
   } catch (e) {
-    if (isConditionFailure(e)) throw conflict('EMAIL_TAKEN', 'A user with this email already exists.');
+    if (isConditionFailure(e)) {
+      const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+      if (slackClaim !== undefined && reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed') === slackClaim) throw slackUserTaken();
+      throw conflict('EMAIL_TAKEN', 'A user with this email already exists.');
+    }
     throw e;
   }
 }

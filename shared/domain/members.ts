@@ -4,6 +4,7 @@ import { accountKey } from '../db/entities/account.ts';
 import { listApiKeys, restoreApiKey, revokeApiKey } from '../db/entities/api-key.ts';
 import {
   addAdminItem,
+  claimSlackItem,
   emailKey,
   ensureAdminSet,
   genCondition,
@@ -12,6 +13,7 @@ import {
   listUsers,
   memberGenName,
   publicUser,
+  releaseSlackItem,
   removeAdminItem,
   userKey,
   type Role,
@@ -19,7 +21,7 @@ import {
 } from '../db/entities/user.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { conflict, isConditionFailure, notFound } from '../errors.ts';
-import { createUser } from './accounts.ts';
+import { assertSlackUserFree, createUser, slackUserTaken } from './accounts.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
 
@@ -31,8 +33,8 @@ export async function listMembers(p: SessionPrincipal) {
 }
 
 /** Admins add members (or further admins) to their own account. */
-export async function createMember(p: SessionPrincipal, input: { email: string; password: string; role: Role }) {
-  return publicUser(await createUser(p.accountId, input.email, input.password, input.role));
+export async function createMember(p: SessionPrincipal, input: { email: string; password: string; role: Role; slackUserId?: string }) {
+  return publicUser(await createUser(p.accountId, input.email, input.password, input.role, Date.now(), input.slackUserId));
 }
 
 const memberNotFound = () => notFound('MEMBER_NOT_FOUND', 'No such member.');
@@ -57,11 +59,16 @@ const memberGenItem = (accountId: string, userId: string, gen: number) => ({
   },
 });
 
-/** The user item's condition: role, disabled state and membership generation as read. */
+/** The user item's condition: role, disabled state, membership generation and Slack user id as read. */
 const asRead = (user: User) => ({
-  expression: `#role = :oldRole AND ${user.disabled ? 'disabled = :true' : '(attribute_not_exists(disabled) OR disabled = :false)'} AND ${genCondition(user.gen ?? 0)}`,
+  expression: `#role = :oldRole AND ${user.disabled ? 'disabled = :true' : '(attribute_not_exists(disabled) OR disabled = :false)'} AND ${genCondition(user.gen ?? 0)} AND ${user.slackUserId ? 'slackUserId = :oldSlack' : 'attribute_not_exists(slackUserId)'}`,
   names: { '#role': 'role', '#gen': 'gen' },
-  values: { ':oldRole': user.role, ':gen': user.gen ?? 0, ...(user.disabled ? { ':true': true } : { ':false': false }) },
+  values: {
+    ':oldRole': user.role,
+    ':gen': user.gen ?? 0,
+    ...(user.disabled ? { ':true': true } : { ':false': false }),
+    ...(user.slackUserId ? { ':oldSlack': user.slackUserId } : {}),
+  },
 });
 
 /**
@@ -95,6 +102,8 @@ export async function updateMember(
       const was = isActiveAdmin(user);
       const is = isActiveAdmin(next);
       if (was !== is) await ensureAdminSet(p.accountId);
+      const newSlack = slackUserId !== recorded ? slackUserId : undefined;
+      if (newSlack) await assertSlackUserFree(p.accountId, userId, newSlack);
       const cond = asRead(user);
       const items = [
         {
@@ -117,11 +126,19 @@ export async function updateMember(
         ...(!was && is ? [addAdminItem(p.accountId, userId)] : []),
         ...(gen !== (user.gen ?? 0) ? [memberGenItem(p.accountId, userId, gen)] : []),
       ];
+      // A new Slack id is claimed (another member's claim refuses it), the one it replaces given up.
+      const claimAt = newSlack ? items.length : -1;
+      const slackItems = [
+        ...(newSlack ? [claimSlackItem(p.accountId, userId, newSlack)] : []),
+        ...(recorded && slackUserId !== recorded ? [releaseSlackItem(p.accountId, userId, recorded)] : []),
+      ];
       try {
-        await db().send(new TransactWriteCommand({ TransactItems: items }));
+        await db().send(new TransactWriteCommand({ TransactItems: [...items, ...slackItems] }));
       } catch (e) {
-        // The set refused (last admin); otherwise the user changed since it was read: read again.
+        // The set refused (last admin), or the claim (the Slack id is another member's); otherwise the
+        // user changed since it was read: read again.
         if (isConditionFailure(e) && refusedItem(e) === 1 && was && !is) throw lastAdmin();
+        if (isConditionFailure(e) && refusedItem(e) === claimAt) throw slackUserTaken();
         throw e;
       }
       return { next, gen };
@@ -177,6 +194,7 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
               { Delete: { TableName: tableName(), Key: emailKey(user.email) } },
               ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
               memberGenItem(p.accountId, userId, (user.gen ?? 0) + 1),
+              ...(user.slackUserId ? [releaseSlackItem(p.accountId, userId, user.slackUserId)] : []),
             ],
           }),
         );

@@ -10,8 +10,15 @@ import { signedBy, type Webhook } from '../db/entities/webhook.ts';
  */
 
 /** Credentials and signatures: never kept. */
-const WITHHELD = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
-const withheld = (name: string) => WITHHELD.has(name) || /signature|secret|token|api[-_]?key/.test(name);
+const WITHHELD = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key']);
+/** A name that contains one of these is a credential's or a signature's, whatever the sender calls it. */
+const CREDENTIAL_WORDS = /auth|token|secret|passw|signature|hmac|cookie|session|credential|api[-_]?key|jwt|bearer|private/;
+/** A name with one of these as a whole word (`x-functions-key`, `paypal-transmission-sig`), or a word ending in `key`. */
+const CREDENTIAL_PARTS = new Set(['key', 'sig', 'pass', 'pwd', 'pin', 'otp', 'csrf', 'xsrf', 'sid']);
+const withheld = (name: string) =>
+  WITHHELD.has(name) ||
+  CREDENTIAL_WORDS.test(name) ||
+  name.split(/[-_.]/).some((part) => CREDENTIAL_PARTS.has(part) || part.endsWith('key'));
 
 const text = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 255 ? v : undefined);
 

@@ -1,6 +1,7 @@
 import type { Approval } from '../db/entities/approval.ts';
 import { escapeHtml } from '../escape-html.ts';
 import { htmlPage } from './html.ts';
+import { PAGE_FIELD } from './page-form.ts';
 
 /** User agents of link previewers and mail scanners: they get the confirmation page, never a decision. */
 export const PREVIEW_BOT =
@@ -13,7 +14,13 @@ const quorumRow = (a: Approval) =>
   (a.minApprovals ?? 1) > 1 ? row('Approvals', `${a.approvals ?? 0} of ${a.minApprovals}; ${needed(a)} more needed`) : '';
 
 /** The page a link opens: what will be decided, and a button (a form POST, never a GET link). */
-export function confirmationPage(a: Approval, decision: 'approve' | 'reject', action: string, comment: string | undefined) {
+export function confirmationPage(
+  a: Approval,
+  decision: 'approve' | 'reject',
+  action: string,
+  comment: string | undefined,
+  pageValue: string,
+) {
   const verb = decision === 'approve' ? 'Approve' : 'Reject';
   return htmlPage(
     200,
@@ -21,7 +28,7 @@ export function confirmationPage(a: Approval, decision: 'approve' | 'reject', ac
     `<dl>${row('Step', a.title)}${a.description ? row('Details', a.description) : ''}${row('Workflow', a.workflowId)}${row('Run', a.executionId)}${quorumRow(a)}${row('Decision', verb)}${
       comment ? row('Comment', comment) : ''
     }</dl>
-<form method="post" action="${escapeHtml(action)}"><button type="submit" class="${decision}">${verb}</button></form>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="${PAGE_FIELD}" value="${escapeHtml(pageValue)}"><button type="submit" class="${decision}">${verb}</button></form>
 <p class="note">Nothing has been recorded yet. The decision is made when you press the button.</p>`,
   );
 }

@@ -7,6 +7,7 @@ import type { Route } from './route.ts';
 import { requireConfig, settingsFor } from '../config.ts';
 import { inLogScope } from '../logger.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
+import { pageForms } from './page-form.ts';
 import { parseRequest } from './middleware/parse-request.ts';
 import { problemDetails } from './middleware/problem.ts';
 import { requestLog } from './middleware/request-log.ts';
@@ -39,11 +40,15 @@ export type Input<R extends RouteIo> = {
   request: RequestState;
 };
 
-/** Outermost first: request id + access log, problem rendering, body limit, `credentials`, then params/query/body validation. */
+/**
+ * Outermost first: request id + access log, problem rendering, body limit, (the form POST of an HTML
+ * page: no cross-site request, page-form.ts), `credentials`, then params/query/body validation.
+ */
 export const stackWith = (route: Route, credentials: Middleware | undefined, body = route.body): Middleware[] => [
   requestLog(),
   problemDetails({ html: route.html }),
   bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
+  ...(route.html && route.method === 'POST' ? [pageForms()] : []),
   ...(credentials ? [credentials] : []),
   parseRequest({ params: route.params, query: route.query, body }),
 ];

@@ -32,14 +32,20 @@ const WHY: Record<number, string> = {
   429: 'Too many requests (`Retry-After`)',
 };
 
-/** A problem+json answer whose `code` is one of `codes`. */
-const problem = (status: number, codes: readonly string[]) => ({
-  description: `${WHY[status] ?? 'Refused'}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
-  content: {
-    'application/problem+json': {
-      schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
-    },
-  },
+/** An HTML page (the link pages: `html` routes answer every refusal as a page too). */
+const HTML_PAGE = { 'text/html': { schema: { type: 'string', description: 'An HTML page' } } };
+
+/** A problem+json answer whose `code` is one of `codes`; on an `html` route, an HTML page that says it. */
+const problem = (status: number, codes: readonly string[], html = false) => ({
+  description: `${(html && status === 415 ? 'Content-Type is not a form' : WHY[status]) ?? 'Refused'}: ${codes.map((c) => `\`${c}\``).join(', ')}${html ? ' (an HTML page with the reason)' : ''}`,
+  content: html
+    ? HTML_PAGE
+    : {
+        'application/problem+json': {
+          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { enum: codes } } }] },
+        },
+      },
+  ...(html ? { 'x-problem-codes': codes } : {}),
 });
 
 /**
@@ -77,11 +83,13 @@ function operation(r: Route) {
   const responses: Record<string, unknown> = {
     [status]: r.response
       ? { description: 'Success', content: { 'application/json': { schema: schema(r.response, 'output') } } }
-      : { description: 'Success' },
+      : r.html
+        ? { description: 'Success: an HTML page', content: HTML_PAGE }
+        : { description: 'Success' },
   };
   if (r.redirect)
     responses['302'] = { description: r.redirect, headers: { Location: { description: 'Where to go', schema: { type: 'string' } } } };
-  for (const [s, codes] of routeProblems(r)) responses[String(s)] = problem(s, codes);
+  for (const [s, codes] of routeProblems(r)) responses[String(s)] = problem(s, codes, r.html);
   // The edge (API Gateway's stage throttle) answers any route 429 before a function runs, in its own shape.
   if (!responses['429'])
     responses['429'] = {

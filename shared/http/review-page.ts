@@ -3,6 +3,7 @@ import type { Review } from '../domain/reviews.ts';
 import type { Decision } from '../domain/review-links.ts';
 import { escapeHtml } from '../escape-html.ts';
 import { htmlPage } from './html.ts';
+import { PAGE_FIELD } from './page-form.ts';
 
 // The confirmation page of a reviewer's link (shared/domain/reviews.ts): who decides, what, and a
 // form whose POST decides. The GET records nothing, whoever (or whatever scanner) opens it.
@@ -32,7 +33,7 @@ function input(f: Field): string {
 }
 
 /** The page a reviewer's link opens: who decides, the approval and its form, and the decisions the link allows. */
-export function reviewPage({ approval: a, reviewer, grant }: Review, action: string) {
+export function reviewPage({ approval: a, reviewer, grant }: Review, action: string, pageValue: string) {
   const only = grant.decisions.length === 1 ? grant.decisions[0] : undefined;
   const title = `${only ? VERB[only] : 'Review'}: ${a.title}`;
   const fields =
@@ -47,7 +48,7 @@ export function reviewPage({ approval: a, reviewer, grant }: Review, action: str
 <dl>${row('Step', a.title)}${a.description ? row('Details', a.description) : ''}${row('Workflow', a.workflowId)}${row('Run', a.executionId)}${quorumRow(a)}${
       a.expiresAt !== undefined ? row('Deadline', new Date(a.expiresAt).toISOString()) : ''
     }</dl>
-<form method="post" action="${escapeHtml(action)}">${fields}<label for="comment">Comment (optional)</label><textarea id="comment" name="comment" maxlength="2000" rows="3"></textarea>${buttons}</form>
+<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="${PAGE_FIELD}" value="${escapeHtml(pageValue)}">${fields}<label for="comment">Comment (optional)</label><textarea id="comment" name="comment" maxlength="2000" rows="3"></textarea>${buttons}</form>
 <p class="note">Nothing has been recorded yet. The decision is made, as ${escapeHtml(reviewer.email)}, when you press a button.</p>`,
   );
 }

@@ -26,19 +26,22 @@ export const Me = z.object({
 
 export const LoginResult = z.object({ token: z.string(), expiresAt: z.number(), user: Me.shape.user });
 
-export const CreateMemberBody = z.object({ email: Email, password: Password, role: Role.default('member') });
+const SlackUserId = z.string().regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id (U…)');
+export const CreateMemberBody = z.object({
+  email: Email,
+  password: Password,
+  role: Role.default('member'),
+  slackUserId: SlackUserId.optional().describe('Their Slack user id (see `PUT /api/members/{id}`); one member per id in the account.'),
+});
 export const MemberParams = z.object({ id: idOf('MEMBER_NOT_FOUND', 'Member', { pattern: USER_ID }) });
 export const UpdateMemberBody = z
   .strictObject({
     role: Role.optional(),
     disabled: z.boolean().optional(),
-    slackUserId: z
-      .string()
-      .regex(/^[UW][A-Z0-9]{2,20}$/, 'must be a Slack user id (U…)')
-      .nullable()
+    slackUserId: SlackUserId.nullable()
       .optional()
       .describe(
-        'Their Slack user id: Slack approval messages reach them by it, and their Slack clicks map to them. null removes it. Without one, their email is looked up in Slack.',
+        'Their Slack user id: Slack approval messages reach them by it, and their Slack clicks map to them. null removes it. Without one, their email is looked up in Slack. One member per id in the account (409 `SLACK_USER_TAKEN`).',
       ),
     restoreKeys: z
       .boolean()

@@ -13,6 +13,7 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
 import { startRun } from '../../shared/engine/runs.ts';
+import { pageFormValue } from '../../shared/http/page-form.ts';
 import { eventually } from '../support/engine.ts';
 import { expectProblem, readResponse } from '../support/http.ts';
 import { expectRateLimitedHeaders } from '../support/rate-limit.ts';
@@ -139,6 +140,12 @@ function expectConfirmationPage(res: Res, approvalId: string, decision: 'approve
   expect(res.text).not.toMatch(/https?:\/\/[^"' ]*confirm/i);
   return url;
 }
+
+/** The confirmation page's hidden per-page value (shared/http/page-form.ts), which its form posts back. */
+const hiddenOf = (res: Res) => /<input type="hidden" name="page" value="([^"]+)">/.exec(res.text)?.[1] as string;
+/** The form body a page for this key and link would post, as if the page had been opened before. */
+const pageForm = (key: string, approvalId: string, decision: string) =>
+  new URLSearchParams({ page: pageFormValue(key, `${DECIDE}/${approvalId}/${decision}`) }).toString();
 
 type Step = Record<string, unknown>;
 
@@ -528,10 +535,11 @@ describe('the one-click link', () => {
     const page = await link(g.approvalId, 'reject', { api_key: key, comment: 'no' });
     const action = expectConfirmationPage(page, g.approvalId, 'reject', key);
     // What a browser does when the button is pressed: POST to the form's action.
+    const form = new URLSearchParams({ page: hiddenOf(page) }).toString();
     const res = await call(`${action.pathname}${action.search}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER, origin: stack.url },
-      body: '',
+      body: form,
     });
     expectPage(res, 200);
     expect(res.text).toContain('<title>Rejected</title>');
@@ -543,9 +551,50 @@ describe('the one-click link', () => {
     const second = await call(`${action.pathname}${action.search}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: '',
+      body: form,
     });
     expectPage(second, 409);
+  });
+
+  it('refuses a cross-site POST and a form without its page value with 403 pages, and changes nothing; the page value binds key and link', async () => {
+    const g = await givenApproval(a);
+    const path = linkPath(g.approvalId, 'approve', { api_key: key, confirm: '1' });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      call(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER, ...headers },
+        body,
+      });
+    const good = pageForm(key, g.approvalId, 'approve');
+    for (const headers of [
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'https://evil.example' },
+    ] as Record<string, string>[]) {
+      const res = await post(good, headers);
+      expectPage(res, 403);
+      expect(res.text).toMatch(/another site/);
+    }
+    const other = await keyOf(a, a.admin.userId, ['APPROVAL_RESPOND'], 'another key');
+    for (const body of [
+      '',
+      'page=',
+      'page=garbage',
+      pageForm(other.token, g.approvalId, 'approve'),
+      pageForm(key, g.approvalId, 'reject'),
+      pageForm(key, UNKNOWN_ID, 'approve'),
+      `${good}x`,
+    ]) {
+      const res = await post(body, { 'sec-fetch-site': 'same-origin' });
+      expectPage(res, 403);
+      expect(res.text).toMatch(/did not come from the page/);
+    }
+    await expectUntouched(g);
+    expect((await v1(`/approvals/${g.approvalId}`, key)).json.history).toEqual([]);
+    // The page's own form, from the same origin.
+    const res = await post(good, { 'sec-fetch-site': 'same-origin', origin: stack.url });
+    expectPage(res, 200);
+    expect(await readApproval(g)).toMatchObject({ status: 'APPROVED' });
   });
 
   it('errors are HTML pages with the right status: 401, 403, 404, 409, 400 for /maybe and a long comment', async () => {
@@ -579,7 +628,15 @@ describe('the one-click link', () => {
     await expireApproval(expired.approval, (expired.approval.expiresAt as number) + 1);
     expectPage(await link(expired.approvalId, 'approve', { api_key: key }), 409);
     expectPage(await link(expired.approvalId, 'approve', { api_key: key, confirm: '1' }), 409);
-    expectPage(await link(expired.approvalId, 'approve', { api_key: key, confirm: '1' }, { method: 'POST', body: '' }), 409);
+    expectPage(
+      await link(
+        expired.approvalId,
+        'approve',
+        { api_key: key, confirm: '1' },
+        { method: 'POST', body: pageForm(key, expired.approvalId, 'approve') },
+      ),
+      409,
+    );
   });
 
   it('user data is escaped on every page: title from a variable, description, comment and a hostile id', async () => {
@@ -888,7 +945,7 @@ describe('audit', () => {
       {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'ua-admin-browser' },
-        body: '',
+        body: pageForm(second.token, g.approvalId, 'approve'),
       },
     );
     expectPage(decided, 200);

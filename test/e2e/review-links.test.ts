@@ -4,6 +4,7 @@ import { type Approval, getApproval, listAudit } from '../../shared/db/entities/
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { reviewerLinks } from '../../shared/domain/review-links.ts';
+import { pageFormValue } from '../../shared/http/page-form.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
@@ -92,12 +93,24 @@ const local = (link: string) => {
 };
 const open = async (link: string, init: { method?: string; headers?: Record<string, string> } = {}) =>
   readResponse(await fetch(local(link), { method: init.method ?? 'GET', headers: { 'user-agent': BROWSER_UA, ...init.headers } }));
+/** The page's own value for a link (what its form carries: page-form.ts), as if the page had been opened before. */
+const pageValueOf = (link: string) => {
+  const u = new URL(link);
+  return pageFormValue(u.searchParams.get('token') ?? '', u.pathname);
+};
+/** The page's form POST, as a browser sends it from the page (same origin, the page's value) unless told otherwise. */
 const submit = async (link: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
   readResponse(
     await fetch(local(link), {
       method: 'POST',
-      headers: { 'user-agent': BROWSER_UA, 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(form).toString(),
+      headers: {
+        'user-agent': BROWSER_UA,
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        origin: stack.url,
+        ...headers,
+      },
+      body: new URLSearchParams({ page: pageValueOf(link), ...form }).toString(),
     }),
   );
 
@@ -279,6 +292,77 @@ describe("a reviewer's link over HTTP", () => {
       [a.member.userId, 'teams'],
       [a.admin.userId, 'email'],
     ]);
+  });
+});
+
+describe("a reviewer's link refuses forms not from its page", () => {
+  it('a cross-site form POST (Origin https://evil.example, Sec-Fetch-Site cross-site) is a 403 page and changes nothing', async () => {
+    const a = await givenAccount();
+    const g = await givenApproval(a);
+    const links = await linksFor(g, a.member.userId);
+    const attack = { decision: 'approve', comment: 'from evil' };
+    // Even with the page's own value: the browser says where the form came from.
+    const attacks: Record<string, string>[] = [
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example', 'sec-fetch-site': '' },
+    ];
+    for (const headers of attacks) {
+      const res = await submit(links.approve, attack, headers);
+      expectRefusal(res, 403, /another site/);
+    }
+    // A browser without Fetch Metadata: its Origin decides.
+    const bare = await readResponse(
+      await fetch(local(links.approve), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+        body: new URLSearchParams({ page: pageValueOf(links.approve), ...attack }).toString(),
+      }),
+    );
+    expectRefusal(bare, 403, /another site/);
+    await expectUntouched(g);
+    expect(await listAudit(g.accountId, g.approvalId)).toEqual([]);
+  });
+
+  it('a form without the page value, or with a forged, changed or other link’s value, is a 403 page; the page’s own form decides', async () => {
+    const a = await givenAccount();
+    const [g, other] = await Promise.all([givenApproval(a), givenApproval(a)]);
+    const links = await linksFor(g, a.member.userId);
+    const otherLinks = await linksFor(other, a.member.userId);
+    const value = pageValueOf(links.approve);
+    const [nonce, tag] = value.split('.') as [string, string];
+    for (const page of [
+      '',
+      'x',
+      `${nonce}.`,
+      `${nonce}.${tag.slice(0, -1)}${tag.endsWith('A') ? 'B' : 'A'}`,
+      `${'A'.repeat(22)}.${tag}`,
+      `${value}.x`,
+      pageValueOf(otherLinks.approve),
+      pageValueOf(links.reject),
+    ]) {
+      expectRefusal(await submit(links.approve, { decision: 'approve', page }), 403, /did not come from the page/);
+    }
+    const none = await readResponse(
+      await fetch(local(links.approve), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+        body: 'decision=approve',
+      }),
+    );
+    expectRefusal(none, 403, /did not come from the page/);
+    await expectUntouched(g);
+
+    // The page's own form: its hidden value, posted back as a browser does.
+    const page = await open(links.approve);
+    const hidden = /<input type="hidden" name="page" value="([^"]+)">/.exec(page.text)?.[1] as string;
+    expect(hidden).toMatch(/^[\w-]{22}\.[\w-]{43}$/);
+    // Each opening of the page makes a fresh value.
+    expect((await open(links.approve)).text).not.toContain(hidden);
+    const done = await submit(links.approve, { decision: 'approve', page: hidden }, { 'sec-fetch-site': 'same-origin' });
+    expect(done.status, done.text).toBe(200);
+    expect((await approvalOf(g)).status).toBe('APPROVED');
   });
 });
 

@@ -13,6 +13,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { pageFormValue } from '../../shared/http/page-form.ts';
 
 /**
  * Exactly-once approval decisions under concurrency: 50 simultaneous decisions (approve and reject,
@@ -67,6 +68,8 @@ function attempt(approvalId: string, t: Attempt) {
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'concurrency-link' },
         params: { approvalId, decision: t.decision },
         query: { api_key: t.token, confirm: '1', comment: `${t.channel} ${t.decision}` },
+        // The confirmation page's form carries its page value (shared/http/page-form.ts).
+        body: new URLSearchParams({ page: pageFormValue(t.token, path) }).toString(),
       }),
     );
   }

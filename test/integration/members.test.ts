@@ -12,6 +12,7 @@ import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { revokeApiKey, setKeySuspended } from '../../shared/db/entities/api-key.ts';
 import { adminsKey } from '../../shared/db/entities/user.ts';
+import { createUser } from '../../shared/domain/accounts.ts';
 import { caches } from '../../shared/domain/records.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
@@ -204,6 +205,68 @@ describe('the last admin', () => {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: adminsKey(account.accountId) }));
     expect([...(Item?.admins ?? [])].sort()).toEqual([admin.userId, member.userId].sort());
     expect((await update(token, admin.userId, { role: 'member' })).status).toBe(200);
+  });
+});
+
+describe("a member's Slack user id", () => {
+  const create = (token: string, body: object) =>
+    invoke(createMember, apiEvent({ method: 'POST', path: '/api/members', headers: bearer(token), body, sourceIp: ip() }));
+  const slackIds = async (token: string) => {
+    const list = await invoke(listMembers, apiEvent({ path: '/api/members', headers: bearer(token) }));
+    return (list.json.items as { id: string; slackUserId?: string }[]).filter((u) => u.slackUserId).map((u) => [u.id, u.slackUserId]);
+  };
+
+  it('is one member’s in the account: another member’s id is 409 SLACK_USER_TAKEN on update and create; freed by null and by removal', async () => {
+    const { admin, member } = await givenAccount();
+    const token = await session(admin.email);
+    expect((await update(token, member.userId, { slackUserId: 'U0TAKEN1' })).json.slackUserId).toBe('U0TAKEN1');
+    // The holder may send it again.
+    expect((await update(token, member.userId, { slackUserId: 'U0TAKEN1' })).status).toBe(200);
+    expectProblem(await update(token, admin.userId, { slackUserId: 'U0TAKEN1' }), 409, 'SLACK_USER_TAKEN');
+    expectProblem(
+      await create(token, { email: uniqueEmail('slack'), password: PASSWORD, slackUserId: 'U0TAKEN1' }),
+      409,
+      'SLACK_USER_TAKEN',
+    );
+    expect(await slackIds(token)).toEqual([[member.userId, 'U0TAKEN1']]);
+    // Another account's member may hold the same id.
+    const other = await givenAccount();
+    expect((await update(await session(other.admin.email), other.member.userId, { slackUserId: 'U0TAKEN1' })).status).toBe(200);
+
+    // Changing it frees the old id; null frees it; removing the member frees it.
+    expect((await update(token, member.userId, { slackUserId: 'U0TAKEN2' })).status).toBe(200);
+    expect((await update(token, admin.userId, { slackUserId: 'U0TAKEN1' })).status).toBe(200);
+    expectProblem(await update(token, admin.userId, { slackUserId: 'U0TAKEN2' }), 409, 'SLACK_USER_TAKEN');
+    expect((await update(token, member.userId, { slackUserId: null })).status).toBe(200);
+    expect((await update(token, admin.userId, { slackUserId: 'U0TAKEN2' })).status).toBe(200);
+    const created = await create(token, { email: uniqueEmail('slack'), password: PASSWORD, slackUserId: 'U0TAKEN1' });
+    expect(created.status, created.body).toBe(201);
+    expect(created.json.slackUserId).toBe('U0TAKEN1');
+    expect((await remove(token, created.json.id)).status).toBe(204);
+    expect((await update(token, member.userId, { slackUserId: 'U0TAKEN1' })).status).toBe(200);
+    expect((await slackIds(token)).sort()).toEqual(
+      [
+        [admin.userId, 'U0TAKEN2'],
+        [member.userId, 'U0TAKEN1'],
+      ].sort(),
+    );
+  });
+
+  it('parallel requests for one id: exactly one member records it, the others get 409', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { account, admin, member } = await givenAccount();
+      const token = await session(admin.email);
+      const spares = await Promise.all([0, 1, 2].map(() => createUser(account.accountId, uniqueEmail('spare'), PASSWORD, 'member')));
+      const id = `U0RACE${round}`;
+      const answers = await Promise.all([
+        ...[admin.userId, member.userId, ...spares.map((u) => u.userId)].map((userId) => update(token, userId, { slackUserId: id })),
+        create(token, { email: uniqueEmail('racer'), password: PASSWORD, slackUserId: id }),
+      ]);
+      const won = answers.filter((r) => r.status === 200 || r.status === 201);
+      expect(won, JSON.stringify(answers.map((r) => [r.status, r.json?.code]))).toHaveLength(1);
+      for (const r of answers.filter((r) => !won.includes(r))) expectProblem(r, 409, 'SLACK_USER_TAKEN');
+      expect(await slackIds(token)).toEqual([[won[0]?.json.id, id]]);
+    }
   });
 });
 

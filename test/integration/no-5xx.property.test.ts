@@ -4,6 +4,7 @@ import { handler as login } from '../../functions/http/auth/login.ts';
 import { handler as createKeyHandler } from '../../functions/http/keys/create.ts';
 import { handler as listKeysHandler } from '../../functions/http/keys/list.ts';
 import { handler as revokeKeyHandler } from '../../functions/http/keys/revoke.ts';
+import { handler as createMemberHandler } from '../../functions/http/members/create.ts';
 import { handler as removeMemberHandler } from '../../functions/http/members/remove.ts';
 import { handler as updateMemberHandler } from '../../functions/http/members/update.ts';
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
@@ -295,6 +296,8 @@ describe('no request makes a handler answer 5xx', () => {
         role: fc.oneof(fc.constantFrom('admin', 'member'), fc.jsonValue()),
         disabled: fc.oneof(fc.boolean(), fc.jsonValue()),
         restoreKeys: fc.oneof(fc.boolean(), fc.jsonValue()),
+        // A few Slack ids the spares compete for: another member's is 409 SLACK_USER_TAKEN.
+        slackUserId: fc.oneof(fc.constantFrom('U0SPARE1', 'U0SPARE2', 'W0SPARE3', null), fc.jsonValue()),
         extra: fc.jsonValue(),
       },
       { requiredKeys: [] },
@@ -306,6 +309,25 @@ describe('no request makes a handler answer 5xx', () => {
         if (res.status === 200) expect(ids).toContain(res.json.id);
       }),
       RUNS,
+    );
+  });
+
+  it('POST /api/members', async () => {
+    const shaped = fc.record(
+      {
+        email: fc.oneof({ weight: 3, arbitrary: fc.constant(null).map(() => uniqueEmail('prop')) }, text, fc.jsonValue()),
+        password: fc.oneof({ weight: 3, arbitrary: fc.constant(PASSWORD) }, text, fc.jsonValue()),
+        role: fc.oneof(fc.constantFrom('admin', 'member'), fc.jsonValue()),
+        slackUserId: fc.oneof(fc.constantFrom('U0CREATE1', 'U0CREATE2'), text, fc.jsonValue()),
+        extra: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(request(sessionAuth(), bodies(shaped), { query: queries }), async (req) => {
+        await check(createMemberHandler, 'POST', '/api/members', req, [201, 400, 401, 403, 409, 413, 415]);
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -19,6 +19,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { pageFormValue } from '../../shared/http/page-form.ts';
 
 /**
  * Quorum approvals (`minApprovals`): distinct reviewers, one decision each, a rejection wins while the
@@ -80,6 +81,8 @@ function decision(
         headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'quorum-link' },
         params: { approvalId, decision: d },
         query: { api_key: token, confirm: '1', comment },
+        // The confirmation page's form carries its page value (shared/http/page-form.ts).
+        body: new URLSearchParams({ page: pageFormValue(token, `/api/webhook-trigger/approval/${approvalId}/${d}`) }).toString(),
       }),
     );
   return invoke(

@@ -2,6 +2,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as decideHandler } from '../../functions/http/reviews/decide.ts';
 import { handler as pageHandler } from '../../functions/http/reviews/page.ts';
+import { handler as linkHandler } from '../../functions/http/approvals/link.ts';
+import { handler as linkConfirmHandler } from '../../functions/http/approvals/link-confirm.ts';
+import { pageFormValue } from '../../shared/http/page-form.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { reviewerLinks } from '../../shared/domain/review-links.ts';
@@ -23,6 +26,7 @@ let approvalId: string;
 let accountId: string;
 let token: string;
 let approveOnly: string;
+let memberKey: string;
 const ids: string[] = [];
 
 beforeAll(async () => {
@@ -61,6 +65,7 @@ beforeAll(async () => {
   const links = await reviewerLinks({ accountId, approvalId, userId: a.member.userId, channel: 'email' });
   token = new URL(links.reject).searchParams.get('token') as string;
   approveOnly = new URL(links.approve).searchParams.get('token') as string;
+  memberKey = a.memberKey.token;
 }, 60_000);
 afterAll(() => stopWorkers?.());
 
@@ -87,12 +92,30 @@ const forms = fc.oneof(
         comment: fc.oneof(text, fc.string({ maxLength: 3000 })),
         'field.amount': fc.oneof(fc.constantFrom('1', '-2.5', 'NaN', '1e400', '', 'x'), text),
         'field.ok': fc.oneof(fc.constantFrom('true', 'false', 'on'), text),
+        // The page's value (page-form.ts): the real one now and then, a changed one, garbage.
+        page: fc.oneof(
+          fc.constant(null).map(() => pageFormValue(token, `/api/reviews/${approvalId}`)),
+          fc.constant(null).chain(() => mutated(pageFormValue(token, `/api/reviews/${approvalId}`))),
+          text,
+        ),
       },
       { requiredKeys: [] },
     )
     .map((f) => new URLSearchParams(f as Record<string, string>).toString()),
   text,
   fc.uint8Array({ maxLength: 400 }).map((u) => b64(u)),
+);
+
+/** Where a request says it comes from: nothing, our own page, another site (Fetch Metadata, Origin), garbage. */
+const siteHeaders = fc.oneof(
+  fc.constant({}),
+  fc.record(
+    {
+      'sec-fetch-site': fc.oneof(fc.constantFrom('same-origin', 'none', 'cross-site', 'same-site', ''), text),
+      origin: fc.oneof(fc.constantFrom('https://evil.example', 'null', 'http://flowgate.test', ''), text),
+    },
+    { requiredKeys: [] },
+  ),
 );
 
 describe('no request to a reviewer’s link answers 5xx', () => {
@@ -108,10 +131,11 @@ describe('no request to a reviewer’s link answers 5xx', () => {
           base64: fc.boolean(),
           type: contentTypes({ refusedWeight: 1, moreRefused: ['application/x-www-form-urlencoded; charset=utf-8'] }),
           ip: sourceIp,
+          site: siteHeaders,
         }),
         async (r) => {
           // Mostly forms: a form's content type and an approve decision now and then.
-          const headers: Record<string, string> = r.type === undefined ? {} : { 'content-type': r.type };
+          const headers: Record<string, string> = { ...(r.type === undefined ? {} : { 'content-type': r.type }), ...r.site };
           const res = await invoke(
             r.method === 'GET' ? pageHandler : decideHandler,
             apiEvent({
@@ -139,5 +163,62 @@ describe('no request to a reviewer’s link answers 5xx', () => {
     // Whatever was decided came only from the link's own token: its reviewer, by email.
     const approval = await getApproval(accountId, approvalId);
     if (approval?.status !== 'PENDING') expect(approval).toMatchObject({ decision: expect.stringMatching(/^(approve|reject)$/) });
+  });
+});
+
+describe('no request to a one-click link answers 5xx', () => {
+  it('GET and POST /api/webhook-trigger/approval/{approvalId}/{decision}', async () => {
+    const seen = new Set<string>();
+    const other = ids[1] as string;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          method: fc.constantFrom('GET', 'POST', 'POST'),
+          id: fc.oneof({ weight: 4, arbitrary: fc.constant(other) }, text, anyUnits()),
+          decision: fc.oneof(fc.constantFrom('approve', 'reject', 'maybe'), text),
+          key: fc.oneof({ weight: 4, arbitrary: fc.constant(memberKey) }, mutated(memberKey), text),
+          confirm: fc.option(fc.constantFrom('1', '0', 'true'), { nil: undefined }),
+          page: fc.option(
+            fc.oneof(
+              {
+                weight: 3,
+                arbitrary: fc.constant(null).map(() => pageFormValue(memberKey, `/api/webhook-trigger/approval/${other}/approve`)),
+              },
+              fc.constant(null).chain(() => mutated(pageFormValue(memberKey, `/api/webhook-trigger/approval/${other}/approve`))),
+              text,
+            ),
+            { nil: undefined },
+          ),
+          site: siteHeaders,
+          ip: sourceIp,
+        }),
+        async (r) => {
+          const body = r.page === undefined ? '' : new URLSearchParams({ page: r.page }).toString();
+          const res = await invoke(
+            r.method === 'GET' ? linkHandler : linkConfirmHandler,
+            apiEvent({
+              method: r.method,
+              path: `/api/webhook-trigger/approval/${other}/approve`,
+              params: { approvalId: r.id, decision: r.decision },
+              query: { api_key: r.key, ...(r.confirm ? { confirm: r.confirm } : {}) },
+              headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'Slackbot 1.0', ...r.site },
+              ...(r.method === 'POST' ? { body } : {}),
+              sourceIp: r.ip,
+            }),
+          );
+          const what = `${r.method} ${JSON.stringify(r).slice(0, 300)} -> ${res.status} ${res.body?.slice(0, 300)}`;
+          expect([200, 400, 401, 403, 404, 409, 413, 429], what).toContain(res.status);
+          expect(res.headers['content-type'], what).toMatch(/^text\/html/);
+          seen.add(`${r.method} ${res.status}`);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    // Some went through (the page, or a decision by the page's value), some were refused.
+    expect(
+      [...seen].some((x) => x.endsWith(' 200')),
+      [...seen].join(', '),
+    ).toBe(true);
+    expect(seen.has('POST 403'), [...seen].join(', ')).toBe(true);
   });
 });

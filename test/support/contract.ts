@@ -8,8 +8,9 @@ import { matchPath } from '../../shared/http/match.ts';
  * The contract check every answer the suites receive goes through (`invoke` in-process, and every
  * HTTP response from a local server, `checkFetchedResponses`): its status must be one the OpenAPI
  * document lists for the route, and its body must match that response's schema (a problem's `code`
- * one of those listed). A mismatch throws, failing the test that made the request.
- * Not checked: 5xx (faults the tests cause on purpose), paths no route has, and what is not JSON.
+ * one of those listed), its content type one the document gives that response (a refusal of an HTML
+ * page is `text/html`, not problem+json). A mismatch throws, failing the test that made the request.
+ * Not checked: 5xx (faults the tests cause on purpose), paths no route has, the body of what is not JSON.
  */
 type Doc = {
   paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
@@ -43,9 +44,14 @@ export function checkContract(method: string, path: string, status: number, cont
   const where = `${verb} ${route.path} → ${status}`;
   const answer = document().paths[route.path]?.[verb.toLowerCase()]?.responses[String(status)];
   if (!answer) throw new Error(`contract: ${where} is not in the OpenAPI document: ${String(body).slice(0, 300)}`);
-  const type = (contentType ?? '').split(';')[0]?.trim();
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  // API Gateway's own answers (`{"message": ...}`: a body over its limit, its throttle) are not the function's.
+  if (type === 'application/json' && (status === 413 || status === 429)) return;
+  const documented = Object.keys(answer.content ?? {});
+  if (type && documented.length > 0 && !documented.includes(type))
+    throw new Error(`contract: ${where} answers ${type}, documented as ${documented.join(', ')}: ${String(body).slice(0, 300)}`);
   const schema = type ? answer.content?.[type]?.schema : undefined;
-  if (!schema || !body) return;
+  if (!schema || !body || !/^application\/(.+\+)?json$/.test(type ?? '')) return;
   let json: unknown;
   try {
     json = JSON.parse(body);

@@ -7,6 +7,7 @@ import { handler as openapiHandler } from '../../functions/http/v1/openapi.ts';
 import { routes } from '../../functions/routes.ts';
 import { openApiDocument } from '../../shared/http/openapi.ts';
 import type { Route } from '../../shared/http/route.ts';
+import { checkContract } from '../support/contract.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 
 type Operation = {
@@ -148,6 +149,12 @@ describe('openApiDocument', () => {
       }
       for (const [status, res] of Object.entries(o.responses)) {
         if (Number(status) < 400) continue;
+        if (r.html && !(status === '429' && res.content?.['application/json'])) {
+          // An HTML page's refusals are pages too (text/html), their codes named beside them.
+          expect(Object.keys(res.content ?? {}), `${where} ${status}`).toEqual(['text/html']);
+          expect((res as { 'x-problem-codes'?: string[] })['x-problem-codes']?.length, `${where} ${status}`).toBeGreaterThan(0);
+          continue;
+        }
         const problem = res.content?.['application/problem+json']?.schema as { allOf?: unknown[] } | undefined;
         // The edge's throttle is the one answer not made by the function (API Gateway's own body).
         if (status === '429' && !problem) expect(res.content?.['application/json'], where).toBeDefined();
@@ -164,6 +171,7 @@ describe('openApiDocument', () => {
     for (const r of all) {
       const res = (op(r) as Operation).responses[String(r.status ?? 200)];
       if (r.response) expect(res?.content?.['application/json']?.schema, `${r.method} ${r.path}`).toEqual(expect.any(Object));
+      else if (r.html) expect(Object.keys(res?.content ?? {}), `${r.method} ${r.path}`).toEqual(['text/html']);
       else expect(res?.content, `${r.method} ${r.path}`).toBeUndefined();
     }
   });
@@ -217,6 +225,47 @@ describe('the refusals each route documents', () => {
     expect(text).toContain('"challenge"');
     expect(text).toContain('"ping"');
     expect(JSON.stringify(doc)).toMatch(/"required":\[[^\]]*"secret"[^\]]*\]/);
+  });
+});
+
+describe('the HTML pages (reviewer links, one-click links)', () => {
+  const page = '<!doctype html><html><body><h1>Refused</h1></body></html>';
+  const problemBody = (status: number, code: string) =>
+    JSON.stringify({ type: 'about:blank', title: 'Refused', status, code, detail: 'x', requestId: 'r' });
+  const answers = [
+    ['GET', '/api/reviews/apr_01', 403, 'REVIEW_LINK_INVALID'],
+    ['GET', '/api/reviews/apr_01', 409, 'APPROVAL_ALREADY_HANDLED'],
+    ['POST', '/api/reviews/apr_01', 400, 'INVALID_DECISION'],
+    ['POST', '/api/reviews/apr_01', 409, 'REVIEWER_ALREADY_DECIDED'],
+    ['POST', '/api/reviews/apr_01', 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['GET', '/api/webhook-trigger/approval/apr_01/approve', 401, 'UNAUTHORIZED'],
+    ['POST', '/api/webhook-trigger/approval/apr_01/approve', 403, 'NOT_A_REVIEWER'],
+  ] as const;
+
+  it('are documented as text/html, success and refusals alike', () => {
+    for (const [method, path, status] of answers) {
+      const route = all.find((r) => r.method === method && r.html && path.startsWith(r.path.split('{')[0] as string)) as Route;
+      const res = (op(route) as Operation).responses[String(status)];
+      expect(Object.keys(res?.content ?? {}), `${method} ${path} ${status}`).toEqual(['text/html']);
+      expect(Object.keys((op(route) as Operation).responses['200']?.content ?? {})).toEqual(['text/html']);
+    }
+  });
+
+  it('the contract check takes their HTML refusals and refuses problem+json from them', () => {
+    for (const [method, path, status, code] of answers) {
+      expect(() => checkContract(method, path, status, 'text/html; charset=utf-8', page), `${method} ${path} ${status}`).not.toThrow();
+      expect(() => checkContract(method, path, status, 'application/problem+json', problemBody(status, code))).toThrow(
+        /documented as text\/html/,
+      );
+    }
+    expect(() => checkContract('GET', '/api/reviews/apr_01', 200, 'text/html; charset=utf-8', page)).not.toThrow();
+    // And a JSON route's problem+json is still checked against its schema and codes.
+    expect(() => checkContract('GET', '/api/v1/executions/exe_01', 404, 'text/html', page)).toThrow(
+      /documented as application\/problem\+json/,
+    );
+    expect(() =>
+      checkContract('GET', '/api/v1/executions/exe_01', 404, 'application/problem+json', problemBody(404, 'NO_SUCH_CODE')),
+    ).toThrow(/does not match its schema/);
   });
 });
 

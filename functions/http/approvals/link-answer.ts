@@ -5,6 +5,8 @@ import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { approvalToDecide, decide } from '../../../shared/domain/approvals.ts';
 import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
+import { presentedKey } from '../../../shared/http/credentials.ts';
+import { checkPageForm, PAGE_FIELD, pageFormValue } from '../../../shared/http/page-form.ts';
 
 export const respond = async ({ principal, params, query, event, request }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
   const decision = parseDecision(params.decision);
@@ -13,6 +15,8 @@ export const respond = async ({ principal, params, query, event, request }: Inpu
   const userAgent = event.headers['user-agent'] ?? '';
   const confirmed = query.confirm === '1' && (method === 'POST' || (method === 'GET' && !PREVIEW_BOT.test(userAgent)));
   if (confirmed) {
+    // The confirmation page's button: only the page's own form decides (page-form.ts); a GET is the one-click link.
+    if (method === 'POST') checkPageForm(presentedKey(event, true), event.rawPath, formField(event, PAGE_FIELD));
     const a = await decide({
       principal,
       approvalId: params.approvalId,
@@ -26,5 +30,11 @@ export const respond = async ({ principal, params, query, event, request }: Inpu
   }
   const a = await approvalToDecide(principal, params.approvalId);
   const action = `${event.rawPath}?${new URLSearchParams({ ...query, confirm: '1' } as Record<string, string>)}`;
-  return confirmationPage(a, decision, action, query.comment);
+  return confirmationPage(a, decision, action, query.comment, pageFormValue(presentedKey(event, true) ?? '', event.rawPath));
 };
+
+/** A field of a form POST's body (application/x-www-form-urlencoded). */
+const formField = (event: Input<Pick<typeof route, 'auth'>>['event'], name: string) =>
+  new URLSearchParams(event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '').get(
+    name,
+  );

@@ -16,5 +16,5 @@ export const route = {
   maxBodyBytes: 4096,
   // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts); more memory is also more CPU for it.
   memoryMb: 1024,
-  errors: [...refuses(409, 'EMAIL_TAKEN')],
+  errors: [...refuses(409, 'EMAIL_TAKEN', 'SLACK_USER_TAKEN')],
 } as const satisfies Route;

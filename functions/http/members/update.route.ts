@@ -14,5 +14,5 @@ export const route = {
   body: UpdateMemberBody,
   response: UserView,
   maxBodyBytes: 4096,
-  errors: [...refuses(409, 'LAST_ADMIN', 'MEMBER_CHANGED')],
+  errors: [...refuses(409, 'LAST_ADMIN', 'MEMBER_CHANGED', 'SLACK_USER_TAKEN')],
 } as const satisfies Route;

@@ -4,6 +4,7 @@ import { http } from '../../../shared/http/handler.ts';
 import { unsupportedMediaType } from '../../../shared/errors.ts';
 import { decideByReview } from '../../../shared/domain/reviews.ts';
 import { FIELD_PREFIX, reviewedPage } from '../../../shared/http/review-page.ts';
+import { checkPageForm, PAGE_FIELD } from '../../../shared/http/page-form.ts';
 
 export const handler = http(route, async ({ params, query, event, request }) => {
   const type = event.headers['content-type'];
@@ -11,6 +12,8 @@ export const handler = http(route, async ({ params, query, event, request }) => 
   const form = new URLSearchParams(
     event.body ? (event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body) : '',
   );
+  // Only the page's own form decides (page-form.ts); a link without a token is refused as not valid by decideByReview.
+  if (query.token) checkPageForm(query.token, event.rawPath, form.get(PAGE_FIELD));
   const formData: Record<string, string> = {};
   for (const [k, v] of form) if (k.startsWith(FIELD_PREFIX)) formData[k.slice(FIELD_PREFIX.length)] = v;
   const { review, decided, decision } = await decideByReview(

@@ -3,8 +3,10 @@ import type { route } from './page.route.ts';
 import type { Input } from '../../../shared/http/handler.ts';
 import { openReview } from '../../../shared/domain/reviews.ts';
 import { reviewPage } from '../../../shared/http/review-page.ts';
+import { pageFormValue } from '../../../shared/http/page-form.ts';
 
 export const respond = async ({ params, query, event }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {
   const review = await openReview(query.token, params.approvalId);
-  return reviewPage(review, `${event.rawPath}?${new URLSearchParams({ token: query.token ?? '' })}`);
+  const token = query.token ?? '';
+  return reviewPage(review, `${event.rawPath}?${new URLSearchParams({ token })}`, pageFormValue(token, event.rawPath));
 };

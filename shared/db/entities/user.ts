@@ -7,7 +7,8 @@ import { queryAll } from '../query.ts';
 // Access patterns: get by account + id · list by account (PK, SK begins_with USER#) ·
 // get by email (global lookup item EMAIL#<email>, also what keeps emails unique) · the account's
 // active admins (ACC#<account> / ADMINS: a string set of the enabled admins' ids, written in the same
-// transaction as every change that adds or removes one, so the last admin can never be lost).
+// transaction as every change that adds or removes one, so the last admin can never be lost) ·
+// the holder of a Slack user id in an account (ACC#<account> / SLACK#<id>, also what keeps them unique).
 export const Role = z.enum(['admin', 'member']);
 export type Role = z.infer<typeof Role>;
 
@@ -59,6 +60,33 @@ export const memberGenName = (userId: string) => `memberGen#${userId}`;
 export const genCondition = (gen: number) => (gen === 0 ? '(attribute_not_exists(#gen) OR #gen = :gen)' : '#gen = :gen');
 
 export const adminsKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'ADMINS' });
+
+/**
+ * A Slack user id's claim in an account (ACC#<account> / SLACK#<id>, `userId` its holder): written in
+ * the same transaction as the user item that records the id, on the condition that no other member
+ * holds it, so two members never record the same id, even at once.
+ */
+export const slackClaimKey = (accountId: string, slackUserId: string) => ({ PK: `ACC#${accountId}`, SK: `SLACK#${slackUserId}` });
+
+/** Transaction item: claim `slackUserId` for `userId` (refused when another member holds it). */
+export const claimSlackItem = (accountId: string, userId: string, slackUserId: string) => ({
+  Put: {
+    TableName: tableName(),
+    Item: { ...slackClaimKey(accountId, slackUserId), type: 'slackUser', accountId, userId, slackUserId },
+    ConditionExpression: 'attribute_not_exists(PK) OR userId = :uid',
+    ExpressionAttributeValues: { ':uid': userId },
+  },
+});
+
+/** Transaction item: give up `userId`'s claim of `slackUserId` (never another member's). */
+export const releaseSlackItem = (accountId: string, userId: string, slackUserId: string) => ({
+  Delete: {
+    TableName: tableName(),
+    Key: slackClaimKey(accountId, slackUserId),
+    ConditionExpression: 'attribute_not_exists(PK) OR userId = :uid',
+    ExpressionAttributeValues: { ':uid': userId },
+  },
+});
 
 /** The account's set of active admins; undefined for an account created before the set existed. */
 export async function getAdminSet(accountId: string): Promise<string[] | undefined> {
