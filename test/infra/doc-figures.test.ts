@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.ts';
+import { ALARMS } from '../../infra/constructs/alarms.ts';
+import { ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { FlowgateStack } from '../../infra/stack.ts';
+import { ownFunctions, templatesOf } from '../support/template.ts';
+
+/**
+ * The figures docs/deploying.md gives of the stack are read from the stack: a page that says
+ * "there are 56 functions" when synth builds 78 fails here (it did, for a release).
+ */
+const page = readFileSync(new URL('../../docs/deploying.md', import.meta.url), 'utf8');
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+
+const WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+  'twenty',
+];
+/** A number as the page writes it: digits, or a word up to twenty. */
+const numberOf = (text: string) => (/^\d+$/.test(text) ? Number(text) : WORDS.indexOf(text.toLowerCase()));
+/** The number the page writes where `pattern` (with one group for it) matches; fails when the page has no such sentence. */
+function figure(pattern: RegExp): number {
+  const m = pattern.exec(page);
+  expect(m, `docs/deploying.md has no sentence matching ${pattern}`).not.toBeNull();
+  return numberOf((m as RegExpExecArray)[1] as string);
+}
+
+describe('docs/deploying.md figures', () => {
+  it('reads numbers as the page writes them', () => {
+    expect([numberOf('78'), numberOf('fifteen'), numberOf('Twelve'), numberOf('many')]).toEqual([78, 15, 12, -1]);
+  });
+
+  it('gives the number of functions the stack synthesizes', () => {
+    const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+    const { template, functions } = templatesOf(new FlowgateStack(app, 'flowgate-docs', { stage: 'docs' }));
+    const count = ownFunctions(template).length + ownFunctions(functions).length;
+    expect(figure(/there are (\d+): one per route/)).toBe(count);
+    expect(figure(/keep N × (\d+) well below/)).toBe(count);
+  });
+
+  it('gives the number of alarms, of routes per nested stack and of approval routes', () => {
+    expect(figure(/the state of the (\w+) alarms below/)).toBe(Object.keys(ALARMS).length);
+    expect(figure(/filled with (\d+) routes each/)).toBe(ROUTES_PER_NESTED_STACK);
+    expect(figure(/the (\w+) approval routes/)).toBe(routes.filter((r) => 'throttle' in r && r.throttle === 'approval').length);
+  });
+});
