@@ -76,13 +76,18 @@ export class HeldRun {
   /** Remove a field from the run, in memory now and with the next write. */
   drop(field: keyof Execution) {
     delete this.e[field];
+    this.changed.delete(field);
     this.dropped.add(field);
   }
 
   /** Change the run in memory; `flush` writes it. */
   update(fields: Partial<Execution>) {
     this.e = { ...this.e, ...fields };
-    for (const k of Object.keys(fields)) this.changed.add(k);
+    // The last change of a field wins: one write may not both set and remove it.
+    for (const k of Object.keys(fields)) {
+      this.changed.add(k);
+      this.dropped.delete(k);
+    }
   }
 
   /**

@@ -81,8 +81,16 @@ describe('npm start', () => {
     expect(link).toContain(`/api/webhook-trigger/approval/${waiting.approvalId}/approve?api_key=`);
     const page = await fetch(link);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<form method="post"');
-    const decided = await fetch(`${link}&confirm=1`, { method: 'POST' });
+    const html = await page.text();
+    expect(html).toContain('<form method="post"');
+    // What the page's button sends: its form, with the page's own value (a POST without it is refused).
+    const pageValue = /<input type="hidden" name="page" value="([^"]+)">/.exec(html)?.[1] as string;
+    expect(pageValue).toBeTruthy();
+    const decided = await fetch(`${link}&confirm=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ page: pageValue }).toString(),
+    });
     expect(await decided.text()).toContain('Approved');
     const done = await eventually(
       async () =>

@@ -251,6 +251,32 @@ describe('for_each', () => {
     expect(evs.map((ev) => ev.seq)).toEqual([...evs.map((ev) => ev.seq)].sort((a, b) => (a as number) - (b as number)));
   });
 
+  it('a loop left by its onError jump and entered again, in one checkpoint, ends at maxStepExecutions', async () => {
+    // Found by the property below: the loop's end (its position removed) and its next start (set
+    // again) fell into one write, which DynamoDB refuses (an update may not set and remove one attribute).
+    const bump = (id: string) => ({ id, type: 'set', values: { n: '{% $vars.n + 1 %}' } });
+    const done = await ran({
+      variables: { n: { type: 'number', default: 0 } },
+      maxStepExecutions: 23,
+      steps: [
+        bump('a'),
+        {
+          id: 'b',
+          type: 'for_each',
+          items: '{% [1, 2, 3] %}',
+          steps: [
+            { id: 'n1', type: 'switch', when: '{% $error("x") %}', cases: [{ when: true, next: 'n1' }] },
+            { id: 'n2', type: 'fail', message: 'stop' },
+          ],
+          onError: { next: 'a' },
+        },
+        bump('c'),
+      ],
+    });
+    expect(done.status).toBe('FAILED');
+    expect(done.error?.code).toBe('STEP_LIMIT_EXCEEDED');
+  });
+
   it('an empty list runs nothing; items that are no array, or more than maxItems, fail INVALID_ITEMS', async () => {
     const loop = (items: string, maxItems?: number) => ({
       steps: [
