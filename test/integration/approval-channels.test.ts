@@ -1,6 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as interactionsHandler } from '../../functions/http/integrations/slack-interactions.ts';
 import { handler as updateMemberHandler } from '../../functions/http/members/update.ts';
 import { handler as reviewDecideHandler } from '../../functions/http/reviews/decide.ts';
 import { handler as reviewPageHandler } from '../../functions/http/reviews/page.ts';
@@ -20,6 +19,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
+import { slackInteraction } from '../support/slack-interactions.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 import { blockKitProblems } from '../support/slack-block-kit.ts';
@@ -67,21 +67,7 @@ function click(
     container: { type: 'message', channel_id: 'CDEPLOYS', message_ts: '1700000000.000100' },
     actions: [{ type: 'button', action_id: p.action, value: p.approvalId }],
   };
-  const raw = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const ts = String(Math.floor((opts.at ?? Date.now()) / 1000));
-  const signature = `v0=${createHmac('sha256', opts.secret ?? SIGNING)
-    .update(`v0:${ts}:${raw}`)
-    .digest('hex')}`;
-  return invoke(
-    interactionsHandler,
-    apiEvent({
-      method: 'POST',
-      path: `/api/integrations/slack/${channelId}/interactions`,
-      params: { channelId },
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': ts, 'x-slack-signature': signature },
-      body: raw,
-    }),
-  );
+  return slackInteraction(channelId, payload, opts.secret ?? SIGNING, opts.at ?? Date.now());
 }
 const responses = (respond: string) => chat.received.filter((r) => r.path === `/respond/${respond}`).map((r) => r.body);
 

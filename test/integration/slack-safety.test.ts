@@ -1,7 +1,6 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as interactionsHandler } from '../../functions/http/integrations/slack-interactions.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { type Approval, getApproval } from '../../shared/db/entities/approval.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
@@ -12,7 +11,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { slackInteraction } from '../support/slack-interactions.ts';
 import { blockKitProblems, controlSequences } from '../support/slack-block-kit.ts';
 
 // Issue 31, findings 1, 2 and 11, end to end: what a run puts in an approval reaches Slack escaped
@@ -112,19 +111,7 @@ function click(channelId: string, p: { user: string; action: 'approve' | 'reject
     container: { type: 'message', channel_id: 'CSAFETY', message_ts: '1700000000.000200' },
     actions: [{ type: 'button', action_id: p.action, value: p.approvalId }],
   };
-  const raw = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
-  const ts = String(Math.floor(Date.now() / 1000));
-  const signature = `v0=${createHmac('sha256', SIGNING).update(`v0:${ts}:${raw}`).digest('hex')}`;
-  return invoke(
-    interactionsHandler,
-    apiEvent({
-      method: 'POST',
-      path: `/api/integrations/slack/${channelId}/interactions`,
-      params: { channelId },
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': ts, 'x-slack-signature': signature },
-      body: raw,
-    }),
-  );
+  return slackInteraction(channelId, payload, SIGNING);
 }
 
 const expectSafe = (message: unknown) => {
