@@ -1,16 +1,19 @@
 // SQS consumer of the notifications queue: every outgoing message (event notifications, approval
-// messages) is sent and logged by processDelivery (shared/notifications/senders.ts). A failed attempt with
+// messages) is sent and logged by processDelivery (shared/notifications/senders.ts); an approval notice
+// is planned into its messages first, each a delivery of its own (shared/notifications/notices.ts), and
+// those worth another try go back on the queue one by one, delayed. A failed attempt with
 // attempts left is reported as a batch item failure and its visibility is pushed back by the retry
 // schedule (or the receiver's Retry-After); a worker that cannot record an attempt throws, so the
 // queue's redrive retries it, and after maxReceiveCount the message lands in the notifications DLQ.
 // A run never waits for its notifications.
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { queue } from '../../shared/clients.ts';
 import { config, requireConfig } from '../../shared/config.ts';
 import { workerSettings } from '../bindings.ts';
 import { processDelivery, QueueMessage } from '../../shared/notifications/senders.ts';
+import { type Later, processNotice } from '../../shared/notifications/notices.ts';
 import { logger } from '../../shared/logger.ts';
 import { parseMessage } from './message.ts';
 
@@ -25,6 +28,7 @@ class RetryLater extends Error {
 async function deliver(record: SQSRecord) {
   const message = parseMessage(QueueMessage, record);
   if (!message) return void logger.error('malformed notification dropped', { messageId: record.messageId });
+  if (message.kind === 'approval') return sendLater(await processNotice(message.payload, message.deliveryId));
   const { retryInSeconds } = await processDelivery(message);
   if (retryInSeconds === undefined) return;
   await queue()
@@ -37,6 +41,21 @@ async function deliver(record: SQSRecord) {
     )
     .catch((e: unknown) => logger.warn('notification backoff not set', { messageId: record.messageId, error: (e as Error).message }));
   throw new RetryLater(`retry in ${retryInSeconds} s`);
+}
+
+/** SQS delays a message by at most 15 minutes; a later attempt's copy waits out the rest when it comes (processDelivery). */
+const MAX_DELAY_SECONDS = 900;
+
+/** Queue each message's next attempt; one that cannot be queued fails the notice, which comes back and plans them again. */
+async function sendLater(later: Later[]) {
+  for (const { message, delaySeconds } of later)
+    await queue().send(
+      new SendMessageCommand({
+        QueueUrl: config().NOTIFY_QUEUE_URL,
+        MessageBody: JSON.stringify(message),
+        DelaySeconds: Math.min(delaySeconds, MAX_DELAY_SECONDS),
+      }),
+    );
 }
 
 // A batch that failed whole is reported like a partial one: the failed messages alone come back.

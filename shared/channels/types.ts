@@ -29,6 +29,8 @@ export type SendResult = {
   ref?: MessageRef;
   /** No retry can fix it (gone, refused address, invalid recipient): FAILED now. */
   final?: boolean;
+  /** Not sent on purpose, for good (a reminder of an approval handled since): SKIPPED, `error` says why. */
+  skipped?: boolean;
   /** Where it went, as the delivery log may show it, when the sender learns it only while sending. */
   target?: string;
 };

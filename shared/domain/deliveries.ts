@@ -50,19 +50,23 @@ export async function pageApprovalDeliveries(
 
 /**
  * Console (admins): send a delivery again, on purpose, as a new attempt with a fresh retry schedule,
- * whatever its state was (DELIVERED or FAILED); 409 `DELIVERY_IN_PROGRESS` while it is PENDING.
+ * whatever its state was (DELIVERED, FAILED or SKIPPED); 409 `DELIVERY_IN_PROGRESS` while it is PENDING. One
+ * approval message is sent again alone (a new message, which then is the one kept up to date).
  */
 export async function redeliver(accountId: string, deliveryId: string, now = Date.now()) {
   const d = await getDelivery(accountId, deliveryId);
   if (!d) throw notFound('DELIVERY_NOT_FOUND', `Delivery ${deliveryId} does not exist.`);
   const busy = () =>
-    conflict('DELIVERY_IN_PROGRESS', `Delivery ${deliveryId} is being delivered; redeliver it once it is DELIVERED or FAILED.`);
+    conflict(
+      'DELIVERY_IN_PROGRESS',
+      `Delivery ${deliveryId} is being delivered; redeliver it once it has finished (DELIVERED, FAILED or SKIPPED).`,
+    );
   if (d.state === 'PENDING' || !(await requeueDelivery(d, now))) throw busy();
   try {
     await queue().send(
       new SendMessageCommand({
         QueueUrl: config().NOTIFY_QUEUE_URL,
-        MessageBody: JSON.stringify({ kind: d.kind, deliveryId: d.deliveryId, payload: d.message }),
+        MessageBody: JSON.stringify({ kind: d.kind, deliveryId: d.deliveryId, payload: d.message, redelivery: true }),
       }),
     );
   } catch (e) {

@@ -2,10 +2,13 @@ import type { Approval } from '../db/entities/approval.ts';
 import { getUser, listUsers, type User } from '../db/entities/user.ts';
 import type { ApprovalNotify } from '../engine/steps/approval-notify.ts';
 import { adapters } from '../channels/index.ts';
-import type { ChannelAdapter, OpenChannel, SendResult } from '../channels/types.ts';
+import type { ChannelAdapter, OpenChannel } from '../channels/types.ts';
 
-/** One recipient of an approval's message on one channel: a conversation, or a reviewer (their address or Slack id). */
-export type Recipient = { key: string; to: string; reviewer?: { userId: string; email: string } };
+/**
+ * One recipient of an approval's message on one channel: a conversation, or a reviewer (their
+ * address or Slack id; none when the provider could not find them: the send looks again).
+ */
+export type Recipient = { key: string; to?: string; reviewer?: { userId: string; email: string } };
 
 /**
  * The enabled members `reviewers` name (`user:<id>`, `role:<role>`), each once. Disabled or removed
@@ -25,24 +28,23 @@ export async function reviewerUsers(accountId: string, reviewers: readonly strin
  * conversation: `to: "#deploys"`, else the channel's default one when `to` is absent; the Teams
  * webhook's chat), else the reviewers (`to` as a list, else the step's own) one by one, at the
  * address the adapter finds for each (their email; in Slack their recorded Slack user id, else the
- * user Slack finds for their email). A reviewer the adapter cannot find is a failed send of its own.
+ * user Slack finds for their email). A reviewer the adapter cannot find comes without `to`: their
+ * message is a delivery of its own that looks again, and fails with the provider's answer.
  */
 export async function recipients(
   channel: OpenChannel,
   entry: Pick<ApprovalNotify, 'to'>,
   approval: Pick<Approval, 'accountId' | 'reviewers'>,
-): Promise<{ recipients: Recipient[]; failed: (SendResult & { to: string })[] }> {
+): Promise<Recipient[]> {
   const adapter: ChannelAdapter = adapters[channel.type];
   const conversation = adapter.conversation(channel, entry.to);
-  if (conversation) return { recipients: [conversation], failed: [] };
+  if (conversation) return [conversation];
   const users = await reviewerUsers(approval.accountId, Array.isArray(entry.to) ? entry.to : approval.reviewers);
+  // One at a time: a provider's lookups are rate limited (Slack's users.lookupByEmail).
   const out: Recipient[] = [];
-  const failed: (SendResult & { to: string })[] = [];
   for (const u of users) {
-    const reviewer = { userId: u.userId, email: u.email };
-    const { to, ...found } = await adapter.reviewer(channel, u);
-    if (to) out.push({ key: `user:${u.userId}`, to, reviewer });
-    else failed.push({ ...found, to: `user:${u.userId}` });
+    const { to } = await adapter.reviewer(channel, u);
+    out.push({ key: `user:${u.userId}`, ...(to ? { to } : {}), reviewer: { userId: u.userId, email: u.email } });
   }
-  return { recipients: out, failed };
+  return out;
 }

@@ -6,8 +6,9 @@ import { MAX_ATTEMPTS, retryDelaySeconds, safeError } from '../domain/delivery-p
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import type { SendResult } from '../channels/types.ts';
-import { ApprovalNotice, EventNotice } from '../engine/notify.ts';
-import { DeliveryRetry, deliverApprovalNotice } from './approval-messages.ts';
+import { EventNotice } from '../engine/notify.ts';
+import { sendApprovalJob } from './approval-messages.ts';
+import { ApprovalJob, jobTarget, PURPOSES } from './approval-plan.ts';
 import { sendEvent } from './deliver.ts';
 
 /**
@@ -31,11 +32,18 @@ export type DeliveryIdentity = {
   log?: Record<string, unknown>;
 };
 
+/** Reads shared by the messages of one notice, by key. */
+export type Memo = Map<string, Promise<unknown>>;
+
 export type Sender<M> = {
   schema: z.ZodType<M>;
   /** `deliveryId` is the message's own when it has one (approval messages, redeliveries). */
   identify(payload: M, deliveryId: string | undefined): DeliveryIdentity;
-  send(payload: M, ctx: { deliveryId: string; attempt: number }): Promise<SendResult>;
+  /**
+   * `redelivery`: sent again on purpose (an admin asked), even what was sent already. `memo`: reads
+   * shared by the messages of one notice (the approval, the opened channel), each made once.
+   */
+  send(payload: M, ctx: { deliveryId: string; attempt: number; redelivery: boolean; memo?: Memo }): Promise<SendResult>;
 };
 
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -65,50 +73,56 @@ const event: Sender<EventNotice> = {
 };
 
 /**
- * An approval's messages on the channels its step names (./approval-messages.ts): one
- * notice sends, reminds, escalates or updates all of them, each recipient's message once (a retry
- * sends only those not yet sent; the v1 approval detail lists every message). Its delivery id comes
- * with the message (`notifyEvents` gives each notice its own).
+ * One message of an approval (./approval-plan.ts plans a notice into them, ./notices.ts sends
+ * them): a request, reminder, escalation, update or outcome, to one reviewer or conversation on one
+ * channel. Its delivery id comes with the message.
  */
-const approval: Sender<ApprovalNotice> = {
-  schema: ApprovalNotice,
-  identify: (m, deliveryId) => ({
-    deliveryId: deliveryId ?? eventDeliveryId(`${m.approvalId}#${m.action}#${m.reminder ?? 0}`, 0, Date.now()),
-    accountId: m.accountId,
-    executionId: m.executionId,
-    approvalId: m.approvalId,
-    channel: 'approval',
-    target: `${m.action === 'remind' ? `reminder ${m.reminder ?? ''}`.trim() : m.action} of the approval's messages`,
-    log: { approvalId: m.approvalId, action: m.action },
+const approvalMessage: Sender<ApprovalJob> = {
+  schema: ApprovalJob,
+  identify: (j, deliveryId) => ({
+    deliveryId: deliveryId ?? eventDeliveryId(`${j.approvalId}#${j.purpose}#${j.key}`, 0, Date.now()),
+    accountId: j.accountId,
+    executionId: j.executionId,
+    approvalId: j.approvalId,
+    channel: j.channelType,
+    target: jobTarget(j),
+    log: { approvalId: j.approvalId, purpose: j.purpose, channel: j.channelName },
   }),
-  send: async (m) => {
-    try {
-      await deliverApprovalNotice(m);
-      return { ok: true };
-    } catch (e) {
-      if (!(e instanceof DeliveryRetry)) throw e;
-      return { ok: false, error: e.message, ...(e.retryAfterSeconds ? { retryAfterSeconds: e.retryAfterSeconds } : {}) };
-    }
-  },
+  send: (j, { redelivery, memo }) => sendApprovalJob(j, { redelivery, memo }),
 };
 
-/** Each sender checks its own payload with its schema. */
-export const SENDERS: Record<string, Sender<any>> = { event, approval };
+/** The delivery kind of an approval message for `purpose`. */
+export const approvalKind = (purpose: ApprovalJob['purpose']) => `approval-${purpose}`;
 
-/** A notifications-queue message: a kind's payload, or (as queued by the runs) a bare event notification. */
+/** Each sender checks its own payload with its schema. */
+export const SENDERS: Record<string, Sender<any>> = {
+  event,
+  ...Object.fromEntries(PURPOSES.map((p) => [approvalKind(p), approvalMessage])),
+};
+
+/**
+ * A notifications-queue message: a kind's payload (`redelivery` when an admin asked for it again), an
+ * approval notice (kind `approval`: planned into its messages, ./notices.ts), or (as queued by the
+ * runs) a bare event notification.
+ */
 export const QueueMessage = z.union([
-  z.object({ kind: z.string().min(1).max(64), deliveryId: z.string().max(64).optional(), payload: z.unknown() }),
-  EventNotice.transform((payload) => ({ kind: 'event', deliveryId: undefined, payload })),
+  z.object({
+    kind: z.string().min(1).max(64),
+    deliveryId: z.string().max(64).optional(),
+    payload: z.unknown(),
+    redelivery: z.literal(true).optional(),
+  }),
+  EventNotice.transform((payload) => ({ kind: 'event', deliveryId: undefined, payload, redelivery: undefined })),
 ]);
 export type QueueMessage = z.infer<typeof QueueMessage>;
 
 /**
  * Send one message and log the attempt. Answers when to try again (seconds) while the delivery has
  * attempts left; the caller puts the message back that much later. A message of a delivery already
- * DELIVERED or FAILED (a duplicate from the queue) is dropped unsent: a redelivery first sets it
+ * finished (a duplicate from the queue) is dropped unsent: a redelivery first sets it
  * PENDING again. Throws only when the attempt could not be recorded (the queue retries it).
  */
-export async function processDelivery(m: QueueMessage, now = Date.now): Promise<{ retryInSeconds?: number }> {
+export async function processDelivery(m: QueueMessage, now = Date.now, memo?: Memo): Promise<{ retryInSeconds?: number }> {
   const sender = SENDERS[m.kind];
   const parsed = sender?.schema.safeParse(m.payload);
   if (!sender || !parsed?.success) {
@@ -121,16 +135,24 @@ export async function processDelivery(m: QueueMessage, now = Date.now): Promise<
     logger.info('notification already delivered or failed; duplicate message dropped', { deliveryId: id.deliveryId, ...id.log });
     return {};
   }
+  // A copy that came before its time (a queue delay is at most 15 minutes; a notice planned twice): wait for it.
+  const due = existing?.nextRetryAt === undefined ? 0 : existing.nextRetryAt - now();
+  if (due > 1000) return { retryInSeconds: Math.ceil(due / 1000) };
   const tries = (existing?.tries ?? 0) + 1;
   const started = now();
   let result: SendResult;
   try {
-    result = await sender.send(parsed.data, { deliveryId: id.deliveryId, attempt: tries });
+    result = await sender.send(parsed.data, {
+      deliveryId: id.deliveryId,
+      attempt: tries,
+      redelivery: m.redelivery === true,
+      ...(memo ? { memo } : {}),
+    });
   } catch (e) {
     result = { ok: false, error: (e as Error).message };
   }
   const finished = now();
-  const retry = !result.ok && !result.final && tries < MAX_ATTEMPTS;
+  const retry = !result.ok && !result.final && !result.skipped && tries < MAX_ATTEMPTS;
   const delay = retry ? retryDelaySeconds(tries, result.retryAfterSeconds) : undefined;
   const error = result.ok ? undefined : safeError(result.error ?? 'failed');
   // The provider's id of what was sent: a Slack `ts`, an SES message id.
@@ -152,7 +174,7 @@ export async function processDelivery(m: QueueMessage, now = Date.now): Promise<
         durationMs: finished - started,
       },
       tries,
-      state: result.ok ? 'DELIVERED' : retry ? 'PENDING' : 'FAILED',
+      state: result.ok ? 'DELIVERED' : result.skipped ? 'SKIPPED' : retry ? 'PENDING' : 'FAILED',
       ...(delay !== undefined ? { nextRetryAt: finished + delay * 1000 } : {}),
       ...(ref !== undefined ? { ref } : {}),
     },
@@ -161,6 +183,10 @@ export async function processDelivery(m: QueueMessage, now = Date.now): Promise<
   if (!recorded) logger.warn('notification attempt not recorded: the delivery finished meanwhile', { deliveryId: id.deliveryId });
   if (result.ok) {
     emit('NotificationDelivered');
+    return {};
+  }
+  if (result.skipped) {
+    logger.info('notification skipped', { deliveryId: id.deliveryId, reason: error, ...id.log });
     return {};
   }
   emit('NotificationFailed');

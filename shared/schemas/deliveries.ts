@@ -8,13 +8,18 @@ export const DeliveryView = z.object({
   deliveryId: z.string(),
   executionId: z.string(),
   approvalId: z.string().nullable(),
-  /** What sends it: `event` (a signed event notification), `approval-message` (an approval's message to a reviewer or channel). */
+  /**
+   * What it is: `event` (a signed event notification), or one message of an approval to a reviewer or
+   * conversation: `approval-request`, `approval-reminder`, `approval-escalation`, `approval-update`
+   * (a vote changed what it shows), `approval-outcome` (decided, expired or cancelled).
+   */
   kind: z.string(),
   /** `webhook`, `email`, `slack` or `teams`. */
   channel: z.string(),
   /** Where it goes: a receiver's scheme and host (its path and query may hold a secret), a recipient. */
   target: z.string(),
-  state: z.enum(['PENDING', 'DELIVERED', 'FAILED']),
+  /** SKIPPED: not sent on purpose (a reminder of an approval decided before its turn); its last attempt's `error` says why. */
+  state: z.enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED']),
   attempts: z.array(
     z.object({
       at: z.number(),

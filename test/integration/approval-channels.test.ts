@@ -33,7 +33,13 @@ let stopWorkers: () => Promise<unknown>;
 beforeAll(async () => {
   chat = await startChatListener();
   // The listener stands in for Slack's API and its `response_url` host (hooks.slack.com).
-  await useOwnQueues({ SLACK_API_URL: chat.slackApi, HTTP_STEP_ALLOWLIST: '127.0.0.1/32', SLACK_RESPONSE_HOSTS: '127.0.0.1' });
+  // A retry unit of 0.1 s (the default is a minute): a message a provider refused for now is tried again within a second.
+  await useOwnQueues({
+    SLACK_API_URL: chat.slackApi,
+    HTTP_STEP_ALLOWLIST: '127.0.0.1/32',
+    SLACK_RESPONSE_HOSTS: '127.0.0.1',
+    DELIVERY_RETRY_SECONDS: '0.1',
+  });
   stopWorkers = startWorkers();
 });
 afterAll(async () => {
@@ -389,15 +395,19 @@ describe('approval messages', { timeout: 120_000 }, () => {
     expect(chat.calls(`/teams/flaky-${tag}`)).toHaveLength(2);
     expect(chat.calls('chat.postMessage').filter((c) => c.body.channel === `#ratelimited-${tag}`)).toHaveLength(2);
     expect(await mails(e.approvalId as string)).toHaveLength(1);
-    // The delivery log holds the approval's notice: a refused attempt (with the provider's answer), then delivered.
+    // The delivery log holds each message: the mail delivered at once, Slack and Teams each refused once (with the provider's answer), then delivered.
     const { items } = await eventually(
       () => listApprovalDeliveries(e.accountId, e.approvalId as string, 10),
-      (l) => l.items.some((d) => d.state === 'DELIVERED'),
+      (l) => l.items.length === 3 && l.items.every((d) => d.state === 'DELIVERED'),
       30_000,
     );
-    expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ kind: 'approval', channel: 'approval', state: 'DELIVERED', tries: 2 });
-    expect(items[0]?.attempts[0]?.error).toMatch(/retry/);
+    const by = Object.fromEntries(items.map((d) => [d.channel, d]));
+    expect(items.map((d) => d.kind)).toEqual(['approval-request', 'approval-request', 'approval-request']);
+    expect(by.email?.attempts).toHaveLength(1);
+    expect(by.slack).toMatchObject({ target: `ops: #ratelimited-${tag}`, tries: 2 });
+    expect(by.slack?.attempts[0]?.status).toBe(429);
+    expect(by.teams).toMatchObject({ target: 'flaky: webhook', tries: 2 });
+    expect(by.teams?.attempts[0]?.status).toBe(503);
     expect(JSON.stringify(items)).not.toContain(TOKEN);
   });
 

@@ -14,13 +14,15 @@ export type Received = { method: string; path: string; query: Record<string, str
  * - `GET /slack/users.info?user=` and `GET /slack/users.lookupByEmail?email=`: from `users`
  *   (Slack user id → email), else `user_not_found` / `users_not_found`.
  * - `POST /teams/<any>`: 202 with an empty body (what a Workflows trigger answers); `/teams/fail` 500;
- *   `/teams/flaky…` 503 the first time. A post to `#ratelimited…` is 429 (`Retry-After: 1`) the first time.
+ *   `/teams/flaky…` 503 the first time; `/teams/down…` 404 (a deleted flow: final) until `healed` holds its path.
+ *   A post to `#ratelimited…` is 429 (`Retry-After: 1`) the first time.
  * - `POST /respond/<any>` (an interaction's `response_url`): `{ ok: true }`.
  * - `POST /redirect/<any>?to=<url>`: 307 to `to` (a `response_url` that sends its post elsewhere).
  */
 export async function startChatListener() {
   const received: Received[] = [];
   const users = new Map<string, string>();
+  const healed = new Set<string>();
   let seq = 0;
   /** Paths (and Slack conversations) that already failed once: `/teams/flaky…` answers 500 once, `#ratelimited` 429 once. */
   const failedOnce = new Set<string>();
@@ -79,6 +81,7 @@ export async function startChatListener() {
       failedOnce.add(url.pathname);
       return send(503, { error: 'try later' });
     }
+    if (url.pathname.startsWith('/teams/down') && !healed.has(url.pathname)) return send(404, { error: 'flow not found' });
     if (url.pathname.startsWith('/teams/')) return url.pathname === '/teams/fail' ? send(500, { error: 'boom' }) : send(202);
     if (url.pathname.startsWith('/respond/')) return send(200, { ok: true });
     if (url.pathname.startsWith('/redirect/')) {
@@ -95,6 +98,8 @@ export async function startChatListener() {
     base,
     received,
     users,
+    /** `/teams/down…` paths that answer again. */
+    healed,
     /** What was received on one Slack method or path. */
     calls: (path: string) => received.filter((r) => r.path === path || r.path === `/slack/${path}`),
     stop: () => new Promise<void>((r) => server.close(() => r())),

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { retentionTtl } from '../retention.ts';
@@ -18,6 +18,8 @@ export const ApprovalMessage = z.object({
    */
   key: z.string(),
   channelId: z.string(),
+  /** The channel's name when sent (for the delivery log; absent on messages sent before it was kept). */
+  channelName: z.string().optional(),
   channelType: ChannelType,
   /** Where it was sent (a Slack conversation or user, a mail address, the Teams webhook). */
   to: z.string(),
@@ -32,17 +34,28 @@ export type ApprovalMessage = z.infer<typeof ApprovalMessage>;
 
 const partition = (accountId: string, approvalId: string) => `APMSG#${accountId}#${approvalId}`;
 
-/** Record a sent message; false when another attempt recorded this one first. */
-export const putApprovalMessage = (m: ApprovalMessage) =>
+/**
+ * Record a sent message; false when another attempt recorded this one first. A redelivery's message
+ * (`replace`) takes the place of the one sent before: it is the one kept up to date.
+ */
+export const putApprovalMessage = (m: ApprovalMessage, replace = false) =>
   applied(
     db().send(
       new PutCommand({
         TableName: tableName(),
         Item: { PK: partition(m.accountId, m.approvalId), SK: m.key, type: 'approvalMessage', ...m, ttl: retentionTtl(m.sentAt) },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        ...(replace ? {} : { ConditionExpression: 'attribute_not_exists(PK)' }),
       }),
     ),
   );
+
+/** One sent message, by its key. */
+export async function getApprovalMessage(accountId: string, approvalId: string, key: string): Promise<ApprovalMessage | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: { PK: partition(accountId, approvalId), SK: key }, ConsistentRead: true }),
+  );
+  return Item ? ApprovalMessage.parse(Item) : undefined;
+}
 
 export const listApprovalMessages = (accountId: string, approvalId: string) =>
   queryAll({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition(accountId, approvalId) } }, (i) =>

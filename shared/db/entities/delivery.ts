@@ -14,7 +14,7 @@ import { retentionTtl } from '../retention.ts';
 // time, so both listings are in order. The index keys never change after the first write, so an
 // attempt's update costs no index write.
 
-export const DeliveryState = z.enum(['PENDING', 'DELIVERED', 'FAILED']);
+export const DeliveryState = z.enum(['PENDING', 'DELIVERED', 'FAILED', 'SKIPPED']);
 export type DeliveryState = z.infer<typeof DeliveryState>;
 
 export const DeliveryAttempt = z.object({
