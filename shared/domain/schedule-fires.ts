@@ -4,9 +4,19 @@ import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.
 import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import type { EventType } from '../db/event-types.ts';
 import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
-import { countOutcome, disableSchedule, firedUpdate, getSchedule, type Schedule, skippedUpdate } from '../db/entities/schedule.ts';
+import {
+  disableSchedule,
+  failedUpdate,
+  firedUpdate,
+  getSchedule,
+  nextEventSeq,
+  type Schedule,
+  skippedUpdate,
+} from '../db/entities/schedule.ts';
+import { scheduleEventPut } from '../db/entities/schedule-events.ts';
 import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
@@ -53,11 +63,37 @@ const eventData = (s: Schedule, fire: Fire, extra: Record<string, unknown> = {})
   ...extra,
 });
 
+/** A schedule's event, numbered by its counter as read (the write that takes the number checks it). */
+const scheduleEvent = (s: Schedule, executionId: string, type: EventType, data: Record<string, unknown>, now: number) => ({
+  ...newEvent(executionId, type, data, now),
+  seq: nextEventSeq(s),
+});
+
+/** The failure and its event, in one transaction; a lost race for the seq reads the schedule again. */
+async function recordFailure(s: Schedule, fire: Fire, code: string, message: string, now: number): Promise<RunEvent | undefined> {
+  let current: Schedule | undefined = s;
+  for (let attempt = 0; current && attempt < FIRE_ATTEMPTS; attempt++) {
+    const event = scheduleEvent(current, '', 'schedule.failed', eventData(current, fire, { error: { code, message } }), now);
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [failedUpdate(current, { code, message, at: now }), scheduleEventPut(s.accountId, s.scheduleId, event)],
+        }),
+      );
+      return event;
+    } catch (e) {
+      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
+      current = await getSchedule(s.accountId, s.scheduleId, true);
+    }
+  }
+  return undefined;
+}
+
 async function failed(s: Schedule, workflow: Workflow | undefined, fire: Fire, code: string, message: string, now: number, stop: boolean) {
-  await countOutcome(s, 'failures', { code, message, at: now });
+  const event = await recordFailure(s, fire, code, message, now);
   emit('ScheduleFailed');
   if (stop && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
-  await notifySchedule(s, workflow, newEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now));
+  if (event) await notifySchedule(s, workflow, event);
   logger.warn('schedule fire failed', { scheduleId: s.scheduleId, code });
   return { outcome: 'failed' as const, code, message };
 }
@@ -114,6 +150,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       const s = current;
       const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
       if (last && IN_PROGRESS.includes(last.status)) {
+        const event = scheduleEvent(s, last.executionId, 'schedule.skipped', eventData(s, fire), now);
         try {
           await db().send(
             new TransactWriteCommand({
@@ -124,6 +161,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
                   createdAt: now,
                 }),
                 skippedUpdate(s),
+                scheduleEventPut(s.accountId, s.scheduleId, event),
               ],
             }),
           );
@@ -133,7 +171,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
           return readAgain();
         }
         emit('ScheduleSkipped');
-        await notifySchedule(s, workflow, newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now));
+        await notifySchedule(s, workflow, event);
         await afterScheduledFire(s, fire, now);
         if (fire.manual)
           throw conflict(
@@ -144,6 +182,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       }
       try {
         const seen = s;
+        let event: RunEvent | undefined;
         const { execution, replayed } = await startRun(
           {
             workflow,
@@ -151,14 +190,18 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
             variables: s.variables,
             startedBy: fire.manual?.userId ?? s.createdBy,
             idempotency: { scope, key, request, label: 'scheduled time' },
-            guard: (e) => firedUpdate(seen, e.executionId, now),
+            guard: (e) => {
+              const ev = scheduleEvent(seen, e.executionId, 'schedule.fired', eventData(seen, fire), now);
+              event = ev;
+              return [firedUpdate(seen, e.executionId, now), scheduleEventPut(seen.accountId, seen.scheduleId, ev)];
+            },
             extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
           },
           now,
         );
         if (replayed) return { outcome: 'duplicate' };
         emit('ScheduleFired');
-        await notifySchedule(s, workflow, newEvent(execution.executionId, 'schedule.fired', eventData(s, fire), now));
+        if (event) await notifySchedule(s, workflow, event);
         await afterScheduledFire(s, fire, now);
         return { outcome: 'fired', execution };
       } catch (e) {

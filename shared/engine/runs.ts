@@ -36,11 +36,11 @@ export type StartRun = {
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
   /**
-   * A conditional write that must hold for the run to start (a schedule's overlap guard), in the same
+   * Conditional writes that must hold for the run to start (a schedule's overlap guard and its event), in the same
    * transaction as the run (so only with `idempotency`). When its condition fails and the key is free,
    * the start throws `StartGuardFailed` and nothing was written.
    */
-  guard?: (execution: Execution) => Record<string, unknown>;
+  guard?: (execution: Execution) => Record<string, unknown>[];
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -146,7 +146,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
           TransactItems: [
             idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
             ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
-            ...(input.guard ? [input.guard(execution)] : []),
+            ...(input.guard ? input.guard(execution) : []),
           ],
         }),
       );

@@ -40,6 +40,8 @@ export const Schedule = z.object({
   fires: z.number().default(0),
   skips: z.number().default(0),
   failures: z.number().default(0),
+  /** The `seq` of the schedule's last event (shared/db/entities/schedule-events.ts); absent before its first. */
+  eventSeq: z.number().int().optional(),
 });
 export type Schedule = z.infer<typeof Schedule>;
 
@@ -166,24 +168,19 @@ export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'schedu
 }
 
 /** Count a skip or a failure on the schedule (atomic add; the schedule may be gone meanwhile). */
-export async function countOutcome(
-  s: Pick<Schedule, 'accountId' | 'scheduleId'>,
-  outcome: 'skips' | 'failures',
-  failure?: z.infer<typeof LastFailure>,
-): Promise<void> {
-  await applied(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: scheduleKey(s.accountId, s.scheduleId),
-        UpdateExpression: `ADD #n :one${failure ? ' SET lastFailure = :f' : ''}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#n': outcome },
-        ExpressionAttributeValues: { ':one': 1, ...(failure ? { ':f': failure } : {}) },
-      }),
-    ),
-  );
-}
+/** A failed fire, recorded (count, last failure) with its event seq: a transaction item beside the event's put. */
+export const failedUpdate = (s: Pick<Schedule, 'accountId' | 'scheduleId' | 'eventSeq'>, failure: z.infer<typeof LastFailure>) => {
+  const seq = seqGuard(s);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: scheduleKey(s.accountId, s.scheduleId),
+      UpdateExpression: 'ADD failures :one SET lastFailure = :f, eventSeq = :seq',
+      ConditionExpression: `attribute_exists(PK) AND ${seq.condition}`,
+      ExpressionAttributeValues: { ':one': 1, ':f': failure, ...seq.values },
+    },
+  };
+};
 
 /**
  * The guard written with a fire's run, in its transaction: the schedule's last run is still the one
@@ -194,32 +191,49 @@ export async function countOutcome(
  */
 export const firedUpdate = (s: Schedule, executionId: string, now: number) => {
   const seen = s.overlap === 'allow' ? {} : s.lastExecutionId ? { ':seen': s.lastExecutionId } : {};
+  const seq = seqGuard(s);
   return {
     Update: {
       TableName: tableName(),
       Key: scheduleKey(s.accountId, s.scheduleId),
-      UpdateExpression: 'ADD fires :one SET lastFiredAt = :now, lastExecutionId = :ex',
-      ConditionExpression:
+      UpdateExpression: 'ADD fires :one SET lastFiredAt = :now, lastExecutionId = :ex, eventSeq = :seq',
+      ConditionExpression: `${
         s.overlap === 'allow'
           ? 'attribute_exists(PK)'
           : s.lastExecutionId === undefined
             ? 'attribute_not_exists(lastExecutionId)'
-            : 'lastExecutionId = :seen',
-      ExpressionAttributeValues: { ':one': 1, ':now': now, ':ex': executionId, ...seen },
+            : 'lastExecutionId = :seen'
+      } AND ${seq.condition}`,
+      ExpressionAttributeValues: { ':one': 1, ':now': now, ':ex': executionId, ...seen, ...seq.values },
     },
   };
 };
 
-/** A skip, recorded as the fire's outcome: the same guard on the last run. */
-export const skippedUpdate = (s: Schedule) => ({
-  Update: {
-    TableName: tableName(),
-    Key: scheduleKey(s.accountId, s.scheduleId),
-    UpdateExpression: 'ADD skips :one',
-    ConditionExpression: s.lastExecutionId === undefined ? 'attribute_not_exists(lastExecutionId)' : 'lastExecutionId = :seen',
-    ExpressionAttributeValues: { ':one': 1, ...(s.lastExecutionId ? { ':seen': s.lastExecutionId } : {}) },
-  },
+/**
+ * The schedule's event counter, taken in the write that records a fire's outcome: the next `seq`
+ * (`nextEventSeq`) is set on the item on condition that it still holds the one read, so two outcomes
+ * never share a number (the loser reads the schedule again). No extra call: one more condition.
+ */
+export const nextEventSeq = (s: Pick<Schedule, 'eventSeq'>) => (s.eventSeq ?? 0) + 1;
+const seqGuard = (s: Pick<Schedule, 'eventSeq'>) => ({
+  condition: s.eventSeq === undefined ? 'attribute_not_exists(eventSeq)' : 'eventSeq = :prevSeq',
+  values: { ':seq': nextEventSeq(s), ...(s.eventSeq === undefined ? {} : { ':prevSeq': s.eventSeq }) },
 });
+
+/** A skip, recorded as the fire's outcome: the same guard on the last run, and the skip's event seq. */
+export const skippedUpdate = (s: Schedule) => {
+  const seq = seqGuard(s);
+  const last = s.lastExecutionId === undefined ? 'attribute_not_exists(lastExecutionId)' : 'lastExecutionId = :seen';
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: scheduleKey(s.accountId, s.scheduleId),
+      UpdateExpression: 'ADD skips :one SET eventSeq = :seq',
+      ConditionExpression: `${last} AND ${seq.condition}`,
+      ExpressionAttributeValues: { ':one': 1, ...(s.lastExecutionId ? { ':seen': s.lastExecutionId } : {}), ...seq.values },
+    },
+  };
+};
 
 /** Record that the timer now has the settings of version `updatedAt` (unless the schedule changed again meanwhile). */
 export async function markSynced(s: Pick<Schedule, 'accountId' | 'scheduleId' | 'updatedAt'>): Promise<void> {
