@@ -9,6 +9,7 @@ import { handler as deleteHandler } from '../../functions/http/schedules/delete.
 import { handler as getHandler } from '../../functions/http/schedules/get.ts';
 import { handler as listHandler } from '../../functions/http/schedules/list.ts';
 import { handler as runHandler } from '../../functions/http/schedules/run.ts';
+import { handler as eventsHandler } from '../../functions/http/schedules/events.ts';
 import { handler as updateHandler } from '../../functions/http/schedules/update.ts';
 import { handler as fireHandler } from '../../functions/schedule/fire.ts';
 import { handler as executionsHandler } from '../../functions/http/v1/executions/list.ts';
@@ -75,6 +76,8 @@ const api = {
       runHandler,
       apiEvent({ method: 'POST', path: `/api/schedules/${id}/run`, headers: bearer(session), params: { scheduleId: id } }),
     ),
+  events: (session: string, id: string, query: Record<string, string> = {}) =>
+    invoke(eventsHandler, apiEvent({ path: `/api/schedules/${id}/events`, headers: bearer(session), params: { scheduleId: id }, query })),
   runs: (key: string, query: Record<string, string>) =>
     invoke(executionsHandler, apiEvent({ path: '/api/v1/executions', headers: bearer(key), query })),
 };
@@ -627,6 +630,29 @@ describe('events', () => {
       expect(byType['schedule.skipped'].data).toMatchObject({ executionId: fired.executionId, data: { scheduleId: s.id } });
       expect(byType['schedule.failed'].data).toMatchObject({ data: { scheduleId: s.id, error: { code: 'PLAN_LIMIT_REACHED' } } });
       expect(new Set(received.map((r) => r.id)).size).toBe(3);
+
+      // The schedule's own log: its events in order, numbered 1, 2, 3 by the schedule; the payloads carry the same seq.
+      const log = await api.events(t.adminSession, s.id);
+      expect(log.status, log.body).toBe(200);
+      expect(log.json.items.map((e: any) => [e.type, e.seq])).toEqual([
+        ['schedule.fired', 1],
+        ['schedule.skipped', 2],
+        ['schedule.failed', 3],
+      ]);
+      expect(log.json.items.map((e: any) => e.eventId)).toEqual(
+        ['schedule.fired', 'schedule.skipped', 'schedule.failed'].map((ty) => byType[ty].data.eventId),
+      );
+      for (const e of log.json.items) expect(byType[e.type].data.seq).toBe(e.seq);
+      expect(log.json.items[0]).toMatchObject({ executionId: fired.executionId, data: { scheduleId: s.id } });
+      // Paged with a cursor, as the other lists are.
+      const first = await api.events(t.adminSession, s.id, { limit: '2' });
+      expect(first.json.items.map((e: any) => e.seq)).toEqual([1, 2]);
+      const rest = await api.events(t.adminSession, s.id, { limit: '2', cursor: first.json.nextCursor });
+      expect(rest.json.items.map((e: any) => e.seq)).toEqual([3]);
+      // Every member reads it; another account's session finds no such schedule.
+      expect((await api.events(t.memberSession, s.id)).status).toBe(200);
+      const other = await givenTeam();
+      expectProblem(await api.events(other.adminSession, s.id), 404, 'SCHEDULE_NOT_FOUND');
     } finally {
       receiver.close();
     }
