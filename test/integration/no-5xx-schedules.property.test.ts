@@ -3,11 +3,13 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../functions/http/schedules/create.ts';
 import { handler as deleteHandler } from '../../functions/http/schedules/delete.ts';
+import { handler as eventsHandler } from '../../functions/http/schedules/events.ts';
 import { handler as getHandler } from '../../functions/http/schedules/get.ts';
 import { handler as listHandler } from '../../functions/http/schedules/list.ts';
 import { handler as runHandler } from '../../functions/http/schedules/run.ts';
 import { handler as updateHandler } from '../../functions/http/schedules/update.ts';
-import { createSchedule } from '../../shared/domain/schedules.ts';
+import { fireSchedule } from '../../shared/domain/schedule-fires.ts';
+import { createSchedule, pageScheduleEvents } from '../../shared/domain/schedules.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { ScheduleView } from '../../shared/schemas/schedules.ts';
@@ -140,6 +142,7 @@ describe('the schedule routes never answer 5xx', () => {
   let otherWorkflowId: string;
   let scheduleIds: string[];
   let otherScheduleId: string;
+  let eventsCursor: string;
 
   beforeAll(async () => {
     await useOwnTable();
@@ -157,6 +160,19 @@ describe('the schedule routes never answer 5xx', () => {
       Array.from({ length: 3 }, (_, i) => createSchedule(principal(account), workflowId, { ...body, overlap: i === 0 ? 'allow' : 'skip' })),
     ).then((xs) => xs.map((s) => s.scheduleId));
     otherScheduleId = (await createSchedule(principal(other), otherWorkflowId, body)).scheduleId;
+    // Two fires of the `allow` schedule: its log holds two events, and a cursor after the first.
+    for (const at of [Date.now(), Date.now() + 1])
+      await fireSchedule(
+        {
+          accountId: account.account.accountId,
+          scheduleId: scheduleIds[0] as string,
+          scheduledAt: at,
+          manual: { userId: account.admin.userId },
+        },
+        at,
+      );
+    eventsCursor = (await pageScheduleEvents(principal(account), scheduleIds[0] as string, 1, undefined)).nextCursor as string;
+    expect(eventsCursor).toEqual(expect.any(String));
   });
 
   const sessionAuth = () =>
@@ -247,6 +263,37 @@ describe('the schedule routes never answer 5xx', () => {
       ),
       RUNS,
     );
+  });
+
+  it('GET /api/schedules/{scheduleId}/events', async () => {
+    const query = () =>
+      fc.option(
+        fc.record(
+          {
+            limit: fc.oneof(fc.integer({ min: -5, max: 300 }).map(String), text),
+            cursor: fc.oneof(fc.constant(eventsCursor), mutated(eventsCursor), fc.base64String({ maxLength: 100 }), text),
+          },
+          { requiredKeys: [] },
+        ),
+        { nil: undefined },
+      );
+    let listed = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        request(sessionAuth(), fc.constant<Body>({ isBase64Encoded: false }), { params: scheduleParams(), query: query() }),
+        async (req) => {
+          const res = await check(eventsHandler, 'GET', `/api/schedules/${req.params?.scheduleId}/events`, req, [200, 400, 401, 404]);
+          if (res.status !== 200) return;
+          listed++;
+          // Only the account's own schedules answer; their events come by seq.
+          expect(scheduleIds).toContain(req.params?.scheduleId);
+          const seqs = res.json.items.map((e: { seq: number }) => e.seq);
+          expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+        },
+      ),
+      runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { scheduleId: scheduleIds[0] as string }, query: { cursor: eventsCursor } })),
+    );
+    expect(listed).toBeGreaterThan(0);
   });
 
   it('POST /api/schedules/{scheduleId}/run', async () => {
