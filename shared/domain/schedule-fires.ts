@@ -5,18 +5,18 @@ import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import type { EventType } from '../db/event-types.ts';
-import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
+import { newEvent } from '../db/entities/run-events.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import {
+  countFailure,
   disableSchedule,
-  failedUpdate,
   firedUpdate,
   getSchedule,
-  nextEventSeq,
   type Schedule,
   skippedUpdate,
+  takeEventSeq,
 } from '../db/entities/schedule.ts';
-import { scheduleEventPut } from '../db/entities/schedule-events.ts';
+import { putScheduleEvent, type ScheduleEvent, scheduleEventPut } from '../db/entities/schedule-events.ts';
 import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
@@ -48,7 +48,7 @@ async function accessProblem(s: Schedule, manual: boolean): Promise<{ code: stri
 }
 
 /** A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that made it skip, or '' for none). */
-async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: RunEvent) {
+async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: ScheduleEvent) {
   if (!workflow) return;
   const { executionId } = event;
   await notifyWorkflowEvents({ accountId: s.accountId, executionId, workflowId: workflow.workflowId, workflowVersion: workflow.version }, [
@@ -63,34 +63,30 @@ const eventData = (s: Schedule, fire: Fire, extra: Record<string, unknown> = {})
   ...extra,
 });
 
-/** A schedule's event, numbered by its counter as read (the write that takes the number checks it). */
-const scheduleEvent = (s: Schedule, executionId: string, type: EventType, data: Record<string, unknown>, now: number) => ({
+/** A schedule's event, numbered by the seq its fire took from the schedule's counter (the same in its log and its notification). */
+const scheduleEvent = (executionId: string, type: EventType, data: Record<string, unknown>, now: number, seq: number): ScheduleEvent => ({
   ...newEvent(executionId, type, data, now),
-  seq: nextEventSeq(s),
+  seq,
 });
 
-/** The failure and its event, in one transaction; a lost race for the seq reads the schedule again. */
-async function recordFailure(s: Schedule, fire: Fire, code: string, message: string, now: number): Promise<RunEvent | undefined> {
-  let current: Schedule | undefined = s;
-  for (let attempt = 0; current && attempt < FIRE_ATTEMPTS; attempt++) {
-    const event = scheduleEvent(current, '', 'schedule.failed', eventData(current, fire, { error: { code, message } }), now);
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [failedUpdate(current, { code, message, at: now }), scheduleEventPut(s.accountId, s.scheduleId, event)],
-        }),
-      );
-      return event;
-    } catch (e) {
-      if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
-      current = await getSchedule(s.accountId, s.scheduleId, true);
-    }
-  }
-  return undefined;
-}
-
-async function failed(s: Schedule, workflow: Workflow | undefined, fire: Fire, code: string, message: string, now: number, stop: boolean) {
-  const event = await recordFailure(s, fire, code, message, now);
+/**
+ * A failed fire: counted on the schedule, in the same atomic add that takes its event's seq (unless the
+ * fire took one already), then the event written to the schedule's log. A schedule gone meanwhile has no log: no event.
+ */
+async function failed(
+  s: Schedule,
+  workflow: Workflow | undefined,
+  fire: Fire,
+  failure: { code: string; message: string },
+  now: number,
+  stop: boolean,
+  taken?: number,
+) {
+  const { code, message } = failure;
+  const seq = await countFailure(s, { code, message, at: now }, taken);
+  const event =
+    seq === undefined ? undefined : scheduleEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now, seq);
+  if (event) await putScheduleEvent(s.accountId, s.scheduleId, event);
   emit('ScheduleFailed');
   if (stop && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
   if (event) await notifySchedule(s, workflow, event);
@@ -105,12 +101,8 @@ async function afterScheduledFire(s: Schedule, fire: Fire, now: number) {
   if (parsed.ok && parsed.value.kind === 'at' && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
 }
 
-/**
- * Tries of a fire that keeps losing its race (each reads the schedule again). Every outcome takes the
- * schedule's next event seq, so outcomes at once (fires of an `allow` schedule, skips) follow each other
- * on its item: room for a burst of 20 manual fires at once.
- */
-const FIRE_ATTEMPTS = 24;
+/** Tries of a fire that keeps losing its race (each reads the schedule again). */
+const FIRE_ATTEMPTS = 8;
 
 /**
  * One fire (the `schedule-fire` function's work, and `run` now): starts the run exactly as the v1 start
@@ -137,9 +129,9 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
   const [problem, workflow] = await Promise.all([accessProblem(s, Boolean(fire.manual)), getWorkflow(s.accountId, s.workflowId)]);
   if (problem) {
     if (fire.manual) throw forbidden(problem.code, problem.message);
-    return failed(s, workflow, fire, problem.code, problem.message, now, true);
+    return failed(s, workflow, fire, problem, now, true);
   }
-  if (!workflow) return failed(s, undefined, fire, 'WORKFLOW_NOT_FOUND', 'The workflow no longer exists.', now, true);
+  if (!workflow) return failed(s, undefined, fire, { code: 'WORKFLOW_NOT_FOUND', message: 'The workflow no longer exists.' }, now, true);
   // A lost race (the schedule's last run or its counts changed since read: the skip's or the start's
   // condition refused it) reads the schedule again and tries again.
   let current: Schedule = s;
@@ -149,12 +141,21 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
     current = again;
     throw new Refused();
   };
+  // The seq of this fire's event: taken from the schedule's counter (one atomic add, in no transaction)
+  // when its outcome is about to be written, kept through its retries; a duplicate after it skips it.
+  let seq: number | undefined;
+  const takeSeq = async () => {
+    seq ??= await takeEventSeq(s);
+    return seq;
+  };
   return retryConflicts(
     async (): Promise<FireOutcome> => {
       const s = current;
       const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
       if (last && IN_PROGRESS.includes(last.status)) {
-        const event = scheduleEvent(s, last.executionId, 'schedule.skipped', eventData(s, fire), now);
+        const n = await takeSeq();
+        if (n === undefined) return { outcome: 'ignored', reason: 'gone' };
+        const event = scheduleEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now, n);
         try {
           await db().send(
             new TransactWriteCommand({
@@ -186,7 +187,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       }
       try {
         const seen = s;
-        let event: RunEvent | undefined;
+        let event: ScheduleEvent | undefined;
         const { execution, replayed } = await startRun(
           {
             workflow,
@@ -194,8 +195,10 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
             variables: s.variables,
             startedBy: fire.manual?.userId ?? s.createdBy,
             idempotency: { scope, key, request, label: 'scheduled time' },
-            guard: (e) => {
-              const ev = scheduleEvent(seen, e.executionId, 'schedule.fired', eventData(seen, fire), now);
+            guard: async (e) => {
+              const n = await takeSeq();
+              if (n === undefined) throw new StartGuardFailed('the schedule is gone');
+              const ev = scheduleEvent(e.executionId, 'schedule.fired', eventData(seen, fire), now, n);
               event = ev;
               return [firedUpdate(seen, e.executionId, now), scheduleEventPut(seen.accountId, seen.scheduleId, ev)];
             },
@@ -214,7 +217,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
         if (e instanceof AppError && !fire.manual && (e.kind === 'conflict' || e.kind === 'not_found')) return { outcome: 'duplicate' };
         if (e instanceof AppError && e.kind === 'invalid') {
           // The workflow changed since: the schedule's variables no longer fit its declared types.
-          const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
+          const outcome = await failed(s, workflow, fire, { code: e.code, message: e.message }, now, false, seq);
           if (fire.manual) throw e;
           await afterScheduledFire(s, fire, now);
           return outcome;

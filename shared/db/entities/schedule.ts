@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryAll, queryPage } from '../query.ts';
+import { isConditionFailure } from '../../errors.ts';
 import { applied, buildUpdate } from '../update.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK SCH#<id>: a schedule id of another account
@@ -40,7 +41,7 @@ export const Schedule = z.object({
   fires: z.number().default(0),
   skips: z.number().default(0),
   failures: z.number().default(0),
-  /** The `seq` of the schedule's last event (shared/db/entities/schedule-events.ts); absent before its first. */
+  /** The last `seq` taken for the schedule's events (`takeEventSeq`, shared/db/entities/schedule-events.ts); absent before its first. */
   eventSeq: z.number().int().optional(),
 });
 export type Schedule = z.infer<typeof Schedule>;
@@ -167,20 +168,59 @@ export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'schedu
   );
 }
 
-/** Count a skip or a failure on the schedule (atomic add; the schedule may be gone meanwhile). */
-/** A failed fire, recorded (count, last failure) with its event seq: a transaction item beside the event's put. */
-export const failedUpdate = (s: Pick<Schedule, 'accountId' | 'scheduleId' | 'eventSeq'>, failure: z.infer<typeof LastFailure>) => {
-  const seq = seqGuard(s);
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: scheduleKey(s.accountId, s.scheduleId),
-      UpdateExpression: 'ADD failures :one SET lastFailure = :f, eventSeq = :seq',
-      ConditionExpression: `attribute_exists(PK) AND ${seq.condition}`,
-      ExpressionAttributeValues: { ':one': 1, ':f': failure, ...seq.values },
-    },
-  };
-};
+/**
+ * The schedule's event counter (`eventSeq`): one atomic add, outside any transaction, gives the next
+ * `seq` of its events (shared/db/entities/schedule-events.ts). A fire takes one when it is about to
+ * write its outcome, and keeps it through its retries; outcomes at once never wait for each other on
+ * it (no transaction holds a condition on the counter). Unique and increasing; a number taken by a
+ * fire that then writes nothing (a duplicate, a crash) is skipped. Undefined: the schedule is gone.
+ */
+export async function takeEventSeq(s: Pick<Schedule, 'accountId' | 'scheduleId'>): Promise<number | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: scheduleKey(s.accountId, s.scheduleId),
+        UpdateExpression: 'ADD eventSeq :one',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.eventSeq);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Count a failed fire (`failures`, `lastFailure`): an atomic add. Without a `seq` taken yet, the same
+ * write takes the failure event's number (`eventSeq`, as `takeEventSeq`) and answers it; with one,
+ * that one is answered. Undefined: the schedule is gone (nothing counted).
+ */
+export async function countFailure(
+  s: Pick<Schedule, 'accountId' | 'scheduleId'>,
+  failure: z.infer<typeof LastFailure>,
+  seq: number | undefined,
+): Promise<number | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: scheduleKey(s.accountId, s.scheduleId),
+        UpdateExpression: `ADD failures :one${seq === undefined ? ', eventSeq :one' : ''} SET lastFailure = :f`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':one': 1, ':f': failure },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return seq ?? Number(Attributes?.eventSeq);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
 
 /**
  * The guard written with a fire's run, in its transaction: the schedule's last run is still the one
@@ -191,49 +231,32 @@ export const failedUpdate = (s: Pick<Schedule, 'accountId' | 'scheduleId' | 'eve
  */
 export const firedUpdate = (s: Schedule, executionId: string, now: number) => {
   const seen = s.overlap === 'allow' ? {} : s.lastExecutionId ? { ':seen': s.lastExecutionId } : {};
-  const seq = seqGuard(s);
   return {
     Update: {
       TableName: tableName(),
       Key: scheduleKey(s.accountId, s.scheduleId),
-      UpdateExpression: 'ADD fires :one SET lastFiredAt = :now, lastExecutionId = :ex, eventSeq = :seq',
-      ConditionExpression: `${
+      UpdateExpression: 'ADD fires :one SET lastFiredAt = :now, lastExecutionId = :ex',
+      ConditionExpression:
         s.overlap === 'allow'
           ? 'attribute_exists(PK)'
           : s.lastExecutionId === undefined
             ? 'attribute_not_exists(lastExecutionId)'
-            : 'lastExecutionId = :seen'
-      } AND ${seq.condition}`,
-      ExpressionAttributeValues: { ':one': 1, ':now': now, ':ex': executionId, ...seen, ...seq.values },
+            : 'lastExecutionId = :seen',
+      ExpressionAttributeValues: { ':one': 1, ':now': now, ':ex': executionId, ...seen },
     },
   };
 };
 
-/**
- * The schedule's event counter, taken in the write that records a fire's outcome: the next `seq`
- * (`nextEventSeq`) is set on the item on condition that it still holds the one read, so two outcomes
- * never share a number (the loser reads the schedule again). No extra call: one more condition.
- */
-export const nextEventSeq = (s: Pick<Schedule, 'eventSeq'>) => (s.eventSeq ?? 0) + 1;
-const seqGuard = (s: Pick<Schedule, 'eventSeq'>) => ({
-  condition: s.eventSeq === undefined ? 'attribute_not_exists(eventSeq)' : 'eventSeq = :prevSeq',
-  values: { ':seq': nextEventSeq(s), ...(s.eventSeq === undefined ? {} : { ':prevSeq': s.eventSeq }) },
+/** A skip, recorded as the fire's outcome: the same guard on the last run. */
+export const skippedUpdate = (s: Schedule) => ({
+  Update: {
+    TableName: tableName(),
+    Key: scheduleKey(s.accountId, s.scheduleId),
+    UpdateExpression: 'ADD skips :one',
+    ConditionExpression: s.lastExecutionId === undefined ? 'attribute_not_exists(lastExecutionId)' : 'lastExecutionId = :seen',
+    ExpressionAttributeValues: { ':one': 1, ...(s.lastExecutionId ? { ':seen': s.lastExecutionId } : {}) },
+  },
 });
-
-/** A skip, recorded as the fire's outcome: the same guard on the last run, and the skip's event seq. */
-export const skippedUpdate = (s: Schedule) => {
-  const seq = seqGuard(s);
-  const last = s.lastExecutionId === undefined ? 'attribute_not_exists(lastExecutionId)' : 'lastExecutionId = :seen';
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: scheduleKey(s.accountId, s.scheduleId),
-      UpdateExpression: 'ADD skips :one SET eventSeq = :seq',
-      ConditionExpression: `${last} AND ${seq.condition}`,
-      ExpressionAttributeValues: { ':one': 1, ...(s.lastExecutionId ? { ':seen': s.lastExecutionId } : {}), ...seq.values },
-    },
-  };
-};
 
 /** Record that the timer now has the settings of version `updatedAt` (unless the schedule changed again meanwhile). */
 export async function markSynced(s: Pick<Schedule, 'accountId' | 'scheduleId' | 'updatedAt'>): Promise<void> {
