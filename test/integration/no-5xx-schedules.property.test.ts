@@ -8,6 +8,7 @@ import { handler as getHandler } from '../../functions/http/schedules/get.ts';
 import { handler as listHandler } from '../../functions/http/schedules/list.ts';
 import { handler as runHandler } from '../../functions/http/schedules/run.ts';
 import { handler as updateHandler } from '../../functions/http/schedules/update.ts';
+import { getSchedule } from '../../shared/db/entities/schedule.ts';
 import { fireSchedule } from '../../shared/domain/schedule-fires.ts';
 import { createSchedule, pageScheduleEvents } from '../../shared/domain/schedules.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
@@ -143,6 +144,8 @@ describe('the schedule routes never answer 5xx', () => {
   let scheduleIds: string[];
   let otherScheduleId: string;
   let eventsCursor: string;
+  const principal = (a: typeof account) =>
+    ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: 'test' }) as const;
 
   beforeAll(async () => {
     await useOwnTable();
@@ -153,8 +156,6 @@ describe('the schedule routes never answer 5xx', () => {
     const [mine, theirs] = await Promise.all([wf({ ...account.admin, role: 'admin' }), wf({ ...other.admin, role: 'admin' })]);
     workflowId = mine.workflowId;
     otherWorkflowId = theirs.workflowId;
-    const principal = (a: typeof account) =>
-      ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: 'test' }) as const;
     const body = { expression: 'at(2099-01-01T00:00:00)', timezone: 'UTC', variables: {}, enabled: true, overlap: 'skip' } as const;
     scheduleIds = await Promise.all(
       Array.from({ length: 3 }, (_, i) => createSchedule(principal(account), workflowId, { ...body, overlap: i === 0 ? 'allow' : 'skip' })),
@@ -287,8 +288,8 @@ describe('the schedule routes never answer 5xx', () => {
           listed++;
           // Only the account's own schedules answer; their events come by seq.
           expect(scheduleIds).toContain(req.params?.scheduleId);
-          const seqs = res.json.items.map((e: { seq: number }) => e.seq);
-          expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+          const seqs: number[] = res.json.items.map((e: { seq: number }) => e.seq);
+          for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
         },
       ),
       runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { scheduleId: scheduleIds[0] as string }, query: { cursor: eventsCursor } })),
@@ -315,6 +316,20 @@ describe('the schedule routes never answer 5xx', () => {
       }),
       { numRuns: 8 },
     );
+    // Every outcome of every fire so far is in its schedule's log once, each with a seq of its own.
+    for (const scheduleId of scheduleIds) {
+      const events: { type: string; seq: number }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await pageScheduleEvents(principal(account), scheduleId, 100, cursor);
+        events.push(...page.items.map((e) => ({ type: e.type, seq: e.seq as number })));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      const s = await getSchedule(account.account.accountId, scheduleId, true);
+      const count = (type: string) => events.filter((e) => e.type === type).length;
+      expect([count('schedule.fired'), count('schedule.skipped'), count('schedule.failed')]).toEqual([s?.fires, s?.skips, s?.failures]);
+      for (let i = 1; i < events.length; i++) expect(events[i]?.seq).toBeGreaterThan(events[i - 1]?.seq as number);
+    }
   });
 
   it('DELETE /api/schedules/{scheduleId}', async () => {
