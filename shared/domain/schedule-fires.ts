@@ -4,7 +4,6 @@ import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.
 import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import type { EventType } from '../db/event-types.ts';
 import { newEvent } from '../db/entities/run-events.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
 import {
@@ -47,7 +46,10 @@ async function accessProblem(s: Schedule, manual: boolean): Promise<{ code: stri
   return undefined;
 }
 
-/** A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that made it skip, or '' for none). */
+/**
+ * A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that
+ * made it skip, or '' for none), as stored in the schedule's log: with the `seq` its fire took (`takeEventSeq`).
+ */
 async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: ScheduleEvent) {
   if (!workflow) return;
   const { executionId } = event;
@@ -61,12 +63,6 @@ const eventData = (s: Schedule, fire: Fire, extra: Record<string, unknown> = {})
   scheduledAt: fire.scheduledAt,
   manual: Boolean(fire.manual),
   ...extra,
-});
-
-/** A schedule's event, numbered by the seq its fire took from the schedule's counter (the same in its log and its notification). */
-const scheduleEvent = (executionId: string, type: EventType, data: Record<string, unknown>, now: number, seq: number): ScheduleEvent => ({
-  ...newEvent(executionId, type, data, now),
-  seq,
 });
 
 /**
@@ -84,8 +80,8 @@ async function failed(
 ) {
   const { code, message } = failure;
   const seq = await countFailure(s, { code, message, at: now }, taken);
-  const event =
-    seq === undefined ? undefined : scheduleEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now, seq);
+  const event: ScheduleEvent | undefined =
+    seq === undefined ? undefined : { ...newEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now), seq };
   if (event) await putScheduleEvent(s.accountId, s.scheduleId, event);
   emit('ScheduleFailed');
   if (stop && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
@@ -155,7 +151,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       if (last && IN_PROGRESS.includes(last.status)) {
         const n = await takeSeq();
         if (n === undefined) return { outcome: 'ignored', reason: 'gone' };
-        const event = scheduleEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now, n);
+        const event: ScheduleEvent = { ...newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now), seq: n };
         try {
           await db().send(
             new TransactWriteCommand({
@@ -198,7 +194,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
             guard: async (e) => {
               const n = await takeSeq();
               if (n === undefined) throw new StartGuardFailed('the schedule is gone');
-              const ev = scheduleEvent(e.executionId, 'schedule.fired', eventData(seen, fire), now, n);
+              const ev: ScheduleEvent = { ...newEvent(e.executionId, 'schedule.fired', eventData(seen, fire), now), seq: n };
               event = ev;
               return [firedUpdate(seen, e.executionId, now), scheduleEventPut(seen.accountId, seen.scheduleId, ev)];
             },
