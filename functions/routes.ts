@@ -71,6 +71,7 @@ import { route as schedulesGet } from './http/schedules/get.route.ts';
 import { route as schedulesUpdate } from './http/schedules/update.route.ts';
 import { route as schedulesDelete } from './http/schedules/delete.route.ts';
 import { route as schedulesRun } from './http/schedules/run.route.ts';
+import { route as schedulesEvents } from './http/schedules/events.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -151,4 +152,5 @@ export const routes = [
   schedulesUpdate,
   schedulesDelete,
   schedulesRun,
+  schedulesEvents,
 ] as const satisfies readonly Route[];

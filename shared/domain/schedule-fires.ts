@@ -4,9 +4,18 @@ import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.
 import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
+import { newEvent } from '../db/entities/run-events.ts';
 import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
-import { countOutcome, disableSchedule, firedUpdate, getSchedule, type Schedule, skippedUpdate } from '../db/entities/schedule.ts';
+import {
+  countFailure,
+  disableSchedule,
+  firedUpdate,
+  getSchedule,
+  type Schedule,
+  skippedUpdate,
+  takeEventSeq,
+} from '../db/entities/schedule.ts';
+import { putScheduleEvent, type ScheduleEvent, scheduleEventPut } from '../db/entities/schedule-events.ts';
 import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
 import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
@@ -37,8 +46,11 @@ async function accessProblem(s: Schedule, manual: boolean): Promise<{ code: stri
   return undefined;
 }
 
-/** A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that made it skip, or '' for none). */
-async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: RunEvent) {
+/**
+ * A schedule's event to the workflow's notification targets (`executionId`: the fire's run, the run that
+ * made it skip, or '' for none), as stored in the schedule's log: with the `seq` its fire took (`takeEventSeq`).
+ */
+async function notifySchedule(s: Schedule, workflow: Pick<Workflow, 'workflowId' | 'version'> | undefined, event: ScheduleEvent) {
   if (!workflow) return;
   const { executionId } = event;
   await notifyWorkflowEvents({ accountId: s.accountId, executionId, workflowId: workflow.workflowId, workflowVersion: workflow.version }, [
@@ -53,11 +65,27 @@ const eventData = (s: Schedule, fire: Fire, extra: Record<string, unknown> = {})
   ...extra,
 });
 
-async function failed(s: Schedule, workflow: Workflow | undefined, fire: Fire, code: string, message: string, now: number, stop: boolean) {
-  await countOutcome(s, 'failures', { code, message, at: now });
+/**
+ * A failed fire: counted on the schedule, in the same atomic add that takes its event's seq (unless the
+ * fire took one already), then the event written to the schedule's log. A schedule gone meanwhile has no log: no event.
+ */
+async function failed(
+  s: Schedule,
+  workflow: Workflow | undefined,
+  fire: Fire,
+  failure: { code: string; message: string },
+  now: number,
+  stop: boolean,
+  taken?: number,
+) {
+  const { code, message } = failure;
+  const seq = await countFailure(s, { code, message, at: now }, taken);
+  const event: ScheduleEvent | undefined =
+    seq === undefined ? undefined : { ...newEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now), seq };
+  if (event) await putScheduleEvent(s.accountId, s.scheduleId, event);
   emit('ScheduleFailed');
   if (stop && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
-  await notifySchedule(s, workflow, newEvent('', 'schedule.failed', eventData(s, fire, { error: { code, message } }), now));
+  if (event) await notifySchedule(s, workflow, event);
   logger.warn('schedule fire failed', { scheduleId: s.scheduleId, code });
   return { outcome: 'failed' as const, code, message };
 }
@@ -97,9 +125,9 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
   const [problem, workflow] = await Promise.all([accessProblem(s, Boolean(fire.manual)), getWorkflow(s.accountId, s.workflowId)]);
   if (problem) {
     if (fire.manual) throw forbidden(problem.code, problem.message);
-    return failed(s, workflow, fire, problem.code, problem.message, now, true);
+    return failed(s, workflow, fire, problem, now, true);
   }
-  if (!workflow) return failed(s, undefined, fire, 'WORKFLOW_NOT_FOUND', 'The workflow no longer exists.', now, true);
+  if (!workflow) return failed(s, undefined, fire, { code: 'WORKFLOW_NOT_FOUND', message: 'The workflow no longer exists.' }, now, true);
   // A lost race (the schedule's last run or its counts changed since read: the skip's or the start's
   // condition refused it) reads the schedule again and tries again.
   let current: Schedule = s;
@@ -109,11 +137,21 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
     current = again;
     throw new Refused();
   };
+  // The seq of this fire's event: taken from the schedule's counter (one atomic add, in no transaction)
+  // when its outcome is about to be written, kept through its retries; a duplicate after it skips it.
+  let seq: number | undefined;
+  const takeSeq = async () => {
+    seq ??= await takeEventSeq(s);
+    return seq;
+  };
   return retryConflicts(
     async (): Promise<FireOutcome> => {
       const s = current;
       const last = s.overlap === 'skip' && s.lastExecutionId ? await getExecution(s.accountId, s.lastExecutionId) : undefined;
       if (last && IN_PROGRESS.includes(last.status)) {
+        const n = await takeSeq();
+        if (n === undefined) return { outcome: 'ignored', reason: 'gone' };
+        const event: ScheduleEvent = { ...newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now), seq: n };
         try {
           await db().send(
             new TransactWriteCommand({
@@ -124,6 +162,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
                   createdAt: now,
                 }),
                 skippedUpdate(s),
+                scheduleEventPut(s.accountId, s.scheduleId, event),
               ],
             }),
           );
@@ -133,7 +172,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
           return readAgain();
         }
         emit('ScheduleSkipped');
-        await notifySchedule(s, workflow, newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now));
+        await notifySchedule(s, workflow, event);
         await afterScheduledFire(s, fire, now);
         if (fire.manual)
           throw conflict(
@@ -144,6 +183,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       }
       try {
         const seen = s;
+        let event: ScheduleEvent | undefined;
         const { execution, replayed } = await startRun(
           {
             workflow,
@@ -151,14 +191,20 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
             variables: s.variables,
             startedBy: fire.manual?.userId ?? s.createdBy,
             idempotency: { scope, key, request, label: 'scheduled time' },
-            guard: (e) => firedUpdate(seen, e.executionId, now),
+            guard: async (e) => {
+              const n = await takeSeq();
+              if (n === undefined) throw new StartGuardFailed('the schedule is gone');
+              const ev: ScheduleEvent = { ...newEvent(e.executionId, 'schedule.fired', eventData(seen, fire), now), seq: n };
+              event = ev;
+              return [firedUpdate(seen, e.executionId, now), scheduleEventPut(seen.accountId, seen.scheduleId, ev)];
+            },
             extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
           },
           now,
         );
         if (replayed) return { outcome: 'duplicate' };
         emit('ScheduleFired');
-        await notifySchedule(s, workflow, newEvent(execution.executionId, 'schedule.fired', eventData(s, fire), now));
+        if (event) await notifySchedule(s, workflow, event);
         await afterScheduledFire(s, fire, now);
         return { outcome: 'fired', execution };
       } catch (e) {
@@ -167,7 +213,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
         if (e instanceof AppError && !fire.manual && (e.kind === 'conflict' || e.kind === 'not_found')) return { outcome: 'duplicate' };
         if (e instanceof AppError && e.kind === 'invalid') {
           // The workflow changed since: the schedule's variables no longer fit its declared types.
-          const outcome = await failed(s, workflow, fire, e.code, e.message, now, false);
+          const outcome = await failed(s, workflow, fire, { code: e.code, message: e.message }, now, false, seq);
           if (fire.manual) throw e;
           await afterScheduledFire(s, fire, now);
           return outcome;

@@ -14,6 +14,8 @@ import {
   scheduleItem,
 } from '../db/entities/schedule.ts';
 import { getWorkflow, type Workflow, workflowKey } from '../db/entities/workflow.ts';
+import { listScheduleEvents } from '../db/entities/schedule-events.ts';
+import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
 import { definitionOf } from '../engine/versions.ts';
 import { type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
@@ -250,3 +252,11 @@ export async function listSchedules(p: SessionPrincipal, workflowId: string, now
 }
 
 export const scheduleDetail = async (p: SessionPrincipal, scheduleId: string) => scheduleView(await requireSchedule(p, scheduleId));
+
+/** `GET /api/schedules/{id}/events`: the schedule's own event log, by its seq (404 for a schedule of another account). */
+export async function pageScheduleEvents(p: SessionPrincipal, scheduleId: string, limit: number, cursor: string | undefined) {
+  await requireSchedule(p, scheduleId);
+  const binding = `schedule-events:${p.accountId}:${scheduleId}`;
+  const page = await listScheduleEvents(p.accountId, scheduleId, limit, decodeCursor(cursor, binding));
+  return { items: page.items, nextCursor: encodeCursor(page.lastKey, binding) };
+}

@@ -36,11 +36,12 @@ export type StartRun = {
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
   /**
-   * A conditional write that must hold for the run to start (a schedule's overlap guard), in the same
+   * Conditional writes that must hold for the run to start (a schedule's overlap guard and its event), in the same
    * transaction as the run (so only with `idempotency`). When its condition fails and the key is free,
-   * the start throws `StartGuardFailed` and nothing was written.
+   * the start throws `StartGuardFailed` and nothing was written. Asked for once the run is checked and
+   * about to be written (a schedule takes its event's seq only then); what it throws, the start throws.
    */
-  guard?: (execution: Execution) => Record<string, unknown>;
+  guard?: (execution: Execution) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -140,13 +141,14 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   } else {
     // The key is claimed in the same transaction, and a replay must not send anything: the message waits for the write.
     const requestHash = hashRequest(idem.request);
+    const guarded = input.guard ? await input.guard(execution) : [];
     try {
       await db().send(
         new TransactWriteCommand({
           TransactItems: [
             idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
             ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
-            ...(input.guard ? [input.guard(execution)] : []),
+            ...guarded,
           ],
         }),
       );

@@ -3,11 +3,14 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createHandler } from '../../functions/http/schedules/create.ts';
 import { handler as deleteHandler } from '../../functions/http/schedules/delete.ts';
+import { handler as eventsHandler } from '../../functions/http/schedules/events.ts';
 import { handler as getHandler } from '../../functions/http/schedules/get.ts';
 import { handler as listHandler } from '../../functions/http/schedules/list.ts';
 import { handler as runHandler } from '../../functions/http/schedules/run.ts';
 import { handler as updateHandler } from '../../functions/http/schedules/update.ts';
-import { createSchedule } from '../../shared/domain/schedules.ts';
+import { getSchedule } from '../../shared/db/entities/schedule.ts';
+import { fireSchedule } from '../../shared/domain/schedule-fires.ts';
+import { createSchedule, pageScheduleEvents } from '../../shared/domain/schedules.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { ScheduleView } from '../../shared/schemas/schedules.ts';
@@ -140,6 +143,9 @@ describe('the schedule routes never answer 5xx', () => {
   let otherWorkflowId: string;
   let scheduleIds: string[];
   let otherScheduleId: string;
+  let eventsCursor: string;
+  const principal = (a: typeof account) =>
+    ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: 'test' }) as const;
 
   beforeAll(async () => {
     await useOwnTable();
@@ -150,13 +156,24 @@ describe('the schedule routes never answer 5xx', () => {
     const [mine, theirs] = await Promise.all([wf({ ...account.admin, role: 'admin' }), wf({ ...other.admin, role: 'admin' })]);
     workflowId = mine.workflowId;
     otherWorkflowId = theirs.workflowId;
-    const principal = (a: typeof account) =>
-      ({ kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: 'test' }) as const;
     const body = { expression: 'at(2099-01-01T00:00:00)', timezone: 'UTC', variables: {}, enabled: true, overlap: 'skip' } as const;
     scheduleIds = await Promise.all(
       Array.from({ length: 3 }, (_, i) => createSchedule(principal(account), workflowId, { ...body, overlap: i === 0 ? 'allow' : 'skip' })),
     ).then((xs) => xs.map((s) => s.scheduleId));
     otherScheduleId = (await createSchedule(principal(other), otherWorkflowId, body)).scheduleId;
+    // Two fires of the `allow` schedule: its log holds two events, and a cursor after the first.
+    for (const at of [Date.now(), Date.now() + 1])
+      await fireSchedule(
+        {
+          accountId: account.account.accountId,
+          scheduleId: scheduleIds[0] as string,
+          scheduledAt: at,
+          manual: { userId: account.admin.userId },
+        },
+        at,
+      );
+    eventsCursor = (await pageScheduleEvents(principal(account), scheduleIds[0] as string, 1, undefined)).nextCursor as string;
+    expect(eventsCursor).toEqual(expect.any(String));
   });
 
   const sessionAuth = () =>
@@ -249,6 +266,37 @@ describe('the schedule routes never answer 5xx', () => {
     );
   });
 
+  it('GET /api/schedules/{scheduleId}/events', async () => {
+    const query = () =>
+      fc.option(
+        fc.record(
+          {
+            limit: fc.oneof(fc.integer({ min: -5, max: 300 }).map(String), text),
+            cursor: fc.oneof(fc.constant(eventsCursor), mutated(eventsCursor), fc.base64String({ maxLength: 100 }), text),
+          },
+          { requiredKeys: [] },
+        ),
+        { nil: undefined },
+      );
+    let listed = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        request(sessionAuth(), fc.constant<Body>({ isBase64Encoded: false }), { params: scheduleParams(), query: query() }),
+        async (req) => {
+          const res = await check(eventsHandler, 'GET', `/api/schedules/${req.params?.scheduleId}/events`, req, [200, 400, 401, 404]);
+          if (res.status !== 200) return;
+          listed++;
+          // Only the account's own schedules answer; their events come by seq.
+          expect(scheduleIds).toContain(req.params?.scheduleId);
+          const seqs: number[] = res.json.items.map((e: { seq: number }) => e.seq);
+          for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1] as number);
+        },
+      ),
+      runsWith(RUNS, good(`Bearer ${adminSession}`, { params: { scheduleId: scheduleIds[0] as string }, query: { cursor: eventsCursor } })),
+    );
+    expect(listed).toBeGreaterThan(0);
+  });
+
   it('POST /api/schedules/{scheduleId}/run', async () => {
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params: scheduleParams() }), async (req) => {
@@ -268,6 +316,20 @@ describe('the schedule routes never answer 5xx', () => {
       }),
       { numRuns: 8 },
     );
+    // Every outcome of every fire so far is in its schedule's log once, each with a seq of its own.
+    for (const scheduleId of scheduleIds) {
+      const events: { type: string; seq: number }[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await pageScheduleEvents(principal(account), scheduleId, 100, cursor);
+        events.push(...page.items.map((e) => ({ type: e.type, seq: e.seq as number })));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      const s = await getSchedule(account.account.accountId, scheduleId, true);
+      const count = (type: string) => events.filter((e) => e.type === type).length;
+      expect([count('schedule.fired'), count('schedule.skipped'), count('schedule.failed')]).toEqual([s?.fires, s?.skips, s?.failures]);
+      for (let i = 1; i < events.length; i++) expect(events[i]?.seq).toBeGreaterThan(events[i - 1]?.seq as number);
+    }
   });
 
   it('DELETE /api/schedules/{scheduleId}', async () => {

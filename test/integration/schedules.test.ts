@@ -9,6 +9,7 @@ import { handler as deleteHandler } from '../../functions/http/schedules/delete.
 import { handler as getHandler } from '../../functions/http/schedules/get.ts';
 import { handler as listHandler } from '../../functions/http/schedules/list.ts';
 import { handler as runHandler } from '../../functions/http/schedules/run.ts';
+import { handler as eventsHandler } from '../../functions/http/schedules/events.ts';
 import { handler as updateHandler } from '../../functions/http/schedules/update.ts';
 import { handler as fireHandler } from '../../functions/schedule/fire.ts';
 import { handler as executionsHandler } from '../../functions/http/v1/executions/list.ts';
@@ -75,6 +76,8 @@ const api = {
       runHandler,
       apiEvent({ method: 'POST', path: `/api/schedules/${id}/run`, headers: bearer(session), params: { scheduleId: id } }),
     ),
+  events: (session: string, id: string, query: Record<string, string> = {}) =>
+    invoke(eventsHandler, apiEvent({ path: `/api/schedules/${id}/events`, headers: bearer(session), params: { scheduleId: id }, query })),
   runs: (key: string, query: Record<string, string>) =>
     invoke(executionsHandler, apiEvent({ path: '/api/v1/executions', headers: bearer(key), query })),
 };
@@ -423,6 +426,16 @@ describe('fires', () => {
     expect((await api.get(t.adminSession, s.id)).json).toMatchObject({ fires: 1, skips: 0 });
     // A later delivery of the same fire too.
     expect((await fire(t.account.accountId, s.id, due)).outcome).toBe('duplicate');
+    // One event in the schedule's log; a duplicate that took a seq before it lost left its number unused
+    // (a seq only increases and may skip), and the later one, turned away by its key, took none.
+    const { json: log } = await api.events(t.adminSession, s.id);
+    expect(log.items.map((e: any) => e.type)).toEqual(['schedule.fired']);
+    const seq = log.items[0].seq;
+    expect(seq).toBeGreaterThanOrEqual(1);
+    expect(seq).toBeLessThanOrEqual(8);
+    expect((await fire(t.account.accountId, s.id, Date.parse(`${YEAR}-01-04T09:00:00Z`))).outcome).toBe('fired');
+    const { json: later } = await api.events(t.adminSession, s.id);
+    expect(later.items.map((e: any) => e.seq)[1]).toBeGreaterThan(seq);
   });
 
   it('overlap skip: a fire while its run is unfinished starts nothing and counts a skip; run now answers 409', async () => {
@@ -490,6 +503,29 @@ describe('fires', () => {
     expect(skipped.filter((r) => r.status === 202)).toHaveLength(1);
     for (const res of skipped.filter((r) => r.status === 409)) expect(res.json.code).toBe('SCHEDULE_RUN_IN_PROGRESS');
     expect((await api.get(t.adminSession, allow.id)).json.fires).toBe(allowed.filter((r) => r.status === 202).length);
+    // Each outcome is in its schedule's log once, with a seq of its own (numbers taken by atomic adds,
+    // not by conditions the fires race on): increasing in the log's order, distinct, never a 5xx.
+    const logOf = async (id: string) => {
+      const res = await api.events(t.adminSession, id, { limit: '100' });
+      expect(res.status, res.body).toBe(200);
+      return res.json.items as { type: string; seq: number; executionId: string }[];
+    };
+    const allowLog = await logOf(allow.id);
+    // The allow schedule's fires wait for nothing of each other's: every one starts its run.
+    expect(allowed.map((r) => r.status)).toEqual(allowed.map(() => 202));
+    const allowRuns = allowed.filter((r) => r.status === 202).map((r) => r.json.executionId as string);
+    expect(allowLog.map((e) => e.type)).toEqual(allowRuns.map(() => 'schedule.fired'));
+    expect(allowLog.map((e) => e.executionId).sort()).toEqual(allowRuns.sort());
+    const skipLog = await logOf(skip.id);
+    expect(skipLog.filter((e) => e.type === 'schedule.fired')).toHaveLength(1);
+    expect(skipLog.filter((e) => e.type === 'schedule.skipped')).toHaveLength(
+      skipped.filter((r) => r.status === 409 && r.json.code === 'SCHEDULE_RUN_IN_PROGRESS').length,
+    );
+    for (const log of [allowLog, skipLog]) {
+      const seqs = log.map((e) => e.seq);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
 
     // Each answer's request id is on its own access log line (with its status), and on no other request's.
     const logged = lines.flatMap((l) => {
@@ -574,6 +610,12 @@ describe('fires', () => {
       lastFailure: { code: 'VALIDATION_FAILED' },
     });
     expect(await runsOf(t.adminKey.token, t.workflow.workflowId)).toEqual([]);
+    // Each failure is in the schedule's log, its seq taken by the add that counted it (checked before any was taken).
+    const { json: log } = await api.events(t.adminSession, s.id);
+    expect(log.items.map((e: any) => [e.type, e.seq, e.executionId, e.data.error.code, e.data.manual])).toEqual([
+      ['schedule.failed', 1, '', 'VALIDATION_FAILED', false],
+      ['schedule.failed', 2, '', 'VALIDATION_FAILED', true],
+    ]);
   });
 
   it('drops a malformed fire event', async () => {
@@ -627,6 +669,29 @@ describe('events', () => {
       expect(byType['schedule.skipped'].data).toMatchObject({ executionId: fired.executionId, data: { scheduleId: s.id } });
       expect(byType['schedule.failed'].data).toMatchObject({ data: { scheduleId: s.id, error: { code: 'PLAN_LIMIT_REACHED' } } });
       expect(new Set(received.map((r) => r.id)).size).toBe(3);
+
+      // The schedule's own log: its events in order, numbered 1, 2, 3 by the schedule; the payloads carry the same seq.
+      const log = await api.events(t.adminSession, s.id);
+      expect(log.status, log.body).toBe(200);
+      expect(log.json.items.map((e: any) => [e.type, e.seq])).toEqual([
+        ['schedule.fired', 1],
+        ['schedule.skipped', 2],
+        ['schedule.failed', 3],
+      ]);
+      expect(log.json.items.map((e: any) => e.eventId)).toEqual(
+        ['schedule.fired', 'schedule.skipped', 'schedule.failed'].map((ty) => byType[ty].data.eventId),
+      );
+      for (const e of log.json.items) expect(byType[e.type].data.seq).toBe(e.seq);
+      expect(log.json.items[0]).toMatchObject({ executionId: fired.executionId, data: { scheduleId: s.id } });
+      // Paged with a cursor, as the other lists are.
+      const first = await api.events(t.adminSession, s.id, { limit: '2' });
+      expect(first.json.items.map((e: any) => e.seq)).toEqual([1, 2]);
+      const rest = await api.events(t.adminSession, s.id, { limit: '2', cursor: first.json.nextCursor });
+      expect(rest.json.items.map((e: any) => e.seq)).toEqual([3]);
+      // Every member reads it; another account's session finds no such schedule.
+      expect((await api.events(t.memberSession, s.id)).status).toBe(200);
+      const other = await givenTeam();
+      expectProblem(await api.events(other.adminSession, s.id), 404, 'SCHEDULE_NOT_FOUND');
     } finally {
       receiver.close();
     }

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { queryAll, queryPage } from '../query.ts';
+import { isConditionFailure } from '../../errors.ts';
 import { applied, buildUpdate } from '../update.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK SCH#<id>: a schedule id of another account
@@ -40,6 +41,8 @@ export const Schedule = z.object({
   fires: z.number().default(0),
   skips: z.number().default(0),
   failures: z.number().default(0),
+  /** The last `seq` taken for the schedule's events (`takeEventSeq`, shared/db/entities/schedule-events.ts); absent before its first. */
+  eventSeq: z.number().int().optional(),
 });
 export type Schedule = z.infer<typeof Schedule>;
 
@@ -165,24 +168,58 @@ export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'schedu
   );
 }
 
-/** Count a skip or a failure on the schedule (atomic add; the schedule may be gone meanwhile). */
-export async function countOutcome(
-  s: Pick<Schedule, 'accountId' | 'scheduleId'>,
-  outcome: 'skips' | 'failures',
-  failure?: z.infer<typeof LastFailure>,
-): Promise<void> {
-  await applied(
-    db().send(
+/**
+ * The schedule's event counter (`eventSeq`): one atomic add, outside any transaction, gives the next
+ * `seq` of its events (shared/db/entities/schedule-events.ts). A fire takes one when it is about to
+ * write its outcome, and keeps it through its retries; outcomes at once never wait for each other on
+ * it (no transaction holds a condition on the counter). Unique and increasing; a number taken by a
+ * fire that then writes nothing (a duplicate, a crash) is skipped. Undefined: the schedule is gone.
+ */
+export async function takeEventSeq(s: Pick<Schedule, 'accountId' | 'scheduleId'>): Promise<number | undefined> {
+  try {
+    const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: scheduleKey(s.accountId, s.scheduleId),
-        UpdateExpression: `ADD #n :one${failure ? ' SET lastFailure = :f' : ''}`,
+        UpdateExpression: 'ADD eventSeq :one',
         ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#n': outcome },
-        ExpressionAttributeValues: { ':one': 1, ...(failure ? { ':f': failure } : {}) },
+        ExpressionAttributeValues: { ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
       }),
-    ),
-  );
+    );
+    return Number(Attributes?.eventSeq);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+/**
+ * Count a failed fire (`failures`, `lastFailure`): an atomic add. Without a `seq` taken yet, the same
+ * write takes the failure event's number (`eventSeq`, as `takeEventSeq`) and answers it; with one,
+ * that one is answered. Undefined: the schedule is gone (nothing counted).
+ */
+export async function countFailure(
+  s: Pick<Schedule, 'accountId' | 'scheduleId'>,
+  failure: z.infer<typeof LastFailure>,
+  seq: number | undefined,
+): Promise<number | undefined> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: scheduleKey(s.accountId, s.scheduleId),
+        UpdateExpression: `ADD failures :one${seq === undefined ? ', eventSeq :one' : ''} SET lastFailure = :f`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':one': 1, ':f': failure },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return seq ?? Number(Attributes?.eventSeq);
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
 }
 
 /**
