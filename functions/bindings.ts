@@ -21,7 +21,7 @@ export const WORKERS = {
    * (shared/domain/review-links.ts, on PUBLIC_BASE_URL) and records where each message went (to update it).
    */
   'worker/notify': {
-    grants: ['table:read', 'table:write', 'secrets:decrypt', 'email:send', 'links:sign'],
+    grants: ['table:read', 'table:log', 'queue:requeue', 'secrets:decrypt', 'email:send', 'links:sign'],
     settings: ['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL'],
   },
   /** The scheduled sweep also repairs schedule drift (timers without items and the reverse). */

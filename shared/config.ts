@@ -136,6 +136,13 @@ export type Grant =
   | 'links:sign'
   /** UpdateItem alone (the notifications worker's delivery log: each attempt is one update). */
   | 'table:update'
+  /**
+   * PutItem and UpdateItem on the notifications worker's own key families only (the delivery log and
+   * approval messages: NOTIFY_LOG_KEYS, an IAM `dynamodb:LeadingKeys` condition): no other item.
+   */
+  | 'table:log'
+  /** Put a notification back on the notifications queue (one message's next attempt), and no other queue. */
+  | 'queue:requeue'
   /** Create, update, delete and list EventBridge Scheduler schedules in the stack's group, passing only its scheduler role. */
   | 'schedules:manage';
 
@@ -154,6 +161,8 @@ export const GRANT_SETTINGS = {
   'email:send': [],
   'links:sign': [],
   'table:update': ['TABLE_NAME'],
+  'table:log': ['TABLE_NAME'],
+  'queue:requeue': ['NOTIFY_QUEUE_URL'],
   'schedules:manage': ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'SCHEDULE_TARGET_ARN', 'SCHEDULE_DLQ_ARN'],
 } as const satisfies Record<Grant, readonly Setting[]>;
 

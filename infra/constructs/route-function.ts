@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import { TABLE } from '../../shared/db/table.ts';
+import { NOTIFY_LOG_KEYS, TABLE } from '../../shared/db/table.ts';
 import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { BUNDLING } from './bundling.ts';
 
@@ -49,6 +49,7 @@ export const TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
   write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
   meter: ['dynamodb:UpdateItem'],
+  log: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
 } as const;
 
 /** `http/keys/revoke` → `HttpKeysRevoke`: a stable construct id per handler module (and per queue or bucket name). */
@@ -152,6 +153,19 @@ export class RouteFunction extends NodejsFunction {
         case 'table:meter':
         case 'table:update':
           allow(TABLE_ACTIONS.meter, [table.tableArn]);
+          break;
+        // Items whose partition key starts with one of the worker's own prefixes, and no other.
+        case 'table:log':
+          this.addToRolePolicy(
+            new iam.PolicyStatement({
+              actions: [...TABLE_ACTIONS.log],
+              resources: [table.tableArn],
+              conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': NOTIFY_LOG_KEYS.map((k) => `${k}*`) } },
+            }),
+          );
+          break;
+        case 'queue:requeue':
+          allow(['sqs:SendMessage'], [notifyQueue.queueArn]);
           break;
         case 'queue:send':
           // Whatever starts or moves runs also emits events, which go to the notifications queue.

@@ -20,6 +20,13 @@ export const TABLE = {
 } as const;
 
 /**
+ * The partition key families the notifications worker writes, and all it may write (its IAM policy's
+ * `dynamodb:LeadingKeys`): the delivery log (`DLV#<account>#<delivery>`) and the approval messages
+ * sent (`APMSG#<account>#<approval>`).
+ */
+export const NOTIFY_LOG_KEYS = ['DLV#', 'APMSG#'] as const;
+
+/**
  * The runs worker's time limit (Lambda timeout): twice the longest step (an http_request of 30 s),
  * so a step never starts without the time to finish (the worker hands a run that cannot fit to a
  * fresh invocation first). The queue's visibility timeout is six times it.

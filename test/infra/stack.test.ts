@@ -340,17 +340,23 @@ describe('FlowgateStack', () => {
     };
     const actionsOf = (handler: string) => roleStatements(handler).flatMap((s) => list(s.Action));
 
-    it('gives the notifications worker table reads, the writes of its approval-message records and delivery log and its own queue only: no send, no bucket', () => {
-      const actions = actionsOf('worker/notify');
-      expect(actions.filter((a) => a.startsWith('dynamodb:')).sort()).toEqual(
-        [...new Set([...TABLE_ACTIONS.read, ...TABLE_ACTIONS.write])].sort(),
+    it('gives the notifications worker table reads, writes to its own key families only (the delivery log, approval messages), and its own queue: no bucket', () => {
+      const statements = roleStatements('worker/notify');
+      const actions = statements.flatMap((s) => list(s.Action));
+      const writes = statements.filter((s) => list(s.Action).some((a) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(a)));
+      // One statement writes, Put and Update only, each conditioned on the partition key's prefix.
+      expect(writes).toHaveLength(1);
+      expect(list(writes[0]?.Action).sort()).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      expect(writes[0]?.Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['DLV#*', 'APMSG#*'] } });
+      expect(actions).not.toContain('dynamodb:DeleteItem');
+      expect(actions.filter((a) => a.startsWith('dynamodb:') && !writes[0]?.Action.includes(a)).sort()).toEqual(
+        [...TABLE_ACTIONS.read].sort(),
       );
+      // It puts a message's next attempt back on its own queue, and may send to no other.
       expect(actions).toContain('sqs:ChangeMessageVisibility');
-      expect(actions).not.toContain('sqs:SendMessage');
+      expect(actions).toContain('sqs:SendMessage');
       expect(actions.some((a) => a.startsWith('s3:'))).toBe(false);
-      const sqsResources = roleStatements('worker/notify')
-        .filter((s) => list(s.Action).some((a) => a.startsWith('sqs:')))
-        .flatMap((s) => list(s.Resource));
+      const sqsResources = statements.filter((s) => list(s.Action).some((a) => a.startsWith('sqs:'))).flatMap((s) => list(s.Resource));
       expect(JSON.stringify(sqsResources)).toMatch(/"Notifications[0-9A-F]{8}"/);
       expect(JSON.stringify(sqsResources)).not.toMatch(/"Runs|Dlq/);
       const [, notify] = ownFunctions(template).find(([, f]) => JSON.stringify(f.Properties.Role).includes('WorkerNotify'))!;
@@ -366,10 +372,17 @@ describe('FlowgateStack', () => {
       expect(actions).toContain('sqs:SendMessage');
     });
 
-    it('sends with sqs:SendMessage only', () => {
-      const sends = statements('AWS::IAM::Policy').filter((s) => list(s.Action).includes('sqs:SendMessage'));
+    it('sends with sqs:SendMessage only (no batch, no wildcard); a statement may also hold a consumer’s own actions on its queue', () => {
+      const sends = statements('AWS::IAM::Policy').filter((s) => list(s.Action).some((a) => /^sqs:(Send|\*)/.test(a)));
       expect(sends.length).toBeGreaterThan(0);
-      for (const s of sends) expect(list(s.Action)).toEqual(['sqs:SendMessage']);
+      const CONSUMER = [
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+      ];
+      for (const s of sends) expect(list(s.Action).filter((a) => !CONSUMER.includes(a))).toEqual(['sqs:SendMessage']);
     });
   });
 

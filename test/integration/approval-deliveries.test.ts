@@ -1,9 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
+import type { MiddlewareStack } from '@smithy/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as approvalDeliveries } from '../../functions/http/v1/approvals/deliveries.ts';
 import { handler as redeliverHandler } from '../../functions/http/deliveries/redeliver.ts';
 import { handler as approveHandler } from '../../functions/http/v1/approvals/approve.ts';
+import { db } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
+import { NOTIFY_LOG_KEYS } from '../../shared/db/table.ts';
 import { listApprovalMessages } from '../../shared/db/entities/approval-message.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createChannel } from '../../shared/domain/channels.ts';
@@ -231,5 +235,41 @@ describe('approval messages in the delivery log', () => {
       ['teams', 'DELIVERED', 1],
     ]);
     expect(await mails(approvalId)).toHaveLength(2);
+  });
+
+  it('the notifications worker writes only its own key families (what its IAM policy allows: NOTIFY_LOG_KEYS)', async () => {
+    const { a, approvalId, executionId } = await givenWaitingRun(`/teams/ok-${randomBytes(4).toString('hex')}`);
+    await settled(a, approvalId, 3);
+    const writes: string[] = [];
+    const recording = new AsyncLocalStorage<string[]>();
+    const stack = db().middlewareStack as MiddlewareStack<any, any>;
+    const name = `record-writes-${randomBytes(4).toString('hex')}`;
+    stack.add(
+      (next, context) => async (args) => {
+        const into = recording.getStore();
+        const input = args.input as any;
+        if (into && /Put|Update|Delete|TransactWrite|BatchWrite/.test(String(context.commandName)))
+          for (const item of input.TransactItems ?? [input])
+            for (const op of [item, item.Put, item.Update, item.Delete, item.ConditionCheck])
+              if (op?.Item?.PK ?? op?.Key?.PK) into.push(String(op.Item?.PK ?? op.Key.PK));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    const { processNotice } = await import('../../shared/notifications/notices.ts');
+    const base = { kind: 'approval', accountId: a.account.accountId, executionId, approvalId };
+    try {
+      await recording.run(writes, async () => {
+        expect(await processNotice({ ...base, action: 'remind', reminder: 1 }, newId('dl'))).toEqual([]);
+      });
+      await approve(a, approvalId);
+      await recording.run(writes, () => processNotice({ ...base, action: 'update' }, newId('dl')));
+    } finally {
+      stack.remove(name);
+    }
+    // The reminders' deliveries and their messages were written, and nothing else.
+    expect(writes.some((pk) => pk.startsWith('DLV#'))).toBe(true);
+    expect(writes.some((pk) => pk.startsWith('APMSG#'))).toBe(true);
+    expect(writes.filter((pk) => !NOTIFY_LOG_KEYS.some((k) => pk.startsWith(k)))).toEqual([]);
   });
 });

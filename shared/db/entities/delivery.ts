@@ -8,7 +8,9 @@ import { retentionTtl } from '../retention.ts';
 
 // The delivery log: one item per outgoing message (an event notification to a target, an approval
 // message to a person or channel), with every attempt. Written by the notifications worker only, never
-// on a run's path. Access patterns: get by account + id (PK ACC#<account>, SK DLV#<id>) · a run's
+// on a run's path. Access patterns: get by account + id (PK DLV#<account>#<id>, SK DELIVERY: a partition
+// per delivery, so no account's log is a hot key, and a key family of its own, which the worker's IAM
+// policy is limited to: DELIVERY_LOG_KEYS) · a run's
 // deliveries, oldest first (GSI1: ACC#<account>#EX#<execution>#DLV / DLV#<id>) · an approval's
 // (GSI2, only for deliveries of an approval: ACC#<account>#AP#<approval>#DLV / DLV#<id>). Ids sort by
 // time, so both listings are in order. The index keys never change after the first write, so an
@@ -52,7 +54,9 @@ export const Delivery = z.object({
 });
 export type Delivery = z.infer<typeof Delivery>;
 
-export const deliveryKey = (accountId: string, deliveryId: string) => ({ PK: `ACC#${accountId}`, SK: `DLV#${deliveryId}` });
+export const deliveryKey = (accountId: string, deliveryId: string) => ({ PK: `DLV#${accountId}#${deliveryId}`, SK: 'DELIVERY' });
+/** Where deliveries were kept before (under the account's partition): `npm run admin -- migrate` moves them (shared/db/migrations.ts). */
+export const legacyDeliveryKey = (accountId: string, deliveryId: string) => ({ PK: `ACC#${accountId}`, SK: `DLV#${deliveryId}` });
 const byExecution = (accountId: string, executionId: string) => `ACC#${accountId}#EX#${executionId}#DLV`;
 const byApproval = (accountId: string, approvalId: string) => `ACC#${accountId}#AP#${approvalId}#DLV`;
 
