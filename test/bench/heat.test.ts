@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useOwnQueues } from '../support/engine.ts';
 import { GATE, project, type Row } from './heat-model.ts';
 import { instrumentHeat } from './heat-record.ts';
-import { heatScenarios } from './heat.ts';
+import { heatReport, heatScenarios } from './heat.ts';
 import { type Measurements, measureHeat } from './heat-scenarios.ts';
 
 /**
@@ -67,6 +67,13 @@ const TODAY = {
 describe('the heat model on the emulators', () => {
   it('measures every work it projects: runs, reminders, fires, the drift repair and a sweep pass each touch DynamoDB', () => {
     for (const [work, measured] of Object.entries(m)) expect(measured.keys.length, work).toBeGreaterThan(0);
+  });
+
+  it('the report names the hottest keys of each scenario, those over a gate marked: (a) starts with the account partition', () => {
+    const report = heatReport(m);
+    expect(report.map((r) => r.hottest.length)).toEqual([5, 5, 5, 5]);
+    expect(report[0]?.hottest[0]).toMatch(/^table ACC#<account>: \d+ WCU\/s, \d+ RCU\/s \(over\)$/);
+    for (const r of report) expect(r.over.length).toBe(r.keys.filter((k) => k.gate).length + r.items.filter((k) => k.gate).length);
   });
 
   it.each(['a', 'b', 'c', 'd'] as const)('(%s): the keys and items over a gate today', (letter) => {

@@ -78,17 +78,21 @@ const view = (r: Row) => ({
   gate: r.hot ? `OVER ×${round(heat(r))}` : '',
 });
 
-/** Every scenario projected: key and item rows, hottest first, and the families over a gate. */
+const named = (r: Row) =>
+  `${r.index} ${r.key}${r.item ? ` / ${r.item}` : ''}: ${round(r.wcu)} WCU/s, ${round(r.rcu)} RCU/s${r.hot ? ' (over)' : ''}`;
+
+/** Every scenario projected: key and item rows, hottest first; the families over a gate, and the five hottest. */
 export function heatReport(m: Measurements) {
   return heatScenarios(m).map((s) => {
     const { keys, items } = project(s);
-    const hot = [...keys, ...items].filter((r) => r.hot).sort((x, y) => heat(y) - heat(x));
+    const all = [...keys, ...items].sort((x, y) => heat(y) - heat(x));
     return {
       scenario: s.name,
       works: s.parts.map((p) => ({ work: p.work, perSecond: round(p.perSecond) })),
       keys: keys.map(view),
       items: items.map(view),
-      hottest: hot.map((r) => `${r.index} ${r.key}${r.item ? ` / ${r.item}` : ''}: ${round(r.wcu)} WCU/s, ${round(r.rcu)} RCU/s`),
+      over: all.filter((r) => r.hot).map(named),
+      hottest: all.slice(0, 5).map(named),
     };
   });
 }
@@ -103,7 +107,8 @@ export async function heatPart() {
     console.log(`\n${s.scenario}`);
     console.table(s.keys.slice(0, 12));
     console.table(s.items.slice(0, 8));
-    console.log(s.hottest.length ? `over a gate: ${s.hottest.join('; ')}` : 'no key or item over a gate');
+    console.log(`over a gate: ${s.over.length ? s.over.join('; ') : 'none'}`);
+    console.log(`hottest: ${s.hottest.join('; ')}`);
   }
   // The units per unit of work as measured, so that every projected figure can be checked by hand.
   return { gate: GATE, scenarios: report, measured };
