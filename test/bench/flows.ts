@@ -75,3 +75,44 @@ export const jumpLoopFlow = (rounds: number) =>
       { id: 'again', type: 'switch', cases: [{ when: `{% $vars.i < ${rounds} %}`, next: 'inc' }], default: '$end' },
     ],
   });
+
+/**
+ * The heat model's scenario (b): ten steps with one of each waiting construct. Three `set`, an
+ * http_request to `base` (a local listener), two `set`, a manual approval with a deadline and hourly
+ * reminders, a `set`, a wait_for_callback whose request hands the listener its url and token, a `set`.
+ */
+export const tenStepFlow = (base: string) =>
+  WorkflowDefinition.parse({
+    variables: { n: { type: 'number', default: 0 } },
+    steps: [
+      ...[0, 1, 2].map((i) => ({ id: `s${i}`, type: 'set', values: { [`v${i}`]: `{% $vars.n + ${i} %}` } })),
+      { id: 'call', type: 'http_request', url: `{% '${base}/ok/' & $execution.id %}`, timeoutMs: 2000 },
+      ...[3, 4].map((i) => ({ id: `s${i}`, type: 'set', values: { [`v${i}`]: `{% $vars.n + ${i} %}` } })),
+      {
+        id: 'approve',
+        type: 'manual_approval',
+        title: 'Bench',
+        reviewers: ['role:admin'],
+        timeoutSeconds: 86_400,
+        remind: { everySeconds: 3600, max: 3 },
+      },
+      { id: 's5', type: 'set', values: { v5: '{% $vars.n + 5 %}' } },
+      {
+        id: 'wait',
+        type: 'wait_for_callback',
+        timeoutSeconds: 600,
+        request: {
+          method: 'POST',
+          url: `{% '${base}/capture/' & $execution.id %}`,
+          body: "{% { 'url': $callback.url, 'token': $callback.token } %}",
+        },
+      },
+      { id: 's6', type: 'set', values: { v6: '{% $vars.n + 6 %}' } },
+    ],
+  });
+
+/** One manual approval reminding its reviewers every minute (the heat model's reminders). */
+export const remindedApprovalFlow = () =>
+  WorkflowDefinition.parse({
+    steps: [{ id: 'approve', type: 'manual_approval', title: 'Bench', reviewers: ['role:admin'], remind: { everySeconds: 60, max: 5 } }],
+  });

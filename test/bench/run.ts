@@ -26,7 +26,7 @@ const { values: flags, positionals: only } = parseArgs({
     'peer-target': { type: 'string', default: 'bench-auth' },
   },
 });
-const PARTS = ['load', 'round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'bundles', 'cold-start', 'cpu'];
+const PARTS = ['load', 'round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'bundles', 'cold-start', 'cpu'];
 const unknown = only.filter((p) => !PARTS.includes(p));
 if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
 const wanted = (part: string) => only.length === 0 || only.includes(part);
@@ -56,7 +56,7 @@ if (wanted('load')) {
   );
 }
 
-const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess'];
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat'];
 const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
 if (emulators) {
   try {
@@ -71,6 +71,13 @@ if (emulators) {
     await instrumentClients();
     await useOwnQueues();
     const data = await givenBenchData();
+    if (wanted('heat')) {
+      // A table of its own (the sweeps read every item of their kind), then the previous one again.
+      const { instrumentHeat } = await import('./heat-record.ts');
+      const { heatPart } = await import('./heat.ts');
+      instrumentHeat();
+      results.heat = await heatPart();
+    }
     if (wanted('round-trips')) {
       const rows = await measureRoundTrips(data);
       console.log('\nRound trips per request (budget, trigger: cold ≤ 4 calls / ≤ 3 steps, warm ≤ 2)');

@@ -39,23 +39,41 @@ type Item = Record<string, unknown> | undefined;
 const indexEntry = (item: Item, ix: (typeof TABLE.indexes)[number]) =>
   item?.[ix.partitionKey] !== undefined && item[ix.sortKey] !== undefined
     ? {
-        key: `${item[ix.partitionKey]}\u0000${item[ix.sortKey]}`,
+        pk: String(item[ix.partitionKey]),
+        sk: String(item[ix.sortKey]),
         bytes: itemBytes({ PK: item.PK, SK: item.SK, [ix.partitionKey]: item[ix.partitionKey], [ix.sortKey]: item[ix.sortKey] }) + 100,
       }
     : undefined;
 
-/** The units one item's write costs, from the item before and after it (undefined: absent). */
-export function writeUnits(before: Item, after: Item, transactional: boolean): number {
+/** One write's units on one place: the table's item, or an index's entry (named by its own keys). */
+export type WritePart = { index: 'table' | (typeof TABLE.indexes)[number]['name']; pk: string; sk: string; units: number };
+
+/**
+ * Where one item's write lands and what each part costs, from the item before and after it (undefined:
+ * absent; `key` names an item absent both times, a refused write).
+ */
+export function writeParts(before: Item, after: Item, transactional: boolean, key?: Key): WritePart[] {
   const factor = transactional ? 2 : 1;
-  let total = units(Math.max(before ? itemBytes(before) : 0, after ? itemBytes(after) : 0)) * factor;
+  const item = key ?? after ?? before;
+  const parts: WritePart[] = [
+    {
+      index: 'table',
+      pk: String(item?.PK),
+      sk: String(item?.SK),
+      units: units(Math.max(before ? itemBytes(before) : 0, after ? itemBytes(after) : 0)) * factor,
+    },
+  ];
   for (const ix of TABLE.indexes) {
     const [old, now] = [indexEntry(before, ix), indexEntry(after, ix)];
-    if (old?.key === now?.key) continue; // keys-only: unchanged keys, no index write
-    if (old) total += units(old.bytes) * factor;
-    if (now) total += units(now.bytes) * factor;
+    if (old?.pk === now?.pk && old?.sk === now?.sk) continue; // keys-only: unchanged keys, no index write
+    for (const e of [old, now]) if (e) parts.push({ index: ix.name, pk: e.pk, sk: e.sk, units: units(e.bytes) * factor });
   }
-  return total;
+  return parts;
 }
+
+/** The units one item's write costs, table and indexes (undefined: absent). */
+export const writeUnits = (before: Item, after: Item, transactional: boolean): number =>
+  writeParts(before, after, transactional).reduce((n, p) => n + p.units, 0);
 
 type Key = { PK: unknown; SK: unknown };
 type Input = Record<string, any>;

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { difference, family, GATE, heat, perUnit, placeholders, project, valuesOf } from './heat-model.ts';
+import type { Access } from './heat-record.ts';
+import { heatScenarios, REMINDER_EVERY_SECONDS, SWEEP_EVERY_SECONDS } from './heat.ts';
+import type { Measurements } from './heat-scenarios.ts';
+import { type Reread, queryPartition, readParts, readUnits } from './read-units.ts';
+import { writeParts } from './write-units.ts';
+
+/**
+ * The heat model's arithmetic (docs/performance.md "Heat: per-key throughput at scale"), without the
+ * emulators: sizing rules, key families, units per unit of work, projection and gates.
+ */
+
+const ulid = (c: string) => `01j${c.repeat(23)}`;
+const [acc, run, ap, sch, key] = [`acc_${ulid('a')}`, `ex_${ulid('b')}`, `ap_${ulid('c')}`, `sch_${ulid('d')}`, ulid('e')];
+
+describe('key families', () => {
+  it.each([
+    [`ACC#${acc}`, 'ACC#<account>'],
+    [`ACC#${acc}#EX#${run}`, 'ACC#<account>#EX#<run>'],
+    [`SCH#${sch}`, 'SCH#<schedule>'],
+    [`IDEM#SCH#${sch}#1712345678000`, 'IDEM#SCH#<schedule>#<time>'],
+    [`KEY#${key}`, 'KEY#<key>'],
+    [`001712345678901#${acc}#${ap}`, '<time>#<account>#<approval>'],
+    [`L#001712345678901#${run}`, 'L#<time>#<run>'],
+    ['RUN#ACTIVE#webhook#3', 'RUN#ACTIVE#webhook#<shard>'],
+    ['APPROVAL#NUDGE', 'APPROVAL#NUDGE'],
+    ['ACCOUNT', 'ACCOUNT'],
+  ])('%s is in the family %s', (value, f) => {
+    expect(family(value)).toBe(f);
+  });
+
+  it('an id is replaced whole: a schedule id is not read as a channel id inside it', () => {
+    expect(placeholders(family(`ACC#${acc}#WFSCH#wf_${ulid('f')}`))).toEqual(['account', 'workflow']);
+    expect(family(`SCH#${sch}`)).not.toContain('<channel>');
+  });
+});
+
+describe('sizing rules', () => {
+  it('reads: one unit per 4 KB rounded up, at least one; eventually consistent half; transactional double', () => {
+    expect(readUnits(0, { consistent: true })).toBe(1);
+    expect(readUnits(4096, { consistent: true })).toBe(1);
+    expect(readUnits(4097, { consistent: true })).toBe(2);
+    expect(readUnits(4097, { consistent: false })).toBe(1);
+    expect(readUnits(100, { consistent: false })).toBe(0.5);
+    expect(readUnits(4097, { consistent: true, transactional: true })).toBe(4);
+  });
+
+  it('writes: an index entry that moves is a delete on its old partition and a put on its new one; unchanged keys cost the index nothing', () => {
+    const before = { PK: 'P', SK: 'S', GSI2PK: 'RUN#ACTIVE#webhook#1', GSI2SK: 'W#x', n: 1 };
+    const moved = { ...before, GSI2SK: 'L#1#x', n: 2 };
+    expect(writeParts(before, moved, false).map((p) => [p.index, p.pk, p.sk, p.units])).toEqual([
+      ['table', 'P', 'S', 1],
+      ['GSI2', 'RUN#ACTIVE#webhook#1', 'W#x', 1],
+      ['GSI2', 'RUN#ACTIVE#webhook#1', 'L#1#x', 1],
+    ]);
+    expect(writeParts(moved, { ...moved, n: 3 }, true).map((p) => [p.index, p.units])).toEqual([['table', 2]]);
+    expect(writeParts(undefined, undefined, false, { PK: 'P', SK: 'S' })).toEqual([{ index: 'table', pk: 'P', sk: 'S', units: 1 }]);
+  });
+
+  it("a query names its partition by the key condition's = term (through attribute names) and costs its items' bytes once", async () => {
+    const input = {
+      IndexName: 'GSI2',
+      KeyConditionExpression: '#pk = :pk AND GSI2SK < :now',
+      ExpressionAttributeNames: { '#pk': 'GSI2PK' },
+      ExpressionAttributeValues: { ':pk': 'APPROVAL#EXPIRY', ':now': '1' },
+    };
+    expect(queryPartition(input)).toBe('APPROVAL#EXPIRY');
+    const reread: Reread = { item: async () => undefined, query: async () => [] };
+    const items = Array.from({ length: 100 }, (_, i) => ({ PK: `ACC#${i}`, SK: 'x'.repeat(80) }));
+    const [part] = await readParts('Query', input, { Items: items }, reread);
+    // About 8.6 KB of index entries: 3 units of 4 KB, eventually consistent (an index).
+    expect(part).toEqual({ index: 'GSI2', pk: 'APPROVAL#EXPIRY', units: 1.5 });
+  });
+
+  it('a projected get is priced by the whole item, read again; keys a BatchGet left unprocessed cost nothing yet', async () => {
+    const big = { PK: 'A', SK: 'B', blob: 'x'.repeat(5000) };
+    const reread: Reread = { item: async () => big, query: async () => [] };
+    const got = await readParts(
+      'GetItem',
+      { Key: { PK: 'A', SK: 'B' }, ProjectionExpression: 'PK', ConsistentRead: true },
+      { Item: { PK: 'A' } },
+      reread,
+    );
+    expect(got).toEqual([{ index: 'table', pk: 'A', sk: 'B', units: 2 }]);
+    const batch = await readParts(
+      'BatchGetItem',
+      {
+        RequestItems: {
+          t: {
+            Keys: [
+              { PK: 'A', SK: 'B' },
+              { PK: 'C', SK: 'D' },
+            ],
+          },
+        },
+      },
+      { Responses: { t: [big] }, UnprocessedKeys: { t: { Keys: [{ PK: 'C', SK: 'D' }] } } },
+      reread,
+    );
+    expect(batch).toEqual([{ index: 'table', pk: 'A', sk: 'B', units: 1 }]);
+  });
+});
+
+describe('projection and gates', () => {
+  const w = (pk: string, sk: string | undefined, units: number): Access => ({
+    op: 'write',
+    command: 'PutItem',
+    index: 'table',
+    pk,
+    sk,
+    units,
+  });
+  /** Ten units of work: each writes one unit on a deployment-wide item and 3 on its own run's item, reads the account's partition. */
+  const accesses: Access[] = [];
+  for (let i = 0; i < 10; i++) {
+    const r = `ex_${ulid(String.fromCharCode(104 + i))}`;
+    accesses.push(w('HOT#ALL', 'ITEM', 1), w(`ACC#${acc}#EX#${r}`, 'EV#x', 3));
+    accesses.push({ op: 'read', command: 'Query', index: 'table', pk: `ACC#${acc}`, units: 0.5 });
+  }
+  const measured = perUnit(accesses, 10);
+  const row = (rows: ReturnType<typeof project>['keys'], key: string) => rows.find((r) => r.key === key);
+
+  it('units per unit of work: summed per family, divided by the units measured; a query counts for its key only', () => {
+    expect(measured.keys.map((k) => [k.key, k.wcu, k.rcu])).toEqual([
+      ['HOT#ALL', 1, 0],
+      ['ACC#<account>#EX#<run>', 3, 0],
+      ['ACC#<account>', 0, 0.5],
+    ]);
+    expect(measured.items.map((k) => k.item)).toEqual(['ITEM', 'EV#x']);
+  });
+
+  it('a planted deployment-wide key is hot at 1,000 units of work a second; a per-run key spreads and is not', () => {
+    const { keys, items } = project({
+      name: 't',
+      parts: [{ work: 'w', perSecond: 1000, ...measured }],
+      counts: { account: 1, run: 1000 },
+    });
+    expect(row(keys, 'HOT#ALL')).toMatchObject({ values: 1, wcu: 1000, hot: true });
+    expect(row(keys, 'ACC#<account>#EX#<run>')).toMatchObject({ values: 1000, wcu: 3, totalWcu: 3000, hot: false });
+    expect(row(keys, 'ACC#<account>')).toMatchObject({ values: 1, rcu: 500, hot: false });
+    expect(items[0]).toMatchObject({ key: 'HOT#ALL', item: 'ITEM', hot: true });
+    expect(keys[0]?.key).toBe('HOT#ALL');
+    expect(heat(keys[0] as never)).toBe(2);
+  });
+
+  it("an account's key is shared by its account's work only: 1,000 accounts at 2 units of work a second each stay under", () => {
+    const { keys } = project({ name: 't', parts: [{ work: 'w', perSecond: 2000, ...measured }], counts: { account: 1000, run: 2000 } });
+    expect(row(keys, 'ACC#<account>')).toMatchObject({ values: 1000, rcu: 1, hot: false });
+    expect(row(keys, 'HOT#ALL')).toMatchObject({ values: 1, wcu: 2000, hot: true });
+  });
+
+  it('values: the largest count of the placeholders a family holds; a placeholder without a count is an error', () => {
+    expect(valuesOf('ACC#<account>#EX#<run>', { account: 10, run: 500 })).toBe(500);
+    expect(valuesOf('SCHEDULES', {})).toBe(1);
+    expect(() => valuesOf('CH#<channel>', { account: 1 })).toThrow(/<channel>/);
+  });
+
+  it('the gates are half of DynamoDB per-partition limits, and a difference drops what both measurements hold', () => {
+    expect(GATE).toEqual({ wcu: 500, rcu: 1500 });
+    const with_ = perUnit([...accesses, w('ONLY#WITH', 'X', 4)], 1).keys;
+    expect(difference(with_, perUnit(accesses, 1).keys)).toEqual([{ index: 'table', key: 'ONLY#WITH', wcu: 4, rcu: 0 }]);
+  });
+});
+
+describe("the issue's targets", () => {
+  const none = { keys: [], items: [] };
+  const m: Measurements = { oneStep: none, tenStep: none, manyAccounts: none, reminder: none, fire: none, drift: none, pass: none };
+  const [a, b, c, d] = heatScenarios(m);
+
+  it('(a) and (b): one account at 1,000 runs/s; (c): 1,000 accounts at 10 runs/s each', () => {
+    for (const s of [a, b]) expect([s?.parts[0]?.perSecond, s?.counts.account, s?.counts.run]).toEqual([1000, 1, 1000]);
+    expect([c?.parts[0]?.perSecond, c?.counts.account, c?.counts.run]).toEqual([10_000, 1000, 10_000]);
+  });
+
+  it('(d): 1,000,000 approvals reminded each hour, 100,000 schedules a minute (fired, and read by the drift repair), a sweep a minute', () => {
+    expect(d?.parts.map((p) => [p.work, p.perSecond])).toEqual([
+      ['reminder', 1_000_000 / REMINDER_EVERY_SECONDS],
+      ['schedule fire and its one-step run', 100_000 / 60],
+      ['drift repair, per schedule per pass', 100_000 / 60],
+      ['sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS],
+    ]);
+    expect([d?.counts.approval, d?.counts.schedule, d?.counts.account]).toEqual([1_000_000, 100_000, 1000]);
+  });
+});

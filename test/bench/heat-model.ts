@@ -1,0 +1,152 @@
+import type { Access } from './heat-record.ts';
+
+/**
+ * The heat model's arithmetic (docs/performance.md "Heat: per-key throughput at scale"), apart from
+ * any measurement so that it can be checked by hand:
+ *
+ * 1. Families. Each key value is normalized by replacing its ids with placeholders that say what the
+ *    id is (`ACC#acc_01j…` → `ACC#<account>`, `ACC#acc_…#EX#ex_…` → `ACC#<account>#EX#<run>`), and
+ *    times and shard numbers likewise. A key family is (table or index, partition key family); an
+ *    item family adds the sort key's family.
+ * 2. Per unit of work. The accesses recorded while the bench did `units` units of a work (runs,
+ *    reminders, fires, sweep passes) are summed per family and divided by `units`.
+ * 3. Projection. At a scenario's target each work has a rate (units of work a second); a family's
+ *    total is Σ rate × units per unit of work. That total is shared by the family's distinct values:
+ *    `values` = the largest count, in the scenario, of the placeholders it holds (ids nest: a run's key
+ *    holds its account too, and takes as many values as there are runs), 1 for a family without any
+ *    (`APPROVAL#NUDGE`). Ids that are new with each unit of work (a run, an event) count their rate:
+ *    the units of one run are taken as landing within one second. The load is taken as even over the
+ *    values (each account the same share): per value = total / values.
+ * 4. Gates. Half of DynamoDB's per-partition and per-item limits (1,000 write units and 3,000 read
+ *    units a second), leaving room for bursts: a family over either is reported hot.
+ */
+export const GATE = { wcu: 500, rcu: 1500 } as const;
+
+/** An id of the service: its type prefix and a lower-case ULID, not inside a longer word. */
+const id = (prefix: string) => new RegExp(`(?<![0-9a-z_])${prefix}_[0-9a-z]{26}(?![0-9a-z])`, 'g');
+/** Placeholders, in the order they are replaced (prefixed ids first, then bare ids, then numbers). */
+const RULES: [RegExp, string][] = [
+  ...(
+    [
+      ['acc', 'account'],
+      ['usr', 'user'],
+      ['wf', 'workflow'],
+      ['wh', 'webhook'],
+      ['ex', 'run'],
+      ['ap', 'approval'],
+      ['ar', 'artifact'],
+      ['ch', 'channel'],
+      ['dl', 'delivery'],
+      ['cb', 'callback'],
+      ['sch', 'schedule'],
+      ['ev', 'event'],
+      ['au', 'audit'],
+    ] as const
+  ).map(([prefix, name]): [RegExp, string] => [id(prefix), `<${name}>`]),
+  // Key and session ids are bare ULIDs (they sit inside tokens).
+  [/(KEY#(?:<user>#)?)[0-9a-z]{26}(?![0-9a-z])/g, '$1<key>'],
+  [/(SESSION#)[0-9a-z]{26}(?![0-9a-z])/g, '$1<session>'],
+  [/(?<![0-9a-z])[0-9a-z]{26}(?![0-9a-z])/g, '<id>'],
+  [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
+  // Times: epoch seconds or milliseconds, zero-padded in sort keys.
+  [/(?<![0-9a-z])\d{10,20}(?![0-9a-z])/g, '<time>'],
+];
+
+/** A key value's family: its ids, times and shard numbers replaced by placeholders. */
+export const family = (value: string) => RULES.reduce((s, [re, to]) => s.replace(re, to), value);
+
+/** The placeholders a family holds, without their brackets (`ACC#<account>#EX#<run>` → account, run). */
+export const placeholders = (f: string) => [...f.matchAll(/<([a-z]+)>/g)].map((m) => m[1] as string);
+
+/** Units a unit of work puts on one family: `sk` absent for a key (partition) family. */
+export type Load = { index: string; key: string; item?: string; wcu: number; rcu: number };
+
+const add = (into: Map<string, Load>, id: string, base: Omit<Load, 'wcu' | 'rcu'>, a: Pick<Access, 'op' | 'units'>) => {
+  const l = into.get(id) ?? { ...base, wcu: 0, rcu: 0 };
+  if (a.op === 'write') l.wcu += a.units;
+  else l.rcu += a.units;
+  into.set(id, l);
+};
+
+/**
+ * Units per unit of work, per key family and per item family (a query reads a partition's range: it
+ * counts for its key family only).
+ */
+export function perUnit(accesses: readonly Access[], units: number): { keys: Load[]; items: Load[] } {
+  if (!(units > 0)) throw new Error(`units of work must be positive (got ${units})`);
+  const keys = new Map<string, Load>();
+  const items = new Map<string, Load>();
+  for (const a of accesses) {
+    const key = family(a.pk);
+    add(keys, `${a.index}\u0000${key}`, { index: a.index, key }, a);
+    if (a.sk === undefined) continue;
+    const item = family(a.sk);
+    add(items, `${a.index}\u0000${key}\u0000${item}`, { index: a.index, key, item }, a);
+  }
+  const per = (l: Load) => ({ ...l, wcu: l.wcu / units, rcu: l.rcu / units });
+  return { keys: [...keys.values()].map(per), items: [...items.values()].map(per) };
+}
+
+/** `a - b` per family (a measurement with the work, less one without it), dropping families left at zero. */
+export function difference(a: readonly Load[], b: readonly Load[]): Load[] {
+  const id = (l: Load) => `${l.index}\u0000${l.key}\u0000${l.item ?? ''}`;
+  const out = new Map(a.map((l) => [id(l), { ...l }]));
+  for (const l of b) {
+    const d = out.get(id(l)) ?? { ...l, wcu: 0, rcu: 0 };
+    d.wcu -= l.wcu;
+    d.rcu -= l.rcu;
+    out.set(id(l), d);
+  }
+  const tiny = (x: number) => Math.abs(x) < 1e-9;
+  return [...out.values()]
+    .filter((l) => !tiny(l.wcu) || !tiny(l.rcu))
+    .map((l) => ({ ...l, wcu: tiny(l.wcu) ? 0 : l.wcu, rcu: tiny(l.rcu) ? 0 : l.rcu }));
+}
+
+/** A measured work at its target: units per unit of work (`perUnit`) and units of work a second. */
+export type Part = { work: string; perSecond: number; keys: Load[]; items: Load[] };
+/** A scenario: its works and how many distinct values each placeholder takes at the target. */
+export type Scenario = { name: string; parts: Part[]; counts: Record<string, number> };
+/** A projected family: units a second on each of its `values`, and whether that is over a gate. */
+export type Row = Load & { values: number; totalWcu: number; totalRcu: number; hot: boolean };
+
+/** How many distinct values a family takes (step 3 above); a placeholder without a count is an error. */
+export function valuesOf(f: string, counts: Record<string, number>): number {
+  let n = 1;
+  for (const p of placeholders(f)) {
+    const c = counts[p];
+    if (c === undefined) throw new Error(`no count of <${p}> (in ${f}) for this scenario`);
+    n = Math.max(n, c);
+  }
+  return n;
+}
+
+function projectLoads(parts: readonly Part[], pick: (p: Part) => Load[], counts: Record<string, number>): Row[] {
+  const totals = new Map<string, Load>();
+  for (const part of parts)
+    for (const l of pick(part)) {
+      const id = `${l.index}\u0000${l.key}\u0000${l.item ?? ''}`;
+      const t = totals.get(id) ?? { ...l, wcu: 0, rcu: 0 };
+      t.wcu += l.wcu * part.perSecond;
+      t.rcu += l.rcu * part.perSecond;
+      totals.set(id, t);
+    }
+  return [...totals.values()]
+    .map((t) => {
+      const values = valuesOf(`${t.key}${t.item ?? ''}`, counts);
+      const [wcu, rcu] = [t.wcu / values, t.rcu / values];
+      return { ...t, wcu, rcu, values, totalWcu: t.wcu, totalRcu: t.rcu, hot: wcu > GATE.wcu || rcu > GATE.rcu };
+    })
+    .sort((x, y) => heat(y) - heat(x));
+}
+
+/** How far a row is toward its nearer gate (1: at a gate). */
+export const heat = (r: Pick<Load, 'wcu' | 'rcu'>) => Math.max(r.wcu / GATE.wcu, r.rcu / GATE.rcu);
+
+/** A scenario projected: every key family and every item family, hottest first. */
+export function project(s: Scenario): { keys: Row[]; items: Row[] } {
+  return {
+    keys: projectLoads(s.parts, (p) => p.keys, s.counts),
+    items: projectLoads(s.parts, (p) => p.items, s.counts),
+  };
+}

@@ -1,0 +1,134 @@
+// How the heat model's scenarios drive the service in-process on the emulators: triggers through the
+// webhook route's handler, the runs worker's handler on its queue's messages in batches of up to 10 (the
+// batch size on AWS), approvals and callbacks through their routes. Reads that only check progress are
+// made outside the recording (`unrecorded`).
+import { createServer } from 'node:http';
+import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
+import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
+import { handler as runsWorker } from '../../functions/worker/execute.ts';
+import { getExecution } from '../../shared/db/entities/execution.ts';
+import { keyRead, readThrough, userRead, webhookRead } from '../../shared/domain/records.ts';
+import { currentWorkflow, forgetWorkflow } from '../../shared/engine/versions.ts';
+import { takeRunMessages } from '../support/engine.ts';
+import { apiEvent, bearer, invoke } from '../support/http.ts';
+import { unrecorded } from './heat-record.ts';
+import { clearCaches, triggerRequest } from './scenarios.ts';
+
+/** A webhook bound to a key, on a workflow (what `hookFor` in scenarios.ts makes). */
+export type Hook = {
+  key: { id: string; token: string };
+  workflow: { workflowId: string };
+  webhook: { webhookId: string; accountId: string };
+};
+/** Who decides approvals: an admin's key. */
+export type Admin = { accountId: string; userId: string; keyId: string; token: string };
+
+/** A warm instance: the records and workflows read afresh into their caches (5 s), as on a busy service. */
+export async function warm(hooks: readonly Hook[], admins: readonly Admin[] = []) {
+  clearCaches();
+  for (const h of hooks) {
+    forgetWorkflow(h.webhook.accountId, h.workflow.workflowId);
+    await readThrough([webhookRead(h.webhook.webhookId), keyRead(h.key.id)]);
+    await currentWorkflow(h.webhook.accountId, h.workflow.workflowId);
+  }
+  for (const a of admins) await readThrough([keyRead(a.keyId), userRead(a.accountId, a.userId)]);
+}
+
+/** `runs` triggers, round-robin over `hooks`: the runs' ids. */
+export async function trigger(hooks: readonly Hook[], runs: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < runs; i++) {
+    const h = hooks[i % hooks.length] as Hook;
+    const res = await triggerRequest(h.webhook.webhookId, h.key.token);
+    if (res.status !== 200) throw new Error(`trigger answered ${res.status}`);
+    ids.push(res.json.executionId as string);
+  }
+  return ids;
+}
+
+/** The runs' statuses, read outside the recording. */
+export const statuses = (accountOf: (id: string) => string, ids: readonly string[]) =>
+  unrecorded(() => Promise.all(ids.map(async (id) => (await getExecution(accountOf(id), id))?.status ?? 'missing')));
+
+/**
+ * The runs worker's handler on the runs' messages, a batch of up to 10 at a time, until every run is in
+ * one of `until` (checked outside the recording). Messages of other runs are dropped.
+ */
+export async function work(accountOf: (id: string) => string, ids: readonly string[], until: readonly string[]) {
+  const wanted = new Set(ids);
+  for (let round = 0; round < 200; round++) {
+    const now = await statuses(accountOf, ids);
+    if (now.every((s) => until.includes(s))) return;
+    const batch = (await takeRunMessages()).filter((m) => wanted.has(m.executionId));
+    if (batch.length === 0) continue;
+    await runsWorker(
+      {
+        Records: batch.map((m, i) => ({
+          messageId: `h-${round}-${i}`,
+          body: JSON.stringify(m),
+          attributes: { ApproximateReceiveCount: '1' },
+        })),
+      } as never,
+      { getRemainingTimeInMillis: () => 60_000 } as never,
+    );
+  }
+  throw new Error(`runs not ${until.join('/')}: ${(await statuses(accountOf, ids)).join(',')}`);
+}
+
+/** Approve through the approvals route (`POST /api/webhook-trigger/approval`) with an admin's key. */
+export async function approve(admin: Admin, approvalId: string) {
+  const res = await invoke(
+    decideHandler as never,
+    apiEvent({
+      method: 'POST',
+      path: '/api/webhook-trigger/approval',
+      headers: bearer(admin.token),
+      body: { approvalId, decision: 'approve' },
+    }),
+  );
+  if (res.status !== 200) throw new Error(`approval answered ${res.status}`);
+}
+
+/** Report a callback's success through its route (`POST /api/v1/callbacks/{id}`), with the token its request carried. */
+export async function report(callback: { url: string; token: string }) {
+  const callbackId = new URL(callback.url).pathname.split('/').at(-1) as string;
+  const res = await invoke(
+    reportHandler as never,
+    apiEvent({
+      method: 'POST',
+      path: `/api/v1/callbacks/${callbackId}`,
+      params: { callbackId },
+      headers: bearer(callback.token),
+      body: { status: 'success', output: { ok: true } },
+    }),
+  );
+  if (res.status !== 200) throw new Error(`callback report answered ${res.status}`);
+}
+
+/**
+ * A listener on 127.0.0.1 for the runs' requests: `/ok/<run>` answers 200 at once, `/capture/<run>`
+ * keeps the callback url and token the request carries.
+ */
+export async function listen() {
+  const callbacks = new Map<string, { url: string; token: string }>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += String(c);
+    });
+    req.on('end', () => {
+      const [, kind, id = ''] = (req.url ?? '').split('/');
+      if (kind === 'capture') callbacks.set(id, JSON.parse(body));
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    base: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    callbacks,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+// `npm run bench -- heat`: the heat model (docs/performance.md "Heat: per-key throughput at scale"):
+// what the measured works put on each key and item, projected to the issue's four targets.
+import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
+import { GATE, heat, type Part, project, type Row, type Scenario } from './heat-model.ts';
+import type { Measurements, PerUnit } from './heat-scenarios.ts';
+
+/** Reminders in (d): each pending approval reminds its reviewers once an hour. */
+export const REMINDER_EVERY_SECONDS = 3600;
+/** The sweep runs once a minute (EventBridge; infra/constructs). */
+export const SWEEP_EVERY_SECONDS = 60;
+
+const part = (work: string, perSecond: number, m: PerUnit): Part => ({ work, perSecond, ...m });
+
+/**
+ * Distinct values of each id at a target: `accounts` accounts with one admin, one webhook, one key and
+ * one workflow each; ids new with each unit of work (runs, events, approvals, callbacks, audit records)
+ * at `perSecond`, the units of work a second (a run's units taken as landing within one second);
+ * times as one value (a window, a due time: conservative), the active index's shards as they are.
+ */
+const counts = (accounts: number, perSecond: number, more: Record<string, number> = {}) => ({
+  account: accounts,
+  user: accounts,
+  webhook: accounts,
+  key: accounts,
+  workflow: accounts,
+  run: perSecond,
+  event: perSecond,
+  approval: perSecond,
+  callback: perSecond,
+  audit: perSecond,
+  delivery: perSecond,
+  time: 1,
+  shard: ACTIVE_SHARDS,
+  ...more,
+});
+
+/** The issue's four targets (issue 32, item 1), each from the measured works. */
+export function heatScenarios(m: Measurements): Scenario[] {
+  const fires = 100_000 / SWEEP_EVERY_SECONDS;
+  return [
+    {
+      name: '(a) one account, 1,000 runs/s of the one-step webhook run',
+      parts: [part('one-step webhook run', 1000, m.oneStep)],
+      counts: counts(1, 1000),
+    },
+    {
+      name: '(b) one account, 1,000 runs/s of a 10-step run with an http_request, an approval and a callback',
+      parts: [part('ten-step run: http_request, approval (deadline, reminders), callback', 1000, m.tenStep)],
+      counts: counts(1, 1000),
+    },
+    {
+      name: '(c) 1,000 accounts at 10 runs/s each',
+      parts: [part('one-step webhook run, batches of several accounts', 10_000, m.manyAccounts)],
+      counts: counts(1000, 10_000),
+    },
+    {
+      name: '(d) 1,000,000 pending approvals reminded hourly, 100,000 schedules firing each minute',
+      parts: [
+        part('reminder', 1_000_000 / REMINDER_EVERY_SECONDS, m.reminder),
+        part('schedule fire and its one-step run', fires, m.fire),
+        part('drift repair, per schedule per pass', fires, m.drift),
+        part('sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS, m.pass),
+      ],
+      // 1,000 accounts; each schedule on a workflow of its own; the approvals all distinct.
+      counts: counts(1000, fires, { workflow: 100_000, schedule: 100_000, approval: 1_000_000 }),
+    },
+  ];
+}
+
+const round = (x: number) => (x >= 10 ? Math.round(x) : Math.round(x * 100) / 100);
+const view = (r: Row) => ({
+  index: r.index,
+  key: r.key,
+  ...(r.item !== undefined ? { item: r.item } : {}),
+  values: round(r.values),
+  'WCU/s': round(r.wcu),
+  'RCU/s': round(r.rcu),
+  gate: r.hot ? `OVER ×${round(heat(r))}` : '',
+});
+
+const named = (r: Row) =>
+  `${r.index} ${r.key}${r.item ? ` / ${r.item}` : ''}: ${round(r.wcu)} WCU/s, ${round(r.rcu)} RCU/s${r.hot ? ' (over)' : ''}`;
+
+/** Every scenario projected: key and item rows, hottest first; the families over a gate, and the five hottest. */
+export function heatReport(m: Measurements) {
+  return heatScenarios(m).map((s) => {
+    const { keys, items } = project(s);
+    const all = [...keys, ...items].sort((x, y) => heat(y) - heat(x));
+    return {
+      scenario: s.name,
+      works: s.parts.map((p) => ({ work: p.work, perSecond: round(p.perSecond) })),
+      keys: keys.map(view),
+      items: items.map(view),
+      over: all.filter((r) => r.hot).map(named),
+      hottest: all.slice(0, 5).map(named),
+    };
+  });
+}
+
+/** The part: measured on the emulators (`measureHeat`), printed, and returned for bench.json. */
+export async function heatPart() {
+  const { measureHeat } = await import('./heat-scenarios.ts');
+  const measured = await measureHeat();
+  const report = heatReport(measured);
+  console.log(`\nHeat: units a second on each value of a key or item family at the targets (gates: ${GATE.wcu} WCU/s, ${GATE.rcu} RCU/s)`);
+  for (const s of report) {
+    console.log(`\n${s.scenario}`);
+    console.table(s.keys.slice(0, 12));
+    console.table(s.items.slice(0, 8));
+    console.log(`over a gate: ${s.over.length ? s.over.join('; ') : 'none'}`);
+    console.log(`hottest: ${s.hottest.join('; ')}`);
+  }
+  // The units per unit of work as measured, so that every projected figure can be checked by hand.
+  return { gate: GATE, scenarios: report, measured };
+}
