@@ -2,6 +2,7 @@
 //   npm run admin -- create-account --name <name> --plan <plan> --email <email> --password-stdin
 //   (or the password in ADMIN_PASSWORD; never in the arguments, which process lists and shell history show)
 //   npm run admin -- set-plan --account <id> --plan <plan>
+//   npm run admin -- migrate [--dry-run] [--rate <items/s>] [--from <cursor>] [--max <items>]
 // Against AWS: TABLE_NAME and the usual AWS credentials in the environment. Otherwise it finds the
 // emulators of a running `npm start` through DATA_DIR (default .data/).
 import { resolve } from 'node:path';
@@ -13,7 +14,10 @@ const USAGE = `usage:
   npm run admin -- create-account --name <name> --plan <free|pro|team|enterprise> --email <email> --password-stdin
       the admin's password: the first line of standard input with --password-stdin, else the ADMIN_PASSWORD
       environment variable (never an argument: process lists and shell history show those)
-  npm run admin -- set-plan --account <accountId> --plan <free|pro|team|enterprise>`;
+  npm run admin -- set-plan --account <accountId> --plan <free|pro|team|enterprise>
+  npm run admin -- migrate [--dry-run] [--rate <items read per second, default 100>] [--from <cursor>] [--max <items>]
+      moves items of older key shapes to today's while the service runs (docs/deploying.md, "Upgrading");
+      idempotent; progress on standard error, each line with the cursor to go on --from`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n${USAGE}`);
@@ -30,6 +34,10 @@ const { positionals, values } = parseArgs({
     password: { type: 'string' },
     'password-stdin': { type: 'boolean' },
     account: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    rate: { type: 'string' },
+    from: { type: 'string' },
+    max: { type: 'string' },
   },
 });
 
@@ -82,6 +90,26 @@ try {
       const input = parse(z.object({ account: z.string().min(1), plan: Plan }), values);
       const account = await setPlan(input.account, input.plan);
       console.log(JSON.stringify({ accountId: account.accountId, plan: account.plan }));
+      break;
+    }
+    case 'migrate': {
+      const count = z.coerce.number().int().min(1).max(100_000);
+      const input = parse(
+        z.object({ 'dry-run': z.boolean().optional(), rate: count.optional(), from: z.string().min(1).optional(), max: count.optional() }),
+        values,
+      );
+      const { migrate } = await import('../../shared/db/migrations.ts');
+      const done = await migrate({
+        dryRun: input['dry-run'] === true,
+        ...(input.rate ? { ratePerSecond: input.rate } : {}),
+        ...(input.from ? { from: input.from } : {}),
+        ...(input.max ? { maxItems: input.max } : {}),
+        onPage: (p) =>
+          console.error(
+            `scanned ${p.scanned}, moved ${JSON.stringify(p.moved)}, superseded ${p.superseded}, cursor ${p.cursor ?? 'none (done)'}`,
+          ),
+      });
+      console.log(JSON.stringify({ dryRun: input['dry-run'] === true, ...done }));
       break;
     }
     default:

@@ -55,8 +55,18 @@ export const Delivery = z.object({
 export type Delivery = z.infer<typeof Delivery>;
 
 export const deliveryKey = (accountId: string, deliveryId: string) => ({ PK: `DLV#${accountId}#${deliveryId}`, SK: 'DELIVERY' });
-/** Where deliveries were kept before (under the account's partition): `npm run admin -- migrate` moves them (shared/db/migrations.ts). */
-export const legacyDeliveryKey = (accountId: string, deliveryId: string) => ({ PK: `ACC#${accountId}`, SK: `DLV#${deliveryId}` });
+
+/**
+ * Deliveries were kept under their account's partition (`ACC#<account>` / `DLV#<id>`) before: `npm
+ * run admin -- migrate` moves them (shared/db/migrations.ts). Their index keys are the same in both
+ * shapes, so the run's and the approval's lists read both meanwhile.
+ */
+export const deliveryMove = {
+  name: 'deliveries',
+  matches: (item: Record<string, unknown>) =>
+    item.type === 'delivery' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('DLV#'),
+  moved: (item: Record<string, unknown>) => ({ ...item, ...deliveryKey(String(item.accountId), String(item.deliveryId)) }),
+};
 const byExecution = (accountId: string, executionId: string) => `ACC#${accountId}#EX#${executionId}#DLV`;
 const byApproval = (accountId: string, approvalId: string) => `ACC#${accountId}#AP#${approvalId}#DLV`;
 

@@ -1,0 +1,106 @@
+import { DeleteCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../clients.ts';
+import { isConditionFailure } from '../errors.ts';
+import { deliveryMove } from './entities/delivery.ts';
+import { applied } from './update.ts';
+
+// Moving a deployed table's items to new key shapes while the service runs (`npm run admin --
+// migrate`, docs/deploying.md "Upgrading"). Each change of key shape is a `Move`, owned by its
+// entity module: which scanned items are of the old shape, and the same item under its new key. The
+// migration scans the table once, page by page at a bounded rate, and moves each old item in one
+// transaction (the new item put unless it exists, the old one deleted), so it is idempotent (a second
+// run finds nothing to move) and resumable (from the cursor it prints). After the deploy nothing
+// writes an old key any more, so an old item cannot change while it is moved.
+
+export type Item = Record<string, unknown>;
+
+/** One change of key shape. */
+export type Move = {
+  name: string;
+  /** Whether a scanned item is of the old shape. */
+  matches(item: Item): boolean;
+  /** The item under its new key (every attribute, its index keys as the new shape has them). */
+  moved(item: Item): Item;
+};
+
+/** Every move, oldest first. */
+export const MOVES: readonly Move[] = [deliveryMove];
+
+export type Progress = {
+  scanned: number;
+  /** Items moved, per move (a dry run: items that would be). */
+  moved: Record<string, number>;
+  /** Old items whose new one existed already (written since the deploy): the old one is removed. */
+  superseded: number;
+  /** Where to go on from (`--from`); null once the whole table was read. */
+  cursor: string | null;
+};
+
+export type MigrateOptions = {
+  dryRun?: boolean;
+  /** Items read per second, at most (each page waits its share). */
+  ratePerSecond?: number;
+  /** A cursor a previous run printed. */
+  from?: string;
+  /** Stop after about this many items read (the cursor then says where to go on). */
+  maxItems?: number;
+  onPage?: (p: Progress) => void;
+  moves?: readonly Move[];
+};
+
+const encode = (key: Item | undefined) => (key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null);
+const decode = (cursor: string): Item => {
+  try {
+    const key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (key && typeof key === 'object' && 'PK' in key && 'SK' in key) return key as Item;
+  } catch {
+    // below
+  }
+  throw new Error('--from: not a cursor this command printed');
+};
+
+export async function migrate(opts: MigrateOptions = {}): Promise<Progress> {
+  const moves = opts.moves ?? MOVES;
+  const rate = opts.ratePerSecond ?? 100;
+  const progress: Progress = { scanned: 0, moved: Object.fromEntries(moves.map((m) => [m.name, 0])), superseded: 0, cursor: null };
+  let start = opts.from ? decode(opts.from) : undefined;
+  do {
+    const began = Date.now();
+    const limit = Math.max(1, Math.min(rate, opts.maxItems === undefined ? rate : opts.maxItems - progress.scanned));
+    const page = await db().send(new ScanCommand({ TableName: tableName(), Limit: limit, ExclusiveStartKey: start, ConsistentRead: true }));
+    for (const item of page.Items ?? []) {
+      const move = moves.find((m) => m.matches(item));
+      if (!move) continue;
+      const outcome = opts.dryRun ? 'moved' : await moveOne(item, move.moved(item));
+      if (outcome === 'moved') progress.moved[move.name] = (progress.moved[move.name] ?? 0) + 1;
+      else if (outcome === 'superseded') progress.superseded++;
+    }
+    progress.scanned += page.ScannedCount ?? 0;
+    start = page.LastEvaluatedKey;
+    progress.cursor = encode(start);
+    opts.onPage?.({ ...progress, moved: { ...progress.moved } });
+    const wait = ((page.ScannedCount ?? 0) / rate) * 1000 - (Date.now() - began);
+    if (start && wait > 0) await new Promise((r) => setTimeout(r, wait));
+  } while (start && (opts.maxItems === undefined || progress.scanned < opts.maxItems));
+  return progress;
+}
+
+/** Put the new item (unless it exists) and delete the old one. */
+async function moveOne(old: Item, moved: Item): Promise<'moved' | 'superseded' | 'gone'> {
+  const oldKey = { TableName: tableName(), Key: { PK: old.PK, SK: old.SK }, ConditionExpression: 'attribute_exists(PK)' };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: tableName(), Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Delete: oldKey },
+        ],
+      }),
+    );
+    return 'moved';
+  } catch (e) {
+    if (!isConditionFailure(e)) throw e;
+  }
+  // The new item exists (written since the deploy: it is the newer one), or the old one is gone (another run moved it).
+  return (await applied(db().send(new DeleteCommand(oldKey)))) ? 'superseded' : 'gone';
+}
