@@ -76,6 +76,8 @@ export function newAccountItems(account: { accountId: string; plan: Plan }) {
 
 /** Where this instance sends an account's next request: the counters it last saw in use, taken in turn. */
 const routes = new Map<string, number>();
+/** The window this instance last saw on each counter (`<account>#<i>`) of a spread account. */
+const windows = new Map<string, number>();
 let turn = Math.floor(Math.random() * 1_000_000);
 const pick = (accountId: string) => {
   const n = routes.get(accountId) ?? 1;
@@ -100,7 +102,10 @@ async function countOn(accountId: string, i: number, start: number, owner: KeyOw
   ] as const;
   const ownerCheck = owner ? ` AND ${genCondition(owner.gen)}` : '';
   // The two conditions cover every state of an existing counter, so only a lost race tries again.
-  for (let attempt = 0; attempt < 6; attempt++) {
+  // Spread thin, a counter sees a request now and then: start its window first when this instance has
+  // not seen it started (one write, not a refused one and another). The account item alone: as always.
+  const first = routes.has(accountId) && windows.get(`${accountId}#${i}`) !== start ? 1 : 0;
+  for (let attempt = first; attempt < first + 6; attempt++) {
     const [update, condition] = writes[attempt % 2] as (typeof writes)[number];
     try {
       const { Attributes = {} } = await db().send(
@@ -118,12 +123,14 @@ async function countOn(accountId: string, i: number, start: number, owner: KeyOw
           ReturnValues: 'ALL_NEW',
         }),
       );
+      if (windows.size > 10_000) windows.clear();
+      windows.set(`${accountId}#${i}`, Number(Attributes.rateWindow));
       return { count: Number(Attributes.rateCount), item: Attributes };
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
     }
     // Both window states refused: the account (or counter) is gone, or (for a key) its owner changed. Off the usual path.
-    if ((owner || i > 0) && attempt % 2 === 1) {
+    if ((owner || i > 0) && (attempt - first) % 2 === 1) {
       const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: counterKey(accountId, i), ConsistentRead: true }));
       if (!Item) return 'missing';
       if (owner && Number(Item[memberGenName(owner.userId)] ?? 0) !== owner.gen) return 'owner-changed';
@@ -286,5 +293,6 @@ export async function memberGenItems(accountId: string, userId: string, gen: num
 /** For tests: forget where this instance sends requests. */
 export function forgetRoutes() {
   routes.clear();
+  windows.clear();
   lastReshard.clear();
 }
