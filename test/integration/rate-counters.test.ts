@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
@@ -98,6 +98,36 @@ describe('counters and shares', () => {
     expect(admitted).toBeGreaterThanOrEqual(6); // taken in turn: unevenly only across counters
     for (const r of results) expect(r.headers['x-ratelimit-limit']).toBe(String(BIG));
     expect(results.filter((r) => r.status === 429).every((r) => r.json.code === 'RATE_LIMITED')).toBe(true);
+  });
+});
+
+describe('one write a request', () => {
+  it('under one counter’s rate: the account item’s increment alone, as before; above it: one counter’s increment', async () => {
+    const small = await givenAccount({ plan: 'pro' });
+    const big = await givenAccount({ plan: 'team' });
+    const started = windowNow();
+    await takeAccountBudget(small.account.accountId);
+    for (let i = 0; i < 4; i++) await takeAccountBudget(big.account.accountId);
+    const send = vi.spyOn(db(), 'send');
+    try {
+      await takeAccountBudget(small.account.accountId);
+      if (windowNow() !== started) return; // the minute turned: its first request takes two writes
+      expect(send.mock.calls.map(([c]) => [c.constructor.name, (c.input as { Key?: unknown }).Key])).toEqual([
+        ['UpdateCommand', counterKey(small.account.accountId, 0)],
+      ]);
+      expect((send.mock.calls[0]?.[0] as { input: { UpdateExpression: string } } | undefined)?.input.UpdateExpression).toBe(
+        'ADD #count :one',
+      );
+      send.mockClear();
+      for (let i = 0; i < 8; i++) await takeAccountBudget(big.account.accountId);
+      const keys = send.mock.calls.map(([c]) => [c.constructor.name, JSON.stringify((c.input as { Key?: unknown }).Key)]);
+      if (windowNow() !== started) return;
+      expect(keys.every(([name]) => name === 'UpdateCommand')).toBe(true);
+      expect(keys).toHaveLength(8);
+      expect(new Set(keys.map(([, k]) => k)).size).toBe(4);
+    } finally {
+      send.mockRestore();
+    }
   });
 });
 
