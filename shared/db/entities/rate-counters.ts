@@ -2,6 +2,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { config, Plan } from '../../config.ts';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
+import { logger } from '../../logger.ts';
 import { lostRace, retryConflicts } from '../conflicts.ts';
 import { genCondition, memberGenName } from './user.ts';
 
@@ -184,7 +185,8 @@ const lastReshard = new Map<string, number>();
 async function reshardSoon(accountId: string, now: number) {
   if (now - (lastReshard.get(accountId) ?? 0) < 10_000) return;
   lastReshard.set(accountId, now);
-  await reshard(accountId, now);
+  // The request was counted already; a failure here (another instance at it) is tried again later.
+  await reshard(accountId, now).catch((error: Error) => logger.warn('rate counters not changed', { accountId, error }));
 }
 
 /** The version condition on the account item: nothing copied onto its counters changed since `item` was read. */
