@@ -187,7 +187,8 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
           }),
         );
       } catch (e) {
-        if (isConditionFailure(e) && refusedItem(e) === 2) throw lastAdmin();
+        // Index 2 is the admin set only when an admin is removed (else the account item's generation copy).
+        if (isConditionFailure(e) && admin && refusedItem(e) === 2) throw lastAdmin();
         throw e;
       }
     },

@@ -167,6 +167,21 @@ describe('membership generations on every counter', () => {
     }
   });
 
+  it('members removed and disabled at once (each raising copiesVersion) all take effect: a lost race is tried again, never a 409', async () => {
+    for (const plan of ['pro', 'team'] as const) {
+      const { account, admin } = await givenAccount({ plan });
+      const p = sessionOf(account.accountId, admin.userId);
+      const ms = await Promise.all([0, 1, 2, 3].map((i) => createUser(account.accountId, uniqueEmail(`c${i}`), PASSWORD, 'member')));
+      await Promise.all([
+        removeMember(p, (ms[0] as { userId: string }).userId),
+        removeMember(p, (ms[1] as { userId: string }).userId),
+        updateMember(p, (ms[2] as { userId: string }).userId, { disabled: true }),
+        updateMember(p, (ms[3] as { userId: string }).userId, { disabled: true }),
+      ]);
+      for (const m of ms) expect((await item(account.accountId, 0))[memberGenName(m.userId)]).toBe(1);
+    }
+  });
+
   it('a membership change racing a change of the number of counters leaves every counter with the current generation', async () => {
     const { account, admin } = await givenAccount({ plan: 'team' });
     const m = await createUser(account.accountId, uniqueEmail('x'), PASSWORD, 'member');

@@ -6,14 +6,11 @@ import { logger } from '../../logger.ts';
 import { lostRace, retryConflicts } from '../conflicts.ts';
 import { genCondition, memberGenName } from './user.ts';
 
-// Access pattern: the account's rate window (docs/data-model.md "Rate counters"). An account whose plan
-// allows up to COUNTER_RATE requests a second counts every request on its account item (counter 0),
-// one conditional increment that also returns the plan and checks a key owner's membership
-// generation. Above that, on n = ceil(limit / COUNTER_RATE) counters: the account item and
-// `RATE#<account>#<i>` / `RATE` for i in 1..n-1, each a partition of its own, each admitting its share of
-// the limit (the shares add up to it). A counter item holds copies of what the account item's write
-// returns or checks (the plan, the members' generations, the layout), written with every change of
-// them: a removed member's key is refused by whichever counter its request lands on, at once.
+// Access pattern: the account's rate window (docs/data-model.md "Rate counters"): up to COUNTER_RATE
+// requests a second of limit, on the account item (counter 0) alone; above, on n = ceil(limit /
+// COUNTER_RATE) counters, the account item and `RATE#<account>#<i>` / `RATE` (i in 1..n-1, a partition
+// each), each admitting its share. Counters carry copies of the plan, the layout and the members'
+// generations, written with every change of them: a removed member's key is refused on any, at once.
 
 /** Requests a second one counter takes at most before the limit is spread over more (half an item's write limit). */
 export const COUNTER_RATE = 500;
@@ -36,11 +33,7 @@ export const planCounters = (plan: Plan) => countersFor(config().rateLimits[plan
 /** Counter `i`'s share of `limit` over `n` counters: the shares add up to the limit exactly. */
 export const shareOf = (limit: number, n: number, i: number) => Math.floor(limit / n) + (i < limit % n ? 1 : 0);
 
-/**
- * Which counters are in use: `n`, and from the window starting at `from` on, `next`. A change of their
- * number takes effect at the next window, so that every request of a window divides the limit by the
- * same number and the shares add up to it.
- */
+/** Counters in use: `n`, and `next` from the window starting at `from` (every request of a window divides by one number). */
 export type Layout = { n: number; next?: number; from?: number };
 export const layoutOf = (item: Record<string, unknown>): Layout =>
   item.rateCountersNext === undefined
@@ -262,21 +255,27 @@ export async function reshard(accountId: string, now = Date.now()): Promise<void
 
 /**
  * Transaction items that record a member's membership generation `gen` on the account item and on
- * every counter (read first: which counters exist), conditional on nothing copied onto the counters
- * having changed since (a concurrent change then refuses it, and the caller reads again).
+ * every counter (read first: which counters exist), conditional on the counters not having changed
+ * since (a concurrent `reshard` then refuses it, and the caller reads again); raising `copiesVersion`,
+ * so that a `reshard` that read the generations before refuses itself.
  */
 export async function memberGenItems(accountId: string, userId: string, gen: number) {
   const { Item = {} } = await db().send(new GetCommand({ TableName: tableName(), Key: accountKey(accountId), ConsistentRead: true }));
   const names = { '#gen': memberGenName(userId) };
+  const values = Object.fromEntries(
+    ['rateCounters', 'rateCountersNext', 'rateCountersFrom'].filter((k) => Item[k] !== undefined).map((k) => [`:${k}`, Item[k]]),
+  );
+  const same = (k: string) => (Item[k] === undefined ? `attribute_not_exists(${k})` : `${k} = :${k}`);
   return [
     {
       Update: {
         TableName: tableName(),
         Key: accountKey(accountId),
+        // The layout as read (a change of the counters refuses it); changes of other members' do not.
         UpdateExpression: 'SET #gen = :gen ADD copiesVersion :one',
-        ConditionExpression: `attribute_exists(PK) AND ${versionCondition(Item)}`,
+        ConditionExpression: `attribute_exists(PK) AND ${same('rateCounters')} AND ${same('rateCountersNext')} AND ${same('rateCountersFrom')}`,
         ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':gen': gen, ':one': 1, ...versionValue(Item) },
+        ExpressionAttributeValues: { ':gen': gen, ':one': 1, ...values },
       },
     },
     ...range(1, existing(layoutOf(Item))).map((j) => ({
