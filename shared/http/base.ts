@@ -45,7 +45,7 @@ export type Input<R extends RouteIo> = {
  * page: no cross-site request, page-form.ts), `credentials`, then params/query/body validation.
  */
 export const stackWith = (route: Route, credentials: Middleware | undefined, body = route.body): Middleware[] => [
-  requestLog(),
+  requestLog(route),
   problemDetails({ html: route.html }),
   bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
   ...(route.html && route.method === 'POST' ? [pageForms()] : []),
