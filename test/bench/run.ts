@@ -26,7 +26,19 @@ const { values: flags, positionals: only } = parseArgs({
     'peer-target': { type: 'string', default: 'bench-auth' },
   },
 });
-const PARTS = ['load', 'round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'bundles', 'cold-start', 'cpu'];
+const PARTS = [
+  'load',
+  'round-trips',
+  'trigger-times',
+  'run-costs',
+  'worker',
+  'load-inprocess',
+  'heat',
+  'cost',
+  'bundles',
+  'cold-start',
+  'cpu',
+];
 const unknown = only.filter((p) => !PARTS.includes(p));
 if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
 const wanted = (part: string) => only.length === 0 || only.includes(part);
@@ -56,7 +68,7 @@ if (wanted('load')) {
   );
 }
 
-const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat'];
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost'];
 const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
 if (emulators) {
   try {
@@ -77,6 +89,12 @@ if (emulators) {
       const { heatPart } = await import('./heat.ts');
       instrumentHeat();
       results.heat = await heatPart();
+    }
+    if (wanted('cost')) {
+      const { instrumentHeat } = await import('./heat-record.ts');
+      const { costPart } = await import('./cost-report.ts');
+      instrumentHeat();
+      results.cost = await costPart(data);
     }
     if (wanted('round-trips')) {
       const rows = await measureRoundTrips(data);

@@ -246,7 +246,7 @@ async function warmCaches(hook: BenchData['teamHook']) {
 }
 
 /** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given). */
-async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
+export async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
   const workflow = await createWorkflow(admin, { name, definition, recovery: false, editors: [] });
