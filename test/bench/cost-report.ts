@@ -33,6 +33,8 @@ export async function costPart(d: BenchData): Promise<CostRow[]> {
       RRU: Number(r.usage.readUnits.toFixed(1)),
       'log bytes': Math.round(r.usage.logBytes),
       'log events': Number(r.usage.logEvents.toFixed(1)),
+      'of which metric (EMF) bytes': Math.round(r.metricLogs.bytes),
+      'metric events': Number(r.metricLogs.events.toFixed(1)),
     })),
   );
   for (const r of rows) {

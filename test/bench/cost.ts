@@ -65,16 +65,25 @@ async function drive(hook: Awaited<ReturnType<typeof hookOn>>): Promise<Invocati
 }
 
 /** Bytes and events written to stdout while `fn` runs, with the logger at INFO and metrics on (as deployed). */
-async function logged<T>(fn: () => Promise<T>): Promise<{ result: T; bytes: number; events: number }> {
+async function logged<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; bytes: number; events: number; metricBytes: number; metricEvents: number }> {
   const write = process.stdout.write.bind(process.stdout);
   const level = logger.getLevelName();
   const metricsOff = process.env.POWERTOOLS_METRICS_DISABLED;
   let bytes = 0;
   let events = 0;
+  let metricBytes = 0;
+  let metricEvents = 0;
   process.stdout.write = ((chunk: unknown) => {
     for (const line of String(chunk).split('\n').filter(Boolean)) {
       bytes += Buffer.byteLength(line);
       events++;
+      // An EMF metric line (CloudWatch makes metrics of it): billed as log ingestion like the rest.
+      if (line.includes('"_aws"')) {
+        metricBytes += Buffer.byteLength(line);
+        metricEvents++;
+      }
     }
     return true;
   }) as typeof process.stdout.write;
@@ -82,7 +91,8 @@ async function logged<T>(fn: () => Promise<T>): Promise<{ result: T; bytes: numb
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
   resetMetrics();
   try {
-    return { result: await fn(), bytes, events };
+    const result = await fn();
+    return { result, bytes, events, metricBytes, metricEvents };
   } finally {
     process.stdout.write = write;
     logger.setLogLevel(level);
@@ -100,6 +110,8 @@ export type CostRow = {
   usage: Usage;
   bill: Bill;
   stepFunctions: { standard: number; express: number };
+  /** Of the log bytes and events per run, the EMF metric lines'. */
+  metricLogs: { bytes: number; events: number };
   /** Write units per run by item family (table or index, key family: `./heat-model.ts`), largest first. */
   writes: { where: string; units: number }[];
 };
@@ -143,7 +155,14 @@ async function scenario(name: string, hook: Awaited<ReturnType<typeof hookOn>>, 
     kmsRequests: 0,
     secretsManagerCalls: 0,
   };
-  return { scenario: name, usage, bill: billPerMillion(usage), stepFunctions: stepFunctionsPerMillion(states), writes: writesBy(accesses) };
+  return {
+    scenario: name,
+    usage,
+    bill: billPerMillion(usage),
+    stepFunctions: stepFunctionsPerMillion(states),
+    metricLogs: { bytes: recorded.metricBytes / RUNS, events: recorded.metricEvents / RUNS },
+    writes: writesBy(accesses),
+  };
 }
 
 /** The realistic workload's shape (issue 32 item 4): set → http_request (a listener answering after 20 ms) → switch → set. */
