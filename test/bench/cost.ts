@@ -175,7 +175,7 @@ export const realisticFlow = (base: string) =>
       {
         id: 'route',
         type: 'switch',
-        cases: [{ when: '{% $steps.call.output.status = 200 %}', next: 'ok' }],
+        cases: [{ when: '{% $steps.call.status = 200 %}', next: 'ok' }],
         default: 'ok',
       },
       { id: 'ok', type: 'set', values: { done: true } },

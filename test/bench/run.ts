@@ -24,6 +24,7 @@ const { values: flags, positionals: only } = parseArgs({
     against: { type: 'string' },
     peer: { type: 'string' },
     'peer-target': { type: 'string', default: 'bench-auth' },
+    workload: { type: 'string', default: 'set' },
   },
 });
 const PARTS = [
@@ -42,6 +43,10 @@ const PARTS = [
 const unknown = only.filter((p) => !PARTS.includes(p));
 if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
 const wanted = (part: string) => only.length === 0 || only.includes(part);
+const workload = (v: unknown): 'set' | 'realistic' => {
+  if (v === 'set' || v === 'realistic') return v;
+  throw new Error(`--workload must be set or realistic (got ${v})`);
+};
 const positive = (name: string, v: string | undefined) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1 (got ${v})`);
@@ -63,6 +68,7 @@ if (wanted('load')) {
       ...(flags.against ? { against: flags.against } : {}),
       ...(flags.peer ? { peer: flags.peer } : {}),
       peerTarget: flags['peer-target'] as string,
+      workload: workload(flags.workload),
     },
     launchEnv,
   );
