@@ -4,7 +4,6 @@
 // (`./prices.ts`), beside the same workflow on Step Functions.
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { handler as runsWorker } from '../../functions/worker/execute.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { logger } from '../../shared/logger.ts';
 import { resetMetrics } from '../../shared/metrics.ts';
@@ -12,6 +11,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { takeRunMessages } from '../support/engine.ts';
 import { type Bill, billPerMillion, gbSeconds, stepFunctionsPerMillion, type Usage } from './cost-model.ts';
 import { type Call, recordCalls } from './counting.ts';
+import { runBatch } from './drive.ts';
 import { family } from './heat-model.ts';
 import { recordHeat } from './heat-record.ts';
 import { warm } from './heat-work.ts';
@@ -49,16 +49,7 @@ async function drive(hook: Awaited<ReturnType<typeof hookOn>>): Promise<Invocati
       continue;
     }
     const t = performance.now();
-    await runsWorker(
-      {
-        Records: batch.map((m, i) => ({
-          messageId: `c-${round}-${i}`,
-          body: JSON.stringify(m),
-          attributes: { ApproximateReceiveCount: '1' },
-        })),
-      } as never,
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    );
+    await runBatch(batch, `c-${round}`);
     out.worker.push(performance.now() - t);
   }
   throw new Error('runs did not finish');
