@@ -4,8 +4,6 @@
 // made outside the recording (`unrecorded`).
 import { createServer } from 'node:http';
 import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
-import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
-import { handler as runsWorker } from '../../functions/worker/execute.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { keyRead, readThrough, userRead, webhookRead } from '../../shared/domain/records.ts';
 import { currentWorkflow, forgetWorkflow } from '../../shared/engine/versions.ts';
@@ -13,6 +11,7 @@ import { takeRunMessages } from '../support/engine.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import { takeAccountBudget } from '../../shared/domain/rate-limit.ts';
+import { report as reportThroughRoute, runBatch } from './drive.ts';
 import { HEAT_COUNTERS } from './heat.ts';
 import { type Access, recordHeat, unrecorded } from './heat-record.ts';
 import { clearCaches, triggerRequest } from './scenarios.ts';
@@ -83,16 +82,7 @@ export async function work(accountOf: (id: string) => string, ids: readonly stri
     if (now.every((s) => until.includes(s))) return;
     const batch = (await takeRunMessages()).filter((m) => wanted.has(m.executionId));
     if (batch.length === 0) continue;
-    await runsWorker(
-      {
-        Records: batch.map((m, i) => ({
-          messageId: `h-${round}-${i}`,
-          body: JSON.stringify(m),
-          attributes: { ApproximateReceiveCount: '1' },
-        })),
-      } as never,
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    );
+    await runBatch(batch, `h-${round}`);
   }
   throw new Error(`runs not ${until.join('/')}: ${(await statuses(accountOf, ids)).join(',')}`);
 }
@@ -112,20 +102,9 @@ export async function approve(admin: Admin, approvalId: string) {
   await flushOf('approvals route');
 }
 
-/** Report a callback's success through its route (`POST /api/v1/callbacks/{id}`), with the token its request carried. */
+/** Report a callback's success through its route (`report` in drive.ts), then its instance's flush. */
 export async function report(callback: { url: string; token: string }) {
-  const callbackId = new URL(callback.url).pathname.split('/').at(-1) as string;
-  const res = await invoke(
-    reportHandler as never,
-    apiEvent({
-      method: 'POST',
-      path: `/api/v1/callbacks/${callbackId}`,
-      params: { callbackId },
-      headers: bearer(callback.token),
-      body: { status: 'success', output: { ok: true } },
-    }),
-  );
-  if (res.status !== 200) throw new Error(`callback report answered ${res.status}`);
+  await reportThroughRoute(callback);
   await flushOf('callbacks route');
 }
 
