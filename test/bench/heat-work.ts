@@ -9,10 +9,11 @@ import { keyRead, readThrough, userRead, webhookRead } from '../../shared/domain
 import { currentWorkflow, forgetWorkflow } from '../../shared/engine/versions.ts';
 import { takeRunMessages } from '../support/engine.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
-import { runBatch } from './drive.ts';
-import { unrecorded } from './heat-record.ts';
-
-export { report } from './drive.ts';
+import { flushCounts } from '../../shared/db/counters.ts';
+import { takeAccountBudget } from '../../shared/domain/rate-limit.ts';
+import { report as reportThroughRoute, runBatch } from './drive.ts';
+import { HEAT_COUNTERS } from './heat.ts';
+import { type Access, recordHeat, unrecorded } from './heat-record.ts';
 import { clearCaches, triggerRequest } from './scenarios.ts';
 
 /** A webhook bound to a key, on a workflow (what `hookFor` in scenarios.ts makes). */
@@ -24,9 +25,27 @@ export type Hook = {
 /** Who decides approvals: an admin's key. */
 export type Admin = { accountId: string; userId: string; keyId: string; token: string };
 
-/** A warm instance: the records and workflows read afresh into their caches (5 s), as on a busy service. */
+/**
+ * What an HTTP function's instance writes when it flushes its counts (`shared/db/counters.ts`), per
+ * function: each request driven here is followed by a flush recorded apart (an instance writes its
+ * counts at most once a second, whatever its requests: the model projects these per instance, not
+ * per request). Only flushes that wrote something are kept.
+ */
+export const httpFlushes = new Map<string, Access[][]>();
+async function flushOf(fn: string) {
+  const { accesses } = await recordHeat(() => flushCounts());
+  if (accesses.length) httpFlushes.set(fn, [...(httpFlushes.get(fn) ?? []), accesses]);
+}
+
+/**
+ * A warm instance: the records and workflows read afresh into their caches (5 s), and every rate
+ * counter of the accounts in its current window (on a busy service each counter starts its window once
+ * a minute, not at the first request measured), as on a busy service.
+ */
 export async function warm(hooks: readonly Hook[], admins: readonly Admin[] = []) {
   clearCaches();
+  for (const account of new Set([...hooks.map((h) => h.webhook.accountId), ...admins.map((a) => a.accountId)]))
+    for (let i = 0; i <= HEAT_COUNTERS; i++) await takeAccountBudget(account);
   for (const h of hooks) {
     forgetWorkflow(h.webhook.accountId, h.workflow.workflowId);
     await readThrough([webhookRead(h.webhook.webhookId), keyRead(h.key.id)]);
@@ -42,6 +61,7 @@ export async function trigger(hooks: readonly Hook[], runs: number): Promise<str
     const h = hooks[i % hooks.length] as Hook;
     const res = await triggerRequest(h.webhook.webhookId, h.key.token);
     if (res.status !== 200) throw new Error(`trigger answered ${res.status}`);
+    await flushOf('webhook trigger');
     ids.push(res.json.executionId as string);
   }
   return ids;
@@ -79,6 +99,13 @@ export async function approve(admin: Admin, approvalId: string) {
     }),
   );
   if (res.status !== 200) throw new Error(`approval answered ${res.status}`);
+  await flushOf('approvals route');
+}
+
+/** Report a callback's success through its route (`report` in drive.ts), then its instance's flush. */
+export async function report(callback: { url: string; token: string }) {
+  await reportThroughRoute(callback);
+  await flushOf('callbacks route');
 }
 
 /**
