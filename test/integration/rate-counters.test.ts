@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as v1Me } from '../../functions/http/v1/me.ts';
 import { db, tableName } from '../../shared/clients.ts';
@@ -128,6 +129,41 @@ describe('one write a request', () => {
     } finally {
       send.mockRestore();
     }
+  });
+});
+
+describe('a transaction in flight on a counter (AWS only: DynamoDB Local serializes them)', () => {
+  it('the metering write refused for it is tried again: the request counts once, no 500', async () => {
+    const a = await givenAccount({ plan: 'pro' });
+    await takeAccountBudget(a.account.accountId);
+    const client = db();
+    const send = client.send.bind(client);
+    let refused = 0;
+    const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+      if (command instanceof UpdateCommand && refused < 2) {
+        refused++;
+        throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: {} });
+      }
+      return (send as (...x: unknown[]) => unknown)(command, ...rest);
+    }) as never);
+    let before: number | undefined;
+    try {
+      before = Number(
+        (await send(new GetCommand({ TableName: tableName(), Key: counterKey(a.account.accountId, 0), ConsistentRead: true }))).Item
+          ?.rateCount,
+      );
+      const r = await takeAccountBudget(a.account.accountId);
+      expect(r).toBeDefined();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(refused).toBe(2);
+    const after = Number(
+      (await send(new GetCommand({ TableName: tableName(), Key: counterKey(a.account.accountId, 0), ConsistentRead: true }))).Item
+        ?.rateCount,
+    );
+    // Counted once (a new minute would have started the window at 1).
+    expect(after === before + 1 || after === 1).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config, Plan } from '../../config.ts';
 import { db, tableName } from '../../clients.ts';
-import { isConditionFailure } from '../../errors.ts';
+import { isConditionFailure, isTransactionConflict } from '../../errors.ts';
 import { logger } from '../../logger.ts';
 import { lostRace, retryConflicts } from '../conflicts.ts';
 import { genCondition, memberGenName } from './user.ts';
@@ -99,6 +99,7 @@ async function countOn(accountId: string, i: number, start: number, owner: KeyOw
   // Spread thin, a counter sees a request now and then: start its window first when this instance has
   // not seen it started (one write, not a refused one and another). The account item alone: as always.
   const first = routes.has(accountId) && windows.get(`${accountId}#${i}`) !== start ? 1 : 0;
+  let inFlight = 0;
   for (let attempt = first; attempt < first + 6; attempt++) {
     const [update, condition] = writes[attempt % 2] as (typeof writes)[number];
     try {
@@ -121,6 +122,13 @@ async function countOn(accountId: string, i: number, start: number, owner: KeyOw
       windows.set(`${accountId}#${i}`, Number(Attributes.rateWindow));
       return { count: Number(Attributes.rateCount), item: Attributes };
     } catch (e) {
+      // On AWS a write to an item a transaction holds (a membership change writes the account item and
+      // every counter) is refused at once: the same write again, a moment later (DynamoDB Local never does this).
+      if (isTransactionConflict(e) && inFlight++ < 3) {
+        await new Promise((r) => setTimeout(r, 10 * inFlight));
+        attempt--;
+        continue;
+      }
       if (!isConditionFailure(e)) throw e;
     }
     // Both window states refused: the account (or counter) is gone, or (for a key) its owner changed. Off the usual path.
