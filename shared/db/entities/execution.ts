@@ -129,9 +129,10 @@ export function executionListings(e: Pick<Execution, 'accountId' | 'workflowId' 
 
 /**
  * Runs were kept under their account's partition (`ACC#<account>` / `EX#<id>`, listed by workflow on
- * GSI1 `ACC#<account>#WF#<workflow>`) before: `npm run admin -- migrate` moves them (../migrations.ts),
- * and a read that misses a run looks there once (`getExecution`) and moves what it finds, so a run in
- * progress across the deploy goes on (its worker, its approval's decision, the sweeps).
+ * GSI1 `ACC#<account>#WF#<workflow>`, their ids repeated on the item) before: `npm run admin -- migrate`
+ * moves them (../migrations.ts). Meanwhile a read that misses a run looks there once (`getExecution`),
+ * and what changes a run moves it first (`getExecutionToChange`, the active index's pages, a decision
+ * refused by the run's condition), so a run in progress across the deploy goes on.
  */
 const oldExecutionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
 export const executionMove = {
