@@ -86,7 +86,10 @@ async function settle(seen: Execution, applies: (e: Execution) => boolean, act: 
 /** Shards of the active index a sweep reads at once. */
 const SHARDS_AT_ONCE = 8;
 
-/** Every page of one kind's active runs (all shards, `SHARDS_AT_ONCE` at a time), `onPage` called on each. */
+/**
+ * Every page of one kind's active runs (all shards, `SHARDS_AT_ONCE` at a time), `onPage` called on
+ * each: calls for pages of different shards overlap.
+ */
 async function eachActive(kind: ActiveKind, expiredBefore: number | undefined, onPage: (items: Execution[]) => Promise<void>) {
   let next = 0;
   const reader = async () => {
@@ -188,10 +191,9 @@ export async function sweepCrashed(now = Date.now()): Promise<number> {
   let recovered = 0;
   for (const kind of ['webhook', 'api'] as const) {
     await eachActive(kind, now, async (items) => {
-      recovered += count(
-        await Promise.allSettled(items.map((seen) => settle(seen, crashed(now), recover(now)))),
-        'crashed run not recovered',
-      );
+      // Counted once settled: pages of several shards settle at once (`recovered += await …` would read it first).
+      const results = await Promise.allSettled(items.map((seen) => settle(seen, crashed(now), recover(now))));
+      recovered += count(results, 'crashed run not recovered');
     });
   }
   return recovered;
