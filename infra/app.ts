@@ -33,6 +33,14 @@ function int(key: string): number | undefined {
   return n;
 }
 
+function share(key: string): number | undefined {
+  const value = text(key);
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(n >= 0 && n <= 1)) throw new Error(`Context ${key} must be a number from 0 to 1, got ${value}`);
+  return n;
+}
+
 function restartSweep(): 'orphaned' | 'all' | undefined {
   const value = text('restartSweep');
   if (value === undefined || value === 'orphaned' || value === 'all') return value;
@@ -140,6 +148,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   retryLimit: int('retryLimit'),
   restartSweep: restartSweep(),
   authFailureLimit: int('authFailureLimit'),
+  requestLogSample: share('requestLogSample'),
   throttles: throttles(),
   ...domain(),
   disableExecuteApiEndpoint: bool('disableExecuteApiEndpoint'),

@@ -89,6 +89,8 @@ export type FlowgateStackProps = StackProps & {
   restartSweep?: 'orphaned' | 'all';
   /** Failed authentications per source address per minute (AUTH_FAILURE_LIMIT); default 300. */
   authFailureLimit?: number;
+  /** The share (0–1) of high-volume routes' successful requests that are logged (REQUEST_LOG_SAMPLE); default 1. */
+  requestLogSample?: number;
   /** Edge throttles per class of route (`Route.throttle`), over `defaultThrottles()`. */
   throttles?: Partial<Record<ThrottleClass, Throttle>>;
   /**

@@ -46,6 +46,12 @@ const SETTINGS = {
   TRUSTED_PROXIES: csv,
   RATE_LIMITS: RateLimits,
   HTTP_STEP_ALLOWLIST: csv,
+  /**
+   * The share (0–1) of the successful requests of high-volume routes (webhook triggers, v1 reads) that
+   * get an access log line: CloudWatch Logs bills every byte. Refusals, errors and every other route
+   * always log (shared/http/middleware/request-log.ts).
+   */
+  REQUEST_LOG_SAMPLE: z.coerce.number().min(0).max(1).default(1),
   /** Signs list cursors in local mode and tests; deployed functions read the key named by CURSOR_SECRET_ARN. */
   CURSOR_SECRET: z.string().min(32).optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(12),

@@ -15,6 +15,7 @@ import { workerSettings } from '../bindings.ts';
 import { processDelivery, QueueMessage } from '../../shared/notifications/senders.ts';
 import { type Later, processNotice } from '../../shared/notifications/notices.ts';
 import { logger } from '../../shared/logger.ts';
+import { holdMetrics } from '../../shared/metrics.ts';
 import { parseMessage } from './message.ts';
 
 requireConfig(workerSettings('worker/notify'));
@@ -59,4 +60,6 @@ async function sendLater(later: Later[]) {
 }
 
 // A batch that failed whole is reported like a partial one: the failed messages alone come back.
-export const handler = async (event: SQSEvent) => processPartialResponse(event, deliver, processor, { throwOnFullBatchFailure: false });
+// Its metrics go out as one line at the batch's end (`holdMetrics`).
+export const handler = async (event: SQSEvent) =>
+  holdMetrics(() => processPartialResponse(event, deliver, processor, { throwOnFullBatchFailure: false }));

@@ -43,6 +43,7 @@ export class Functions {
       ...(props.httpStepAllowlist && { HTTP_STEP_ALLOWLIST: props.httpStepAllowlist }),
       RETENTION_DAYS: String(settings.retentionDays),
       AUTH_FAILURE_LIMIT: String(props.authFailureLimit ?? DEFAULTS.authFailureLimit),
+      ...(props.requestLogSample !== undefined && { REQUEST_LOG_SAMPLE: String(props.requestLogSample) }),
       RETRY_LIMIT: String(settings.retryLimit),
     };
   }

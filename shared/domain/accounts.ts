@@ -1,7 +1,7 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
-import { accountItem, type Account } from '../db/entities/account.ts';
+import { accountCounterItems, accountItem, type Account } from '../db/entities/account.ts';
 import {
   addAdminItem,
   adminsKey,
@@ -22,6 +22,8 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
   const admin = await newUser(account.accountId, input.email, input.password, 'admin', now);
   await transact([
     { Put: { TableName: tableName(), Item: accountItem(account), ConditionExpression: 'attribute_not_exists(PK)' } },
+    // A plan whose limit is above one counter's rate: its counters, from the first request on.
+    ...accountCounterItems(account).map((Item) => ({ Put: { TableName: tableName(), Item } })),
     ...createUserItems(admin),
     { Put: { TableName: tableName(), Item: { ...adminsKey(account.accountId), type: 'admins', admins: new Set([admin.userId]) } } },
   ]);

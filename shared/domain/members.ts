@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { accountKey } from '../db/entities/account.ts';
+import { memberGenItems } from '../db/entities/rate-counters.ts';
 import { listApiKeys, restoreApiKey, revokeApiKey } from '../db/entities/api-key.ts';
 import {
   addAdminItem,
@@ -11,7 +11,6 @@ import {
   getUser,
   isActiveAdmin,
   listUsers,
-  memberGenName,
   publicUser,
   releaseSlackItem,
   removeAdminItem,
@@ -46,18 +45,6 @@ function refusedItem(e: unknown): number {
   const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
   return reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
 }
-
-/** Transaction item: the account item's copy of a member's membership generation (what key requests check). */
-const memberGenItem = (accountId: string, userId: string, gen: number) => ({
-  Update: {
-    TableName: tableName(),
-    Key: accountKey(accountId),
-    UpdateExpression: 'SET #gen = :gen',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#gen': memberGenName(userId) },
-    ExpressionAttributeValues: { ':gen': gen },
-  },
-});
 
 /** The user item's condition: role, disabled state, membership generation and Slack user id as read. */
 const asRead = (user: User) => ({
@@ -124,7 +111,8 @@ export async function updateMember(
         },
         ...(was && !is ? [removeAdminItem(p.accountId, userId)] : []),
         ...(!was && is ? [addAdminItem(p.accountId, userId)] : []),
-        ...(gen !== (user.gen ?? 0) ? [memberGenItem(p.accountId, userId, gen)] : []),
+        // The account item's and its rate counters' copies of the generation (what key requests check).
+        ...(gen !== (user.gen ?? 0) ? await memberGenItems(p.accountId, userId, gen) : []),
       ];
       // A new Slack id is claimed (another member's claim refuses it), the one it replaces given up.
       const claimAt = newSlack ? items.length : -1;
@@ -193,13 +181,14 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
               },
               { Delete: { TableName: tableName(), Key: emailKey(user.email) } },
               ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
-              memberGenItem(p.accountId, userId, (user.gen ?? 0) + 1),
+              ...(await memberGenItems(p.accountId, userId, (user.gen ?? 0) + 1)),
               ...(user.slackUserId ? [releaseSlackItem(p.accountId, userId, user.slackUserId)] : []),
             ],
           }),
         );
       } catch (e) {
-        if (isConditionFailure(e) && refusedItem(e) === 2) throw lastAdmin();
+        // Index 2 is the admin set only when an admin is removed (else the account item's generation copy).
+        if (isConditionFailure(e) && admin && refusedItem(e) === 2) throw lastAdmin();
         throw e;
       }
     },

@@ -1,10 +1,10 @@
 import { config, type Plan } from '../config.ts';
-import { countAccountRequest, type KeyOwner } from '../db/entities/account.ts';
+import { countAccountRequest, type KeyOwner, RATE_WINDOW_SECONDS, shareOf } from '../db/entities/rate-counters.ts';
 import { notFound, rateLimited } from '../errors.ts';
 import { invalidKey } from './keys.ts';
 import { emit } from '../metrics.ts';
 
-const WINDOW_SECONDS = 60;
+const WINDOW_SECONDS = RATE_WINDOW_SECONDS;
 
 /** `X-RateLimit-*` and the IETF `RateLimit-Policy` / `RateLimit` headers for a window state. */
 export function rateLimitHeaders(limit: number, remaining: number, resetAt: number, now: number): Record<string, string> {
@@ -20,7 +20,9 @@ export function rateLimitHeaders(limit: number, remaining: number, resetAt: numb
 
 /**
  * Take one request from the account's per-minute budget (shared by every open-platform endpoint):
- * one write that counts it and returns the plan. Returns the plan and the headers for the response;
+ * one write that counts it and returns the plan. Above COUNTER_RATE requests a second the budget is
+ * spread over counters, each admitting its share (rate-counters.ts): never more than the limit in all,
+ * a refusal possibly a little before it when the requests are unevenly spread over the counters. Returns the plan and the headers for the response;
  * over the budget, throws 429 carrying them and `Retry-After`. For a key's request, `owner` makes the
  * same write check that the key's owner was neither disabled nor removed since the key was made (401
  * `INVALID_API_KEY` otherwise, nothing counted): see `countAccountRequest`.
@@ -33,9 +35,13 @@ export async function takeAccountBudget(
   const w = await countAccountRequest(accountId, WINDOW_SECONDS, now, owner);
   if (!w) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
   if (w === 'owner-changed') throw invalidKey();
+  // One counter: the count against the limit, exact. Above COUNTER_RATE requests a second, the count on
+  // the counter the request landed on against its share; what remains is estimated from it.
   const limit = config().rateLimits[w.plan];
-  const headers = rateLimitHeaders(limit, Math.max(0, limit - w.count), w.resetAt, now);
-  if (w.count <= limit) return { plan: w.plan, headers };
+  const share = shareOf(limit, w.counters, w.counter);
+  const remaining = w.counters === 1 ? limit - w.count : (share - w.count) * w.counters;
+  const headers = rateLimitHeaders(limit, Math.min(limit, Math.max(0, remaining)), w.resetAt, now);
+  if (w.count <= share) return { plan: w.plan, headers };
   emit('RateLimited');
   throw rateLimited(Math.max(1, w.resetAt - Math.floor(now / 1000)), headers);
 }

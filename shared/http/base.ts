@@ -6,10 +6,10 @@ import type { AppContext, HttpEvent, HttpResult, Middleware, RequestState } from
 import type { Route } from './route.ts';
 import { requireConfig, settingsFor } from '../config.ts';
 import { inLogScope } from '../logger.ts';
+import { holdMetrics } from '../metrics.ts';
 import { bodyLimit } from './middleware/body-limit.ts';
-import { pageForms } from './page-form.ts';
 import { parseRequest } from './middleware/parse-request.ts';
-import { problemDetails } from './middleware/problem.ts';
+import { type ProblemRenderer, problemDetails } from './middleware/problem.ts';
 import { requestLog } from './middleware/request-log.ts';
 
 // The house stack without credentials: `http` (handler.ts) adds each route's credentials; a route
@@ -41,17 +41,27 @@ export type Input<R extends RouteIo> = {
 };
 
 /**
- * Outermost first: request id + access log, problem rendering, body limit, (the form POST of an HTML
- * page: no cross-site request, page-form.ts), `credentials`, then params/query/body validation.
+ * What an HTML route's stack adds (page-handler.ts): its errors as pages, and its form POSTs' checks.
+ * Kept out of this module so that no other route's bundle holds them.
  */
-export const stackWith = (route: Route, credentials: Middleware | undefined, body = route.body): Middleware[] => [
-  requestLog(),
-  problemDetails({ html: route.html }),
-  bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
-  ...(route.html && route.method === 'POST' ? [pageForms()] : []),
-  ...(credentials ? [credentials] : []),
-  parseRequest({ params: route.params, query: route.query, body }),
-];
+export type PageParts = { render: ProblemRenderer; forms: () => Middleware };
+
+/**
+ * Outermost first: request id + access log, problem rendering, body limit, (the form POST of an HTML
+ * page: no cross-site request, page-form.ts), `credentials`, then params/query/body validation. An
+ * HTML route without its `page` parts fails at the cold start (it is served by `pageHttp`).
+ */
+export function stackWith(route: Route, credentials: Middleware | undefined, body = route.body, page?: PageParts): Middleware[] {
+  if (route.html && !page) throw new Error(`${route.method} ${route.path} is an HTML route: serve it with pageHttp (page-handler.ts)`);
+  return [
+    requestLog(route),
+    problemDetails(page?.render),
+    bodyLimit(route.maxBodyBytes ?? DEFAULT_MAX_BODY),
+    ...(page && route.method === 'POST' ? [page.forms()] : []),
+    ...(credentials ? [credentials] : []),
+    parseRequest({ params: route.params, query: route.query, body }),
+  ];
+}
 
 /**
  * A Lambda handler for one route: `stack`, then `fn` with typed, validated input. Checks the
@@ -75,7 +85,7 @@ export function handlerWith<R extends Route>(route: R, stack: Middleware[], fn: 
       } as Input<R>);
     });
   // Each invocation logs in a scope of its own: its lines carry its request id, the one its answer carries.
-  return (event: HttpEvent, context: Context): Promise<HttpResult> => inLogScope(() => handler(event, context));
+  return (event: HttpEvent, context: Context): Promise<HttpResult> => holdMetrics(() => inLogScope(() => handler(event, context)));
 }
 
 /** A route without credentials that reads and writes no storage (health): the stack above, nothing else. */

@@ -2,7 +2,7 @@ import type { Context } from 'aws-lambda';
 import type { HttpEvent, HttpResult, Middleware } from './context.ts';
 import type { Route } from './route.ts';
 import { flushCountsWhenDue } from '../db/counters.ts';
-import { handlerWith, type Input, stackWith } from './base.ts';
+import { handlerWith, type Input, type PageParts, stackWith } from './base.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { sessionAuth } from './middleware/session-auth.ts';
 import { webhookAuth } from './middleware/webhook-auth.ts';
@@ -14,7 +14,7 @@ export { DEFAULT_MAX_BODY, type Input, type RouteIo } from './base.ts';
  * The house stack (base.ts) with the route's credentials: session, API key + metering, or the
  * webhook's own checks; a console route's body refuses unknown fields (request-body.ts).
  */
-export function stackFor(route: Route): Middleware[] {
+export function stackFor(route: Route, page?: PageParts): Middleware[] {
   const auth = route.auth;
   const credentials =
     auth.kind === 'session'
@@ -26,7 +26,7 @@ export function stackFor(route: Route): Middleware[] {
           : auth.kind === 'callback'
             ? callbackOnly
             : undefined;
-  return stackWith(route, credentials, requestBody(route));
+  return stackWith(route, credentials, requestBody(route), page);
 }
 
 /**

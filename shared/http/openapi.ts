@@ -3,6 +3,7 @@ import { Problem } from '../schemas/common.ts';
 import type { Route } from './route.ts';
 import { Notification } from '../engine/definition.ts';
 import { stackFor } from './handler.ts';
+import { PAGE } from './page-handler.ts';
 import { requestBody } from './request-body.ts';
 
 const schema = (s: z.ZodType, io: 'input' | 'output') => {
@@ -54,7 +55,7 @@ const problem = (status: number, codes: readonly string[], html = false) => ({
  * domain work (`route.errors`).
  */
 export function routeProblems(r: Route): Map<number, string[]> {
-  const all = [...stackFor(r).flatMap((m) => m.problems ?? []), ...(r.errors ?? [])];
+  const all = [...stackFor(r, r.html ? PAGE : undefined).flatMap((m) => m.problems ?? []), ...(r.errors ?? [])];
   const byStatus = new Map<number, string[]>();
   for (const { status, code } of all) {
     const codes = byStatus.get(status) ?? [];

@@ -8,7 +8,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { handler } from '../../functions/http/webhooks/trigger.ts';
 import { db, tableName } from '../../shared/clients.ts';
-import { type Account, accountItem } from '../../shared/db/entities/account.ts';
+import { type Account, accountCounterItems, accountItem } from '../../shared/db/entities/account.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { caches } from '../../shared/domain/records.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
@@ -24,7 +24,8 @@ const [warmUp = 0, warm = 0, cold = 0] = process.argv.slice(2, 5).map(Number);
 await fakeAws();
 // The bench data, made by the service's own create functions (written to the fake table).
 const account: Account = { accountId: newId('acc'), name: 'Bench', plan: 'enterprise', createdAt: Date.now() };
-await db().send(new PutCommand({ TableName: tableName(), Item: accountItem(account) }));
+for (const Item of [accountItem(account), ...accountCounterItems(account)])
+  await db().send(new PutCommand({ TableName: tableName(), Item }));
 const admin = { kind: 'session', accountId: account.accountId, userId: newId('usr'), role: 'admin', sessionId: '' } as const;
 const key = await createKey(admin, { name: 'trigger', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
 const workflow = await createWorkflow(admin, { name: 'one step', definition: setFlow(1), recovery: false, editors: [] });

@@ -177,7 +177,16 @@ describe('projection and gates', () => {
 
 describe("the issue's targets", () => {
   const none = { keys: [], items: [] };
-  const m: Measurements = { oneStep: none, tenStep: none, manyAccounts: none, reminder: none, fire: none, drift: none, pass: none };
+  const m: Measurements = {
+    oneStep: none,
+    tenStep: none,
+    manyAccounts: none,
+    reminder: none,
+    fire: none,
+    drift: none,
+    pass: none,
+    httpFlush: {},
+  };
   const [a, b, c, d] = heatScenarios(m);
 
   it('(a) and (b): one account at 1,000 runs/s; (c): 1,000 accounts at 10 runs/s each', () => {

@@ -48,6 +48,8 @@ const RULES: [RegExp, string][] = [
   [/(SESSION#)[0-9a-z]{26}(?![0-9a-z])/g, '$1<session>'],
   [/(?<![0-9a-z])[0-9a-z]{26}(?![0-9a-z])/g, '<id>'],
   [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
+  // An account's rate counters other than its account item (rate-counters.ts).
+  [/^(RATE#<account>#)\d+$/, '$1<counter>'],
   // Times: epoch seconds or milliseconds, zero-padded in sort keys.
   [/(?<![0-9a-z])\d{10,20}(?![0-9a-z])/g, '<time>'],
 ];

@@ -18,8 +18,8 @@ import { givenAccount } from '../support/fixtures.ts';
 import { remindedApprovalFlow, setFlow, tenStepFlow } from './flows.ts';
 import { difference, type Load, perUnit } from './heat-model.ts';
 import { type Access, recordHeat, unrecorded } from './heat-record.ts';
-import { type Admin, approve, type Hook, listen, report, trigger, warm, work } from './heat-work.ts';
-import { BENCH_RATE_LIMITS } from './scenarios.ts';
+import { type Admin, approve, type Hook, httpFlushes, listen, report, trigger, warm, work } from './heat-work.ts';
+import { HEAT_RATE_LIMITS } from './heat.ts';
 
 /** Units per unit of work, per key family and per item family (`perUnit`). */
 export type PerUnit = { keys: Load[]; items: Load[] };
@@ -32,6 +32,8 @@ export type Measurements = {
   fire: PerUnit;
   drift: PerUnit;
   pass: PerUnit;
+  /** (b)'s HTTP functions: what one instance's flush of its counts writes, per function (`httpFlushes`). */
+  httpFlush: Record<string, PerUnit>;
 };
 
 /** How many units of each work the bench measures (enough for whole worker batches and a full sweep page). */
@@ -179,7 +181,7 @@ async function schedules(a: Account, n: number, fires: number): Promise<{ drift:
 export async function measureHeat(): Promise<Measurements> {
   const table = process.env.TABLE_NAME;
   await useOwnTable();
-  process.env.RATE_LIMITS = JSON.stringify(BENCH_RATE_LIMITS);
+  process.env.RATE_LIMITS = JSON.stringify(HEAT_RATE_LIMITS);
   resetConfig();
   try {
     return await measureAll();
@@ -194,12 +196,14 @@ async function measureAll(): Promise<Measurements> {
   const pass = perUnit((await recordHeat(() => sweepHandler())).accesses, 1);
   const team = await givenAccount({ plan: 'team' });
   const oneStep = await webhookRuns([await hookOn(team, setFlow(1), 'one step')], SIZES.runs);
+  httpFlushes.clear();
   const tenStep = await tenStepRuns(team, SIZES.tenStep);
+  const httpFlush = Object.fromEntries([...httpFlushes].map(([fn, flushes]) => [fn, perUnit(flushes.flat(), flushes.length)]));
   const many: Hook[] = [];
   for (let i = 0; i < SIZES.accounts; i++) many.push(await hookOn(await givenAccount({ plan: 'team' }), setFlow(1), 'one step'));
   const manyAccounts = await webhookRuns(many, SIZES.runs);
   const big = await givenAccount({ plan: 'enterprise' });
   const { drift, fire } = await schedules(big, SIZES.schedules, SIZES.fires);
   const reminder = await reminders(big, SIZES.reminders);
-  return { oneStep, tenStep, manyAccounts, reminder, fire, drift, pass };
+  return { oneStep, tenStep, manyAccounts, reminder, fire, drift, pass, httpFlush };
 }

@@ -4,14 +4,16 @@
 // made outside the recording (`unrecorded`).
 import { createServer } from 'node:http';
 import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
-import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
-import { handler as runsWorker } from '../../functions/worker/execute.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { keyRead, readThrough, userRead, webhookRead } from '../../shared/domain/records.ts';
 import { currentWorkflow, forgetWorkflow } from '../../shared/engine/versions.ts';
 import { takeRunMessages } from '../support/engine.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
-import { unrecorded } from './heat-record.ts';
+import { flushCounts } from '../../shared/db/counters.ts';
+import { takeAccountBudget } from '../../shared/domain/rate-limit.ts';
+import { report as reportThroughRoute, runBatch } from './drive.ts';
+import { HEAT_COUNTERS } from './heat.ts';
+import { type Access, recordHeat, unrecorded } from './heat-record.ts';
 import { clearCaches, triggerRequest } from './scenarios.ts';
 
 /** A webhook bound to a key, on a workflow (what `hookFor` in scenarios.ts makes). */
@@ -23,9 +25,27 @@ export type Hook = {
 /** Who decides approvals: an admin's key. */
 export type Admin = { accountId: string; userId: string; keyId: string; token: string };
 
-/** A warm instance: the records and workflows read afresh into their caches (5 s), as on a busy service. */
+/**
+ * What an HTTP function's instance writes when it flushes its counts (`shared/db/counters.ts`), per
+ * function: each request driven here is followed by a flush recorded apart (an instance writes its
+ * counts at most once a second, whatever its requests: the model projects these per instance, not
+ * per request). Only flushes that wrote something are kept.
+ */
+export const httpFlushes = new Map<string, Access[][]>();
+async function flushOf(fn: string) {
+  const { accesses } = await recordHeat(() => flushCounts());
+  if (accesses.length) httpFlushes.set(fn, [...(httpFlushes.get(fn) ?? []), accesses]);
+}
+
+/**
+ * A warm instance: the records and workflows read afresh into their caches (5 s), and every rate
+ * counter of the accounts in its current window (on a busy service each counter starts its window once
+ * a minute, not at the first request measured), as on a busy service.
+ */
 export async function warm(hooks: readonly Hook[], admins: readonly Admin[] = []) {
   clearCaches();
+  for (const account of new Set([...hooks.map((h) => h.webhook.accountId), ...admins.map((a) => a.accountId)]))
+    for (let i = 0; i <= HEAT_COUNTERS; i++) await takeAccountBudget(account);
   for (const h of hooks) {
     forgetWorkflow(h.webhook.accountId, h.workflow.workflowId);
     await readThrough([webhookRead(h.webhook.webhookId), keyRead(h.key.id)]);
@@ -41,6 +61,7 @@ export async function trigger(hooks: readonly Hook[], runs: number): Promise<str
     const h = hooks[i % hooks.length] as Hook;
     const res = await triggerRequest(h.webhook.webhookId, h.key.token);
     if (res.status !== 200) throw new Error(`trigger answered ${res.status}`);
+    await flushOf('webhook trigger');
     ids.push(res.json.executionId as string);
   }
   return ids;
@@ -61,16 +82,7 @@ export async function work(accountOf: (id: string) => string, ids: readonly stri
     if (now.every((s) => until.includes(s))) return;
     const batch = (await takeRunMessages()).filter((m) => wanted.has(m.executionId));
     if (batch.length === 0) continue;
-    await runsWorker(
-      {
-        Records: batch.map((m, i) => ({
-          messageId: `h-${round}-${i}`,
-          body: JSON.stringify(m),
-          attributes: { ApproximateReceiveCount: '1' },
-        })),
-      } as never,
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    );
+    await runBatch(batch, `h-${round}`);
   }
   throw new Error(`runs not ${until.join('/')}: ${(await statuses(accountOf, ids)).join(',')}`);
 }
@@ -87,22 +99,13 @@ export async function approve(admin: Admin, approvalId: string) {
     }),
   );
   if (res.status !== 200) throw new Error(`approval answered ${res.status}`);
+  await flushOf('approvals route');
 }
 
-/** Report a callback's success through its route (`POST /api/v1/callbacks/{id}`), with the token its request carried. */
+/** Report a callback's success through its route (`report` in drive.ts), then its instance's flush. */
 export async function report(callback: { url: string; token: string }) {
-  const callbackId = new URL(callback.url).pathname.split('/').at(-1) as string;
-  const res = await invoke(
-    reportHandler as never,
-    apiEvent({
-      method: 'POST',
-      path: `/api/v1/callbacks/${callbackId}`,
-      params: { callbackId },
-      headers: bearer(callback.token),
-      body: { status: 'success', output: { ok: true } },
-    }),
-  );
-  if (res.status !== 200) throw new Error(`callback report answered ${res.status}`);
+  await reportThroughRoute(callback);
+  await flushOf('callbacks route');
 }
 
 /**

@@ -4,7 +4,7 @@ import { listShards } from '../../shared/db/shards.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { GATE, project, type Row } from './heat-model.ts';
 import { instrumentHeat } from './heat-record.ts';
-import { heatReport, heatScenarios } from './heat.ts';
+import { HEAT_COUNTERS, heatReport, heatScenarios } from './heat.ts';
 import { type Measurements, measureHeat } from './heat-scenarios.ts';
 
 /**
@@ -45,10 +45,10 @@ const find = (rows: Row[], index: string, key: string, item?: string) => {
 /**
  * The keys over a gate, per scenario, as the model finds them (item 2 empties these lists). Spread
  * since: runs (`EX#<account>#<run>`, their listings on LIST_SHARDS shards, the active index on 128),
- * idempotency keys. An empty list is the gate holding for that scenario.
+ * idempotency keys, the rate window (rate counters). An empty list is the gate holding for that scenario.
  */
 const TODAY = {
-  a: { keys: ['table ACC#<account>'], items: ['table ACC#<account> / ACCOUNT'] },
+  a: { keys: [], items: [] },
   b: {
     keys: [
       'GSI1 ACC#<account>#AP#APPROVED',
@@ -57,9 +57,8 @@ const TODAY = {
       'GSI2 CALLBACK#DEADLINE',
       'table ACC#<account>',
       'table APPROVAL#NUDGE',
-      'table KEY#<key>',
     ],
-    items: ['table ACC#<account> / ACCOUNT', 'table KEY#<key> / KEY'],
+    items: [],
   },
   c: { keys: [], items: [] },
   d: { keys: ['table APPROVAL#NUDGE'], items: [] },
@@ -67,7 +66,11 @@ const TODAY = {
 
 describe('the heat model on the emulators', () => {
   it('measures every work it projects: runs, reminders, fires, the drift repair and a sweep pass each touch DynamoDB', () => {
-    for (const [work, measured] of Object.entries(m)) expect(measured.keys.length, work).toBeGreaterThan(0);
+    const { httpFlush, ...works } = m;
+    for (const [work, measured] of Object.entries(works)) expect(measured.keys.length, work).toBeGreaterThan(0);
+    // The approvals route counts the deciding key's use, written by its instance's flush; the trigger and
+    // the callbacks route count nothing of an accepted request (the runs worker counts a trigger's).
+    expect(Object.keys(httpFlush)).toEqual(['approvals route']);
   });
 
   it('the report names the hottest keys of each scenario, those over a gate marked: (a) starts with the account partition', () => {
@@ -83,7 +86,7 @@ describe('the heat model on the emulators', () => {
     expect(over(s.items)).toEqual(TODAY[letter].items);
   });
 
-  it("(a): each run's writes land on its own key; its listings spread over LIST_SHARDS shards; the account item still takes one write per metered request", () => {
+  it("(a): each run's writes land on its own key, its listings on LIST_SHARDS shards; its metering spreads over its 12 rate counters", () => {
     const { keys, items } = scenario('a');
     const run = find(keys, 'table', 'EX#<account>#<run>');
     expect(run.values).toBe(1000);
@@ -96,9 +99,16 @@ describe('the heat model on the emulators', () => {
       expect(listing.values).toBe(listShards());
       expect(listing.wcu).toBeLessThanOrEqual(GATE.wcu);
     }
-    // What is left under the account's partition: its own item (the rate window).
+    // What is left under the account's partition: its own item.
     const account = find(keys, 'table', 'ACC#<account>');
+    expect(account.values).toBe(1);
     expect(account.wcu).toBe(find(items, 'table', 'ACC#<account>', 'ACCOUNT').wcu);
+    // One write a metered request (two for a counter's first of a minute), a twelfth on each counter.
+    const item = find(items, 'table', 'ACC#<account>', 'ACCOUNT');
+    const counters = find(items, 'table', 'RATE#<account>#<counter>', 'RATE');
+    expect(counters.values).toBe(HEAT_COUNTERS);
+    expect(item.totalWcu + counters.totalWcu).toBeGreaterThanOrEqual(1000);
+    for (const r of [item, counters]) expect(r.wcu).toBeLessThan(GATE.wcu / 2);
     // Keyed by the run, the event log spreads too: each run's own partition takes a few units a second.
     const events = find(keys, 'table', 'ACC#<account>#EX#<run>');
     expect(events.values).toBe(1000);
@@ -109,6 +119,7 @@ describe('the heat model on the emulators', () => {
     const { keys, items } = scenario('c');
     expect(over(keys)).toEqual([]);
     expect(over(items)).toEqual([]);
+    expect(find(keys, 'table', 'ACC#<account>').values).toBe(1000);
     const active = find(keys, 'GSI2', 'RUN#ACTIVE#webhook#<shard>');
     expect(active.values).toBe(ACTIVE_SHARDS);
     expect(active.wcu).toBeLessThan(GATE.wcu);

@@ -1,9 +1,26 @@
 // `npm run bench -- heat`: the heat model (docs/performance.md "Heat: per-key throughput at scale"):
 // what the measured works put on each key and item, projected to the issue's four targets.
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
+import { countersFor } from '../../shared/db/entities/rate-counters.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { GATE, heat, type Part, project, type Row, type Scenario } from './heat-model.ts';
 import type { Measurements, PerUnit } from './heat-scenarios.ts';
+
+/**
+ * The plans' limits while the heat model measures (`RATE_LIMITS`): an account at (a) or (b) needs a limit
+ * above its load, (b) 3,000 metered requests a second (the trigger, the approval, the callback report
+ * of 1,000 runs/s); the model gives the team plan twice that, 360,000 a minute (6,000/s), so its rate
+ * window is spread over 12 counters (`countersFor`): the account item and 11 `RATE#<account>#<counter>`.
+ */
+export const HEAT_RATE_LIMITS = { pro: 2, team: 360_000, enterprise: 1_000_000 };
+/** The counters of a team account in the model, other than its account item. */
+export const HEAT_COUNTERS = countersFor(HEAT_RATE_LIMITS.team) - 1;
+/**
+ * An HTTP function writes each item it counted (a key's usage: `shared/db/counters.ts`) at most once
+ * a second per instance, whatever the requests. How many instances: by Little's law, 1,000 requests a
+ * second of under 100 ms each keep at most 100 busy; the model takes 100 for each HTTP function.
+ */
+export const HTTP_INSTANCES = 100;
 
 /** Reminders in (d): each pending approval reminds its reviewers once an hour. */
 export const REMINDER_EVERY_SECONDS = 3600;
@@ -17,7 +34,7 @@ const part = (work: string, perSecond: number, m: PerUnit): Part => ({ work, per
  * one workflow each; ids new with each unit of work (runs, events, approvals, callbacks, audit records)
  * at `perSecond`, the units of work a second (a run's units taken as landing within one second);
  * times as one value (a window, a due time: conservative); a listing key's shards `LIST_SHARDS`, the
- * sweeps' keys' their own (`SHARDS`).
+ * deployment-wide keys' their own (`SHARDS`).
  */
 const counts = (accounts: number, perSecond: number, more: Record<string, number> = {}) => ({
   account: accounts,
@@ -33,6 +50,7 @@ const counts = (accounts: number, perSecond: number, more: Record<string, number
   delivery: perSecond,
   time: 1,
   shard: listShards(),
+  counter: HEAT_COUNTERS,
   ...more,
 });
 
@@ -51,7 +69,13 @@ export function heatScenarios(m: Measurements): Scenario[] {
       },
       {
         name: '(b) one account, 1,000 runs/s of a 10-step run with an http_request, an approval and a callback',
-        parts: [part('ten-step run: http_request, approval (deadline, reminders), callback', 1000, m.tenStep)],
+        parts: [
+          part('ten-step run: http_request, approval (deadline, reminders), callback', 1000, m.tenStep),
+          // What the approvals and callbacks routes count (the deciding key's usage), written per instance.
+          ...Object.entries(m.httpFlush).map(([fn, flush]) =>
+            part(`${fn}: each instance's flush of its counts, once a second (${HTTP_INSTANCES} instances)`, HTTP_INSTANCES, flush),
+          ),
+        ],
         counts: counts(1, 1000),
       },
       {

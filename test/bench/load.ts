@@ -28,6 +28,12 @@ export type LoadOptions = {
   /** The n8n peer's summary.json (or its results folder), and its webhook. */
   peer?: string;
   peerTarget?: string;
+  /**
+   * `set` (default): webhook → one `set` step, the peer's bench-auth shape. `realistic`: webhook → set →
+   * http_request (a local target answering after 20 ms) → switch → set, the peer's bench-auth-realistic
+   * (test/bench/peer/bench-auth-realistic.json).
+   */
+  workload?: 'set' | 'realistic';
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,6 +45,35 @@ const DEFINITION = {
   variables: { orderId: { type: 'string', default: '' }, amount: { type: 'number', default: 0 } },
   steps: [{ id: 'set', type: 'set', values: { order: '{% $vars.orderId %}', total: '{% $vars.amount %}' } }],
 };
+
+/** Where the realistic workload's http_request goes, for both us and the peer: a listener answering `{"ok":true}` after 20 ms. */
+export const TARGET_PORT = Number(process.env.BENCH_TARGET_PORT ?? 5699);
+const REALISTIC = {
+  variables: DEFINITION.variables,
+  steps: [
+    { id: 'prepare', type: 'set', values: { order: '{% $vars.orderId %}', total: '{% $vars.amount %}' } },
+    {
+      id: 'call',
+      type: 'http_request',
+      method: 'POST',
+      url: `http://127.0.0.1:${TARGET_PORT}/slow`,
+      body: '{% {"order": $vars.orderId} %}',
+    },
+    { id: 'route', type: 'switch', cases: [{ when: '{% $steps.call.body.ok = true %}', next: 'done' }], default: 'done' },
+    { id: 'done', type: 'set', values: { routed: true } },
+  ],
+};
+
+/** The realistic workload's target on 127.0.0.1: `{"ok":true}` after 20 ms (`npm run bench -- target` alone, for the peer). */
+export async function startTarget(port = TARGET_PORT) {
+  const { createServer } = await import('node:http');
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20));
+  });
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  return () => new Promise<void>((r) => server.close(() => r()));
+}
 
 export type Row = {
   connections: number;
@@ -124,7 +159,7 @@ async function ok<T>(stack: StackProcess, path: string, init: Parameters<typeof 
  * Through the public API, as a user would: log in as the demo admin, create the one-step workflow and a
  * webhook bound to the demo key, and check that the key in `X-API-Key` starts a run and a wrong one is refused.
  */
-async function prepare(tree: Tree) {
+async function prepare(tree: Tree, workload: LoadOptions['workload']) {
   const stack = tree.stack as StackProcess;
   const { demo } = stack;
   const { token } = await ok<{ token: string }>(stack, '/api/auth/login', {
@@ -135,7 +170,10 @@ async function prepare(tree: Tree) {
   const workflow = await ok<{ id?: string; workflowId?: string }>(stack, '/api/workflows', {
     method: 'POST',
     token,
-    body: { name: 'bench: webhook → set', definition: DEFINITION },
+    body:
+      workload === 'realistic'
+        ? { name: 'bench: webhook → set → http_request → switch → set', definition: REALISTIC }
+        : { name: 'bench: webhook → set', definition: DEFINITION },
   });
   const workflowId = workflow.id ?? workflow.workflowId;
   const apiKeyId = demo.apiKey.split('_')[1];
@@ -442,6 +480,11 @@ export async function measureLoad(opts: LoadOptions, launchEnv: NodeJS.ProcessEn
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const peer: Peer | undefined = opts.peer ? readPeer(opts.peer, opts.peerTarget) : undefined;
+  if (opts.workload === 'realistic') {
+    cleanups.push(await startTarget());
+    // Our http_request steps may call the target on 127.0.0.1 (private addresses are refused by default).
+    launchEnv = { ...launchEnv, HTTP_STEP_ALLOWLIST: '127.0.0.1/32' };
+  }
   try {
     if (opts.against) {
       const ref = checkout(opts.against);
@@ -462,7 +505,7 @@ export async function measureLoad(opts: LoadOptions, launchEnv: NodeJS.ProcessEn
       });
       clients.set(tree, sqs);
       cleanups.push(() => sqs.destroy());
-      await prepare(tree);
+      await prepare(tree, opts.workload);
       const warm = opts.warmupRuns ? `${opts.warmupRuns} runs` : `${opts.warmupSeconds} s`;
       console.error(`${tree.label}: warm-up, ${warm} at 10 connections`);
       const w = await runLoad({
@@ -516,7 +559,7 @@ export async function measureLoad(opts: LoadOptions, launchEnv: NodeJS.ProcessEn
     const t = table(columns, ratios);
     tables[String(c)] = t;
     console.log(
-      `\nLoad: webhook (key in X-API-Key) → one set step, ${c} connection${c > 1 ? 's' : ''}, ${opts.seconds} s × ${opts.rounds} rounds (medians)`,
+      `\nLoad: webhook (key in X-API-Key) → ${opts.workload === 'realistic' ? 'set → http_request (20 ms) → switch → set' : 'one set step'}, ${c} connection${c > 1 ? 's' : ''}, ${opts.seconds} s × ${opts.rounds} rounds (medians)`,
     );
     console.table(t);
   }

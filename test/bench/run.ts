@@ -24,12 +24,29 @@ const { values: flags, positionals: only } = parseArgs({
     against: { type: 'string' },
     peer: { type: 'string' },
     'peer-target': { type: 'string', default: 'bench-auth' },
+    workload: { type: 'string', default: 'set' },
   },
 });
-const PARTS = ['load', 'round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'bundles', 'cold-start', 'cpu'];
+const PARTS = [
+  'load',
+  'round-trips',
+  'trigger-times',
+  'run-costs',
+  'worker',
+  'load-inprocess',
+  'heat',
+  'cost',
+  'bundles',
+  'cold-start',
+  'cpu',
+];
 const unknown = only.filter((p) => !PARTS.includes(p));
 if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
 const wanted = (part: string) => only.length === 0 || only.includes(part);
+const workload = (v: unknown): 'set' | 'realistic' => {
+  if (v === 'set' || v === 'realistic') return v;
+  throw new Error(`--workload must be set or realistic (got ${v})`);
+};
 const positive = (name: string, v: string | undefined) => {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a whole number ≥ 1 (got ${v})`);
@@ -51,12 +68,13 @@ if (wanted('load')) {
       ...(flags.against ? { against: flags.against } : {}),
       ...(flags.peer ? { peer: flags.peer } : {}),
       peerTarget: flags['peer-target'] as string,
+      workload: workload(flags.workload),
     },
     launchEnv,
   );
 }
 
-const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat'];
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost'];
 const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
 if (emulators) {
   try {
@@ -77,6 +95,12 @@ if (emulators) {
       const { heatPart } = await import('./heat.ts');
       instrumentHeat();
       results.heat = await heatPart();
+    }
+    if (wanted('cost')) {
+      const { instrumentHeat } = await import('./heat-record.ts');
+      const { costPart } = await import('./cost-report.ts');
+      instrumentHeat();
+      results.cost = await costPart(data);
     }
     if (wanted('round-trips')) {
       const rows = await measureRoundTrips(data);

@@ -13,7 +13,6 @@ import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
-import { handler as runsWorker } from '../../functions/worker/execute.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
@@ -22,7 +21,7 @@ import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
 import { approvalFlow, callbackFlow, forEachFlow, jumpLoopFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
-import { handler as reportHandler } from '../../functions/http/v1/callbacks/report.ts';
+import { report, runBatch } from './drive.ts';
 import { createServer } from 'node:http';
 import type { WorkflowDefinition } from '../../shared/engine/definition.ts';
 
@@ -200,14 +199,7 @@ async function webhookRunCost(
     messages.push(...(await takeRunMessages()).filter((m) => executionIds.includes(m.executionId)));
   // Taking the messages off the queue may take longer than the caches keep a record.
   await warmCaches(hook);
-  const worked = await recordCalls(() =>
-    runsWorker(
-      {
-        Records: messages.map((m, i) => ({ messageId: `m-${i}`, body: JSON.stringify(m), attributes: { ApproximateReceiveCount: '1' } })),
-      } as never,
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    ),
-  );
+  const worked = await recordCalls(() => runBatch(messages, 'm'));
   const later: Call[] = [];
   if (between) {
     const answered = await recordCalls(async () => {
@@ -215,12 +207,7 @@ async function webhookRunCost(
       const next: RunMessage[] = [];
       for (let i = 0; i < 20 && next.length < runs; i++)
         next.push(...(await takeRunMessages()).filter((m) => executionIds.includes(m.executionId)));
-      await runsWorker(
-        {
-          Records: next.map((m, i) => ({ messageId: `n-${i}`, body: JSON.stringify(m), attributes: { ApproximateReceiveCount: '1' } })),
-        } as never,
-        { getRemainingTimeInMillis: () => 60_000 } as never,
-      );
+      await runBatch(next, 'n');
     });
     later.push(...answered.calls);
   }
@@ -246,7 +233,7 @@ async function warmCaches(hook: BenchData['teamHook']) {
 }
 
 /** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given). */
-async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
+export async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
   const workflow = await createWorkflow(admin, { name, definition, recovery: false, editors: [] });
@@ -331,30 +318,19 @@ async function measureWaitCosts(d: BenchData): Promise<RunCost[]> {
     await webhookRunCost(retried, 'warm-up');
     const retry = await webhookRunCost(retried, 'webhook run, 1 http_request retried (503, 503, 200: 3 attempts), trigger 200 → SUCCEEDED');
     const waits = await hookOn(d, 1, callbackFlow(base), 'callback round trip');
-    const report = async (ids: string[]) => {
+    const reportAll = async (ids: string[]) => {
       for (const id of ids) {
         const c = tokens.get(id);
         if (!c) throw new Error(`no callback request for ${id}`);
-        const callbackId = new URL(c.url).pathname.split('/').at(-1) as string;
-        const res = await invoke(
-          reportHandler as never,
-          apiEvent({
-            method: 'POST',
-            path: `/api/v1/callbacks/${callbackId}`,
-            params: { callbackId },
-            headers: bearer(c.token),
-            body: { status: 'success', output: { ok: true } },
-          }),
-        );
-        if (res.status !== 200) throw new Error(`report answered ${res.status}`);
+        await report(c);
       }
     };
-    await webhookRunCost(waits, 'warm-up', 1, report);
+    await webhookRunCost(waits, 'warm-up', 1, reportAll);
     const roundTrip = await webhookRunCost(
       waits,
       'webhook run, 1 wait_for_callback: wait, report (its route), resume, trigger 200 → SUCCEEDED',
       1,
-      report,
+      reportAll,
     );
     return [retry, roundTrip];
   } finally {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -175,7 +175,7 @@ describe('app context', () => {
   it('refuses webAclArn and points at CloudFront, a domain without certificate, malformed alarm and throttle settings, and a prod stage without alarm destination', {
     timeout: 180_000,
   }, async () => {
-    const [waf, halfDomain, email, topic, throttles, prod, sweep] = await Promise.all([
+    const [waf, halfDomain, email, topic, throttles, prod, sweep, sample] = await Promise.all([
       runApp({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/1' }),
       runApp({ domainName: 'api.example.com' }),
       runApp({ alarmEmail: 'not-an-address' }),
@@ -183,8 +183,10 @@ describe('app context', () => {
       runApp({ throttles: '{"signup":{"rateLimit":1,"burstLimit":1}}' }),
       runApp({ stage: 'prod' }),
       runApp({ restartSweep: 'some' }),
+      runApp({ requestLogSample: '2' }),
     ]);
-    for (const r of [waf, halfDomain, email, topic, throttles, prod, sweep]) expect(r.failed).toBe(true);
+    for (const r of [waf, halfDomain, email, topic, throttles, prod, sweep, sample]) expect(r.failed).toBe(true);
+    expect(sample.stderr).toMatch(/requestLogSample must be a number from 0 to 1, got 2/);
     expect(sweep.stderr).toMatch(/restartSweep must be "orphaned" or "all"/);
     expect(waf.stderr).toMatch(/WAF cannot be associated with an API Gateway HTTP API/);
     expect(waf.stderr).toMatch(/CloudFront/);
@@ -199,7 +201,13 @@ describe('app context', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'flowgate-synth-'));
     try {
       const r = await runApp(
-        { stage: 'prod', alarmEmail: 'ops@example.com', throttles: '{"login":{"rateLimit":2,"burstLimit":4}}', tracing: 'true' },
+        {
+          stage: 'prod',
+          alarmEmail: 'ops@example.com',
+          throttles: '{"login":{"rateLimit":2,"burstLimit":4}}',
+          tracing: 'true',
+          requestLogSample: '0.1',
+        },
         outdir,
       );
       expect(r.stderr).toBe('');
@@ -208,6 +216,15 @@ describe('app context', () => {
       expect(types.filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(Object.keys(ALARMS).length);
       expect(types).toContain('AWS::SNS::Subscription');
       expect(types).toContain('AWS::CloudFormation::Stack');
+      // Every function, in the nested stacks too, gets the sampling share.
+      const templates = readdirSync(outdir).filter((f) => f.endsWith('.template.json'));
+      const functions = templates.flatMap((f) =>
+        Object.values<{ Type: string; Properties: { Environment?: { Variables: Record<string, unknown> } } }>(
+          JSON.parse(readFileSync(join(outdir, f), 'utf8')).Resources,
+        ).filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables.POWERTOOLS_SERVICE_NAME),
+      );
+      expect(functions.length).toBeGreaterThan(50);
+      for (const f of functions) expect(f.Properties.Environment?.Variables.REQUEST_LOG_SAMPLE).toBe('0.1');
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }

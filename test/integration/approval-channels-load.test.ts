@@ -9,7 +9,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
+import { adminSession, givenAccount } from '../support/fixtures.ts';
 
 // Issue 24's rate case, in a file of its own (it is slow): 200 approvals requested at once, each told
 // on three channels (a mail to the reviewer, a Slack message, a Teams card), are all delivered and
@@ -33,13 +33,7 @@ const RUNS = 200;
 describe('approval messages under load', { timeout: 300_000 }, () => {
   it(`${RUNS} approvals requested at once, 3 channels each: every message delivered, none twice`, async () => {
     const a = await givenAccount();
-    const actor = {
-      kind: 'session' as const,
-      accountId: a.account.accountId,
-      userId: a.admin.userId,
-      role: 'admin' as const,
-      sessionId: 's',
-    };
+    const actor = adminSession(a);
     const tag = randomBytes(4).toString('hex');
     await createChannel(actor, { type: 'slack', name: 'ops', botToken: 'xoxb-load', signingSecret: 'a'.repeat(32) });
     await createChannel(actor, { type: 'email', name: 'mail', from: 'approvals@example.com' });

@@ -18,7 +18,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
-import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
+import { adminSession, givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { slackInteraction } from '../support/slack-interactions.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
@@ -80,13 +80,7 @@ const responses = (respond: string) => chat.received.filter((r) => r.path === `/
 async function givenSetup() {
   const a = await givenAccount();
   const outsider = await createUser(a.account.accountId, uniqueEmail('outsider'), PASSWORD, 'member');
-  const actor = {
-    kind: 'session' as const,
-    accountId: a.account.accountId,
-    userId: a.admin.userId,
-    role: 'admin' as const,
-    sessionId: 's',
-  };
+  const actor = adminSession(a);
   // The member records a Slack id; the admin and the outsider are found by email (users.info / users.lookupByEmail).
   const memberSlack = `U${randomBytes(4).toString('hex').toUpperCase()}`;
   const adminSlack = `U${randomBytes(4).toString('hex').toUpperCase()}`;

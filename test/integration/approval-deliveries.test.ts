@@ -17,7 +17,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { newId } from '../../shared/ids.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
+import { adminSession, givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
@@ -72,13 +72,7 @@ const settled = (a: Account, approvalId: string, n: number, done = (d: any[]) =>
 /** A run waiting at an approval that notifies a mail channel, a Slack conversation and a Teams webhook at `teamsPath`. */
 async function givenWaitingRun(teamsPath: string) {
   const a = await givenAccount();
-  const actor = {
-    kind: 'session' as const,
-    accountId: a.account.accountId,
-    userId: a.admin.userId,
-    role: 'admin' as const,
-    sessionId: 's',
-  };
+  const actor = adminSession(a);
   await createChannel(actor, { type: 'email', name: 'mail', from: 'approvals@example.com' });
   await createChannel(actor, {
     type: 'slack',

@@ -18,7 +18,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues, useOwnTable } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
+import { adminSession, givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 import { blockKitProblems } from '../support/slack-block-kit.ts';
@@ -51,13 +51,7 @@ const TOKEN = 'xoxb-4242-reminders-test-token';
 async function givenSetup(stepOf: (a: Awaited<ReturnType<typeof givenAccount>>) => Record<string, unknown>) {
   const a = await givenAccount();
   const step = stepOf(a);
-  const actor = {
-    kind: 'session' as const,
-    accountId: a.account.accountId,
-    userId: a.admin.userId,
-    role: 'admin' as const,
-    sessionId: 's',
-  };
+  const actor = adminSession(a);
   const adminSlack = `U${randomBytes(4).toString('hex').toUpperCase()}`;
   chat.users.set(adminSlack, a.admin.email);
   await createChannel(actor, { type: 'email', name: 'mail', from: 'approvals@example.com' });

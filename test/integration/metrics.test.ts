@@ -6,7 +6,8 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { APP_METRICS } from '../../shared/metric-names.ts';
 import { resetMetrics } from '../../shared/metrics.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
-import { useOwnQueues } from '../support/engine.ts';
+import { takeRunMessages, useOwnQueues } from '../support/engine.ts';
+import { runBatch } from '../bench/drive.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 
@@ -83,5 +84,55 @@ describe('application metrics', () => {
     const rejected = named('TriggerRejected');
     expect(rejected).toHaveLength(1);
     expect(rejected[0]?.code).toBe('BODY_NOT_OBJECT');
+  });
+
+  it('a request publishes its metrics without dimensions on one line; a worker batch of 3 runs too, each value kept', async () => {
+    const { account, admin } = await givenAccount();
+    const principal = { kind: 'session', accountId: account.accountId, userId: admin.userId, role: 'admin', sessionId: 'x' } as const;
+    const workflow = await createWorkflow(principal, {
+      name: 'm3',
+      definition: WorkflowDefinition.parse({ steps: [{ id: 'a', type: 'set', values: { x: 1 } }] }),
+      recovery: false,
+      editors: [],
+    });
+    const webhook = await createWebhook(
+      principal,
+      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'open3', authMode: 'open' }),
+    );
+    const path = `/api/webhooks/${webhook.webhookId}/trigger`;
+    const emfOf = async (fn: () => Promise<unknown>) => {
+      const lines: string[] = [];
+      const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+        lines.push(String(chunk));
+        return true;
+      });
+      try {
+        await fn();
+      } finally {
+        spy.mockRestore();
+      }
+      return lines
+        .flatMap((l) => l.split('\n'))
+        .filter((l) => l.includes('"_aws"'))
+        .map((l) => JSON.parse(l) as Emf);
+    };
+    const names = (e: Emf) => e._aws.CloudWatchMetrics[0]?.Metrics.map((m) => m.Name).sort();
+    const ids: string[] = [];
+    const triggered = await emfOf(async () => {
+      for (let i = 0; i < 3; i++) {
+        const res = await invoke(trigger, apiEvent({ method: 'POST', path, params: { webhookId: webhook.webhookId }, body: { a: i } }));
+        expect(res.status).toBe(200);
+        ids.push(res.json.executionId);
+      }
+    });
+    // One line per request, with the request's three metrics on it.
+    expect(triggered.map(names)).toEqual(Array(3).fill(['ExecutionStarted', 'OpenWebhookTriggered', 'TriggerAccepted']));
+    const messages = (await takeRunMessages()).filter((m) => ids.includes(m.executionId));
+    expect(messages).toHaveLength(3);
+    const worked = await emfOf(() => runBatch(messages, 'metrics'));
+    expect(worked).toHaveLength(1);
+    expect(names(worked[0] as Emf)).toEqual(['ExecutionSucceeded', 'StepDuration']);
+    expect(worked[0]?.ExecutionSucceeded).toEqual([1, 1, 1]);
+    expect(worked[0]?.StepDuration).toHaveLength(3);
   });
 });

@@ -10,7 +10,7 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { startChatListener } from '../support/chat-listener.ts';
 import { eventually, startWorkers, useOwnQueues } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
+import { adminSession, givenAccount } from '../support/fixtures.ts';
 import { slackInteraction } from '../support/slack-interactions.ts';
 import { blockKitProblems, controlSequences } from '../support/slack-block-kit.ts';
 
@@ -56,13 +56,7 @@ const HOSTILE_NOTE = '<!channel> <https://evil.example/phish|Open the Flowgate r
 
 async function givenApproval(variables: Record<string, string>) {
   const a = await givenAccount();
-  const actor = {
-    kind: 'session' as const,
-    accountId: a.account.accountId,
-    userId: a.admin.userId,
-    role: 'admin' as const,
-    sessionId: 's',
-  };
+  const actor = adminSession(a);
   const adminSlack = `U${randomBytes(4).toString('hex').toUpperCase()}`;
   chat.users.set(adminSlack, a.admin.email);
   const channel = await createChannel(actor, { type: 'slack', name: 'ops', botToken: TOKEN, signingSecret: SIGNING });

@@ -28,3 +28,12 @@ export async function givenAccount(opts: { plan?: Plan; scopes?: readonly Scope[
   );
   return { account, admin, member, adminKey, memberKey };
 }
+
+/** The account's admin as a console session principal (what the domain functions take from a signed-in admin). */
+export const adminSession = (a: Awaited<ReturnType<typeof givenAccount>>) => ({
+  kind: 'session' as const,
+  accountId: a.account.accountId,
+  userId: a.admin.userId,
+  role: 'admin' as const,
+  sessionId: 's',
+});

@@ -1,6 +1,6 @@
 // GET /api/webhook-trigger/approval/{approvalId}/{decision}: the confirmation page; `confirm=1` decides.
 import { route } from './link.route.ts';
-import { http } from '../../../shared/http/handler.ts';
+import { pageHttp } from '../../../shared/http/page-handler.ts';
 import { respond } from './link-answer.ts';
 
-export const handler = http(route, respond);
+export const handler = pageHttp(route, respond);

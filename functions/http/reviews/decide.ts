@@ -1,12 +1,12 @@
 // POST /api/reviews/{approvalId}?token=…: the confirmation page's form decides, as the link's reviewer.
 import { route } from './decide.route.ts';
-import { http } from '../../../shared/http/handler.ts';
+import { pageHttp } from '../../../shared/http/page-handler.ts';
 import { unsupportedMediaType } from '../../../shared/errors.ts';
 import { decideByReview } from '../../../shared/domain/reviews.ts';
 import { FIELD_PREFIX, reviewedPage } from '../../../shared/http/review-page.ts';
 import { checkPageForm, PAGE_FIELD } from '../../../shared/http/page-form.ts';
 
-export const handler = http(route, async ({ params, query, event, request }) => {
+export const handler = pageHttp(route, async ({ params, query, event, request }) => {
   const type = event.headers['content-type'];
   if (type !== undefined && !/^application\/x-www-form-urlencoded\s*(;.*)?$/i.test(type.trim())) throw unsupportedMediaType();
   const form = new URLSearchParams(

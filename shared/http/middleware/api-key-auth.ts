@@ -1,5 +1,5 @@
 import type { Scope } from '../../db/entities/api-key.ts';
-import { recordKeyUsage } from '../../db/entities/api-key.ts';
+import { countKeyUse, keyIsLive } from '../../db/entities/api-key.ts';
 import { failedAuthentication } from '../../domain/auth-failures.ts';
 import { authenticateKey, invalidKey, isInvalidKey, keyOwner } from '../../domain/keys.ts';
 import { caches } from '../../domain/records.ts';
@@ -18,12 +18,14 @@ export type KeyAuthOptions = {
 };
 
 /**
- * Open-platform routes: resolve the API key, check its scope, then meter the call: the key's usage
- * and the account's rate limit (which returns the plan) are written in parallel, one round trip. The
- * usage write is conditional on the key being live, and the rate-limit write on its owner's membership
- * generation being the key's, so a revocation, a disable or a removal made elsewhere takes effect at
- * once even where the key record is still cached. The rate-limit headers go on every
- * later response of the request, error or not.
+ * Open-platform routes: resolve the API key, check its scope, then meter the call: the account's rate
+ * limit is written (which returns the plan) while the key item is read, in parallel, one round trip.
+ * The read is strongly consistent and the key must be live in it (not revoked, owner not suspended),
+ * and the rate-limit write is conditional on its owner's membership generation being the key's, so a
+ * revocation, a disable or a removal made elsewhere takes effect at once even where the key record is
+ * still cached. The key's usage is counted in the instance and written at most once a second per key
+ * (`countKeyUse`): a busy key's item takes reads, not a write per request. The rate-limit headers go on
+ * every later response of the request, error or not.
  */
 export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
   problems: [
@@ -49,17 +51,16 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
       throw status === 401 ? unauthorized('MISSING_SCOPE', detail) : forbidden('INSUFFICIENT_SCOPE', detail);
     }
     const now = Date.now();
-    const [budget, usage] = await Promise.allSettled([
-      takeAccountBudget(key.accountId, now, keyOwner(key)),
-      recordKeyUsage(key.keyId, now),
-    ]);
-    if (usage.status === 'rejected') logger.warn('key usage not recorded', { keyId: key.keyId, error: usage.reason as Error });
-    // The usage write refuses a key revoked since this instance cached it; the rate-limit write one
-    // whose owner was disabled or removed since the key was made (its membership generation).
-    if ((usage.status === 'fulfilled' && !usage.value) || (budget.status === 'rejected' && isInvalidKey(budget.reason))) {
+    const [budget, live] = await Promise.allSettled([takeAccountBudget(key.accountId, now, keyOwner(key)), keyIsLive(key.keyId)]);
+    if (live.status === 'rejected') logger.warn('key not read again', { keyId: key.keyId, error: live.reason as Error });
+    // The read refuses a key revoked since this instance cached it; the rate-limit write one whose
+    // owner was disabled or removed since the key was made (its membership generation).
+    if ((live.status === 'fulfilled' && !live.value) || (budget.status === 'rejected' && isInvalidKey(budget.reason))) {
       caches.keys.delete(key.keyId);
       throw await failedAuthentication(app.sourceIp, invalidKey());
     }
+    // A live key that got as far as the rate limit was used, whatever comes after.
+    countKeyUse(key.keyId, now);
     // A refusal of the budget carries its headers and the plan is not needed then.
     if (budget.status === 'rejected') throw budget.reason;
     app.principal = {

@@ -2,8 +2,6 @@ import { AppError } from '../../errors.ts';
 import { httpStatus } from '../../http-status.ts';
 import { logger } from '../../logger.ts';
 import type { AppContext, HttpResult, Middleware } from '../context.ts';
-import { escapeHtml } from '../../escape-html.ts';
-import { htmlPage } from '../html.ts';
 
 /** Render an error as RFC 9457 problem+json. Unknown errors become a 500 `INTERNAL` and are logged. */
 export function problemResult(error: unknown, requestId: string): HttpResult {
@@ -25,22 +23,12 @@ export function problemResult(error: unknown, requestId: string): HttpResult {
   };
 }
 
-/** The same error as an HTML page (the one-click approval pages). */
-export function problemPage(error: unknown, requestId: string): HttpResult {
-  const problem = problemResult(error, requestId);
-  const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
-  const page = htmlPage(
-    problem.statusCode ?? 500,
-    title,
-    `<p>${escapeHtml(detail)}</p><p class="note">Request ${escapeHtml(requestId)}</p>`,
-  );
-  return { ...page, headers: { ...problem.headers, ...page.headers } };
-}
+/** Renders an error as a response: problem+json (`problemResult`), or an HTML page for `html` routes (page-handler.ts). */
+export type ProblemRenderer = (error: unknown, requestId: string) => HttpResult;
 
-/** The one place errors become HTTP responses: problem+json, or HTML pages for `html` routes. */
-export const problemDetails = (opts: { html?: boolean } = {}): Middleware => ({
+/** The one place errors become HTTP responses: problem+json, or what `render` makes of them (an HTML route's pages). */
+export const problemDetails = (render: ProblemRenderer = problemResult): Middleware => ({
   onError: async (request) => {
-    const render = opts.html ? problemPage : problemResult;
     request.response = render(request.error, (request.context as AppContext).app.requestId);
   },
 });

@@ -1,0 +1,28 @@
+import { escapeHtml } from '../escape-html.ts';
+import { handlerWith, type Input, type PageParts } from './base.ts';
+import type { HttpResult } from './context.ts';
+import { counted, stackFor } from './handler.ts';
+import { htmlPage } from './html.ts';
+import { problemResult } from './middleware/problem.ts';
+import { pageForms } from './page-form.ts';
+import type { Route } from './route.ts';
+
+/** An error as an HTML page (the one-click and reviewer pages): the problem's title and detail, and the request id. */
+export function problemPage(error: unknown, requestId: string): HttpResult {
+  const problem = problemResult(error, requestId);
+  const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
+  const page = htmlPage(
+    problem.statusCode ?? 500,
+    title,
+    `<p>${escapeHtml(detail)}</p><p class="note">Request ${escapeHtml(requestId)}</p>`,
+  );
+  return { ...page, headers: { ...problem.headers, ...page.headers } };
+}
+
+/** What an HTML route's stack adds: its errors as pages, its form POSTs' checks (page-form.ts). */
+export const PAGE: PageParts = { render: problemPage, forms: pageForms };
+
+/** `http` for an HTML route (`html: true`): the same stack with `PAGE`; only these routes' bundles hold the page code. */
+export function pageHttp<R extends Route>(route: R, fn: (input: Input<NoInfer<R>>) => Promise<HttpResult>) {
+  return counted(handlerWith(route, stackFor(route, PAGE), fn));
+}
