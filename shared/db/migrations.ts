@@ -1,8 +1,9 @@
-import { DeleteCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { isConditionFailure } from '../errors.ts';
 import { deliveryMove } from './entities/delivery.ts';
-import { applied } from './update.ts';
+import { executionMove } from './entities/execution.ts';
+import { idempotencyMove } from './entities/idempotency.ts';
+import { type Item, moveItem } from './move.ts';
 
 // Moving a deployed table's items to new key shapes while the service runs (`npm run admin --
 // migrate`, docs/deploying.md "Upgrading"). Each change of key shape is a `Move`, owned by its
@@ -12,7 +13,7 @@ import { applied } from './update.ts';
 // run finds nothing to move) and resumable (from the cursor it prints). After the deploy nothing
 // writes an old key any more, so an old item cannot change while it is moved.
 
-export type Item = Record<string, unknown>;
+export type { Item };
 
 /** One change of key shape. */
 export type Move = {
@@ -24,7 +25,7 @@ export type Move = {
 };
 
 /** Every move, oldest first. */
-export const MOVES: readonly Move[] = [deliveryMove];
+export const MOVES: readonly Move[] = [deliveryMove, executionMove, idempotencyMove];
 
 export type Progress = {
   scanned: number;
@@ -71,7 +72,7 @@ export async function migrate(opts: MigrateOptions = {}): Promise<Progress> {
     for (const item of page.Items ?? []) {
       const move = moves.find((m) => m.matches(item));
       if (!move) continue;
-      const outcome = opts.dryRun ? 'moved' : await moveOne(item, move.moved(item));
+      const outcome = opts.dryRun ? 'moved' : await moveItem(item, move.moved(item));
       if (outcome === 'moved') progress.moved[move.name] = (progress.moved[move.name] ?? 0) + 1;
       else if (outcome === 'superseded') progress.superseded++;
     }
@@ -83,24 +84,4 @@ export async function migrate(opts: MigrateOptions = {}): Promise<Progress> {
     if (start && wait > 0) await new Promise((r) => setTimeout(r, wait));
   } while (start && (opts.maxItems === undefined || progress.scanned < opts.maxItems));
   return progress;
-}
-
-/** Put the new item (unless it exists) and delete the old one. */
-async function moveOne(old: Item, moved: Item): Promise<'moved' | 'superseded' | 'gone'> {
-  const oldKey = { TableName: tableName(), Key: { PK: old.PK, SK: old.SK }, ConditionExpression: 'attribute_exists(PK)' };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Delete: oldKey },
-        ],
-      }),
-    );
-    return 'moved';
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
-  // The new item exists (written since the deploy: it is the newer one), or the old one is gone (another run moved it).
-  return (await applied(db().send(new DeleteCommand(oldKey)))) ? 'superseded' : 'gone';
 }
