@@ -1,7 +1,15 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { db } from '../clients.ts';
-import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
+import {
+  type Callback,
+  DEADLINE_PARTITIONS,
+  deadlineUnchanged,
+  getCallback,
+  heartbeatUpdate,
+  listDueCallbacks,
+} from '../db/entities/callback.ts';
+import { forEachShard, PassBudget } from '../db/sweep-shards.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { type CallbackResult, settleCallback } from '../engine/callbacks.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
@@ -84,20 +92,23 @@ export async function expireCallback(c: Callback, now = Date.now()): Promise<boo
   return true;
 }
 
-/** The scheduled sweep's callback part: every pending callback past its deadline, page by page. */
-export async function expireDueCallbacks(now = Date.now()): Promise<number> {
+/** The scheduled sweep's callback part: every pending callback past its deadline, shard by shard, at most 40 pages of 25 a pass. */
+export async function expireDueCallbacks(now = Date.now(), until = Date.now() + 45_000): Promise<number> {
   let expired = 0;
-  for (let pages = 0; pages < 40; pages++) {
-    const { items } = await listDueCallbacks(now, 25);
-    if (items.length === 0) break;
-    const results = await Promise.allSettled(items.map((c) => expireCallback(c, now)));
-    let progress = 0;
-    for (const r of results) {
-      if (r.status === 'fulfilled' && r.value) progress++;
-      if (r.status === 'rejected') logger.error('callback not expired', { error: r.reason as Error });
+  const budget = new PassBudget(40, until);
+  await forEachShard(DEADLINE_PARTITIONS, async (partition) => {
+    while (budget.take()) {
+      const { items } = await listDueCallbacks(partition, now, 25);
+      if (items.length === 0) break;
+      const results = await Promise.allSettled(items.map((c) => expireCallback(c, now)));
+      let progress = 0;
+      for (const r of results) {
+        if (r.status === 'fulfilled' && r.value) progress++;
+        if (r.status === 'rejected') logger.error('callback not expired', { error: r.reason as Error });
+      }
+      expired += progress;
+      if (progress === 0 || items.length < 25) break;
     }
-    expired += progress;
-    if (progress === 0 || items.length < 25) break;
-  }
+  });
   return expired;
 }

@@ -25,6 +25,8 @@ describe('key families', () => {
     [`L#001712345678901#${run}`, 'L#<time>#<run>'],
     ['RUN#ACTIVE#webhook#3', 'RUN#ACTIVE#webhook#<shard>'],
     ['APPROVAL#NUDGE', 'APPROVAL#NUDGE'],
+    ['APPROVAL#NUDGE#15', 'APPROVAL#NUDGE#<sweep>'],
+    ['SCHEDULES#0', 'SCHEDULES#<sweep>'],
     ['ACCOUNT', 'ACCOUNT'],
   ])('%s is in the family %s', (value, f) => {
     expect(family(value)).toBe(f);

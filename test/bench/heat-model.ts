@@ -6,8 +6,8 @@ import type { Access } from './heat-record.ts';
  *
  * 1. Families. Each key value is normalized by replacing its ids with placeholders that say what the
  *    id is (`ACC#acc_01j…` → `ACC#<account>`, `ACC#acc_…#EX#ex_…` → `ACC#<account>#EX#<run>`), and
- *    times and shard numbers likewise. A key family is (table or index, partition key family); an
- *    item family adds the sort key's family.
+ *    times and shard numbers likewise (`<shard>`: the active index's; `<sweep>`: a sweep partition's).
+ *    A key family is (table or index, partition key family); an item family adds the sort key's family.
  * 2. Per unit of work. The accesses recorded while the bench did `units` units of a work (runs,
  *    reminders, fires, sweep passes) are summed per family and divided by `units`.
  * 3. Projection. At a scenario's target each work has a rate (units of work a second); a family's
@@ -48,6 +48,8 @@ const RULES: [RegExp, string][] = [
   [/(SESSION#)[0-9a-z]{26}(?![0-9a-z])/g, '$1<session>'],
   [/(?<![0-9a-z])[0-9a-z]{26}(?![0-9a-z])/g, '<id>'],
   [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
+  // The sweeps' partitions, sharded by a hash of the item's id (shared/db/sweep-shards.ts).
+  [/^((?:APPROVAL#NUDGE|APPROVAL#EXPIRY|CALLBACK#DEADLINE|SCHEDULES)#)\d+$/, '$1<sweep>'],
   // Times: epoch seconds or milliseconds, zero-padded in sort keys.
   [/(?<![0-9a-z])\d{10,20}(?![0-9a-z])/g, '<time>'],
 ];

@@ -1,6 +1,7 @@
 // `npm run bench -- heat`: the heat model (docs/performance.md "Heat: per-key throughput at scale"):
 // what the measured works put on each key and item, projected to the issue's four targets.
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
+import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { GATE, heat, type Part, project, type Row, type Scenario } from './heat-model.ts';
 import type { Measurements, PerUnit } from './heat-scenarios.ts';
 
@@ -15,7 +16,7 @@ const part = (work: string, perSecond: number, m: PerUnit): Part => ({ work, per
  * Distinct values of each id at a target: `accounts` accounts with one admin, one webhook, one key and
  * one workflow each; ids new with each unit of work (runs, events, approvals, callbacks, audit records)
  * at `perSecond`, the units of work a second (a run's units taken as landing within one second);
- * times as one value (a window, a due time: conservative), the active index's shards as they are.
+ * times as one value (a window, a due time: conservative), the active index's and the sweeps' shards as they are.
  */
 const counts = (accounts: number, perSecond: number, more: Record<string, number> = {}) => ({
   account: accounts,
@@ -31,6 +32,7 @@ const counts = (accounts: number, perSecond: number, more: Record<string, number
   delivery: perSecond,
   time: 1,
   shard: ACTIVE_SHARDS,
+  sweep: SWEEP_SHARDS,
   ...more,
 });
 

@@ -8,6 +8,7 @@ import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
 import { queryAll, queryPage } from '../query.ts';
+import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
 // by status, oldest first (GSI1: ACC#<account>#AP#<status> / AP#<id>).
@@ -76,20 +77,27 @@ export const approvalIndex = (accountId: string, status: ApprovalStatus, approva
   GSI1SK: `AP#${approvalId}`,
 });
 
-/** Pending approvals with a deadline are listed by deadline (GSI2) for the expiry sweep. */
+/**
+ * Pending approvals with a deadline are listed by deadline (GSI2) for the expiry sweep, in
+ * SWEEP_SHARDS partitions by the approval's id (`APPROVAL#EXPIRY#<shard>`, each in deadline order).
+ */
 const EXPIRY = 'APPROVAL#EXPIRY';
 export const expiryIndex = (a: Pick<Approval, 'approvalId' | 'accountId' | 'expiresAt'>) =>
-  a.expiresAt === undefined ? {} : { GSI2PK: EXPIRY, GSI2SK: `${String(a.expiresAt).padStart(15, '0')}#${a.accountId}#${a.approvalId}` };
+  a.expiresAt === undefined
+    ? {}
+    : { GSI2PK: sweepPartition(EXPIRY, a.approvalId), GSI2SK: `${String(a.expiresAt).padStart(15, '0')}#${a.accountId}#${a.approvalId}` };
 /** Attributes a decided approval drops, leaving the expiry index. */
 export const EXPIRY_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
+/** Every partition the expiry sweep reads: the shards, and the unsharded one of before the upgrade. */
+export const EXPIRY_PARTITIONS = sweepPartitions(EXPIRY);
 
-/** Pending approvals whose deadline is before `now`, earliest first (one page). */
-export const listExpired = (now: number, limit: number) =>
+/** Pending approvals of one expiry partition whose deadline is before `now`, earliest first (one page). */
+export const listExpired = (partition: string, now: number, limit: number) =>
   queryPage(
     {
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
-      ExpressionAttributeValues: { ':pk': EXPIRY, ':now': String(now).padStart(15, '0') },
+      ExpressionAttributeValues: { ':pk': partition, ':now': String(now).padStart(15, '0') },
     },
     (i) => Approval.parse(i),
     limit,

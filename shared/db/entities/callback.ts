@@ -3,11 +3,12 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
 import { queryPage } from '../query.ts';
+import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK CB#<id>) · pending callbacks by deadline
-// for the scheduled sweep (GSI2: CALLBACK#DEADLINE / <deadline>#<account>#<id>, sparse: a callback
+// for the scheduled sweep (GSI2: CALLBACK#DEADLINE#<shard> / <deadline>#<account>#<id>, sparse: a callback
 // leaves it when it is handled). A callback is an approval for machines: one conditional write
 // (PENDING → the outcome) decides it, whoever comes first (a report, the sweep, a cancel).
 export const CallbackStatus = z.enum(['PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED']);
@@ -52,6 +53,10 @@ export type Callback = z.infer<typeof Callback>;
 export const callbackKey = (accountId: string, callbackId: string) => ({ PK: `ACC#${accountId}`, SK: `CB#${callbackId}` });
 
 const DEADLINES = 'CALLBACK#DEADLINE';
+/** The deadline index's partition of a callback: one of SWEEP_SHARDS by its id (`shared/db/sweep-shards.ts`). */
+const deadlinePartition = (callbackId: string) => sweepPartition(DEADLINES, callbackId);
+/** Every partition the deadline sweep reads: the shards, and the unsharded one of before the upgrade. */
+export const DEADLINE_PARTITIONS = sweepPartitions(DEADLINES);
 const deadlineSortKey = (c: Pick<Callback, 'accountId' | 'callbackId' | 'deadline'>) =>
   `${String(c.deadline).padStart(15, '0')}#${c.accountId}#${c.callbackId}`;
 const DEADLINE_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
@@ -59,7 +64,13 @@ const DEADLINE_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
 export const callbackPut = (c: Callback) => ({
   Put: {
     TableName: tableName(),
-    Item: { ...callbackKey(c.accountId, c.callbackId), GSI2PK: DEADLINES, GSI2SK: deadlineSortKey(c), type: 'callback', ...c },
+    Item: {
+      ...callbackKey(c.accountId, c.callbackId),
+      GSI2PK: deadlinePartition(c.callbackId),
+      GSI2SK: deadlineSortKey(c),
+      type: 'callback',
+      ...c,
+    },
     ConditionExpression: 'attribute_not_exists(PK)',
   },
 });
@@ -71,13 +82,13 @@ export async function getCallback(accountId: string, callbackId: string): Promis
   return Item ? Callback.parse(Item) : undefined;
 }
 
-/** Pending callbacks whose deadline is before `now`, earliest first (one page). */
-export const listDueCallbacks = (now: number, limit: number) =>
+/** Pending callbacks of one deadline partition whose deadline is before `now`, earliest first (one page). */
+export const listDueCallbacks = (partition: string, now: number, limit: number) =>
   queryPage(
     {
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
-      ExpressionAttributeValues: { ':pk': DEADLINES, ':now': String(now).padStart(15, '0') },
+      ExpressionAttributeValues: { ':pk': partition, ':now': String(now).padStart(15, '0') },
     },
     (i) => Callback.parse(i),
     limit,
@@ -124,7 +135,7 @@ export const heartbeatUpdate = (c: Callback, now: number) => {
     deadline,
     update: buildUpdate(
       callbackKey(c.accountId, c.callbackId),
-      { lastHeartbeatAt: now, deadline, GSI2SK: deadlineSortKey({ ...c, deadline }) },
+      { lastHeartbeatAt: now, deadline, GSI2PK: deadlinePartition(c.callbackId), GSI2SK: deadlineSortKey({ ...c, deadline }) },
       [],
       pending(),
     ),

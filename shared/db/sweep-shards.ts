@@ -1,0 +1,61 @@
+// The sweeps' deployment-wide partitions (the due reminders, the approvals' and callbacks' deadlines,
+// every schedule), each spread over SWEEP_SHARDS partition key values by a stable hash of the item's
+// id (`<family>#<shard>`), its sort key unchanged (a time first where it was one: time order holds
+// within each shard). The sweeps read every shard, a few at a time, under one bound per pass.
+
+/**
+ * Shards of each sweep family, sized by the heat model (docs/performance.md "Heat"): in (b), one
+ * account at 1,000 runs/s with an approval and a callback each, the approvals' deadline index takes
+ * about 4,000 write units a second (each entry put and removed in a transaction, doubled), 250 a
+ * shard; in (d) the due reminders about 1,100, 70 a shard. It may only grow: an item keeps the shard
+ * it was written with, and the sweeps read shards 0..SWEEP_SHARDS-1.
+ */
+export const SWEEP_SHARDS = 16;
+
+/** FNV-1a (32 bits) of a string: stable across processes and releases, cheap, well spread for ids. */
+export function stableHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** The shard of `family` that the item with this id lives in. */
+export const sweepPartition = (family: string, id: string) => `${family}#${stableHash(id) % SWEEP_SHARDS}`;
+
+/**
+ * Every partition a sweep reads for `family`: its shards, and the unsharded partition of before
+ * (`family` itself), which holds the items written before the upgrade until `npm run admin -- migrate`
+ * has moved them (docs/deploying.md "Upgrading"): one Query a pass that finds nothing afterwards.
+ */
+export const sweepPartitions = (family: string) => [family, ...Array.from({ length: SWEEP_SHARDS }, (_, i) => `${family}#${i}`)];
+
+/** How many shards a sweep reads at once. */
+export const SHARDS_AT_ONCE = 4;
+
+/** A budget of pages (or items) shared by the shards of one pass: each takes one before it reads. */
+export class PassBudget {
+  constructor(
+    private left: number,
+    private readonly until = Number.POSITIVE_INFINITY,
+  ) {}
+  /** One more page, if the pass has any left (and time: `until`, a clock time in ms). */
+  take(n = 1): boolean {
+    if (this.left < n || Date.now() >= this.until) return false;
+    this.left -= n;
+    return true;
+  }
+}
+
+/** Run `each` over every partition, `SHARDS_AT_ONCE` at a time, and gather what they return (in the partitions' order). */
+export async function forEachShard<T>(partitions: readonly string[], each: (partition: string) => Promise<T>, atOnce = SHARDS_AT_ONCE) {
+  const results: T[] = new Array(partitions.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < partitions.length; i = next++) results[i] = await each(partitions[i] as string);
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, partitions.length) }, worker));
+  return results;
+}
