@@ -70,6 +70,11 @@ const SETTINGS = {
    */
   SWEEP_REMINDERS_PER_PASS: z.coerce.number().int().min(25).max(1_000_000).default(20_000),
   /**
+   * Shards of the write-sharded listings (an account's runs, a workflow's: shared/db/shards.ts), 1-32.
+   * It may only grow: an item keeps the shard it was written with, and a listing reads shards 0..N-1.
+   */
+  LIST_SHARDS: z.coerce.number().int().min(1).max(32).default(4),
+  /**
    * Which webhook runs in progress the startup sweep after a release interrupts: `orphaned` (the
    * default on AWS: expired leases, PENDING runs whose message is long overdue) or `all` (a hard cut).
    * Local mode always sweeps `all`: `npm start` is a real process restart.
