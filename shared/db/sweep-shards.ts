@@ -1,6 +1,8 @@
+import { shardOf } from './shards.ts';
+
 // The sweeps' deployment-wide partitions (the due reminders, the approvals' and callbacks' deadlines,
 // every schedule), each spread over SWEEP_SHARDS partition key values by a stable hash of the item's
-// id (`<family>#<shard>`), its sort key unchanged (a time first where it was one: time order holds
+// id (`<family>#<shard>`, `shardOf` of the write-sharded listings), its sort key unchanged (a time first where it was one: time order holds
 // within each shard). The sweeps read every shard, a few at a time, under one bound per pass.
 
 /**
@@ -12,18 +14,8 @@
  */
 export const SWEEP_SHARDS = 16;
 
-/** FNV-1a (32 bits) of a string: stable across processes and releases, cheap, well spread for ids. */
-export function stableHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
 /** The shard of `family` that the item with this id lives in. */
-export const sweepPartition = (family: string, id: string) => `${family}#${stableHash(id) % SWEEP_SHARDS}`;
+export const sweepPartition = (family: string, id: string) => `${family}#${shardOf(id, SWEEP_SHARDS)}`;
 
 /**
  * Every partition a sweep reads for `family`: its shards, and the unsharded partition of before
