@@ -1,30 +1,26 @@
-import { DeleteCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { isConditionFailure } from '../errors.ts';
+import { approvalMove } from './entities/approval.ts';
+import { nudgeMove } from './entities/approval-nudge.ts';
+import { callbackMove } from './entities/callback.ts';
 import { deliveryMove } from './entities/delivery.ts';
-import { applied } from './update.ts';
+import { scheduleIndexMove } from './entities/schedule-index.ts';
+import { type Item, type Move, moveItem } from './move.ts';
 
 // Moving a deployed table's items to new key shapes while the service runs (`npm run admin --
 // migrate`, docs/deploying.md "Upgrading"). Each change of key shape is a `Move`, owned by its
 // entity module: which scanned items are of the old shape, and the same item under its new key. The
 // migration scans the table once, page by page at a bounded rate, and moves each old item in one
-// transaction (the new item put unless it exists, the old one deleted), so it is idempotent (a second
-// run finds nothing to move) and resumable (from the cursor it prints). After the deploy nothing
-// writes an old key any more, so an old item cannot change while it is moved.
+// transaction (the new item put unless it exists, the old one deleted; `moveItem`, ./move.ts), so it
+// is idempotent (a second run finds nothing to move) and resumable (from the cursor it prints). After
+// the deploy nothing writes an old key any more, so an old item cannot change while it is moved; a
+// read that finds one first (an approval decided meanwhile) moves it the same way. An item that keeps
+// its table key and changes an index key only is updated in place, conditional on the old value.
 
-export type Item = Record<string, unknown>;
-
-/** One change of key shape. */
-export type Move = {
-  name: string;
-  /** Whether a scanned item is of the old shape. */
-  matches(item: Item): boolean;
-  /** The item under its new key (every attribute, its index keys as the new shape has them). */
-  moved(item: Item): Item;
-};
+export type { Item, Move };
 
 /** Every move, oldest first. */
-export const MOVES: readonly Move[] = [deliveryMove];
+export const MOVES: readonly Move[] = [deliveryMove, approvalMove, callbackMove, nudgeMove, scheduleIndexMove];
 
 export type Progress = {
   scanned: number;
@@ -71,7 +67,7 @@ export async function migrate(opts: MigrateOptions = {}): Promise<Progress> {
     for (const item of page.Items ?? []) {
       const move = moves.find((m) => m.matches(item));
       if (!move) continue;
-      const outcome = opts.dryRun ? 'moved' : await moveOne(item, move.moved(item));
+      const outcome = opts.dryRun ? 'moved' : await moveItem(item, move.moved(item));
       if (outcome === 'moved') progress.moved[move.name] = (progress.moved[move.name] ?? 0) + 1;
       else if (outcome === 'superseded') progress.superseded++;
     }
@@ -83,24 +79,4 @@ export async function migrate(opts: MigrateOptions = {}): Promise<Progress> {
     if (start && wait > 0) await new Promise((r) => setTimeout(r, wait));
   } while (start && (opts.maxItems === undefined || progress.scanned < opts.maxItems));
   return progress;
-}
-
-/** Put the new item (unless it exists) and delete the old one. */
-async function moveOne(old: Item, moved: Item): Promise<'moved' | 'superseded' | 'gone'> {
-  const oldKey = { TableName: tableName(), Key: { PK: old.PK, SK: old.SK }, ConditionExpression: 'attribute_exists(PK)' };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: moved, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Delete: oldKey },
-        ],
-      }),
-    );
-    return 'moved';
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-  }
-  // The new item exists (written since the deploy: it is the newer one), or the old one is gone (another run moved it).
-  return (await applied(db().send(new DeleteCommand(oldKey)))) ? 'superseded' : 'gone';
 }

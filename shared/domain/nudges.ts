@@ -10,7 +10,7 @@
 import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
-import { type DueNudge, listDueNudgesIn, NUDGE_PARTITIONS, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
+import { type DueNudge, isCurrent, listDueNudgesIn, NUDGE_PARTITIONS, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
 import { forEachShard, PassBudget } from '../db/sweep-shards.ts';
 import { config } from '../config.ts';
 import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/run-events.ts';
@@ -46,8 +46,12 @@ export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<N
         return NOTHING;
       }
       const due = dueNow(a, now);
-      // Done by another sweep since this item was read (its transaction moved the item).
-      if (!due.reminded && !due.escalated) return NOTHING;
+      if (!due.reminded && !due.escalated) {
+        // Done by another sweep since this item was read (its transaction moved the item), or a copy
+        // left behind (the migration moved it while a sweep sent from the old one): it goes.
+        if (!isCurrent(item, a)) await db().send(new DeleteCommand(nudgeDelete(item).Delete));
+        return NOTHING;
+      }
       const next: Approval = {
         ...a,
         ...(due.reminded && a.remind ? { reminders: (a.reminders ?? 0) + 1, nextRemindAt: now + a.remind.everySeconds * 1000 } : {}),

@@ -51,6 +51,14 @@ export const nudgePut = (a: Pick<Approval, 'accountId' | 'approvalId'> & NudgeSt
   ];
 };
 
+/** Whether `n` is the approval's due item as it stands (not one left behind: moved by the migration while a sweep sent its reminder). */
+export const isCurrent = (n: DueNudge, a: Pick<Approval, 'accountId' | 'approvalId'> & NudgeState) => {
+  const due = nextDue(a);
+  if (due === undefined) return false;
+  const key = dueKey(a, due);
+  return key.PK === n.PK && key.SK === n.SK;
+};
+
 /** The transaction item that removes a due item (the one the sweep read, in whichever partition it was). */
 export const nudgeDelete = (n: DueNudge) => ({ Delete: { TableName: tableName(), Key: { PK: n.PK, SK: n.SK } } });
 

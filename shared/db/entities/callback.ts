@@ -2,12 +2,15 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
+import { moveItem } from '../move.ts';
 import { queryPage } from '../query.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
 
-// Access patterns: get by account + id (PK ACC#<account>, SK CB#<id>) · pending callbacks by deadline
+// Access patterns: get by account + id (PK CB#<account>#<id>, SK CALLBACK: a partition per callback,
+// as every run waiting for one makes one; kept under ACC#<account> / CB#<id> before the upgrade:
+// `callbackMove`, and a get that misses looks there until the migration has run) · pending callbacks by deadline
 // for the scheduled sweep (GSI2: CALLBACK#DEADLINE#<shard> / <deadline>#<account>#<id>, sparse: a callback
 // leaves it when it is handled). A callback is an approval for machines: one conditional write
 // (PENDING → the outcome) decides it, whoever comes first (a report, the sweep, a cancel).
@@ -50,7 +53,9 @@ export const Callback = z.object({
 });
 export type Callback = z.infer<typeof Callback>;
 
-export const callbackKey = (accountId: string, callbackId: string) => ({ PK: `ACC#${accountId}`, SK: `CB#${callbackId}` });
+export const callbackKey = (accountId: string, callbackId: string) => ({ PK: `CB#${accountId}#${callbackId}`, SK: 'CALLBACK' });
+/** Where a callback was kept before the upgrade. */
+const legacyCallbackKey = (accountId: string, callbackId: string) => ({ PK: `ACC#${accountId}`, SK: `CB#${callbackId}` });
 
 const DEADLINES = 'CALLBACK#DEADLINE';
 /** The deadline index's partition of a callback: one of SWEEP_SHARDS by its id (`shared/db/sweep-shards.ts`). */
@@ -75,16 +80,46 @@ export const callbackPut = (c: Callback) => ({
   },
 });
 
+/**
+ * The callback, read consistently. A miss looks for it where it was kept before the upgrade, and moves
+ * what it finds to its own key first (every write goes there): until the migration has run
+ * (docs/deploying.md "Upgrading"), a read of an unknown id costs one GetItem more.
+ */
 export async function getCallback(accountId: string, callbackId: string): Promise<Callback | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: callbackKey(accountId, callbackId), ConsistentRead: true }),
-  );
-  return Item ? Callback.parse(Item) : undefined;
+  const get = async (Key: Record<string, string>) =>
+    (await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  const item = await get(callbackKey(accountId, callbackId));
+  if (item) return Callback.parse(item);
+  const old = await get(legacyCallbackKey(accountId, callbackId));
+  if (!old) return undefined;
+  const moved = callbackMove.moved(old);
+  if ((await moveItem(old, moved)) === 'moved') return Callback.parse(moved);
+  const now = await get(callbackKey(accountId, callbackId));
+  return now ? Callback.parse(now) : undefined;
 }
 
-/** Pending callbacks of one deadline partition whose deadline is before `now`, earliest first (one page). */
-export const listDueCallbacks = (partition: string, now: number, limit: number) =>
-  queryPage(
+/** Callbacks were kept under their account's partition before: moved to their own, a pending one's deadline in its shard. */
+export const callbackMove = {
+  name: 'callbacks',
+  matches: (item: Record<string, unknown>) =>
+    item.type === 'callback' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('CB#'),
+  moved: (item: Record<string, unknown>) => {
+    const { GSI2PK, GSI2SK, ...rest } = item;
+    const c = { accountId: String(item.accountId), callbackId: String(item.callbackId) };
+    return {
+      ...rest,
+      ...callbackKey(c.accountId, c.callbackId),
+      ...(GSI2PK ? { GSI2PK: deadlinePartition(c.callbackId), GSI2SK } : {}),
+    };
+  },
+};
+
+/**
+ * Pending callbacks of one deadline partition whose deadline is before `now`, earliest first (one
+ * page). Those of the unsharded partition of before the upgrade are moved to their own keys as they are read.
+ */
+export async function listDueCallbacks(partition: string, now: number, limit: number) {
+  const page = await queryPage(
     {
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
@@ -93,6 +128,10 @@ export const listDueCallbacks = (partition: string, now: number, limit: number) 
     (i) => Callback.parse(i),
     limit,
   );
+  if (partition !== DEADLINES) return page;
+  const current = await Promise.all(page.items.map((c) => getCallback(c.accountId, c.callbackId)));
+  return { ...page, items: current.filter((c): c is Callback => c !== undefined) };
+}
 
 const pending = (also?: Condition): Condition => ({
   expression: `#status = :pending${also ? ` AND (${also.expression})` : ''}`,
