@@ -82,8 +82,9 @@ export const callbackPut = (c: Callback) => ({
 
 /**
  * The callback, read consistently. A miss looks for it where it was kept before the upgrade, and moves
- * what it finds to its own key first (every write goes there): until the migration has run
- * (docs/deploying.md "Upgrading"), a read of an unknown id costs one GetItem more.
+ * what it finds to its own key first (every write goes there; a function without the grant to move it
+ * reads it where it is). A read of an unknown id costs one GetItem more, until a later release
+ * drops the look (docs/deploying.md "Upgrading").
  */
 export async function getCallback(accountId: string, callbackId: string): Promise<Callback | undefined> {
   const get = async (Key: Record<string, string>) =>
@@ -93,7 +94,10 @@ export async function getCallback(accountId: string, callbackId: string): Promis
   const old = await get(legacyCallbackKey(accountId, callbackId));
   if (!old) return undefined;
   const moved = callbackMove.moved(old);
-  if ((await moveItem(old, moved)) === 'moved') return Callback.parse(moved);
+  // A function that may not write there (a read-only route, the notifications worker) reads it as it is.
+  const outcome = await moveItem(old, moved).catch(() => undefined);
+  if (outcome === undefined) return Callback.parse(old);
+  if (outcome === 'moved') return Callback.parse(moved);
   const now = await get(callbackKey(accountId, callbackId));
   return now ? Callback.parse(now) : undefined;
 }
