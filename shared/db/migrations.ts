@@ -4,6 +4,8 @@ import { approvalMove } from './entities/approval.ts';
 import { nudgeMove } from './entities/approval-nudge.ts';
 import { callbackMove } from './entities/callback.ts';
 import { deliveryMove } from './entities/delivery.ts';
+import { executionMove } from './entities/execution.ts';
+import { idempotencyMove } from './entities/idempotency.ts';
 import { scheduleIndexMove } from './entities/schedule-index.ts';
 import { type Item, type Move, moveItem } from './move.ts';
 
@@ -20,7 +22,15 @@ import { type Item, type Move, moveItem } from './move.ts';
 export type { Item, Move };
 
 /** Every move, oldest first. */
-export const MOVES: readonly Move[] = [deliveryMove, approvalMove, callbackMove, nudgeMove, scheduleIndexMove];
+export const MOVES: readonly Move[] = [
+  deliveryMove,
+  executionMove,
+  idempotencyMove,
+  approvalMove,
+  callbackMove,
+  nudgeMove,
+  scheduleIndexMove,
+];
 
 export type Progress = {
   scanned: number;

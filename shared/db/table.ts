@@ -7,14 +7,17 @@ export const TABLE = {
   sortKey: 'SK',
   ttlAttribute: 'ttl',
   /**
-   * Both indexes project keys only: a write that changes none of an item's index keys costs no index
+   * Every index projects keys only: a write that changes none of an item's index keys costs no index
    * write, and a listing reads its page's items from the table in one BatchGet (`shared/db/query.ts`).
    * GSI1: per-account listings that need another sort than the base table (keys by owner, ...).
    * GSI2 (sparse): work the sweeps page through (runs in progress, pending approvals by deadline).
+   * GSI3: an account's runs, newest first, write-sharded (`ACC#<account>#EX#<shard>` / `EX#<id>`,
+   * shared/db/shards.ts); the run item itself is keyed by the run.
    */
   indexes: [
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
   ],
   projection: 'KEYS_ONLY',
 } as const;

@@ -50,7 +50,11 @@ export function reportTransition(
       values: { ':seen': resumed ? 'INTERRUPTED' : 'WAITING_CALLBACK', ':cb': c.callbackId },
     },
   );
-  return { items: [{ Update: update }, eventsPut(c.accountId, [event])], dispatch };
+  return {
+    items: [{ Update: update }, eventsPut(c.accountId, [event])],
+    dispatch,
+    run: { accountId: c.accountId, executionId: c.executionId },
+  };
 }
 
 export type CallbackResult = { status: 'SUCCEEDED'; output: Record<string, unknown> } | { status: 'FAILED' | 'TIMED_OUT'; error: RunError };

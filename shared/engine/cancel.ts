@@ -4,7 +4,7 @@ import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
 import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
 import { cancelledFields, cancelledUpdate } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -21,7 +21,7 @@ import { countAcceptedTrigger, finished } from './runs.ts';
 export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
   return retryConflicts(
     async (attempt) => {
-      const e = await getExecution(accountId, executionId);
+      const e = await getExecutionToChange(accountId, executionId);
       if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
       if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
       // A waiting run's approval or callback is pending: not read, unless a first try was refused

@@ -4,7 +4,7 @@ import type { Approval } from '../db/entities/approval.ts';
 import type { RecordedDecision } from '../db/entities/execution-state.ts';
 import { eventsPut, newEvent, nextSeq, VOTE_ROOM } from '../db/entities/run-events.ts';
 import { activeIndex } from '../db/entities/execution-index.ts';
-import { type Execution, executionKey } from '../db/entities/execution.ts';
+import { type Execution, executionKey, moveOldExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
@@ -77,7 +77,8 @@ export function decisionTransition(
       values: { ':seen': resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL', ':ap': approvalId },
     },
   );
-  return { items: [{ Update: update }, eventsPut(approval.accountId, [event])], dispatch };
+  const run = { accountId: approval.accountId, executionId: approval.executionId };
+  return { items: [{ Update: update }, eventsPut(approval.accountId, [event])], dispatch, run };
 }
 
 export type Transition = ReturnType<typeof decisionTransition>;
@@ -92,7 +93,10 @@ export const decisionMessage = (approval: DecisionApproval, t: Transition) =>
  * approval: cancelled, interrupted), the approval's items alone: `recorded`. When the approval was
  * handled meanwhile (or a transaction was in flight on its items): `refused`, nothing written.
  */
-export async function writeDecision(own: readonly object[], t: Transition): Promise<'moved' | 'recorded' | 'refused'> {
+export async function writeDecision(
+  own: readonly object[],
+  t: Pick<Transition, 'items' | 'run'>,
+): Promise<'moved' | 'recorded' | 'refused'> {
   const write = (items: readonly object[]) => db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
   const refused = (e: unknown) => {
     if (isConditionFailure(e) || isTransactionConflict(e)) return 'refused' as const;
@@ -103,6 +107,16 @@ export async function writeDecision(own: readonly object[], t: Transition): Prom
     return 'moved';
   } catch (e) {
     if (!isRunItemRefusal(e, own.length)) return refused(e);
+  }
+  // A run in progress across the deploy that changed its key (./execution.ts, `executionMove`): moved
+  // to its key, then the decision written again. One read on this path, which is rare, and none on any other.
+  if (await moveOldExecution(t.run.accountId, t.run.executionId)) {
+    try {
+      await write([...own, ...t.items]);
+      return 'moved';
+    } catch (e) {
+      if (!isRunItemRefusal(e, own.length)) return refused(e);
+    }
   }
   // No items of the approval's own (tests move a run without deciding its approval): nothing to write.
   if (own.length === 0) return 'recorded';

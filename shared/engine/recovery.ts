@@ -2,7 +2,7 @@
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
-import { currentStepId, type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { currentStepId, type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import { ACTIVE_INDEX_ATTRIBUTES, ACTIVE_SHARDS, type ActiveKind, activeIndex, listActive } from '../db/entities/execution-index.ts';
 import { cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
@@ -74,7 +74,7 @@ export async function redispatch(e: Execution, by: string, reason: string, now: 
 async function settle(seen: Execution, applies: (e: Execution) => boolean, act: (e: Execution) => Promise<void>): Promise<boolean> {
   return retryConflicts(
     async (attempt) => {
-      const e = attempt === 1 ? seen : await getExecution(seen.accountId, seen.executionId);
+      const e = attempt === 1 ? seen : await getExecutionToChange(seen.accountId, seen.executionId);
       if (!e || !applies(e)) return false;
       await act(e);
       return true;
@@ -83,16 +83,23 @@ async function settle(seen: Execution, applies: (e: Execution) => boolean, act: 
   );
 }
 
-/** Every page of one kind's active runs (all shards), `onPage` called on each. */
+/** Shards of the active index a sweep reads at once. */
+const SHARDS_AT_ONCE = 8;
+
+/** Every page of one kind's active runs (all shards, `SHARDS_AT_ONCE` at a time), `onPage` called on each. */
 async function eachActive(kind: ActiveKind, expiredBefore: number | undefined, onPage: (items: Execution[]) => Promise<void>) {
-  for (let shard = 0; shard < ACTIVE_SHARDS; shard++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await listActive(kind, shard, expiredBefore, 100, startKey);
-      await onPage(page.items);
-      startKey = page.lastKey;
-    } while (startKey);
-  }
+  let next = 0;
+  const reader = async () => {
+    for (let shard = next++; shard < ACTIVE_SHARDS; shard = next++) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await listActive(kind, shard, expiredBefore, 100, startKey);
+        await onPage(page.items);
+        startKey = page.lastKey;
+      } while (startKey);
+    }
+  };
+  await Promise.all(Array.from({ length: SHARDS_AT_ONCE }, reader));
 }
 
 const count = (results: PromiseSettledResult<boolean>[], what: string) => {

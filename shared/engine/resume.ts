@@ -4,7 +4,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import { callbackRunSeqUpdate, getCallback } from '../db/entities/callback.ts';
-import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { activeIndex } from '../db/entities/execution-index.ts';
 import { unchangedSince } from '../db/entities/execution-writes.ts';
 import { eventsPut, type RunEvent } from '../db/entities/run-events.ts';
@@ -62,7 +62,7 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
   const interrupted = ['interruptedAt', 'interruptReason'];
   return retryConflicts(
     async () => {
-      const e = await getExecution(accountId, executionId);
+      const e = await getExecutionToChange(accountId, executionId);
       if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
       if (e.status !== 'INTERRUPTED') {
         throw conflict('EXECUTION_NOT_INTERRUPTED', `Execution ${executionId} is ${e.status}; only an INTERRUPTED run can be resumed.`);
@@ -94,7 +94,7 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       } else {
         await redispatch(e, by, 'manual', now, interrupted);
       }
-      return (await getExecution(accountId, executionId)) as Execution;
+      return (await getExecutionToChange(accountId, executionId)) as Execution;
     },
     { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },
   );

@@ -6,7 +6,7 @@ import { config } from '../config.ts';
 import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
 import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from '../db/entities/execution-index.ts';
 import { unchangedSince } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, IDEMPOTENCY_TTL_SECONDS, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { retentionTtl } from '../db/retention.ts';
@@ -102,7 +102,7 @@ export async function retryRun(
   const scope = idemScope(executionId);
   const written = await retryConflicts(
     async () => {
-      const e = await getExecution(accountId, executionId);
+      const e = await getExecutionToChange(accountId, executionId);
       if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
       // The key is bound to this run (its scope), so any earlier use of it is this very request.
       if (idempotency) {

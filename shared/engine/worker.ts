@@ -4,7 +4,7 @@ import { db } from '../clients.ts';
 import { listEvents } from '../db/entities/run-events.ts';
 import { activeSortKey } from '../db/entities/execution-index.ts';
 import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
-import { Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
 import { retryConflicts } from '../db/conflicts.ts';
@@ -104,7 +104,7 @@ async function claim(
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
     }
-    const seen = await getExecution(m.accountId, m.executionId);
+    const seen = await getExecutionToChange(m.accountId, m.executionId);
     // The record landed between the claim and this read: claim again.
     if (seen?.dispatch === m.dispatch && attempt + 1 < RECORD_WAIT.attempts) continue;
     // Not written yet: a start's record, or an approval decision (its message goes out beside its write too).

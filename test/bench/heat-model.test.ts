@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { difference, family, GATE, heat, perUnit, placeholders, project, valuesOf } from './heat-model.ts';
+import { difference, family, GATE, heat, keyFamily, perUnit, placeholders, project, shardsOf, valuesOf } from './heat-model.ts';
 import type { Access } from './heat-record.ts';
 import { heatScenarios, REMINDER_EVERY_SECONDS, SWEEP_EVERY_SECONDS } from './heat.ts';
 import type { Measurements } from './heat-scenarios.ts';
@@ -25,8 +25,6 @@ describe('key families', () => {
     [`L#001712345678901#${run}`, 'L#<time>#<run>'],
     ['RUN#ACTIVE#webhook#3', 'RUN#ACTIVE#webhook#<shard>'],
     ['APPROVAL#NUDGE', 'APPROVAL#NUDGE'],
-    ['APPROVAL#NUDGE#15', 'APPROVAL#NUDGE#<sweep>'],
-    ['SCHEDULES#0', 'SCHEDULES#<sweep>'],
     ['ACCOUNT', 'ACCOUNT'],
   ])('%s is in the family %s', (value, f) => {
     expect(family(value)).toBe(f);
@@ -156,6 +154,20 @@ describe('projection and gates', () => {
     expect(valuesOf('ACC#<account>#EX#<run>', { account: 10, run: 500 })).toBe(500);
     expect(valuesOf('SCHEDULES', {})).toBe(1);
     expect(() => valuesOf('CH#<channel>', { account: 1 })).toThrow(/<channel>/);
+  });
+
+  it("a write shard at a partition key's end is <shard>: a key family takes its ids' values times its shards, an item family its ids'", () => {
+    expect(keyFamily(`ACC#${acc}#EX#3`)).toBe('ACC#<account>#EX#<shard>');
+    expect(keyFamily('RUN#ACTIVE#api#117')).toBe('RUN#ACTIVE#api#<shard>');
+    expect(keyFamily('APPROVAL#NUDGE#15')).toBe('APPROVAL#NUDGE#<shard>');
+    expect(keyFamily('APPROVAL#NUDGE')).toBe('APPROVAL#NUDGE');
+    expect(keyFamily(`EX#${acc}#${run}`)).toBe('EX#<account>#<run>');
+    const s = { counts: { account: 10, run: 500, shard: 4 }, shards: { 'RUN#ACTIVE#': 128 } };
+    expect(shardsOf(s, 'ACC#<account>#EX#<shard>')).toBe(4);
+    expect(shardsOf(s, 'RUN#ACTIVE#webhook#<shard>')).toBe(128);
+    expect(shardsOf(s, 'ACC#<account>')).toBe(1);
+    expect(valuesOf('ACC#<account>#EX#<shard>', s.counts, 4)).toBe(40);
+    expect(valuesOf('RUN#ACTIVE#webhook#<shard>W#<run>', s.counts)).toBe(500);
   });
 
   it('the gates are half of DynamoDB per-partition limits, and a difference drops what both measurements hold', () => {

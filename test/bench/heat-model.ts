@@ -6,8 +6,8 @@ import type { Access } from './heat-record.ts';
  *
  * 1. Families. Each key value is normalized by replacing its ids with placeholders that say what the
  *    id is (`ACC#acc_01j…` → `ACC#<account>`, `ACC#acc_…#EX#ex_…` → `ACC#<account>#EX#<run>`), and
- *    times and shard numbers likewise (`<shard>`: the active index's; `<sweep>`: a sweep partition's).
- *    A key family is (table or index, partition key family); an item family adds the sort key's family.
+ *    times and shard numbers likewise. A key family is (table or index, partition key family); an
+ *    item family adds the sort key's family.
  * 2. Per unit of work. The accesses recorded while the bench did `units` units of a work (runs,
  *    reminders, fires, sweep passes) are summed per family and divided by `units`.
  * 3. Projection. At a scenario's target each work has a rate (units of work a second); a family's
@@ -48,14 +48,18 @@ const RULES: [RegExp, string][] = [
   [/(SESSION#)[0-9a-z]{26}(?![0-9a-z])/g, '$1<session>'],
   [/(?<![0-9a-z])[0-9a-z]{26}(?![0-9a-z])/g, '<id>'],
   [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
-  // The sweeps' partitions, sharded by a hash of the item's id (shared/db/sweep-shards.ts).
-  [/^((?:APPROVAL#NUDGE|APPROVAL#EXPIRY|CALLBACK#DEADLINE|SCHEDULES)#)\d+$/, '$1<sweep>'],
   // Times: epoch seconds or milliseconds, zero-padded in sort keys.
   [/(?<![0-9a-z])\d{10,20}(?![0-9a-z])/g, '<time>'],
 ];
 
 /** A key value's family: its ids, times and shard numbers replaced by placeholders. */
 export const family = (value: string) => RULES.reduce((s, [re, to]) => s.replace(re, to), value);
+
+/**
+ * A partition key value's family: as `family`, and a write shard at its end (`<listing key>#<n>`,
+ * shared/db/shards.ts) as `<shard>`.
+ */
+export const keyFamily = (value: string) => family(value).replace(/#\d{1,3}$/, '#<shard>');
 
 /** The placeholders a family holds, without their brackets (`ACC#<account>#EX#<run>` → account, run). */
 export const placeholders = (f: string) => [...f.matchAll(/<([a-z]+)>/g)].map((m) => m[1] as string);
@@ -79,7 +83,7 @@ export function perUnit(accesses: readonly Access[], units: number): { keys: Loa
   const keys = new Map<string, Load>();
   const items = new Map<string, Load>();
   for (const a of accesses) {
-    const key = family(a.pk);
+    const key = keyFamily(a.pk);
     add(keys, `${a.index}\u0000${key}`, { index: a.index, key }, a);
     if (a.sk === undefined) continue;
     const item = family(a.sk);
@@ -107,23 +111,42 @@ export function difference(a: readonly Load[], b: readonly Load[]): Load[] {
 
 /** A measured work at its target: units per unit of work (`perUnit`) and units of work a second. */
 export type Part = { work: string; perSecond: number; keys: Load[]; items: Load[] };
-/** A scenario: its works and how many distinct values each placeholder takes at the target. */
-export type Scenario = { name: string; parts: Part[]; counts: Record<string, number> };
+/**
+ * A scenario: its works and how many distinct values each placeholder takes at the target; `shards`:
+ * how many shards a key family with `<shard>` is written across, by the family's start (`RUN#ACTIVE#`),
+ * else `counts.shard`.
+ */
+export type Scenario = { name: string; parts: Part[]; counts: Record<string, number>; shards?: Record<string, number> };
 /** A projected family: units a second on each of its `values`, and whether that is over a gate. */
 export type Row = Load & { values: number; totalWcu: number; totalRcu: number; hot: boolean };
 
-/** How many distinct values a family takes (step 3 above); a placeholder without a count is an error. */
-export function valuesOf(f: string, counts: Record<string, number>): number {
+/**
+ * How many distinct values a family takes (step 3 above): the largest count of its ids, times the
+ * shards it is written across (`<shard>`, a key family's only); a placeholder without a count is an error.
+ */
+export function valuesOf(f: string, counts: Record<string, number>, shards = 1): number {
   let n = 1;
   for (const p of placeholders(f)) {
+    if (p === 'shard') continue;
     const c = counts[p];
     if (c === undefined) throw new Error(`no count of <${p}> (in ${f}) for this scenario`);
     n = Math.max(n, c);
   }
+  return n * shards;
+}
+
+/**
+ * The shards a key family is written across (1 without `<shard>`). An item family is one item per
+ * id whatever its shard: its values are its ids'.
+ */
+export function shardsOf(s: Pick<Scenario, 'counts' | 'shards'>, key: string): number {
+  if (!key.includes('<shard>')) return 1;
+  const n = Object.entries(s.shards ?? {}).find(([start]) => key.startsWith(start))?.[1] ?? s.counts.shard;
+  if (n === undefined) throw new Error(`no count of <shard> (in ${key}) for this scenario`);
   return n;
 }
 
-function projectLoads(parts: readonly Part[], pick: (p: Part) => Load[], counts: Record<string, number>): Row[] {
+function projectLoads(parts: readonly Part[], pick: (p: Part) => Load[], s: Pick<Scenario, 'counts' | 'shards'>): Row[] {
   const totals = new Map<string, Load>();
   for (const part of parts)
     for (const l of pick(part)) {
@@ -135,7 +158,7 @@ function projectLoads(parts: readonly Part[], pick: (p: Part) => Load[], counts:
     }
   return [...totals.values()]
     .map((t) => {
-      const values = valuesOf(`${t.key}${t.item ?? ''}`, counts);
+      const values = valuesOf(`${t.key}${t.item ?? ''}`, s.counts, t.item === undefined ? shardsOf(s, t.key) : 1);
       const [wcu, rcu] = [t.wcu / values, t.rcu / values];
       return { ...t, wcu, rcu, values, totalWcu: t.wcu, totalRcu: t.rcu, hot: wcu > GATE.wcu || rcu > GATE.rcu };
     })
@@ -148,7 +171,7 @@ export const heat = (r: Pick<Load, 'wcu' | 'rcu'>) => Math.max(r.wcu / GATE.wcu,
 /** A scenario projected: every key family and every item family, hottest first. */
 export function project(s: Scenario): { keys: Row[]; items: Row[] } {
   return {
-    keys: projectLoads(s.parts, (p) => p.keys, s.counts),
-    items: projectLoads(s.parts, (p) => p.items, s.counts),
+    keys: projectLoads(s.parts, (p) => p.keys, s),
+    items: projectLoads(s.parts, (p) => p.items, s),
   };
 }

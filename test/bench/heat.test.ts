@@ -104,9 +104,9 @@ describe('the heat model on the emulators', () => {
   it("(b): the approvals' and callbacks' deadlines and the due reminders spread over the sweep shards, each under the gate", () => {
     const { keys } = scenario('b');
     for (const [index, key] of [
-      ['GSI2', 'APPROVAL#EXPIRY#<sweep>'],
-      ['GSI2', 'CALLBACK#DEADLINE#<sweep>'],
-      ['table', 'APPROVAL#NUDGE#<sweep>'],
+      ['GSI2', 'APPROVAL#EXPIRY#<shard>'],
+      ['GSI2', 'CALLBACK#DEADLINE#<shard>'],
+      ['table', 'APPROVAL#NUDGE#<shard>'],
     ] as const) {
       const row = find(keys, index, key);
       expect(row.values, key).toBe(SWEEP_SHARDS);
@@ -117,7 +117,7 @@ describe('the heat model on the emulators', () => {
 
   it('(d): every reminder moves its due item within one of the sweep shards; the drift repair reads every schedule from the shards of SCHEDULES', () => {
     const { keys } = scenario('d');
-    const nudges = find(keys, 'table', 'APPROVAL#NUDGE#<sweep>');
+    const nudges = find(keys, 'table', 'APPROVAL#NUDGE#<shard>');
     expect(nudges.values).toBe(SWEEP_SHARDS);
     expect(nudges.wcu).toBeLessThan(GATE.wcu / 4);
     // The unsharded partitions of before the upgrade: read once a pass (empty once migrated), never written.
@@ -125,7 +125,7 @@ describe('the heat model on the emulators', () => {
     expect(find(keys, 'GSI2', 'SCHEDULES')).toMatchObject({ values: 1, wcu: 0 });
     // Averaged over the minute between passes (100 schedules over 16 shards read about what the empty
     // shards do: a Query's one-unit minimum); a pass over 100,000 reads 1/16 of them from each.
-    const schedules = find(keys, 'GSI2', 'SCHEDULES#<sweep>');
+    const schedules = find(keys, 'GSI2', 'SCHEDULES#<shard>');
     expect(schedules).toMatchObject({ values: SWEEP_SHARDS, wcu: 0 });
     expect(schedules.rcu).toBeLessThan(GATE.rcu / 100);
   });

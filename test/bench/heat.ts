@@ -2,6 +2,7 @@
 // what the measured works put on each key and item, projected to the issue's four targets.
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
+import { listShards } from '../../shared/db/shards.ts';
 import { GATE, heat, type Part, project, type Row, type Scenario } from './heat-model.ts';
 import type { Measurements, PerUnit } from './heat-scenarios.ts';
 
@@ -16,7 +17,8 @@ const part = (work: string, perSecond: number, m: PerUnit): Part => ({ work, per
  * Distinct values of each id at a target: `accounts` accounts with one admin, one webhook, one key and
  * one workflow each; ids new with each unit of work (runs, events, approvals, callbacks, audit records)
  * at `perSecond`, the units of work a second (a run's units taken as landing within one second);
- * times as one value (a window, a due time: conservative), the active index's and the sweeps' shards as they are.
+ * times as one value (a window, a due time: conservative); a listing key's shards `LIST_SHARDS`, the
+ * sweeps' keys' their own (`SHARDS`).
  */
 const counts = (accounts: number, perSecond: number, more: Record<string, number> = {}) => ({
   account: accounts,
@@ -31,42 +33,54 @@ const counts = (accounts: number, perSecond: number, more: Record<string, number
   audit: perSecond,
   delivery: perSecond,
   time: 1,
-  shard: ACTIVE_SHARDS,
-  sweep: SWEEP_SHARDS,
+  shard: listShards(),
   ...more,
 });
+
+/** Shards of the deployment-wide keys, by the start of their family (`Scenario.shards`). */
+export const SHARDS: Record<string, number> = {
+  'RUN#ACTIVE#': ACTIVE_SHARDS,
+  'APPROVAL#NUDGE#': SWEEP_SHARDS,
+  'APPROVAL#EXPIRY#': SWEEP_SHARDS,
+  'CALLBACK#DEADLINE#': SWEEP_SHARDS,
+  'SCHEDULES#': SWEEP_SHARDS,
+  // The approvals' status listing: max(16, LIST_SHARDS) (shared/db/entities/approval.ts).
+  'ACC#<account>#AP#': Math.max(16, listShards()),
+};
 
 /** The issue's four targets (issue 32, item 1), each from the measured works. */
 export function heatScenarios(m: Measurements): Scenario[] {
   const fires = 100_000 / SWEEP_EVERY_SECONDS;
-  return [
-    {
-      name: '(a) one account, 1,000 runs/s of the one-step webhook run',
-      parts: [part('one-step webhook run', 1000, m.oneStep)],
-      counts: counts(1, 1000),
-    },
-    {
-      name: '(b) one account, 1,000 runs/s of a 10-step run with an http_request, an approval and a callback',
-      parts: [part('ten-step run: http_request, approval (deadline, reminders), callback', 1000, m.tenStep)],
-      counts: counts(1, 1000),
-    },
-    {
-      name: '(c) 1,000 accounts at 10 runs/s each',
-      parts: [part('one-step webhook run, batches of several accounts', 10_000, m.manyAccounts)],
-      counts: counts(1000, 10_000),
-    },
-    {
-      name: '(d) 1,000,000 pending approvals reminded hourly, 100,000 schedules firing each minute',
-      parts: [
-        part('reminder', 1_000_000 / REMINDER_EVERY_SECONDS, m.reminder),
-        part('schedule fire and its one-step run', fires, m.fire),
-        part('drift repair, per schedule per pass', fires, m.drift),
-        part('sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS, m.pass),
-      ],
-      // 1,000 accounts; each schedule on a workflow of its own; the approvals all distinct.
-      counts: counts(1000, fires, { workflow: 100_000, schedule: 100_000, approval: 1_000_000 }),
-    },
-  ];
+  return (
+    [
+      {
+        name: '(a) one account, 1,000 runs/s of the one-step webhook run',
+        parts: [part('one-step webhook run', 1000, m.oneStep)],
+        counts: counts(1, 1000),
+      },
+      {
+        name: '(b) one account, 1,000 runs/s of a 10-step run with an http_request, an approval and a callback',
+        parts: [part('ten-step run: http_request, approval (deadline, reminders), callback', 1000, m.tenStep)],
+        counts: counts(1, 1000),
+      },
+      {
+        name: '(c) 1,000 accounts at 10 runs/s each',
+        parts: [part('one-step webhook run, batches of several accounts', 10_000, m.manyAccounts)],
+        counts: counts(1000, 10_000),
+      },
+      {
+        name: '(d) 1,000,000 pending approvals reminded hourly, 100,000 schedules firing each minute',
+        parts: [
+          part('reminder', 1_000_000 / REMINDER_EVERY_SECONDS, m.reminder),
+          part('schedule fire and its one-step run', fires, m.fire),
+          part('drift repair, per schedule per pass', fires, m.drift),
+          part('sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS, m.pass),
+        ],
+        // 1,000 accounts; each schedule on a workflow of its own; the approvals all distinct.
+        counts: counts(1000, fires, { workflow: 100_000, schedule: 100_000, approval: 1_000_000 }),
+      },
+    ] as Scenario[]
+  ).map((s) => ({ ...s, shards: SHARDS }));
 }
 
 const round = (x: number) => (x >= 10 ? Math.round(x) : Math.round(x * 100) / 100);

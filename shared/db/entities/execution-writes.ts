@@ -1,6 +1,6 @@
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
-import { type Execution, executionKey, storedFields } from './execution.ts';
+import { type Execution, executionKey, executionListings, storedFields } from './execution.ts';
 import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from './execution-index.ts';
 import { IN_PROGRESS } from './execution-state.ts';
 import { nextSeq } from './run-events.ts';
@@ -9,8 +9,7 @@ import { nextSeq } from './run-events.ts';
 
 export const executionItem = (e: Execution) => ({
   ...executionKey(e.accountId, e.executionId),
-  GSI1PK: `ACC#${e.accountId}#WF#${e.workflowId}`,
-  GSI1SK: `EX#${e.executionId}`,
+  ...executionListings(e),
   ...(IN_PROGRESS.includes(e.status) ? activeIndex(e) : {}),
   type: 'execution',
   ...storedFields(e),

@@ -2,7 +2,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { asJsonText, jsonText } from '../json.ts';
-import { queryPage } from '../query.ts';
+import { moveItem } from '../move.ts';
+import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
 import {
   ExecutionStatus,
   LoopPosition,
@@ -14,8 +15,10 @@ import {
   TriggerContext,
 } from './execution-state.ts';
 
-// Access patterns: get by account + id · list by account newest first (PK, SK begins_with EX#) ·
-// list by workflow newest first (GSI1: ACC#<account>#WF#<workflow> / EX#<id>) · event log of a run
+// Access patterns: get by account + id (PK EX#<account>#<id>, SK EXECUTION: a partition per run, so
+// no account's runs are one hot key) · list by account newest first (GSI3: ACC#<account>#EX#<shard> /
+// EX#<id>) · list by workflow newest first (GSI1: ACC#<account>#WF#<workflow>#<shard> / EX#<id>): both
+// write-sharded, LIST_SHARDS shards merged per page (../shards.ts) · event log of a run
 // (./run-events.ts) · in-progress runs for the sweeps (GSI2, ./execution-index.ts).
 export const Execution = z.object({
   executionId: z.string(),
@@ -93,34 +96,79 @@ const JSON_FIELDS = ['variables', 'outputs', 'output', 'payload', 'decision', 'r
 /** Execution fields as stored: the JSON fields as text. Use for every write of those fields. */
 export const storedFields = <T extends Record<string, unknown>>(fields: T): T => asJsonText(fields, JSON_FIELDS);
 
-export const executionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
+export const executionKey = (accountId: string, executionId: string) => ({ PK: `EX#${accountId}#${executionId}`, SK: 'EXECUTION' });
 
+const accountListing = (accountId: string) => `ACC#${accountId}#EX`;
+const workflowListing = (accountId: string, workflowId: string) => `ACC#${accountId}#WF#${workflowId}`;
+
+/** The run's listing keys (its shard: a hash of its id), written once with the run and never changed. */
+export function executionListings(e: Pick<Execution, 'accountId' | 'workflowId' | 'executionId'>) {
+  const shard = shardOf(e.executionId, listShards());
+  return {
+    GSI1PK: `${workflowListing(e.accountId, e.workflowId)}#${shard}`,
+    GSI1SK: `EX#${e.executionId}`,
+    GSI3PK: `${accountListing(e.accountId)}#${shard}`,
+    GSI3SK: `EX#${e.executionId}`,
+  };
+}
+
+/**
+ * Runs were kept under their account's partition (`ACC#<account>` / `EX#<id>`, listed by workflow on
+ * GSI1 `ACC#<account>#WF#<workflow>`) before: `npm run admin -- migrate` moves them (../migrations.ts),
+ * and a read that misses a run looks there once (`getExecution`) and moves what it finds, so a run in
+ * progress across the deploy goes on (its worker, its approval's decision, the sweeps).
+ */
+const oldExecutionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
+export const executionMove = {
+  name: 'executions',
+  matches: (item: Record<string, unknown>) =>
+    item.type === 'execution' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('EX#'),
+  moved: (item: Record<string, unknown>) => {
+    const ids = { accountId: String(item.accountId), workflowId: String(item.workflowId), executionId: String(item.executionId) };
+    return { ...item, ...executionKey(ids.accountId, ids.executionId), ...executionListings(ids) };
+  },
+};
+
+const read = async (key: { PK: string; SK: string }) =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+
+/**
+ * A run of the shape before (see `executionMove`) moved to its key, when there is one: the run as it
+ * now is. One read when there is none.
+ */
+export async function moveOldExecution(accountId: string, executionId: string): Promise<Record<string, unknown> | undefined> {
+  const old = await read(oldExecutionKey(accountId, executionId));
+  if (!old) return undefined;
+  const moved = executionMove.moved(old);
+  return (await moveItem(old, moved)) === 'moved' ? moved : read(executionKey(accountId, executionId));
+}
+
+/**
+ * A run by id. On a miss, one read more: a run of the shape before (`executionMove`) not migrated yet,
+ * as it is (for reads: the function may hold no write grant). What reads a run to change it uses
+ * `getExecutionToChange`.
+ */
 export async function getExecution(accountId: string, executionId: string): Promise<Execution | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: executionKey(accountId, executionId), ConsistentRead: true }),
-  );
-  return Item ? Execution.parse(Item) : undefined;
+  const item = (await read(executionKey(accountId, executionId))) ?? (await read(oldExecutionKey(accountId, executionId)));
+  return item ? Execution.parse(item) : undefined;
+}
+
+/** A run by id, to change it: on a miss, a run of the shape before is moved to its key first (its writes go there). */
+export async function getExecutionToChange(accountId: string, executionId: string): Promise<Execution | undefined> {
+  const item = (await read(executionKey(accountId, executionId))) ?? (await moveOldExecution(accountId, executionId));
+  return item ? Execution.parse(item) : undefined;
 }
 
 export type ExecutionFilters = { workflowId?: string; status?: ExecutionStatus; trigger?: z.infer<typeof Trigger> };
 
+/** An account's runs or a workflow's, newest first: a page merged across the listing's shards (keys only, then one BatchGet). */
 export function listExecutions(accountId: string, f: ExecutionFilters, limit: number, startKey?: Record<string, unknown>) {
   const keep = (i: Record<string, unknown>) => (!f.status || i.status === f.status) && (!f.trigger || i.trigger === f.trigger);
-  const byWorkflow = f.workflowId !== undefined;
-  return queryPage(
-    {
-      ...(byWorkflow ? { IndexName: 'GSI1' } : {}),
-      KeyConditionExpression: byWorkflow ? 'GSI1PK = :pk' : 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: byWorkflow
-        ? { ':pk': `ACC#${accountId}#WF#${f.workflowId}` }
-        : { ':pk': `ACC#${accountId}`, ':sk': 'EX#' },
-      ScanIndexForward: false,
-    },
-    (i) => Execution.parse(i),
-    limit,
-    startKey,
-    keep,
-  );
+  const listing =
+    f.workflowId !== undefined
+      ? { index: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', partitions: shardKeys(workflowListing(accountId, f.workflowId)) }
+      : { index: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', partitions: shardKeys(accountListing(accountId)) };
+  return shardedPage(listing, (i) => Execution.parse(i), limit, startKey, keep);
 }
 
 /** The step a run is in (running or waiting; inside a loop, the nested one), else the next one. */

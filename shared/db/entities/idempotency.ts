@@ -2,13 +2,33 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 
-// Access pattern: get by account + scope + key (PK ACC#<account>, SK IDEM#<scope>#<key>); TTL 24 h.
+// Access pattern: get by account + scope + key (PK IDEM#<account>#<scope>#<key>, SK IDEM: a partition
+// per key, so no account's keyed requests are one hot key); TTL 24 h.
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 export const IdempotencyRecord = z.object({ executionId: z.string(), requestHash: z.string(), createdAt: z.number() });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
 
-const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `ACC#${accountId}`, SK: `IDEM#${scope}#${idemKey}` });
+const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `IDEM#${accountId}#${scope}#${idemKey}`, SK: 'IDEM' });
+
+/**
+ * Keys were kept under their account's partition (`ACC#<account>` / `IDEM#<scope>#<key>`) before: `npm
+ * run admin -- migrate` moves those still in force (an expired one is left to TTL). Until it has, a
+ * request repeated with a key first used before the deploy is not recognised (docs/deploying.md "Upgrading").
+ */
+export const idempotencyMove = {
+  name: 'idempotency keys',
+  matches: (item: Record<string, unknown>) =>
+    item.type === 'idempotency' &&
+    String(item.PK).startsWith('ACC#') &&
+    String(item.SK).startsWith('IDEM#') &&
+    Number(item.ttl) > Date.now() / 1000,
+  moved: (item: Record<string, unknown>) => ({
+    ...item,
+    PK: `IDEM#${String(item.PK).slice('ACC#'.length)}#${String(item.SK).slice('IDEM#'.length)}`,
+    SK: 'IDEM',
+  }),
+};
 
 /** Claims the key for a new execution, in the same transaction that creates it. */
 export const idempotencyPut = (accountId: string, scope: string, idemKey: string, r: IdempotencyRecord) => ({
