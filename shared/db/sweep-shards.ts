@@ -2,8 +2,9 @@ import { shardOf } from './shards.ts';
 
 // The sweeps' deployment-wide partitions (the due reminders, the approvals' and callbacks' deadlines,
 // every schedule), each spread over SWEEP_SHARDS partition key values by a stable hash of the item's
-// id (`<family>#<shard>`, `shardOf` of the write-sharded listings), its sort key unchanged (a time first where it was one: time order holds
-// within each shard). The sweeps read every shard, a few at a time, under one bound per pass.
+// id (`<family>#<shard>`, `shardOf` of the write-sharded listings), its sort key unchanged (a time
+// first where it was one: time order holds within each shard). The sweeps read every shard, a few at
+// a time, under one bound per pass.
 
 /**
  * Shards of each sweep family, sized by the heat model (docs/performance.md "Heat"): in (b), one
@@ -41,12 +42,20 @@ export class PassBudget {
   }
 }
 
-/** Run `each` over every partition, `SHARDS_AT_ONCE` at a time, and gather what they return (in the partitions' order). */
+/**
+ * Run `each` over every partition, `SHARDS_AT_ONCE` at a time, and gather what they return (in the
+ * partitions' order). Each pass starts at a shard of its own (at random), so that when a pass's bound
+ * runs out before every shard was read, the next one does not begin with the same shards again.
+ */
 export async function forEachShard<T>(partitions: readonly string[], each: (partition: string) => Promise<T>, atOnce = SHARDS_AT_ONCE) {
   const results: T[] = new Array(partitions.length);
+  const first = Math.floor(Math.random() * partitions.length);
   let next = 0;
   const worker = async () => {
-    for (let i = next++; i < partitions.length; i = next++) results[i] = await each(partitions[i] as string);
+    for (let i = next++; i < partitions.length; i = next++) {
+      const at = (first + i) % partitions.length;
+      results[at] = await each(partitions[at] as string);
+    }
   };
   await Promise.all(Array.from({ length: Math.min(atOnce, partitions.length) }, worker));
   return results;
