@@ -28,18 +28,66 @@ export const sweepPartitions = (family: string) => [family, ...Array.from({ leng
 /** How many shards a sweep reads at once. */
 export const SHARDS_AT_ONCE = 4;
 
-/** A budget of pages (or items) shared by the shards of one pass: each takes one before it reads. */
+/**
+ * What a pass may still take (items: reminders, expiries), shared by its shards: each takes a page's
+ * worth before it reads and gives back what the page did not hold, so shards found empty cost
+ * nothing. A shard finding nothing left while other shards' pages are out waits for what they give back.
+ */
 export class PassBudget {
+  private out = 0;
+  private waiting: (() => void)[] = [];
   constructor(
     private left: number,
     private readonly until = Number.POSITIVE_INFINITY,
   ) {}
-  /** One more page, if the pass has any left (and time: `until`, a clock time in ms). */
-  take(n = 1): boolean {
-    if (this.left < n || Date.now() >= this.until) return false;
-    this.left -= n;
-    return true;
+  /** Up to `n` more, taken now: 0 when nothing is left (nor out) or the time is up (`until`, a clock time in ms). */
+  async take(n: number): Promise<number> {
+    for (;;) {
+      if (Date.now() >= this.until) return 0;
+      if (this.left > 0) {
+        const k = Math.min(n, this.left);
+        this.left -= k;
+        this.out += k;
+        return k;
+      }
+      if (this.out === 0) return 0;
+      await new Promise<void>((r) => this.waiting.push(r));
+    }
   }
+  /** A page that took `took` read `used` of them: the rest is given back. */
+  done(took: number, used: number): void {
+    this.out -= took;
+    this.left += took - used;
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+}
+
+/** What a sweep does with one page of a shard: how many items it read, and whether to read on. */
+export type PageDone = { read: number; more: boolean };
+
+/**
+ * One pass of a sweep over `partitions`: each shard page by page (`handle(partition, limit)` reads and
+ * handles up to `limit` items), a few shards at once, at most `total` items read in all and no page
+ * started after `until`.
+ */
+export async function sweepPass(
+  partitions: readonly string[],
+  opts: { total: number; page: number; until: number },
+  handle: (partition: string, limit: number) => Promise<PageDone>,
+): Promise<void> {
+  const budget = new PassBudget(opts.total, opts.until);
+  await forEachShard(partitions, async (partition) => {
+    for (let n = await budget.take(opts.page); n > 0; n = await budget.take(opts.page)) {
+      let read = n;
+      let more = false;
+      try {
+        ({ read, more } = await handle(partition, n));
+      } finally {
+        budget.done(n, read);
+      }
+      if (!more) return;
+    }
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   heartbeatUpdate,
   listDueCallbacks,
 } from '../db/entities/callback.ts';
-import { forEachShard, PassBudget } from '../db/sweep-shards.ts';
+import { sweepPass } from '../db/sweep-shards.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { type CallbackResult, settleCallback } from '../engine/callbacks.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
@@ -92,23 +92,19 @@ export async function expireCallback(c: Callback, now = Date.now()): Promise<boo
   return true;
 }
 
-/** The scheduled sweep's callback part: every pending callback past its deadline, shard by shard, at most 40 pages of 25 a pass. */
+/** The scheduled sweep's callback part: every pending callback past its deadline, shard by shard, at most 1,000 a pass. */
 export async function expireDueCallbacks(now = Date.now(), until = Date.now() + 45_000): Promise<number> {
   let expired = 0;
-  const budget = new PassBudget(40, until);
-  await forEachShard(DEADLINE_PARTITIONS, async (partition) => {
-    while (budget.take()) {
-      const { items } = await listDueCallbacks(partition, now, 25);
-      if (items.length === 0) break;
-      const results = await Promise.allSettled(items.map((c) => expireCallback(c, now)));
-      let progress = 0;
-      for (const r of results) {
-        if (r.status === 'fulfilled' && r.value) progress++;
-        if (r.status === 'rejected') logger.error('callback not expired', { error: r.reason as Error });
-      }
-      expired += progress;
-      if (progress === 0 || items.length < 25) break;
+  await sweepPass(DEADLINE_PARTITIONS, { total: 1000, page: 25, until }, async (partition, limit) => {
+    const { items } = await listDueCallbacks(partition, now, limit);
+    const results = await Promise.allSettled(items.map((c) => expireCallback(c, now)));
+    let progress = 0;
+    for (const r of results) {
+      if (r.status === 'fulfilled' && r.value) progress++;
+      if (r.status === 'rejected') logger.error('callback not expired', { error: r.reason as Error });
     }
+    expired += progress;
+    return { read: items.length, more: progress > 0 && items.length === limit };
   });
   return expired;
 }

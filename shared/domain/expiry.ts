@@ -14,7 +14,7 @@ import {
 } from '../db/entities/approval.ts';
 import { completeStalledQuorum } from './quorum.ts';
 import { buildUpdate } from '../db/update.ts';
-import { forEachShard, PassBudget } from '../db/sweep-shards.ts';
+import { sweepPass } from '../db/sweep-shards.ts';
 import { decisionMessage, decisionTransition, TIMEOUT_ACTOR, timeoutDecision, writeDecision } from '../engine/decisions.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -81,26 +81,22 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
 
 /**
  * The scheduled sweep's approval part: every pending approval past its deadline, shard by shard (a
- * few at once), page by page, at most 40 pages of 25 a pass (the rest wait for the next pass).
+ * few at once), page by page, at most 1,000 a pass (the rest wait for the next pass).
  */
 export async function expireDueApprovals(now = Date.now(), until = Date.now() + 45_000): Promise<number> {
   let expired = 0;
-  const budget = new PassBudget(40, until);
-  await forEachShard(EXPIRY_PARTITIONS, async (partition) => {
-    while (budget.take()) {
-      const { items } = await listExpired(partition, now, 25);
-      if (items.length === 0) break;
-      const results = await Promise.allSettled(items.map((a) => expireApproval(a, now)));
-      let progress = 0;
-      for (const r of results) {
-        if (r.status === 'fulfilled' && r.value) progress++;
-        if (r.status === 'rejected') logger.error('approval not expired', { error: r.reason as Error });
-      }
-      expired += progress;
-      // Expired and already-decided items leave the index, so the next query is the next page; a page
-      // with no progress (only a run that kept changing) waits for the next sweep.
-      if (progress === 0 || items.length < 25) break;
+  await sweepPass(EXPIRY_PARTITIONS, { total: 1000, page: 25, until }, async (partition, limit) => {
+    const { items } = await listExpired(partition, now, limit);
+    const results = await Promise.allSettled(items.map((a) => expireApproval(a, now)));
+    let progress = 0;
+    for (const r of results) {
+      if (r.status === 'fulfilled' && r.value) progress++;
+      if (r.status === 'rejected') logger.error('approval not expired', { error: r.reason as Error });
     }
+    expired += progress;
+    // Expired and already-decided items leave the index, so the next query is the next page; a page
+    // with no progress (only a run that kept changing) waits for the next sweep.
+    return { read: items.length, more: progress > 0 && items.length === limit };
   });
   return expired;
 }

@@ -11,7 +11,7 @@ import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
 import { type DueNudge, isCurrent, listDueNudgesIn, NUDGE_PARTITIONS, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
-import { forEachShard, PassBudget } from '../db/sweep-shards.ts';
+import { sweepPass } from '../db/sweep-shards.ts';
 import { config } from '../config.ts';
 import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
@@ -154,24 +154,21 @@ export async function nudgeDueApprovals(
 ): Promise<NudgeOutcome & { reminders: number; escalations: number }> {
   let reminders = 0;
   let escalations = 0;
-  const budget = new PassBudget(Math.ceil(config().SWEEP_REMINDERS_PER_PASS / PAGE), until);
-  await forEachShard(NUDGE_PARTITIONS, async (partition) => {
-    while (budget.take()) {
-      const items = await listDueNudgesIn(partition, now, PAGE);
-      if (items.length === 0) break;
-      const results = await Promise.allSettled(items.map((i) => nudgeApproval(i, now)));
-      for (const r of results) {
-        if (r.status === 'rejected') logger.error('approval reminder failed', { error: r.reason as Error });
-        else {
-          if (r.value.reminded) reminders++;
-          if (r.value.escalated) escalations++;
-        }
+  const pass = { total: config().SWEEP_REMINDERS_PER_PASS, page: PAGE, until };
+  await sweepPass(NUDGE_PARTITIONS, pass, async (partition, limit) => {
+    const items = await listDueNudgesIn(partition, now, limit);
+    const results = await Promise.allSettled(items.map((i) => nudgeApproval(i, now)));
+    for (const r of results) {
+      if (r.status === 'rejected') logger.error('approval reminder failed', { error: r.reason as Error });
+      else {
+        if (r.value.reminded) reminders++;
+        if (r.value.escalated) escalations++;
       }
-      // Items done leave the due time read, so the next query is the next page; a page with nothing
-      // done (failures, approvals past their deadline that the expiry sweep takes) waits for the next sweep.
-      const progress = results.some((r) => r.status === 'fulfilled' && (r.value.reminded || r.value.escalated));
-      if (!progress || items.length < PAGE) break;
     }
+    // Items done leave the due time read, so the next query is the next page; a page with nothing
+    // done (failures, approvals past their deadline that the expiry sweep takes) waits for the next sweep.
+    const progress = results.some((r) => r.status === 'fulfilled' && (r.value.reminded || r.value.escalated));
+    return { read: items.length, more: progress && items.length === limit };
   });
   return { reminded: reminders > 0, escalated: escalations > 0, reminders, escalations };
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { forEachShard, PassBudget, SHARDS_AT_ONCE, SWEEP_SHARDS, sweepPartition, sweepPartitions } from '../../shared/db/sweep-shards.ts';
+import {
+  forEachShard,
+  PassBudget,
+  SHARDS_AT_ONCE,
+  SWEEP_SHARDS,
+  sweepPartition,
+  sweepPartitions,
+  sweepPass,
+} from '../../shared/db/sweep-shards.ts';
 
 // The sweeps' sharded partitions (shared/db/sweep-shards.ts): where an item goes, what a sweep reads,
 // how many shards it reads at once and the bound a pass shares.
@@ -39,9 +47,30 @@ describe('sweep shards', () => {
     expect(out).toEqual(sweepPartitions('F').map((p) => p.length));
   });
 
-  it('a pass budget is shared: pages taken until none is left, or the time is up', () => {
-    const budget = new PassBudget(3);
-    expect([budget.take(), budget.take(), budget.take(), budget.take()]).toEqual([true, true, true, false]);
-    expect(new PassBudget(10, Date.now() - 1).take()).toBe(false);
+  it('a pass budget is shared: pages take what is left and give back what they did not read; a shard waits for pages out', async () => {
+    const budget = new PassBudget(60);
+    expect([await budget.take(25), await budget.take(25), await budget.take(25)]).toEqual([25, 25, 10]);
+    // Nothing left while pages are out: the next take waits for them.
+    const waiting = budget.take(25);
+    budget.done(25, 5);
+    expect(await waiting).toBe(20);
+    budget.done(25, 25);
+    budget.done(10, 10);
+    budget.done(20, 20);
+    expect(await budget.take(25)).toBe(0);
+    expect(await new PassBudget(10, Date.now() - 1).take(5)).toBe(0);
+  });
+
+  it('a pass reads at most its total over every shard, shards found empty costing nothing', async () => {
+    const due = new Map(sweepPartitions('F').map((p, i) => [p, i % 3 === 0 ? 40 : 0]));
+    let read = 0;
+    await sweepPass(sweepPartitions('F'), { total: 100, page: 25, until: Date.now() + 10_000 }, async (p, limit) => {
+      const n = Math.min(limit, due.get(p) ?? 0);
+      due.set(p, (due.get(p) ?? 0) - n);
+      read += n;
+      await new Promise((r) => setTimeout(r, 1));
+      return { read: n, more: n === limit };
+    });
+    expect(read).toBe(100);
   });
 });
