@@ -4,7 +4,7 @@ import { db } from '../clients.ts';
 import { listEvents } from '../db/entities/run-events.ts';
 import { activeSortKey } from '../db/entities/execution-index.ts';
 import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
-import { Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
+import { type Execution, executionKey, getExecutionToChange, parseExecution } from '../db/entities/execution.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
 import { retryConflicts } from '../db/conflicts.ts';
@@ -97,7 +97,7 @@ async function claim(
           }),
         ),
       );
-      const before = Execution.parse(Attributes);
+      const before = parseExecution(Attributes as Record<string, unknown>);
       const run: Execution = { ...before, ...set };
       delete run.dispatch;
       return { run, from: before.status };

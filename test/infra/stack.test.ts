@@ -227,6 +227,15 @@ describe('FlowgateStack', () => {
       template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain' });
     });
 
+    it("has GSI3, the account's runs (issue 32), and every function that reads the table may Query it", () => {
+      expect(TABLE.indexes.map((ix) => ix.name)).toEqual(['GSI1', 'GSI2', 'GSI3']);
+      const reads = statements('AWS::IAM::Policy').filter((s) => list(s.Action).includes('dynamodb:Query'));
+      expect(reads.length).toBeGreaterThan(0);
+      for (const s of reads) expect(JSON.stringify(s.Resource)).toContain('/index/GSI3');
+      const listRuns = policyOf({ method: 'GET', path: '/api/v1/executions' }).filter((s) => list(s.Action).includes('dynamodb:Query'));
+      expect(JSON.stringify(listRuns.map((s) => s.Resource))).toContain('/index/GSI3');
+    });
+
     it("keeps finished runs for retentionDays: the functions' RETENTION_DAYS (TTL) and the artifacts' lifecycle agree", () => {
       const expiry = (t: Template) =>
         Object.values(t.findResources('AWS::S3::Bucket'))

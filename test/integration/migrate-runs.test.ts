@@ -58,6 +58,9 @@ async function toOldShape(e: Pick<Execution, 'accountId' | 'executionId'>) {
   const old = {
     ...rest,
     ...oldKey(e),
+    // The item repeated its ids then.
+    accountId: e.accountId,
+    executionId: e.executionId,
     GSI1PK: `ACC#${e.accountId}#WF#${current.workflowId}`,
     ...(current.GSI2PK ? { GSI2PK: String(current.GSI2PK).replace(/#\d+$/, `#${oldShard(e.executionId)}`) } : {}),
   };
@@ -93,7 +96,11 @@ describe('runs in progress across the deploy', () => {
     await drain();
     expect(await read(e)).toMatchObject({ status: 'SUCCEEDED', variables: { shipped: true } });
     expect(await item(oldKey(e))).toBeUndefined();
-    expect(await item(executionKey(e.accountId, e.executionId))).toMatchObject({ GSI3SK: `EX#${e.executionId}` });
+    const moved = await item(executionKey(e.accountId, e.executionId));
+    expect(moved).toMatchObject({ GSI3SK: `EX#${e.executionId}` });
+    // Its ids are its key's: the item does not repeat them.
+    expect(moved).not.toHaveProperty('accountId');
+    expect(moved).not.toHaveProperty('executionId');
     expect(await listed(e.accountId, workflow.workflowId)).toEqual([e.executionId]);
   });
 

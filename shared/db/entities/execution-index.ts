@@ -1,4 +1,4 @@
-import { Execution, executionMove, moveOldExecution } from './execution.ts';
+import { type Execution, executionMove, moveOldExecution, parseExecution } from './execution.ts';
 import { queryPage } from '../query.ts';
 import { shardOf } from '../shards.ts';
 
@@ -58,5 +58,5 @@ export async function listActive(
   const items = await Promise.all(
     page.items.map((i) => (executionMove.matches(i) ? moveOldExecution(String(i.accountId), String(i.executionId)) : i)),
   );
-  return { items: items.flatMap((i) => (i ? [Execution.parse(i)] : [])), lastKey: page.lastKey };
+  return { items: items.flatMap((i) => (i ? [parseExecution(i)] : [])), lastKey: page.lastKey };
 }

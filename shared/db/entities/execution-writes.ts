@@ -1,6 +1,6 @@
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
-import { type Execution, executionKey, executionListings, storedFields } from './execution.ts';
+import { type Execution, executionKey, executionListings, storedExecution } from './execution.ts';
 import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from './execution-index.ts';
 import { IN_PROGRESS } from './execution-state.ts';
 import { nextSeq } from './run-events.ts';
@@ -12,7 +12,7 @@ export const executionItem = (e: Execution) => ({
   ...executionListings(e),
   ...(IN_PROGRESS.includes(e.status) ? activeIndex(e) : {}),
   type: 'execution',
-  ...storedFields(e),
+  ...storedExecution(e),
 });
 
 /** DynamoDB's item limit is 400 KB; keys, indexes and attribute names need some of it. */

@@ -98,6 +98,21 @@ export const storedFields = <T extends Record<string, unknown>>(fields: T): T =>
 
 export const executionKey = (accountId: string, executionId: string) => ({ PK: `EX#${accountId}#${executionId}`, SK: 'EXECUTION' });
 
+/**
+ * A stored run: its ids are its key's (the item does not repeat them: 79 bytes less on every write of
+ * a run), or, on an item of the shape before (`executionMove`), its own attributes.
+ */
+export function parseExecution(item: Record<string, unknown>): Execution {
+  const [kind, accountId, executionId] = String(item.PK).split('#');
+  return Execution.parse(kind === 'EX' && item.SK === 'EXECUTION' ? { accountId, executionId, ...item } : item);
+}
+
+/** The attributes of a run's item as stored: its fields, the JSON ones as text, less the ids its key holds. */
+export function storedExecution(e: Execution) {
+  const { accountId: _a, executionId: _e, ...rest } = storedFields(e);
+  return rest;
+}
+
 const accountListing = (accountId: string) => `ACC#${accountId}#EX`;
 const workflowListing = (accountId: string, workflowId: string) => `ACC#${accountId}#WF#${workflowId}`;
 
@@ -114,9 +129,10 @@ export function executionListings(e: Pick<Execution, 'accountId' | 'workflowId' 
 
 /**
  * Runs were kept under their account's partition (`ACC#<account>` / `EX#<id>`, listed by workflow on
- * GSI1 `ACC#<account>#WF#<workflow>`) before: `npm run admin -- migrate` moves them (../migrations.ts),
- * and a read that misses a run looks there once (`getExecution`) and moves what it finds, so a run in
- * progress across the deploy goes on (its worker, its approval's decision, the sweeps).
+ * GSI1 `ACC#<account>#WF#<workflow>`, their ids repeated on the item) before: `npm run admin -- migrate`
+ * moves them (../migrations.ts). Meanwhile a read that misses a run looks there once (`getExecution`),
+ * and what changes a run moves it first (`getExecutionToChange`, the active index's pages, a decision
+ * refused by the run's condition), so a run in progress across the deploy goes on.
  */
 const oldExecutionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
 export const executionMove = {
@@ -124,8 +140,9 @@ export const executionMove = {
   matches: (item: Record<string, unknown>) =>
     item.type === 'execution' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('EX#'),
   moved: (item: Record<string, unknown>) => {
+    const { accountId: _a, executionId: _e, ...rest } = item;
     const ids = { accountId: String(item.accountId), workflowId: String(item.workflowId), executionId: String(item.executionId) };
-    return { ...item, ...executionKey(ids.accountId, ids.executionId), ...executionListings(ids) };
+    return { ...rest, ...executionKey(ids.accountId, ids.executionId), ...executionListings(ids) };
   },
 };
 
@@ -150,13 +167,13 @@ export async function moveOldExecution(accountId: string, executionId: string): 
  */
 export async function getExecution(accountId: string, executionId: string): Promise<Execution | undefined> {
   const item = (await read(executionKey(accountId, executionId))) ?? (await read(oldExecutionKey(accountId, executionId)));
-  return item ? Execution.parse(item) : undefined;
+  return item ? parseExecution(item) : undefined;
 }
 
 /** A run by id, to change it: on a miss, a run of the shape before is moved to its key first (its writes go there). */
 export async function getExecutionToChange(accountId: string, executionId: string): Promise<Execution | undefined> {
   const item = (await read(executionKey(accountId, executionId))) ?? (await moveOldExecution(accountId, executionId));
-  return item ? Execution.parse(item) : undefined;
+  return item ? parseExecution(item) : undefined;
 }
 
 export type ExecutionFilters = { workflowId?: string; status?: ExecutionStatus; trigger?: z.infer<typeof Trigger> };
@@ -168,7 +185,7 @@ export function listExecutions(accountId: string, f: ExecutionFilters, limit: nu
     f.workflowId !== undefined
       ? { index: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', partitions: shardKeys(workflowListing(accountId, f.workflowId)) }
       : { index: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', partitions: shardKeys(accountListing(accountId)) };
-  return shardedPage(listing, (i) => Execution.parse(i), limit, startKey, keep);
+  return shardedPage(listing, parseExecution, limit, startKey, keep);
 }
 
 /** The step a run is in (running or waiting; inside a loop, the nested one), else the next one. */
