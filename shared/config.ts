@@ -70,6 +70,12 @@ const SETTINGS = {
   /** How many times one FAILED run may be retried from its failed step (`POST /api/v1/executions/{id}/retry`). */
   RETRY_LIMIT: z.coerce.number().int().min(0).max(1000).default(10),
   /**
+   * Approval reminders and escalations the scheduled sweep sends in one pass (once a minute), at most;
+   * the rest wait for the next pass. Sized for a million pending approvals reminded hourly (16,667 a
+   * minute); a pass also stops taking more once its function is 15 s from its time limit.
+   */
+  SWEEP_REMINDERS_PER_PASS: z.coerce.number().int().min(25).max(1_000_000).default(20_000),
+  /**
    * Shards of the write-sharded listings (an account's runs, a workflow's: shared/db/shards.ts), 1-32.
    * It may only grow: an item keeps the shard it was written with, and a listing reads shards 0..N-1.
    */

@@ -14,12 +14,17 @@ import { workerSettings } from '../bindings.ts';
 
 requireConfig(workerSettings('sweep/scheduled'));
 
-export const handler = async () => {
+/** A pass stops taking more work this long before the function's time limit (60 s). */
+const MARGIN_MS = 15_000;
+
+export const handler = async (_event?: unknown, context?: { getRemainingTimeInMillis(): number }) => {
+  const now = Date.now();
+  const until = now + (context ? context.getRemainingTimeInMillis() : 60_000) - MARGIN_MS;
   const [expired, recovered, callbacks, { reminders, escalations }, schedules] = await Promise.all([
-    expireDueApprovals(),
+    expireDueApprovals(now, until),
     sweepCrashed(),
-    expireDueCallbacks(),
-    nudgeDueApprovals(),
+    expireDueCallbacks(now, until),
+    nudgeDueApprovals(now, until),
     repairScheduleDrift(),
   ]);
   // Runs recovered from PENDING counted their triggers (`counters.ts`).

@@ -1,31 +1,36 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
+import { approvalMove } from './entities/approval.ts';
+import { nudgeMove } from './entities/approval-nudge.ts';
+import { callbackMove } from './entities/callback.ts';
 import { deliveryMove } from './entities/delivery.ts';
 import { executionMove } from './entities/execution.ts';
 import { idempotencyMove } from './entities/idempotency.ts';
-import { type Item, moveItem } from './move.ts';
+import { scheduleIndexMove } from './entities/schedule-index.ts';
+import { type Item, type Move, moveItem } from './move.ts';
 
 // Moving a deployed table's items to new key shapes while the service runs (`npm run admin --
 // migrate`, docs/deploying.md "Upgrading"). Each change of key shape is a `Move`, owned by its
 // entity module: which scanned items are of the old shape, and the same item under its new key. The
 // migration scans the table once, page by page at a bounded rate, and moves each old item in one
-// transaction (the new item put unless it exists, the old one deleted), so it is idempotent (a second
-// run finds nothing to move) and resumable (from the cursor it prints). After the deploy nothing
-// writes an old key any more, so an old item cannot change while it is moved.
+// transaction (the new item put unless it exists, the old one deleted; `moveItem`, ./move.ts), so it
+// is idempotent (a second run finds nothing to move) and resumable (from the cursor it prints). After
+// the deploy nothing writes an old key any more, so an old item cannot change while it is moved; a
+// read that finds one first (an approval decided meanwhile) moves it the same way. An item that keeps
+// its table key and changes an index key only is updated in place, conditional on the old value.
 
-export type { Item };
-
-/** One change of key shape. */
-export type Move = {
-  name: string;
-  /** Whether a scanned item is of the old shape. */
-  matches(item: Item): boolean;
-  /** The item under its new key (every attribute, its index keys as the new shape has them). */
-  moved(item: Item): Item;
-};
+export type { Item, Move };
 
 /** Every move, oldest first. */
-export const MOVES: readonly Move[] = [deliveryMove, executionMove, idempotencyMove];
+export const MOVES: readonly Move[] = [
+  deliveryMove,
+  executionMove,
+  idempotencyMove,
+  approvalMove,
+  callbackMove,
+  nudgeMove,
+  scheduleIndexMove,
+];
 
 export type Progress = {
   scanned: number;

@@ -1,7 +1,15 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import { db } from '../clients.ts';
-import { type Callback, deadlineUnchanged, getCallback, heartbeatUpdate, listDueCallbacks } from '../db/entities/callback.ts';
+import {
+  type Callback,
+  DEADLINE_PARTITIONS,
+  deadlineUnchanged,
+  getCallback,
+  heartbeatUpdate,
+  listDueCallbacks,
+} from '../db/entities/callback.ts';
+import { sweepPass } from '../db/sweep-shards.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { type CallbackResult, settleCallback } from '../engine/callbacks.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
@@ -84,12 +92,11 @@ export async function expireCallback(c: Callback, now = Date.now()): Promise<boo
   return true;
 }
 
-/** The scheduled sweep's callback part: every pending callback past its deadline, page by page. */
-export async function expireDueCallbacks(now = Date.now()): Promise<number> {
+/** The scheduled sweep's callback part: every pending callback past its deadline, shard by shard, at most 1,000 a pass. */
+export async function expireDueCallbacks(now = Date.now(), until = Date.now() + 45_000): Promise<number> {
   let expired = 0;
-  for (let pages = 0; pages < 40; pages++) {
-    const { items } = await listDueCallbacks(now, 25);
-    if (items.length === 0) break;
+  await sweepPass(DEADLINE_PARTITIONS, { total: 1000, page: 25, until }, async (partition, limit) => {
+    const { items } = await listDueCallbacks(partition, now, limit);
     const results = await Promise.allSettled(items.map((c) => expireCallback(c, now)));
     let progress = 0;
     for (const r of results) {
@@ -97,7 +104,7 @@ export async function expireDueCallbacks(now = Date.now()): Promise<number> {
       if (r.status === 'rejected') logger.error('callback not expired', { error: r.reason as Error });
     }
     expired += progress;
-    if (progress === 0 || items.length < 25) break;
-  }
+    return { read: items.length, more: progress > 0 && items.length === limit };
+  });
   return expired;
 }

@@ -5,6 +5,7 @@ import {
   approvalKey,
   auditPut,
   EXPIRY_INDEX_ATTRIBUTES,
+  EXPIRY_PARTITIONS,
   handledUpdate,
   listExpired,
   getApproval,
@@ -13,6 +14,7 @@ import {
 } from '../db/entities/approval.ts';
 import { completeStalledQuorum } from './quorum.ts';
 import { buildUpdate } from '../db/update.ts';
+import { sweepPass } from '../db/sweep-shards.ts';
 import { decisionMessage, decisionTransition, TIMEOUT_ACTOR, timeoutDecision, writeDecision } from '../engine/decisions.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
@@ -77,12 +79,14 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
   return true;
 }
 
-/** The scheduled sweep's approval part: every pending approval past its deadline, page by page. */
-export async function expireDueApprovals(now = Date.now()): Promise<number> {
+/**
+ * The scheduled sweep's approval part: every pending approval past its deadline, shard by shard (a
+ * few at once), page by page, at most 1,000 a pass (the rest wait for the next pass).
+ */
+export async function expireDueApprovals(now = Date.now(), until = Date.now() + 45_000): Promise<number> {
   let expired = 0;
-  for (let pages = 0; pages < 40; pages++) {
-    const { items } = await listExpired(now, 25);
-    if (items.length === 0) break;
+  await sweepPass(EXPIRY_PARTITIONS, { total: 1000, page: 25, until }, async (partition, limit) => {
+    const { items } = await listExpired(partition, now, limit);
     const results = await Promise.allSettled(items.map((a) => expireApproval(a, now)));
     let progress = 0;
     for (const r of results) {
@@ -92,7 +96,7 @@ export async function expireDueApprovals(now = Date.now()): Promise<number> {
     expired += progress;
     // Expired and already-decided items leave the index, so the next query is the next page; a page
     // with no progress (only a run that kept changing) waits for the next sweep.
-    if (progress === 0 || items.length < 25) break;
-  }
+    return { read: items.length, more: progress > 0 && items.length === limit };
+  });
   return expired;
 }

@@ -10,7 +10,9 @@
 import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
-import { type DueNudge, listDueNudges, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
+import { type DueNudge, isCurrent, listDueNudgesIn, NUDGE_PARTITIONS, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
+import { sweepPass } from '../db/sweep-shards.ts';
+import { config } from '../config.ts';
 import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { notifyEvents } from '../engine/notify.ts';
@@ -44,8 +46,12 @@ export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<N
         return NOTHING;
       }
       const due = dueNow(a, now);
-      // Done by another sweep since this item was read (its transaction moved the item).
-      if (!due.reminded && !due.escalated) return NOTHING;
+      if (!due.reminded && !due.escalated) {
+        // Done by another sweep since this item was read (its transaction moved the item), or a copy
+        // left behind (the migration moved it while a sweep sent from the old one): it goes.
+        if (!isCurrent(item, a)) await db().send(new DeleteCommand(nudgeDelete(item).Delete));
+        return NOTHING;
+      }
       const next: Approval = {
         ...a,
         ...(due.reminded && a.remind ? { reminders: (a.reminders ?? 0) + 1, nextRemindAt: now + a.remind.everySeconds * 1000 } : {}),
@@ -135,13 +141,22 @@ function nudgeEvents(a: Approval, next: Approval, due: NudgeOutcome, now: number
   return events;
 }
 
-/** The scheduled sweep's part: every due reminder and escalation, page by page. */
-export async function nudgeDueApprovals(now = Date.now()): Promise<NudgeOutcome & { reminders: number; escalations: number }> {
+/** Due items read a page at a time from each shard. */
+const PAGE = 25;
+
+/**
+ * The scheduled sweep's part: every due reminder and escalation, shard by shard (a few at once), page
+ * by page, at most SWEEP_REMINDERS_PER_PASS a pass and until `until` (the function's time left).
+ */
+export async function nudgeDueApprovals(
+  now = Date.now(),
+  until = Date.now() + 45_000,
+): Promise<NudgeOutcome & { reminders: number; escalations: number }> {
   let reminders = 0;
   let escalations = 0;
-  for (let pages = 0; pages < 40; pages++) {
-    const items = await listDueNudges(now, 25);
-    if (items.length === 0) break;
+  const pass = { total: config().SWEEP_REMINDERS_PER_PASS, page: PAGE, until };
+  await sweepPass(NUDGE_PARTITIONS, pass, async (partition, limit) => {
+    const items = await listDueNudgesIn(partition, now, limit);
     const results = await Promise.allSettled(items.map((i) => nudgeApproval(i, now)));
     for (const r of results) {
       if (r.status === 'rejected') logger.error('approval reminder failed', { error: r.reason as Error });
@@ -153,7 +168,7 @@ export async function nudgeDueApprovals(now = Date.now()): Promise<NudgeOutcome 
     // Items done leave the due time read, so the next query is the next page; a page with nothing
     // done (failures, approvals past their deadline that the expiry sweep takes) waits for the next sweep.
     const progress = results.some((r) => r.status === 'fulfilled' && (r.value.reminded || r.value.escalated));
-    if (!progress || items.length < 25) break;
-  }
+    return { read: items.length, more: progress && items.length === limit };
+  });
   return { reminded: reminders > 0, escalated: escalations > 0, reminders, escalations };
 }

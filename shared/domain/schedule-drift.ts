@@ -1,4 +1,6 @@
-import { disableSchedule, markSynced, pageAllSchedules } from '../db/entities/schedule.ts';
+import { SCHEDULE_PARTITIONS } from '../db/entities/schedule-index.ts';
+import { disableSchedule, markSynced, pageAllSchedules, type Schedule } from '../db/entities/schedule.ts';
+import { forEachShard } from '../db/sweep-shards.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 import { clock, fireTimes, RETRY_WINDOW_MS } from '../schedules/clock.ts';
@@ -15,30 +17,34 @@ export async function repairScheduleDrift(now = Date.now()): Promise<{ created: 
   const wanted = new Set<string>();
   let created = 0;
   let updated = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await pageAllSchedules(100, startKey);
-    for (const s of page.items) {
-      if (!s.enabled) continue;
-      if (fireTimes(s, now, 1).length === 0) {
-        // Past its retry window too: no delivery of its fire can come any more.
-        const parsed = parseScheduleExpression(s.expression);
-        const done = parsed.ok && parsed.value.kind === 'at' && fireTimes(s, now - RETRY_WINDOW_MS, 1).length === 0;
-        if (done && !timers.has(s.scheduleId)) await disableSchedule(s, now);
-        if (timers.has(s.scheduleId)) wanted.add(s.scheduleId);
-        continue;
-      }
-      wanted.add(s.scheduleId);
-      // Missing, or written with older settings (an update whose timer write failed and was not put back).
-      if (!timers.has(s.scheduleId) || s.syncedAt !== s.updatedAt) {
-        await clock().put(s);
-        await markSynced(s);
-        if (timers.has(s.scheduleId)) updated++;
-        else created++;
-      }
+  const repair = async (s: Schedule) => {
+    if (!s.enabled) return;
+    if (fireTimes(s, now, 1).length === 0) {
+      // Past its retry window too: no delivery of its fire can come any more.
+      const parsed = parseScheduleExpression(s.expression);
+      const done = parsed.ok && parsed.value.kind === 'at' && fireTimes(s, now - RETRY_WINDOW_MS, 1).length === 0;
+      if (done && !timers.has(s.scheduleId)) await disableSchedule(s, now);
+      if (timers.has(s.scheduleId)) wanted.add(s.scheduleId);
+      return;
     }
-    startKey = page.lastKey;
-  } while (startKey);
+    wanted.add(s.scheduleId);
+    // Missing, or written with older settings (an update whose timer write failed and was not put back).
+    if (!timers.has(s.scheduleId) || s.syncedAt !== s.updatedAt) {
+      await clock().put(s);
+      await markSynced(s);
+      if (timers.has(s.scheduleId)) updated++;
+      else created++;
+    }
+  };
+  // Every shard of the index, a few at once, each page by page.
+  await forEachShard(SCHEDULE_PARTITIONS, async (partition) => {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await pageAllSchedules(partition, 100, startKey);
+      for (const s of page.items) await repair(s);
+      startKey = page.lastKey;
+    } while (startKey);
+  });
   let deleted = 0;
   for (const id of timers) {
     if (wanted.has(id)) continue;

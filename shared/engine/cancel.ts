@@ -20,10 +20,13 @@ import { countAcceptedTrigger, finished } from './runs.ts';
  */
 export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
   return retryConflicts(
-    async () => {
+    async (attempt) => {
       const e = await getExecutionToChange(accountId, executionId);
       if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
       if (finished(e)) throw conflict('EXECUTION_FINISHED', `Execution ${executionId} is already ${e.status}.`);
+      // A waiting run's approval or callback is pending: not read, unless a first try was refused
+      // (one kept under its key of before the upgrade: the read moves it, docs/deploying.md "Upgrading").
+      const waiting = (status: Execution['status']) => e.status === status && attempt === 1;
       const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
       if (held) {
         await db().send(
@@ -40,13 +43,13 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
       const event = { ...newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now), seq: nextSeq(e) };
       // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
       const pendingApproval =
-        e.approvalId && (e.status === 'WAITING_APPROVAL' || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');
+        e.approvalId && (waiting('WAITING_APPROVAL') || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');
       const items = [
         { Update: cancelledUpdate(e, reason, now) },
         eventsPut(accountId, [event]),
         ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
         // So does its callback (a later report is a 409).
-        ...(e.callbackId && (e.status === 'WAITING_CALLBACK' || (await getCallback(accountId, e.callbackId))?.status === 'PENDING')
+        ...(e.callbackId && (waiting('WAITING_CALLBACK') || (await getCallback(accountId, e.callbackId))?.status === 'PENDING')
           ? [{ Update: cancelCallbackUpdate(accountId, e.callbackId, now) }]
           : []),
       ];

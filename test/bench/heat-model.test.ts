@@ -159,6 +159,8 @@ describe('projection and gates', () => {
   it("a write shard at a partition key's end is <shard>: a key family takes its ids' values times its shards, an item family its ids'", () => {
     expect(keyFamily(`ACC#${acc}#EX#3`)).toBe('ACC#<account>#EX#<shard>');
     expect(keyFamily('RUN#ACTIVE#api#117')).toBe('RUN#ACTIVE#api#<shard>');
+    expect(keyFamily('APPROVAL#NUDGE#15')).toBe('APPROVAL#NUDGE#<shard>');
+    expect(keyFamily('APPROVAL#NUDGE')).toBe('APPROVAL#NUDGE');
     expect(keyFamily(`EX#${acc}#${run}`)).toBe('EX#<account>#<run>');
     const s = { counts: { account: 10, run: 500, shard: 4 }, shards: { 'RUN#ACTIVE#': 128 } };
     expect(shardsOf(s, 'ACC#<account>#EX#<shard>')).toBe(4);

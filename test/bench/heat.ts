@@ -2,6 +2,7 @@
 // what the measured works put on each key and item, projected to the issue's four targets.
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
 import { countersFor } from '../../shared/db/entities/rate-counters.ts';
+import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { GATE, heat, type Part, project, type Row, type Scenario } from './heat-model.ts';
 import type { Measurements, PerUnit } from './heat-scenarios.ts';
@@ -55,7 +56,15 @@ const counts = (accounts: number, perSecond: number, more: Record<string, number
 });
 
 /** Shards of the deployment-wide keys, by the start of their family (`Scenario.shards`). */
-export const SHARDS: Record<string, number> = { 'RUN#ACTIVE#': ACTIVE_SHARDS };
+export const SHARDS: Record<string, number> = {
+  'RUN#ACTIVE#': ACTIVE_SHARDS,
+  'APPROVAL#NUDGE#': SWEEP_SHARDS,
+  'APPROVAL#EXPIRY#': SWEEP_SHARDS,
+  'CALLBACK#DEADLINE#': SWEEP_SHARDS,
+  'SCHEDULES#': SWEEP_SHARDS,
+  // The approvals' status listing: max(16, LIST_SHARDS) (shared/db/entities/approval.ts).
+  'ACC#<account>#AP#': Math.max(16, listShards()),
+};
 
 /** The issue's four targets (issue 32, item 1), each from the measured works. */
 export function heatScenarios(m: Measurements): Scenario[] {

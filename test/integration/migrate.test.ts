@@ -84,9 +84,7 @@ describe('npm run admin -- migrate', () => {
 
     const again = await cli('--rate', '1000');
     expect(again).toMatchObject({ code: 0, last: { dryRun: false, moved: { deliveries: 0 }, superseded: 0, cursor: null } });
-    expect(again.stderr).toMatch(
-      /scanned \d+, moved \{"deliveries":0,"executions":0,"idempotency keys":0\}, superseded 0, cursor none \(done\)/,
-    );
+    expect(again.stderr).toMatch(/scanned \d+, moved \{"deliveries":0(,"[^"]+":0)*\}, superseded 0, cursor none \(done\)/);
   });
 
   it('refuses a cursor it did not print and bad numbers, with the usage', { timeout: 60_000 }, async () => {

@@ -1,17 +1,24 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 import type { Approval } from './approval.ts';
 
 // Access pattern: the pending approvals whose next reminder or escalation is due, earliest first,
-// for the scheduled sweep (one partition, PK APPROVAL#NUDGE, SK <due time>#<account>#<approval>):
-// no scan and no index. One item per approval with `remind` or `escalate` still to do; the sweep's
-// transaction that sends a reminder or escalates moves it to the next due time (or deletes it), and
-// an item whose approval was handled meanwhile is deleted when it comes due.
-const PARTITION = 'APPROVAL#NUDGE';
+// for the scheduled sweep (PK APPROVAL#NUDGE#<shard>, SK <due time>#<account>#<approval>; the shard a
+// hash of the approval's id, `shared/db/sweep-shards.ts`, so a million reminders an hour spread over
+// SWEEP_SHARDS partitions, each in time order): no scan and no index. One item per approval with
+// `remind` or `escalate` still to do; the sweep's transaction that sends a reminder or escalates
+// moves it to the next due time (or deletes it), and an item whose approval was handled meanwhile is
+// deleted when it comes due. Items of before the upgrade sit in the unsharded APPROVAL#NUDGE, which
+// the sweep reads too (`NUDGE_PARTITIONS`) until `npm run admin -- migrate` has moved them (`nudgeMove`).
+const FAMILY = 'APPROVAL#NUDGE';
 const at = (ms: number) => String(ms).padStart(15, '0');
 
-export const DueNudge = z.object({ accountId: z.string(), approvalId: z.string(), SK: z.string() });
+/** Every partition the sweep reads: the shards and the unsharded one of before. */
+export const NUDGE_PARTITIONS = sweepPartitions(FAMILY);
+
+export const DueNudge = z.object({ PK: z.string(), accountId: z.string(), approvalId: z.string(), SK: z.string() });
 export type DueNudge = z.infer<typeof DueNudge>;
 
 type NudgeState = Pick<Approval, 'remind' | 'reminders' | 'nextRemindAt' | 'escalate' | 'escalatedAt'>;
@@ -26,7 +33,7 @@ export function nextDue(a: NudgeState): number | undefined {
 }
 
 const dueKey = (a: Pick<Approval, 'accountId' | 'approvalId'>, due: number) => ({
-  PK: PARTITION,
+  PK: sweepPartition(FAMILY, a.approvalId),
   SK: `${at(due)}#${a.accountId}#${a.approvalId}`,
 });
 
@@ -44,19 +51,43 @@ export const nudgePut = (a: Pick<Approval, 'accountId' | 'approvalId'> & NudgeSt
   ];
 };
 
-/** The transaction item that removes a due item (the one the sweep read). */
-export const nudgeDelete = (n: DueNudge) => ({ Delete: { TableName: tableName(), Key: { PK: PARTITION, SK: n.SK } } });
+/** Whether `n` is the approval's due item as it stands (not one left behind: moved by the migration while a sweep sent its reminder). */
+export const isCurrent = (n: DueNudge, a: Pick<Approval, 'accountId' | 'approvalId'> & NudgeState) => {
+  const due = nextDue(a);
+  if (due === undefined) return false;
+  const key = dueKey(a, due);
+  return key.PK === n.PK && key.SK === n.SK;
+};
 
-/** Due items up to `now`, earliest first (one page, read consistently: a moved item is not seen twice). */
-export async function listDueNudges(now: number, limit: number): Promise<DueNudge[]> {
+/** The transaction item that removes a due item (the one the sweep read, in whichever partition it was). */
+export const nudgeDelete = (n: DueNudge) => ({ Delete: { TableName: tableName(), Key: { PK: n.PK, SK: n.SK } } });
+
+/** Due items of one partition up to `now`, earliest first (one page, read consistently: a moved item is not seen twice). */
+export async function listDueNudgesIn(partition: string, now: number, limit: number): Promise<DueNudge[]> {
   const { Items = [] } = await db().send(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND SK < :bound',
-      ExpressionAttributeValues: { ':pk': PARTITION, ':bound': at(now + 1) },
+      ExpressionAttributeValues: { ':pk': partition, ':bound': at(now + 1) },
       ConsistentRead: true,
       Limit: limit,
     }),
   );
   return Items.map((i) => DueNudge.parse(i));
 }
+
+/** Due items of every partition up to `now`, a page of each (tests and tools: the sweep reads shard by shard). */
+export async function listDueNudges(now: number, limit: number): Promise<DueNudge[]> {
+  const pages = await Promise.all(NUDGE_PARTITIONS.map((p) => listDueNudgesIn(p, now, limit)));
+  return pages.flat();
+}
+
+/**
+ * Due items were kept in one partition (`APPROVAL#NUDGE`) before: `npm run admin -- migrate` moves
+ * each to its shard (the sort key unchanged). Meanwhile the sweep reads the old partition too.
+ */
+export const nudgeMove = {
+  name: 'approval reminders',
+  matches: (item: Record<string, unknown>) => item.type === 'approvalNudge' && item.PK === FAMILY,
+  moved: (item: Record<string, unknown>) => ({ ...item, PK: sweepPartition(FAMILY, String(item.approvalId)) }),
+};

@@ -7,10 +7,18 @@ import { CHANNEL_TYPES } from '../channel-types.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
+import { moveItem } from '../move.ts';
 import { queryAll, queryPage } from '../query.ts';
+import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
+import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 
-// Access patterns: get by account + id (PK ACC#<account>, SK AP#<id>) · list an account's approvals
-// by status, oldest first (GSI1: ACC#<account>#AP#<status> / AP#<id>).
+// Access patterns: get by account + id (PK AP#<account>#<id>, SK APPROVAL: a partition per approval,
+// as every run makes one) · list an account's approvals by status, oldest first (GSI1, write-sharded:
+// ACC#<account>#AP#<status>#<shard> / AP#<id>, `shared/db/shards.ts`, pages merged across the shards).
+// Before the upgrade approvals were kept under their account (ACC#<account> / AP#<id>, listed under
+// ACC#<account>#AP#<status>): `approvalMove` moves them, and until the migration has run a get that
+// misses the new key looks there (and moves what it finds), the listing and the expiry sweep read the
+// unsharded partitions too.
 export const ApprovalStatus = z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED', 'CANCELLED']);
 export type ApprovalStatus = z.infer<typeof ApprovalStatus>;
 
@@ -70,30 +78,54 @@ export const Approval = z.object({
 });
 export type Approval = z.infer<typeof Approval>;
 
-export const approvalKey = (accountId: string, approvalId: string) => ({ PK: `ACC#${accountId}`, SK: `AP#${approvalId}` });
+export const approvalKey = (accountId: string, approvalId: string) => ({ PK: `AP#${accountId}#${approvalId}`, SK: 'APPROVAL' });
+/** Where an approval was kept before the upgrade. */
+const legacyApprovalKey = (accountId: string, approvalId: string) => ({ PK: `ACC#${accountId}`, SK: `AP#${approvalId}` });
+
+/**
+ * The status listing's shards: its PENDING entry is put and removed in a transaction each (4 write
+ * units an approval), so it takes more than a run's listing: at least 16 (heat (b): 1,000 approvals a
+ * second, 250 units a shard), LIST_SHARDS when that is more. It may only grow, as LIST_SHARDS.
+ */
+const statusShards = () => Math.max(16, listShards());
+const byStatus = (accountId: string, status: ApprovalStatus) => `ACC#${accountId}#AP#${status}`;
 export const approvalIndex = (accountId: string, status: ApprovalStatus, approvalId: string) => ({
-  GSI1PK: `ACC#${accountId}#AP#${status}`,
+  GSI1PK: `${byStatus(accountId, status)}#${shardOf(approvalId, statusShards())}`,
   GSI1SK: `AP#${approvalId}`,
 });
 
-/** Pending approvals with a deadline are listed by deadline (GSI2) for the expiry sweep. */
+/**
+ * Pending approvals with a deadline are listed by deadline (GSI2) for the expiry sweep, in
+ * SWEEP_SHARDS partitions by the approval's id (`APPROVAL#EXPIRY#<shard>`, each in deadline order).
+ */
 const EXPIRY = 'APPROVAL#EXPIRY';
 export const expiryIndex = (a: Pick<Approval, 'approvalId' | 'accountId' | 'expiresAt'>) =>
-  a.expiresAt === undefined ? {} : { GSI2PK: EXPIRY, GSI2SK: `${String(a.expiresAt).padStart(15, '0')}#${a.accountId}#${a.approvalId}` };
+  a.expiresAt === undefined
+    ? {}
+    : { GSI2PK: sweepPartition(EXPIRY, a.approvalId), GSI2SK: `${String(a.expiresAt).padStart(15, '0')}#${a.accountId}#${a.approvalId}` };
 /** Attributes a decided approval drops, leaving the expiry index. */
 export const EXPIRY_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
+/** Every partition the expiry sweep reads: the shards, and the unsharded one of before the upgrade. */
+export const EXPIRY_PARTITIONS = sweepPartitions(EXPIRY);
 
-/** Pending approvals whose deadline is before `now`, earliest first (one page). */
-export const listExpired = (now: number, limit: number) =>
-  queryPage(
+/**
+ * Pending approvals of one expiry partition whose deadline is before `now`, earliest first (one page).
+ * Those of the unsharded partition of before the upgrade are moved to their own keys as they are read.
+ */
+export async function listExpired(partition: string, now: number, limit: number) {
+  const page = await queryPage(
     {
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
-      ExpressionAttributeValues: { ':pk': EXPIRY, ':now': String(now).padStart(15, '0') },
+      ExpressionAttributeValues: { ':pk': partition, ':now': String(now).padStart(15, '0') },
     },
     (i) => Approval.parse(i),
     limit,
   );
+  if (partition !== EXPIRY) return page;
+  const current = await Promise.all(page.items.map((a) => getApproval(a.accountId, a.approvalId)));
+  return { ...page, items: current.filter((a): a is Approval => a !== undefined) };
+}
 
 /**
  * An approval leaves PENDING (decided, expired, cancelled): its listing moves to the new status, it
@@ -145,12 +177,45 @@ export const approvalPut = (a: Approval) => ({
   },
 });
 
+/**
+ * The approval, read consistently. A miss looks for it where it was kept before the upgrade, and
+ * moves what it finds to its own key first (every write goes there; a function without the grant to
+ * move it reads it where it is). A read of an unknown id costs one GetItem more, until a later release
+ * drops the look (docs/deploying.md "Upgrading").
+ */
 export async function getApproval(accountId: string, approvalId: string): Promise<Approval | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: approvalKey(accountId, approvalId), ConsistentRead: true }),
-  );
-  return Item ? Approval.parse(Item) : undefined;
+  const get = async (Key: Record<string, string>) =>
+    (await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  const item = await get(approvalKey(accountId, approvalId));
+  if (item) return Approval.parse(item);
+  const old = await get(legacyApprovalKey(accountId, approvalId));
+  if (!old) return undefined;
+  const moved = approvalMove.moved(old);
+  // A function that may not write there (a read-only route, the notifications worker) reads it as it is.
+  const outcome = await moveItem(old, moved).catch(() => undefined);
+  if (outcome === undefined) return Approval.parse(old);
+  if (outcome === 'moved') return Approval.parse(moved);
+  const now = await get(approvalKey(accountId, approvalId));
+  return now ? Approval.parse(now) : undefined;
 }
+
+/** Approvals were kept under their account's partition before: moved to their own, with their listing and deadline in shards. */
+export const approvalMove = {
+  name: 'approvals',
+  matches: (item: Record<string, unknown>) =>
+    item.type === 'approval' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('AP#'),
+  moved: (item: Record<string, unknown>) => {
+    const { GSI2PK, GSI2SK: _, ...rest } = item;
+    const a = { accountId: String(item.accountId), approvalId: String(item.approvalId) };
+    return {
+      ...rest,
+      ...approvalKey(a.accountId, a.approvalId),
+      ...approvalIndex(a.accountId, item.status as ApprovalStatus, a.approvalId),
+      // Pending with a deadline: in the expiry index, now in its shard.
+      ...(GSI2PK && item.status === 'PENDING' ? expiryIndex({ ...a, expiresAt: Number(item.expiresAt) }) : {}),
+    };
+  },
+};
 
 /** One decision or refused attempt on an approval (who, how, from where, with what). */
 export const AuditRecord = z.object({
@@ -196,13 +261,18 @@ export const listAudit = (accountId: string, approvalId: string) =>
     (i) => AuditRecord.parse(i),
   );
 
-/** An account's approvals in one status, oldest first. */
+/**
+ * An account's approvals in one status, oldest first: a page merged across the status listing's
+ * shards, and the unsharded listing of before the upgrade (until the migration has emptied it).
+ */
 export const listApprovalsByStatus = (accountId: string, status: ApprovalStatus, limit: number, startKey?: Record<string, unknown>) =>
-  queryPage(
+  shardedPage(
     {
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': `ACC#${accountId}#AP#${status}` },
+      index: 'GSI1',
+      partitionKey: 'GSI1PK',
+      sortKey: 'GSI1SK',
+      partitions: [byStatus(accountId, status), ...shardKeys(byStatus(accountId, status), statusShards())],
+      oldestFirst: true,
     },
     (i) => Approval.parse(i),
     limit,

@@ -2,12 +2,16 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
+import { moveItem } from '../move.ts';
 import { queryPage } from '../query.ts';
+import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
 
-// Access patterns: get by account + id (PK ACC#<account>, SK CB#<id>) · pending callbacks by deadline
-// for the scheduled sweep (GSI2: CALLBACK#DEADLINE / <deadline>#<account>#<id>, sparse: a callback
+// Access patterns: get by account + id (PK CB#<account>#<id>, SK CALLBACK: a partition per callback,
+// as every run waiting for one makes one; kept under ACC#<account> / CB#<id> before the upgrade:
+// `callbackMove`, and a get that misses looks there until the migration has run) · pending callbacks by deadline
+// for the scheduled sweep (GSI2: CALLBACK#DEADLINE#<shard> / <deadline>#<account>#<id>, sparse: a callback
 // leaves it when it is handled). A callback is an approval for machines: one conditional write
 // (PENDING → the outcome) decides it, whoever comes first (a report, the sweep, a cancel).
 export const CallbackStatus = z.enum(['PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED']);
@@ -49,9 +53,15 @@ export const Callback = z.object({
 });
 export type Callback = z.infer<typeof Callback>;
 
-export const callbackKey = (accountId: string, callbackId: string) => ({ PK: `ACC#${accountId}`, SK: `CB#${callbackId}` });
+export const callbackKey = (accountId: string, callbackId: string) => ({ PK: `CB#${accountId}#${callbackId}`, SK: 'CALLBACK' });
+/** Where a callback was kept before the upgrade. */
+const legacyCallbackKey = (accountId: string, callbackId: string) => ({ PK: `ACC#${accountId}`, SK: `CB#${callbackId}` });
 
 const DEADLINES = 'CALLBACK#DEADLINE';
+/** The deadline index's partition of a callback: one of SWEEP_SHARDS by its id (`shared/db/sweep-shards.ts`). */
+const deadlinePartition = (callbackId: string) => sweepPartition(DEADLINES, callbackId);
+/** Every partition the deadline sweep reads: the shards, and the unsharded one of before the upgrade. */
+export const DEADLINE_PARTITIONS = sweepPartitions(DEADLINES);
 const deadlineSortKey = (c: Pick<Callback, 'accountId' | 'callbackId' | 'deadline'>) =>
   `${String(c.deadline).padStart(15, '0')}#${c.accountId}#${c.callbackId}`;
 const DEADLINE_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
@@ -59,29 +69,73 @@ const DEADLINE_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'];
 export const callbackPut = (c: Callback) => ({
   Put: {
     TableName: tableName(),
-    Item: { ...callbackKey(c.accountId, c.callbackId), GSI2PK: DEADLINES, GSI2SK: deadlineSortKey(c), type: 'callback', ...c },
+    Item: {
+      ...callbackKey(c.accountId, c.callbackId),
+      GSI2PK: deadlinePartition(c.callbackId),
+      GSI2SK: deadlineSortKey(c),
+      type: 'callback',
+      ...c,
+    },
     ConditionExpression: 'attribute_not_exists(PK)',
   },
 });
 
+/**
+ * The callback, read consistently. A miss looks for it where it was kept before the upgrade, and moves
+ * what it finds to its own key first (every write goes there; a function without the grant to move it
+ * reads it where it is). A read of an unknown id costs one GetItem more, until a later release
+ * drops the look (docs/deploying.md "Upgrading").
+ */
 export async function getCallback(accountId: string, callbackId: string): Promise<Callback | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: callbackKey(accountId, callbackId), ConsistentRead: true }),
-  );
-  return Item ? Callback.parse(Item) : undefined;
+  const get = async (Key: Record<string, string>) =>
+    (await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  const item = await get(callbackKey(accountId, callbackId));
+  if (item) return Callback.parse(item);
+  const old = await get(legacyCallbackKey(accountId, callbackId));
+  if (!old) return undefined;
+  const moved = callbackMove.moved(old);
+  // A function that may not write there (a read-only route, the notifications worker) reads it as it is.
+  const outcome = await moveItem(old, moved).catch(() => undefined);
+  if (outcome === undefined) return Callback.parse(old);
+  if (outcome === 'moved') return Callback.parse(moved);
+  const now = await get(callbackKey(accountId, callbackId));
+  return now ? Callback.parse(now) : undefined;
 }
 
-/** Pending callbacks whose deadline is before `now`, earliest first (one page). */
-export const listDueCallbacks = (now: number, limit: number) =>
-  queryPage(
+/** Callbacks were kept under their account's partition before: moved to their own, a pending one's deadline in its shard. */
+export const callbackMove = {
+  name: 'callbacks',
+  matches: (item: Record<string, unknown>) =>
+    item.type === 'callback' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('CB#'),
+  moved: (item: Record<string, unknown>) => {
+    const { GSI2PK, GSI2SK, ...rest } = item;
+    const c = { accountId: String(item.accountId), callbackId: String(item.callbackId) };
+    return {
+      ...rest,
+      ...callbackKey(c.accountId, c.callbackId),
+      ...(GSI2PK ? { GSI2PK: deadlinePartition(c.callbackId), GSI2SK } : {}),
+    };
+  },
+};
+
+/**
+ * Pending callbacks of one deadline partition whose deadline is before `now`, earliest first (one
+ * page). Those of the unsharded partition of before the upgrade are moved to their own keys as they are read.
+ */
+export async function listDueCallbacks(partition: string, now: number, limit: number) {
+  const page = await queryPage(
     {
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :now',
-      ExpressionAttributeValues: { ':pk': DEADLINES, ':now': String(now).padStart(15, '0') },
+      ExpressionAttributeValues: { ':pk': partition, ':now': String(now).padStart(15, '0') },
     },
     (i) => Callback.parse(i),
     limit,
   );
+  if (partition !== DEADLINES) return page;
+  const current = await Promise.all(page.items.map((c) => getCallback(c.accountId, c.callbackId)));
+  return { ...page, items: current.filter((c): c is Callback => c !== undefined) };
+}
 
 const pending = (also?: Condition): Condition => ({
   expression: `#status = :pending${also ? ` AND (${also.expression})` : ''}`,
@@ -124,7 +178,7 @@ export const heartbeatUpdate = (c: Callback, now: number) => {
     deadline,
     update: buildUpdate(
       callbackKey(c.accountId, c.callbackId),
-      { lastHeartbeatAt: now, deadline, GSI2SK: deadlineSortKey({ ...c, deadline }) },
+      { lastHeartbeatAt: now, deadline, GSI2PK: deadlinePartition(c.callbackId), GSI2SK: deadlineSortKey({ ...c, deadline }) },
       [],
       pending(),
     ),

@@ -5,12 +5,13 @@ import { asJsonText, jsonText } from '../json.ts';
 import { queryAll, queryPage } from '../query.ts';
 import { isConditionFailure } from '../../errors.ts';
 import { applied, buildUpdate } from '../update.ts';
+import { scheduleSweepIndex } from './schedule-index.ts';
 
 // Access patterns: get by account + id (PK ACC#<account>, SK SCH#<id>: a schedule id of another account
 // finds nothing) · list a workflow's schedules (GSI1: ACC#<account>#WFSCH#<workflow> / SCH#<id>) · every
-// schedule of the service, for the sweep's drift repair (GSI2, one partition: SCHEDULES / <account>#<id>;
-// schedule items change their keys never, so counts and fires cost no index write) · the account's
-// count of enabled schedules for plan limits (PK ACC#<account>, SK SCHEDULES, `enabled`).
+// schedule of the service, for the sweep's drift repair (GSI2: SCHEDULES#<shard> / <account>#<id>,
+// ./schedule-index.ts; schedule items change their keys never, so counts and fires cost no index
+// write) · the account's count of enabled schedules for plan limits (PK ACC#<account>, SK SCHEDULES, `enabled`).
 export const OVERLAP = ['skip', 'allow'] as const;
 
 export const LastFailure = z.object({ code: z.string(), message: z.string(), at: z.number() });
@@ -48,15 +49,13 @@ export type Schedule = z.infer<typeof Schedule>;
 
 export const scheduleKey = (accountId: string, scheduleId: string) => ({ PK: `ACC#${accountId}`, SK: `SCH#${scheduleId}` });
 export const scheduleCountKey = (accountId: string) => ({ PK: `ACC#${accountId}`, SK: 'SCHEDULES' });
-const ALL = 'SCHEDULES';
 
 /** The item as stored; the counters live on it too (`fires`, `skips`, `failures`), written by atomic adds. */
 export const scheduleItem = (s: Schedule) => ({
   ...scheduleKey(s.accountId, s.scheduleId),
   GSI1PK: `ACC#${s.accountId}#WFSCH#${s.workflowId}`,
   GSI1SK: `SCH#${s.scheduleId}`,
-  GSI2PK: ALL,
-  GSI2SK: `${s.accountId}#${s.scheduleId}`,
+  ...scheduleSweepIndex(s),
   type: 'schedule',
   ...asJsonText(s, ['variables']),
 });
@@ -80,10 +79,10 @@ export const listWorkflowSchedules = (accountId: string, workflowId: string) =>
     parse,
   );
 
-/** A page of every schedule of the service (the sweep's drift repair). */
-export const pageAllSchedules = (limit: number, startKey?: Record<string, unknown>) =>
+/** A page of one partition of every schedule of the service (the sweep's drift repair reads each of SCHEDULE_PARTITIONS). */
+export const pageAllSchedules = (partition: string, limit: number, startKey?: Record<string, unknown>) =>
   queryPage(
-    { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': ALL } },
+    { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': partition } },
     parse,
     limit,
     startKey,
