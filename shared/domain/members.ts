@@ -1,6 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { memberGenItems } from '../db/entities/rate-counters.ts';
+import { memberGenItems } from '../db/entities/rate-counter-copies.ts';
 import { listApiKeys, restoreApiKey, revokeApiKey } from '../db/entities/api-key.ts';
 import {
   addAdminItem,

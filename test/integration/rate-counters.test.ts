@@ -10,11 +10,11 @@ import {
   countersFor,
   forgetRoutes,
   layoutOf,
-  memberGenItems,
   RATE_WINDOW_SECONDS,
   reshard,
   shareOf,
 } from '../../shared/db/entities/rate-counters.ts';
+import { memberGenItems } from '../../shared/db/entities/rate-counter-copies.ts';
 import { memberGenName } from '../../shared/db/entities/user.ts';
 import { createUser } from '../../shared/domain/accounts.ts';
 import { createKey } from '../../shared/domain/keys.ts';

@@ -122,8 +122,7 @@ async function countOn(accountId: string, i: number, start: number, owner: KeyOw
       windows.set(`${accountId}#${i}`, Number(Attributes.rateWindow));
       return { count: Number(Attributes.rateCount), item: Attributes };
     } catch (e) {
-      // On AWS a write to an item a transaction holds (a membership change writes the account item and
-      // every counter) is refused at once: the same write again, a moment later (DynamoDB Local never does this).
+      // A transaction holds the item (AWS only: a membership change writes every counter): the same write, shortly.
       if (isTransactionConflict(e) && inFlight++ < 3) {
         await new Promise((r) => setTimeout(r, 10 * inFlight));
         attempt--;
@@ -259,44 +258,6 @@ export async function reshard(accountId: string, now = Date.now()): Promise<void
     },
     { attempts: 4, retryOn: lostRace },
   );
-}
-
-/**
- * Transaction items that record a member's membership generation `gen` on the account item and on
- * every counter (read first: which counters exist), conditional on the counters not having changed
- * since (a concurrent `reshard` then refuses it, and the caller reads again); raising `copiesVersion`,
- * so that a `reshard` that read the generations before refuses itself.
- */
-export async function memberGenItems(accountId: string, userId: string, gen: number) {
-  const { Item = {} } = await db().send(new GetCommand({ TableName: tableName(), Key: accountKey(accountId), ConsistentRead: true }));
-  const names = { '#gen': memberGenName(userId) };
-  const values = Object.fromEntries(
-    ['rateCounters', 'rateCountersNext', 'rateCountersFrom'].filter((k) => Item[k] !== undefined).map((k) => [`:${k}`, Item[k]]),
-  );
-  const same = (k: string) => (Item[k] === undefined ? `attribute_not_exists(${k})` : `${k} = :${k}`);
-  return [
-    {
-      Update: {
-        TableName: tableName(),
-        Key: accountKey(accountId),
-        // The layout as read (a change of the counters refuses it); changes of other members' do not.
-        UpdateExpression: 'SET #gen = :gen ADD copiesVersion :one',
-        ConditionExpression: `attribute_exists(PK) AND ${same('rateCounters')} AND ${same('rateCountersNext')} AND ${same('rateCountersFrom')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':gen': gen, ':one': 1, ...values },
-      },
-    },
-    ...range(1, existing(layoutOf(Item))).map((j) => ({
-      Update: {
-        TableName: tableName(),
-        Key: counterKey(accountId, j),
-        UpdateExpression: 'SET #gen = :gen',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':gen': gen },
-      },
-    })),
-  ];
 }
 
 /** For tests: forget where this instance sends requests. */
