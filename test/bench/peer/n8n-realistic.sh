@@ -5,7 +5,7 @@
 # bench-n8n.sh on that webhook. Needs n8n running (PEER_DIR/start-n8n.sh).
 #   PEER_DIR=... bash test/bench/peer/n8n-realistic.sh      (CONNS, REPS, DURATION as bench-n8n.sh takes them)
 set -euo pipefail
-DIR="${PEER_DIR:?set PEER_DIR to the n8n peer's folder}"
+DIR="${PEER_DIR:?set PEER_DIR to the folder of the n8n peer}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$DIR/n8n-env.sh"
 if [[ ! -f "$N8N_USER_FOLDER/.realistic-done" ]]; then
