@@ -1,4 +1,4 @@
-import { DeleteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { isConditionFailure } from '../errors.ts';
 import { applied } from './update.ts';
@@ -80,4 +80,23 @@ async function moveInPlace(old: Item, moved: Item): Promise<Moved> {
     ),
   );
   return ok ? 'moved' : 'gone';
+}
+
+/**
+ * An item read consistently at `key`. A miss looks for it at `legacyKey`, where it was kept before
+ * the upgrade, and moves what it finds to `key` first (every write goes there); a function without
+ * the grant to move it reads it where it is. A read of an unknown id costs one GetItem more, until a
+ * later release drops the look (docs/deploying.md "Upgrading").
+ */
+export async function readMoving(key: Item, legacyKey: Item, move: Move): Promise<Item | undefined> {
+  const get = async (Key: Item) => (await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
+  const item = await get(key);
+  if (item) return item;
+  const old = await get(legacyKey);
+  if (!old) return undefined;
+  const moved = move.moved(old);
+  // A function that may not write there (a read-only route, the notifications worker) reads it as it is.
+  const outcome = await moveItem(old, moved).catch(() => undefined);
+  if (outcome === undefined) return old;
+  return outcome === 'moved' ? moved : get(key);
 }

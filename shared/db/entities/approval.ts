@@ -1,13 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
-import { db, tableName } from '../../clients.ts';
+import { tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
 import { CHANNEL_TYPES } from '../channel-types.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
-import { moveItem } from '../move.ts';
+import { readMoving } from '../move.ts';
 import { queryAll, queryPage } from '../query.ts';
 import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
@@ -177,26 +176,10 @@ export const approvalPut = (a: Approval) => ({
   },
 });
 
-/**
- * The approval, read consistently. A miss looks for it where it was kept before the upgrade, and
- * moves what it finds to its own key first (every write goes there; a function without the grant to
- * move it reads it where it is). A read of an unknown id costs one GetItem more, until a later release
- * drops the look (docs/deploying.md "Upgrading").
- */
+/** The approval, read consistently (one of the shape before the upgrade is moved first: `readMoving`). */
 export async function getApproval(accountId: string, approvalId: string): Promise<Approval | undefined> {
-  const get = async (Key: Record<string, string>) =>
-    (await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
-  const item = await get(approvalKey(accountId, approvalId));
-  if (item) return Approval.parse(item);
-  const old = await get(legacyApprovalKey(accountId, approvalId));
-  if (!old) return undefined;
-  const moved = approvalMove.moved(old);
-  // A function that may not write there (a read-only route, the notifications worker) reads it as it is.
-  const outcome = await moveItem(old, moved).catch(() => undefined);
-  if (outcome === undefined) return Approval.parse(old);
-  if (outcome === 'moved') return Approval.parse(moved);
-  const now = await get(approvalKey(accountId, approvalId));
-  return now ? Approval.parse(now) : undefined;
+  const item = await readMoving(approvalKey(accountId, approvalId), legacyApprovalKey(accountId, approvalId), approvalMove);
+  return item ? Approval.parse(item) : undefined;
 }
 
 /** Approvals were kept under their account's partition before: moved to their own, with their listing and deadline in shards. */

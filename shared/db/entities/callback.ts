@@ -1,8 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { db, tableName } from '../../clients.ts';
+import { tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
-import { moveItem } from '../move.ts';
+import { readMoving } from '../move.ts';
 import { queryPage } from '../query.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 import { retentionTtl } from '../retention.ts';
@@ -80,26 +79,10 @@ export const callbackPut = (c: Callback) => ({
   },
 });
 
-/**
- * The callback, read consistently. A miss looks for it where it was kept before the upgrade, and moves
- * what it finds to its own key first (every write goes there; a function without the grant to move it
- * reads it where it is). A read of an unknown id costs one GetItem more, until a later release
- * drops the look (docs/deploying.md "Upgrading").
- */
+/** The callback, read consistently (one of the shape before the upgrade is moved first: `readMoving`). */
 export async function getCallback(accountId: string, callbackId: string): Promise<Callback | undefined> {
-  const get = async (Key: Record<string, string>) =>
-    (await db().send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item;
-  const item = await get(callbackKey(accountId, callbackId));
-  if (item) return Callback.parse(item);
-  const old = await get(legacyCallbackKey(accountId, callbackId));
-  if (!old) return undefined;
-  const moved = callbackMove.moved(old);
-  // A function that may not write there (a read-only route, the notifications worker) reads it as it is.
-  const outcome = await moveItem(old, moved).catch(() => undefined);
-  if (outcome === undefined) return Callback.parse(old);
-  if (outcome === 'moved') return Callback.parse(moved);
-  const now = await get(callbackKey(accountId, callbackId));
-  return now ? Callback.parse(now) : undefined;
+  const item = await readMoving(callbackKey(accountId, callbackId), legacyCallbackKey(accountId, callbackId), callbackMove);
+  return item ? Callback.parse(item) : undefined;
 }
 
 /** Callbacks were kept under their account's partition before: moved to their own, a pending one's deadline in its shard. */
