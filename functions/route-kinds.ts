@@ -19,6 +19,9 @@ export const decisionErrors = [
 export const session = { kind: 'session' } as const;
 export const admin = { kind: 'session', admin: true } as const;
 export const none = { kind: 'none' } as const;
+/** A console page: the browser's session cookie (shared/console/). */
+export const consolePage = { kind: 'console' } as const;
+export const consoleAdmin = { kind: 'console', admin: true } as const;
 /** API-key routes that only read take `read` too: the stack adds the UpdateItem their metering needs. */
 export const read = ['table:read'] as const;
 export const readWrite = ['table:read', 'table:write'] as const;

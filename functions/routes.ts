@@ -73,6 +73,13 @@ import { route as schedulesDelete } from './http/schedules/delete.route.ts';
 import { route as schedulesRun } from './http/schedules/run.route.ts';
 import { route as schedulesEvents } from './http/schedules/events.route.ts';
 
+import { route as consoleRoot } from './http/console/root.route.ts';
+import { route as consoleLoginPage } from './http/console/login-page.route.ts';
+import { route as consoleLogin } from './http/console/login.route.ts';
+import { route as consoleLogout } from './http/console/logout.route.ts';
+import { route as consoleOverview } from './http/console/overview.route.ts';
+import { route as consoleAssets } from './http/console/assets.route.ts';
+
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
  * grants, schemas, limits). The CDK stack makes one Lambda per entry, the local server mounts the same
@@ -153,4 +160,10 @@ export const routes = [
   schedulesDelete,
   schedulesRun,
   schedulesEvents,
+  consoleRoot,
+  consoleLoginPage,
+  consoleLogin,
+  consoleLogout,
+  consoleOverview,
+  consoleAssets,
 ] as const satisfies readonly Route[];

@@ -76,6 +76,20 @@ const invalidSession = () => unauthorized('INVALID_SESSION', 'The session is inv
 
 /** Resolve a console session token to its user, or 401. */
 export async function authenticateSession(token: string, now = Date.now()): Promise<Extract<Principal, { kind: 'session' }>> {
+  return (await sessionOf(token, now)).principal;
+}
+
+/**
+ * A console page's session (the browser's cookie holds the same token): its user, with the email and
+ * the account's name every page shows. The account is read beside the user, one round trip after the session.
+ */
+export async function consoleSession(token: string, now = Date.now()) {
+  const { principal, user, account } = await sessionOf(token, now, true);
+  if (!account) throw invalidSession();
+  return { principal, email: user.email, accountName: account.name };
+}
+
+async function sessionOf(token: string, now: number, withAccount = false) {
   const parsed = parseToken(token, 'dys');
   if (!parsed) throw invalidSession();
   const session = await getSession(parsed.id);
@@ -84,10 +98,21 @@ export async function authenticateSession(token: string, now = Date.now()): Prom
   // their role, applies to their live sessions at once. A disable raises the membership generation,
   // so a session from before it stays refused after a re-enable (and one a login wrote while the
   // disable committed is refused too).
-  const user = await getUser(session.accountId, session.userId);
+  const [user, account] = await Promise.all([
+    getUser(session.accountId, session.userId),
+    withAccount ? getAccount(session.accountId) : undefined,
+  ]);
   const gen = user?.gen ?? 0;
   if (!user || user.disabled || (session.userGen ?? 0) !== gen) throw invalidSession();
-  return { kind: 'session', accountId: user.accountId, userId: user.userId, role: user.role, sessionId: session.sessionId, userGen: gen };
+  const principal = {
+    kind: 'session' as const,
+    accountId: user.accountId,
+    userId: user.userId,
+    role: user.role,
+    sessionId: session.sessionId,
+    userGen: gen,
+  };
+  return { principal, user, account };
 }
 
 export const logout = (p: Extract<Principal, { kind: 'session' }>) => deleteSession(p.sessionId);

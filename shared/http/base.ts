@@ -21,7 +21,7 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 /** What a handler's input depends on: routes that agree on these can share a handler function. */
 export type RouteIo = Pick<Route, 'auth' | 'params' | 'query' | 'body'>;
 
-type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session'
+type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session' | 'console'
   ? Extract<Principal, { kind: 'session' }>
   : R['auth']['kind'] extends 'apiKey'
     ? Extract<Principal, { kind: 'apiKey' }>

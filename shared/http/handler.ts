@@ -25,7 +25,9 @@ export function stackFor(route: Route, page?: PageParts): Middleware[] {
           ? webhookAuth()
           : auth.kind === 'callback'
             ? callbackOnly
-            : undefined;
+            : auth.kind === 'console'
+              ? consoleOnly
+              : undefined;
   return stackWith(route, credentials, requestBody(route), page);
 }
 
@@ -67,6 +69,13 @@ const callbackOnly: Middleware = {
   problems: CALLBACK_AUTH_PROBLEMS,
   before: () => {
     throw new Error('a callback route is served by callbackHttp');
+  },
+};
+
+/** A console page's credential (the session cookie) is checked by `consoleHttp` (shared/console/): fails closed here. */
+const consoleOnly: Middleware = {
+  before: () => {
+    throw new Error('a console page is served by consoleHttp');
   },
 };
 

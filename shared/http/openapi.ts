@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { Problem } from '../schemas/common.ts';
-import type { Route } from './route.ts';
+import { isConsolePage, type Route } from './route.ts';
 import { Notification } from '../engine/definition.ts';
 import { stackFor } from './handler.ts';
 import { PAGE } from './page-handler.ts';
@@ -120,6 +120,7 @@ function operation(r: Route) {
 export function openApiDocument(routes: readonly Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
+    if (isConsolePage(r)) continue;
     paths[r.path] = { ...paths[r.path], [r.method.toLowerCase()]: operation(r) };
   }
   return {

@@ -10,6 +10,11 @@ export type Auth =
   | { kind: 'none' }
   /** Console session (`dys_` Bearer token); `admin` restricts the route to account admins. */
   | { kind: 'session'; admin?: boolean }
+  /**
+   * A console page: the same session records, presented as the browser's session cookie (never as a
+   * Bearer, and the cookie is never accepted anywhere else). Served by `consoleHttp` (shared/console/).
+   */
+  | { kind: 'console'; admin?: boolean }
   /** Open-platform API key with a scope; metered (usage + account rate limit). */
   | {
       kind: 'apiKey';
@@ -60,3 +65,6 @@ export type Route = {
 };
 
 export const routeKey = (r: Pick<Route, 'method' | 'path'>) => `${r.method} ${r.path}`;
+
+/** The console's pages (HTML for browsers, shared/console/): in the route table, not in the API's OpenAPI document. */
+export const isConsolePage = (r: Pick<Route, 'path'>) => r.path === '/' || r.path === '/console' || r.path.startsWith('/console/');

@@ -147,7 +147,7 @@ describe('local server: payload limits', () => {
     return { statusCode: 200, body: 'reached' };
   };
   const post = (url: string, body: Buffer, contentType: string) =>
-    fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': contentType }, body });
+    fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': contentType }, body: new Uint8Array(body) });
   const MiB = 1024 * 1024;
 
   it('refuses an event over Lambda\'s 6 MB invoke limit with 413 {"message":"Request Entity Too Large"}; base64 counts at 4/3', async () => {

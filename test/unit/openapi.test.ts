@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { handler as openapiHandler } from '../../functions/http/v1/openapi.ts';
 import { routes } from '../../functions/routes.ts';
 import { openApiDocument } from '../../shared/http/openapi.ts';
-import type { Route } from '../../shared/http/route.ts';
+import { isConsolePage, type Route } from '../../shared/http/route.ts';
 import { checkContract } from '../support/contract.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 
@@ -21,7 +21,8 @@ type Operation = {
 };
 
 const doc = openApiDocument(routes);
-const all = routes as readonly Route[];
+/** The API's routes: the console's pages are in the route table, not in the API's document. */
+const all = (routes as readonly Route[]).filter((r) => !isConsolePage(r));
 const op = (r: Route) => (doc.paths[r.path] as Record<string, Operation> | undefined)?.[r.method.toLowerCase()];
 /** Resolve a local `#/...` JSON pointer against the whole document; undefined when it points nowhere. */
 const resolve = (root: unknown, ref: string): unknown => {

@@ -18,12 +18,13 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared/domain/'], // use cases
   ['shared/notifications/'], // approval messages, recipients, deliveries: orchestration of channels
   ['shared/http/'], // the middy stack, pages, problem mapping
+  ['shared/console/'], // the console's pages: session cookie, CSRF, the document and its components
   ['functions/'], // handlers, the route table, workers
   ['infra/'], // CDK and the local stack
 ];
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SOURCE = /\.(ts|mts|cts)$/;
+const SOURCE = /\.(ts|tsx|mts|cts)$/;
 
 function files(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

@@ -1,0 +1,12 @@
+// The console's own script (served under the CSP as a hashed asset): small enhancements only, every
+// page works without it.
+// "Copy" buttons: <button type="button" data-copy="#element-id">Copy</button> copies that element's text.
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null;
+  if (!button) return;
+  const source = document.querySelector(button.getAttribute('data-copy'));
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+    button.textContent = 'Copied';
+  });
+});

@@ -1,0 +1,74 @@
+import type { ComponentChildren } from 'preact';
+
+// Small pieces several pages use. Each renders through Preact (escaped by construction).
+
+/** A status word, coloured by class (console.css), never by colour alone: the word is the meaning. */
+export const Status = ({ value }: { value: string }) => <span class={`status status-${value}`}>{value}</span>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A time as UTC text in a `<time>` element (machine-readable). */
+export const Time = ({ ms }: { ms: number | undefined }) =>
+  ms === undefined ? <span class="muted">—</span> : <time datetime={iso(ms)}>{iso(ms).replace('T', ' ').slice(0, 19)} UTC</time>;
+
+/** How long, in words a person reads at a glance: 850 ms, 12 s, 4 min 10 s, 3 h 5 min, 2 d 4 h. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min${s % 60 ? ` ${s % 60} s` : ''}`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ''}`;
+  return `${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ''}`;
+}
+
+/** A table that scrolls sideways on a narrow screen instead of breaking the page. */
+export const Table = ({ caption, children }: { caption?: string; children: ComponentChildren }) => (
+  <div class="table-wrap">
+    <table>
+      {caption ? <caption class="visually-hidden">{caption}</caption> : null}
+      {children}
+    </table>
+  </div>
+);
+
+/** The "Next page" link of a cursor-paged list: the same query with the cursor of the page after. */
+export function NextPage({ path, query, cursor }: { path: string; query: Record<string, string | undefined>; cursor: string | null }) {
+  if (!cursor) return null;
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '' && k !== 'cursor') params.set(k, v);
+  params.set('cursor', cursor);
+  return (
+    <p>
+      <a href={`${path}?${params}`}>Next page</a>
+    </p>
+  );
+}
+
+/** Characters of a value shown before it is cut (the rest loads on demand: "Show all"). */
+export const VALUE_PREVIEW_CHARS = 2000;
+
+/**
+ * A JSON value in a `<pre>`, cut at `VALUE_PREVIEW_CHARS` with a "Show all" link to `fullHref` (a page
+ * with the whole value; htmx swaps it in place where scripts run). Large step outputs never freeze a page.
+ */
+export function JsonValue({ value, fullHref, label }: { value: unknown; fullHref?: string; label: string }) {
+  const text = value === undefined ? '' : JSON.stringify(value, null, 2);
+  const cut = text.length > VALUE_PREVIEW_CHARS;
+  return (
+    <section aria-label={label}>
+      <pre class="value" tabindex={0}>
+        {cut ? `${text.slice(0, VALUE_PREVIEW_CHARS)}…` : text}
+      </pre>
+      {cut && fullHref ? (
+        <p>
+          <a href={fullHref} hx-get={fullHref} hx-select="pre.value" hx-target="previous pre" hx-swap="outerHTML">
+            Show all
+          </a>{' '}
+          <span class="muted">({text.length.toLocaleString('en')} characters)</span>
+        </p>
+      ) : null}
+    </section>
+  );
+}
