@@ -1,0 +1,114 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { localStackOnSharedEmulators } from './local-stack.ts';
+
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core) on a local stack of
+ * its own with the seeded demo. Tests act as a user does (roles, labels, visible text), check every
+ * page with axe-core (WCAG 2.1 A and AA) and listen for CSP violations in every page they open.
+ */
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+export type Demo = { apiKey: string; webhookId: string; workflowId: string; accountId: string; adminEmail: string; adminPassword: string };
+
+/** Screenshots of a test run (look at them: `ls $TMPDIR/flowgate-console-shots`). */
+export const SHOTS = join(tmpdir(), 'flowgate-console-shots');
+
+/** A local stack with the demo seeded, and Chromium. Call `stop` in afterAll. */
+export async function consoleStack(name: string, opts: { sweepSeconds?: number } = {}) {
+  const { stack, dataDir } = await localStackOnSharedEmulators(name, { seed: true, ...opts });
+  const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as Demo;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  mkdirSync(SHOTS, { recursive: true });
+  const stop = async () => {
+    try {
+      await browser.close();
+    } finally {
+      await stack.stop();
+    }
+  };
+  /** The API with the demo's key (or `auth`), JSON in and out. */
+  const api = async (path: string, init: { method?: string; json?: unknown; auth?: string } = {}) => {
+    const res = await fetch(`${stack.url}${path}`, {
+      method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+      headers: {
+        authorization: `Bearer ${init.auth ?? demo.apiKey}`,
+        ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+    });
+    const text = await res.text();
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: res.status, body };
+  };
+  return { stack, url: stack.url, demo, browser, stop, api };
+}
+
+/** CSP violations seen in a context's pages (every test asserts none). */
+const violations = new WeakMap<BrowserContext, string[]>();
+
+/** A browser context that records every `securitypolicyviolation` of its pages. */
+export async function consoleContext(browser: Browser, options: Parameters<Browser['newContext']>[0] = {}) {
+  const context = await browser.newContext(options);
+  const seen: string[] = [];
+  violations.set(context, seen);
+  await context.exposeBinding('__cspViolation', (_source, text: string) => {
+    seen.push(text);
+  });
+  await context.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window as unknown as { __cspViolation: (t: string) => void }).__cspViolation(
+        `${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`,
+      );
+    });
+  });
+  return context;
+}
+
+/** Assert that no page of `context` has violated the CSP so far. */
+export function expectNoCspViolations(context: BrowserContext) {
+  expect(violations.get(context) ?? []).toEqual([]);
+}
+
+/** Sign in on the sign-in page `page` is on (or opens it), as a user does. */
+export async function signIn(page: Page, baseUrl: string, email: string, password: string) {
+  if (!page.url().includes('/console/login')) await page.goto(`${baseUrl}/console/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/console/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
+/** axe-core with the WCAG 2.1 A and AA rules on the page as it is: no violations. */
+export async function expectAccessible(page: Page) {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const found = result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+  expect(found, page.url()).toEqual([]);
+}
+
+/** A full-page screenshot under SHOTS, light or dark. */
+export async function shot(page: Page, name: string, scheme: 'light' | 'dark' = 'light') {
+  await page.emulateMedia({ colorScheme: scheme });
+  const path = join(SHOTS, `${name}-${scheme}.png`);
+  await page.screenshot({ path, fullPage: true });
+  return path;
+}
