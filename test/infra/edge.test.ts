@@ -45,7 +45,7 @@ describe('edge throttles', () => {
   it('give login a low limit of its own and the trigger and approval routes one sized for the largest plan', () => {
     const settings = stageOf(plain.template).Properties.RouteSettings as Record<string, unknown>;
     const planRate = Math.ceil(Math.max(...Object.values(PLAN_RATE_LIMITS)) / 60);
-    expect(byClass('login')).toEqual(['POST /api/auth/login']);
+    expect(byClass('login')).toEqual(['POST /api/auth/login', 'POST /console/login']);
     expect(byClass('trigger')).toEqual(['POST /api/webhooks/{webhookId}/trigger', 'POST /api/webhook-trigger/{webhookId}']);
     expect(byClass('approval').length).toBeGreaterThanOrEqual(6);
     expect(settings['POST /api/auth/login']).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });

@@ -3,11 +3,14 @@ import { routes } from '../../functions/routes.ts';
 import { http } from '../../shared/http/handler.ts';
 import { pageHttp } from '../../shared/http/page-handler.ts';
 import { readFileSync } from 'node:fs';
+import { isConsolePage, type Route } from '../../shared/http/route.ts';
 
 // The HTML routes' parts (their error pages, their form POSTs' checks) live in page-handler.ts, which
 // only those routes' handlers import: every other route's bundle is without them.
 
-const htmlRoutes = routes.filter((r) => 'html' in r && r.html);
+// The console's pages are HTML routes served by consoleHttp (shared/console/), with their own stack.
+const htmlRoutes = routes.filter((r) => 'html' in r && r.html && !isConsolePage(r));
+const consolePages = (routes as readonly Route[]).filter((r) => isConsolePage(r));
 
 describe('HTML routes', () => {
   it('are served by pageHttp: `http` refuses one at the cold start, naming it', () => {
@@ -20,6 +23,17 @@ describe('HTML routes', () => {
     for (const r of routes) {
       const source = readFileSync(`functions/${r.handler}.ts`, 'utf8');
       expect(source.includes('pageHttp('), r.handler).toBe(htmlRoutes.includes(r));
+      expect(source.includes('consoleHttp('), r.handler).toBe(consolePages.includes(r));
     }
+  });
+
+  it("the console's pages are HTML routes under /console (and GET /), signed in by the session cookie or not at all", () => {
+    expect(consolePages.length).toBeGreaterThan(0);
+    for (const r of consolePages) {
+      expect(r.html, r.path).toBe(true);
+      expect(['console', 'none'], r.path).toContain(r.auth.kind);
+    }
+    // And nothing else takes the cookie.
+    for (const r of routes as readonly Route[]) if (!isConsolePage(r)) expect(r.auth.kind, r.path).not.toBe('console');
   });
 });
