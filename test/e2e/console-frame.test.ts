@@ -66,13 +66,44 @@ describe('the console frame', () => {
   it('sends a user back to console paths only (no open redirect)', async () => {
     const context = await consoleContext(browser);
     const page = await context.newPage();
-    for (const next of ['https://evil.example/', '//evil.example/console', '/\\evil.example', '/api/v1/executions', 'javascript:alert(1)']) {
+    for (const next of [
+      'https://evil.example/',
+      '//evil.example/console',
+      '/\\evil.example',
+      '/api/v1/executions',
+      'javascript:alert(1)',
+    ]) {
       await page.goto(`${env.url}/console/login?${new URLSearchParams({ next })}`);
       await signIn(page, env.url, env.demo.adminEmail, env.demo.adminPassword);
       expect(new URL(page.url()).origin, next).toBe(env.url);
       expect(new URL(page.url()).pathname, next).toBe('/console');
       await context.clearCookies();
     }
+    await context.close();
+  });
+
+  it('the CSP listener of these tests sees a violation (an inline script under the console CSP)', async () => {
+    const context = await consoleContext(browser);
+    const page = await context.newPage();
+    await page.route(`${env.url}/console/csp-probe`, (route) =>
+      route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/html', 'content-security-policy': "default-src 'none'; script-src 'self'" },
+        body: '<!doctype html><title>probe</title><script>document.title = "ran"</script>',
+      }),
+    );
+    await page.goto(`${env.url}/console/csp-probe`);
+    expect(await page.title()).toBe('probe');
+    await expect
+      .poll(() => {
+        try {
+          expectNoCspViolations(context);
+          return 'none';
+        } catch {
+          return 'seen';
+        }
+      })
+      .toBe('seen');
     await context.close();
   });
 

@@ -121,6 +121,7 @@ describe('local stack over HTTP', () => {
   it("serves an OpenAPI 3.1 document listing every route of the API (the console's pages are not the API)", async () => {
     const doc = (await (await call('/api/v1/openapi.json')).json()) as any;
     expect(doc.openapi).toBe('3.1.0');
-    for (const r of routes.filter((r) => !isConsolePage(r))) expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
+    for (const r of routes.filter((r) => !isConsolePage(r)))
+      expect(doc.paths[r.path]?.[r.method.toLowerCase()], `${r.method} ${r.path}`).toBeDefined();
   });
 });

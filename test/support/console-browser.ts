@@ -95,7 +95,10 @@ export async function signIn(page: Page, baseUrl: string, email: string, passwor
   if (!page.url().includes('/console/login')) await page.goto(`${baseUrl}/console/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
-  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith('/console/login')), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([
+    page.waitForURL((u) => !u.pathname.startsWith('/console/login')),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
 }
 
 /** axe-core with the WCAG 2.1 A and AA rules on the page as it is: no violations. */
