@@ -8,16 +8,23 @@ import { problemDetails } from '../../shared/http/middleware/problem.ts';
 import { matchPath } from '../../shared/http/match.ts';
 import type { HttpEvent, HttpResult } from '../../shared/http/context.ts';
 import type { Context } from 'aws-lambda';
+import { errorPage } from '../../shared/console/handler.tsx';
+import { isConsolePage } from '../../shared/http/route.ts';
 
-const fallback = middy<HttpEvent, HttpResult, Error, Context>()
-  .use([requestLog(), problemDetails()])
-  .handler(async (event) => {
-    const allowed = routes.filter((r) => matchPath(r.path, event.rawPath)).map((r) => r.method);
-    if (allowed.length === 0) throw notFound('NOT_FOUND', 'No such endpoint.');
-    throw new AppError('method_not_allowed', 'METHOD_NOT_ALLOWED', 'Method not allowed', `Use ${allowed.join(', ')}.`, {
-      headers: { allow: allowed.join(', ') },
-    });
+const refuse = async (event: HttpEvent): Promise<HttpResult> => {
+  const allowed = routes.filter((r) => matchPath(r.path, event.rawPath)).map((r) => r.method);
+  if (allowed.length === 0) throw notFound('NOT_FOUND', 'No such endpoint.');
+  throw new AppError('method_not_allowed', 'METHOD_NOT_ALLOWED', 'Method not allowed', `Use ${allowed.join(', ')}.`, {
+    headers: { allow: allowed.join(', ') },
   });
+};
+
+const api = middy<HttpEvent, HttpResult, Error, Context>().use([requestLog(), problemDetails()]).handler(refuse);
+// A browser's unknown console path gets the console's page, not problem+json.
+const pages = middy<HttpEvent, HttpResult, Error, Context>()
+  .use([requestLog(), problemDetails((error, requestId) => errorPage(error, requestId))])
+  .handler(refuse);
 
 // In a log scope of its own, as every route's handler (shared/http/base.ts): its lines carry its request id.
-export const handler = (event: HttpEvent, context: Context) => inLogScope(() => fallback(event, context));
+export const handler = (event: HttpEvent, context: Context) =>
+  inLogScope(() => (isConsolePage({ path: event.rawPath }) ? pages : api)(event, context));

@@ -7,6 +7,7 @@ import { createChannel } from '../../shared/domain/channels.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { startRun } from '../../shared/engine/runs.ts';
 
 /** The demo workflow: set → manual_approval → artifact, with an output. */
 export const DEMO_DEFINITION = WorkflowDefinition.parse({
@@ -46,7 +47,8 @@ export type Demo = {
 
 /**
  * On a fresh data folder, create the demo: an account on the Team plan, its admin, an API key with
- * every scope, a workflow with an approval step, and a webhook bound to the key that starts it. Returns the existing
+ * every scope, a workflow with an approval step, a webhook bound to the key that starts it, and one run of it
+ * waiting at its approval (the console shows it first). Returns the existing
  * demo when the folder was seeded before (data survives restarts).
  */
 export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'admin@demo.local'): Promise<Demo> {
@@ -84,6 +86,8 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
     { kind: 'session', accountId: account.accountId, userId: admin.userId, role: 'admin', sessionId: 'seed' },
     { workflowId: workflow.workflowId, name: 'Demo deploy hook', apiKeyId: key.id, allowedSourceIps: [], enabled: true },
   );
+  // One run of it, waiting at its approval: what the console shows first (Approvals, then the run's timeline).
+  await startRun({ workflow, trigger: 'api', variables: { env: 'production' }, startedBy: admin.userId });
   const demo: Demo = {
     baseUrl,
     accountId: account.accountId,
@@ -128,6 +132,7 @@ export function demoBanner(demo: Demo, schedules: readonly DemoSchedule[] = []):
   return [
     '',
     `Flowgate local stack ready at ${u}`,
+    `  console: ${u}/console  (sign in as the admin below; a demo run waits for your approval)`,
     `  admin:   ${demo.adminEmail} / ${demo.adminPassword}`,
     `  API key: ${demo.apiKey}`,
     '',

@@ -30,33 +30,36 @@ const signIn = (event: HttpEvent) => {
   return seeOther(`/console/login?next=${encodeURIComponent(asked)}`, [clearSessionCookie()]);
 };
 
+/** An error as a console page: its status, what went wrong and the request id (the navigation too when signed in). */
+export function errorPage(error: unknown, requestId: string, session?: ConsoleSession): HttpResult {
+  const problem = problemResult(error, requestId);
+  const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
+  const { 'content-type': _, ...headers } = (problem.headers ?? {}) as Record<string, string>;
+  return page(
+    { title, session, status: problem.statusCode ?? 500, headers },
+    <>
+      <p>{detail}</p>
+      <p class="muted">Request {requestId}</p>
+      <p>
+        <a href="/console">Back to the console</a>
+      </p>
+    </>,
+  );
+}
+
 /**
  * The console's one place where errors become responses: a request without a live session goes to
- * the sign-in page; every other refusal is a page with its status, what went wrong and the request
- * id (the navigation too when the user is signed in); a 404 says the same for an unknown id and for
- * another account's, so nothing leaks. Unexpected errors are logged and shown as a 500 page.
+ * the sign-in page; every other refusal is an error page (`errorPage`); a 404 says the same for an
+ * unknown id and for another account's, so nothing leaks. Unexpected errors are logged and shown as a 500 page.
  */
 const consoleProblems: Middleware = {
   onError: async (request) => {
     const app = (request.context as AppContext).app;
     const error = request.error;
-    if (error instanceof AppError && error.code === 'SIGN_IN_REQUIRED') {
-      request.response = signIn(request.event);
-      return;
-    }
-    const problem = problemResult(error, app.requestId);
-    const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
-    const { 'content-type': _, ...headers } = (problem.headers ?? {}) as Record<string, string>;
-    request.response = page(
-      { title, session: foundFor(app).session, status: problem.statusCode ?? 500, headers },
-      <>
-        <p>{detail}</p>
-        <p class="muted">Request {app.requestId}</p>
-        <p>
-          <a href="/console">Back to the console</a>
-        </p>
-      </>,
-    );
+    request.response =
+      error instanceof AppError && error.code === 'SIGN_IN_REQUIRED'
+        ? signIn(request.event)
+        : errorPage(error, app.requestId, foundFor(app).session);
   },
 };
 

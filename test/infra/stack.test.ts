@@ -10,7 +10,9 @@ import { DEFAULTS, type FlowgateStackProps } from '../../infra/settings.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
 import { ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
 import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
-import { type Route, routeKey } from '../../shared/http/route.ts';
+import { isConsolePage, type Route, routeKey } from '../../shared/http/route.ts';
+import { ASSET } from '../../shared/console/asset-names.generated.ts';
+import { apiEvent, lambdaContext } from '../support/http.ts';
 import { ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
@@ -49,6 +51,12 @@ function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
     .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
     .flatMap(([, p]) => list<Statement>(p.Properties.PolicyDocument.Statement));
 }
+
+const tableActions = (route: Route) =>
+  policyOf(route)
+    .flatMap((s) => list(s.Action))
+    .filter((a) => a.startsWith('dynamodb:'))
+    .sort();
 
 describe('FlowgateStack', () => {
   describe('functions', () => {
@@ -298,12 +306,6 @@ describe('FlowgateStack', () => {
       }
     });
 
-    const tableActions = (route: Route) =>
-      policyOf(route)
-        .flatMap((s) => list(s.Action))
-        .filter((a) => a.startsWith('dynamodb:'))
-        .sort();
-
     it('gives a read-only console route reads only, and no queue or bucket', () => {
       const readOnly = (routes as readonly Route[]).find(
         (r) => r.auth.kind === 'session' && r.grants.length === 1 && r.grants[0] === 'table:read',
@@ -462,5 +464,55 @@ describe('FlowgateStack', () => {
       expect(groups.length).toBe(routes.length + 7);
       for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
     });
+  });
+});
+
+describe("the console's pages in the stack", () => {
+  const pages = (routes as readonly Route[]).filter(isConsolePage);
+  const apiRoutes = Object.values(template.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>);
+
+  it('are routes of the API, each on a function of its own, with no authorizer of the gateway', () => {
+    expect(pages.map(routeKey)).toEqual(
+      expect.arrayContaining([
+        'GET /',
+        'GET /console',
+        'GET /console/login',
+        'POST /console/login',
+        'POST /console/logout',
+        'GET /console/assets/{name}',
+      ]),
+    );
+    for (const r of pages) {
+      const mounted = apiRoutes.filter((a) => a.Properties.RouteKey === routeKey(r));
+      expect(mounted, routeKey(r)).toHaveLength(1);
+      expect([undefined, 'NONE'], routeKey(r)).toContain(mounted[0]?.Properties.AuthorizationType);
+      expect(routeFunctionId(template, routeFunctions, routeKey(r))).toMatch(/^Http/);
+    }
+  });
+
+  it('cannot be reached with an API key: signed in by the session cookie or not at all, and never metered as a key route is', () => {
+    for (const r of pages) {
+      expect(['console', 'none'], routeKey(r)).toContain(r.auth.kind);
+      // An API-key route's function gets metering's UpdateItem; a page that only reads has reads alone.
+      if (!r.grants.includes('table:write'))
+        expect(tableActions(r), routeKey(r)).toEqual(r.grants.length ? [...TABLE_ACTIONS.read].sort() : []);
+    }
+  });
+
+  it('serves the assets from a function with no data access, cacheable for a year', async () => {
+    const assets = pages.find((r) => r.path === '/console/assets/{name}') as Route;
+    expect(
+      policyOf(assets)
+        .flatMap((s) => list(s.Action))
+        .filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:')),
+    ).toEqual([]);
+    const { handler } = await import('../../functions/http/console/assets.ts');
+    const name = ASSET['pico.css'].split('/').pop() as string;
+    const res = (await handler({ ...apiEvent({ path: `/console/assets/${name}`, params: { name } }) }, lambdaContext())) as {
+      statusCode: number;
+      headers: Record<string, string>;
+    };
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
   });
 });
