@@ -79,6 +79,8 @@ import { route as consoleLogin } from './http/console/login.route.ts';
 import { route as consoleLogout } from './http/console/logout.route.ts';
 import { route as consoleOverview } from './http/console/overview.route.ts';
 import { route as consoleAssets } from './http/console/assets.route.ts';
+import { route as consoleWorkflows } from './http/console/workflows.route.ts';
+import { route as consoleWorkflow } from './http/console/workflow.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -166,4 +168,6 @@ export const routes = [
   consoleLogout,
   consoleOverview,
   consoleAssets,
+  consoleWorkflows,
+  consoleWorkflow,
 ] as const satisfies readonly Route[];

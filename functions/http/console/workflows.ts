@@ -1,0 +1,10 @@
+// GET /console/workflows: the account's workflows, newest first, a cursor page at a time.
+import { route } from './workflows.route.ts';
+import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { pageWorkflows } from '../../../shared/domain/workflows.ts';
+import { WORKFLOWS_PAGE, workflowsPage } from './workflows-view.tsx';
+
+export const handler = consoleHttp(route, async ({ session, query }) => {
+  const page = await pageWorkflows(session.principal.accountId, WORKFLOWS_PAGE, query.cursor);
+  return workflowsPage(session, page.items, query, page.nextCursor);
+});
