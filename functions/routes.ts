@@ -81,6 +81,13 @@ import { route as consoleOverview } from './http/console/overview.route.ts';
 import { route as consoleAssets } from './http/console/assets.route.ts';
 import { route as consoleWorkflows } from './http/console/workflows.route.ts';
 import { route as consoleWorkflow } from './http/console/workflow.route.ts';
+import { route as consoleRun } from './http/console/run.route.ts';
+import { route as consoleRunValue } from './http/console/run-value.route.ts';
+import { route as consoleRunStepValue } from './http/console/run-step-value.route.ts';
+import { route as consoleRunConfirm } from './http/console/run-confirm.route.ts';
+import { route as consoleRunAction } from './http/console/run-action.route.ts';
+import { route as consoleRunArtifact } from './http/console/run-artifact.route.ts';
+import { route as consoleRunRedeliver } from './http/console/run-redeliver.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -170,4 +177,11 @@ export const routes = [
   consoleAssets,
   consoleWorkflows,
   consoleWorkflow,
+  consoleRun,
+  consoleRunValue,
+  consoleRunStepValue,
+  consoleRunConfirm,
+  consoleRunAction,
+  consoleRunArtifact,
+  consoleRunRedeliver,
 ] as const satisfies readonly Route[];

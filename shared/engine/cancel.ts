@@ -17,8 +17,15 @@ import { countAcceptedTrigger, finished } from './runs.ts';
  * worker holds (waiting in a delay, or whose worker died) end at once; a RUNNING run held by a worker
  * is asked to stop, and the worker ends it before its next step (aborting an in-flight request).
  * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
+ * `by`: the user who asked (the console's signed-in user), on `execution.cancelled` as `by`.
  */
-export async function cancelRun(accountId: string, executionId: string, reason: string | undefined, now = Date.now()): Promise<Execution> {
+export async function cancelRun(
+  accountId: string,
+  executionId: string,
+  reason: string | undefined,
+  by?: string,
+  now = Date.now(),
+): Promise<Execution> {
   return retryConflicts(
     async (attempt) => {
       const e = await getExecutionToChange(accountId, executionId);
@@ -31,16 +38,22 @@ export async function cancelRun(accountId: string, executionId: string, reason: 
       if (held) {
         await db().send(
           new UpdateCommand(
-            buildUpdate(executionKey(accountId, executionId), { cancelRequested: true, cancelReason: reason, updatedAt: now }, [], {
-              expression: '#status = :running AND #lease.#owner = :owner',
-              names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
-              values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
-            }),
+            buildUpdate(
+              executionKey(accountId, executionId),
+              { cancelRequested: true, cancelReason: reason, cancelBy: by, updatedAt: now },
+              [],
+              {
+                expression: '#status = :running AND #lease.#owner = :owner',
+                names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
+                values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
+              },
+            ),
           ),
         );
-        return { ...e, cancelRequested: true, cancelReason: reason, updatedAt: now };
+        return { ...e, cancelRequested: true, cancelReason: reason, ...(by ? { cancelBy: by } : {}), updatedAt: now };
       }
-      const event = { ...newEvent(executionId, 'execution.cancelled', { reason: reason ?? null, from: e.status }, now), seq: nextSeq(e) };
+      const data = { reason: reason ?? null, from: e.status, ...(by ? { by } : {}) };
+      const event = { ...newEvent(executionId, 'execution.cancelled', data, now), seq: nextSeq(e) };
       // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
       const pendingApproval =
         e.approvalId && (waiting('WAITING_APPROVAL') || (await getApproval(accountId, e.approvalId))?.status === 'PENDING');

@@ -5,7 +5,7 @@ import { db } from '../clients.ts';
 import { currentStepId, type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import { ACTIVE_INDEX_ATTRIBUTES, ACTIVE_SHARDS, type ActiveKind, activeIndex, listActive } from '../db/entities/execution-index.ts';
-import { cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
+import { cancelledData, cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
 import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
 import { buildUpdate } from '../db/update.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
@@ -41,7 +41,7 @@ async function interrupt(e: Execution, reason: InterruptReason, now: number) {
 /** A run whose cancel was asked for when its worker went away ends CANCELLED, as asked. */
 async function cancelAsAsked(e: Execution, now: number) {
   const event = {
-    ...newEvent(e.executionId, 'execution.cancelled', { reason: e.cancelReason ?? null, from: e.status }, now),
+    ...newEvent(e.executionId, 'execution.cancelled', cancelledData(e, e.status), now),
     seq: nextSeq(e),
   };
   await transition(e, cancelledUpdate(e, e.cancelReason, now), event, { status: 'CANCELLED' });

@@ -67,6 +67,7 @@ function retried(e: Execution, by: string, now: number) {
     'approvalId',
     'cancelRequested',
     'cancelReason',
+    'cancelBy',
     'executed',
   ];
   const stepId = e.steps[index]?.stepId ?? null;

@@ -3,7 +3,7 @@ import { db } from '../clients.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import { eventsPut, newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
 import { activeSortKey } from '../db/entities/execution-index.ts';
-import { cancelledUpdate, finishing, heldBy } from '../db/entities/execution-writes.ts';
+import { cancelledData, cancelledUpdate, finishing, heldBy } from '../db/entities/execution-writes.ts';
 import { type Execution, executionKey, getExecution, storedFields } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
@@ -233,7 +233,7 @@ export async function stopAfterLostWrite(accountId: string, executionId: string,
   if (current?.status === 'RUNNING' && current.cancelRequested && current.lease?.owner === owner) {
     const now = Date.now();
     const event = {
-      ...newEvent(executionId, 'execution.cancelled', { reason: current.cancelReason ?? null, from: 'RUNNING' }, now),
+      ...newEvent(executionId, 'execution.cancelled', cancelledData(current, 'RUNNING'), now),
       seq: nextSeq(current),
     };
     try {

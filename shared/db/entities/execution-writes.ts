@@ -60,6 +60,13 @@ export const cancelledFields = (e: Execution, reason: string | undefined, now: n
   ...finishing(now).set,
 });
 
+/** `execution.cancelled`'s data for a run whose cancel was asked for (`cancelRequested`): its reason, and who asked. */
+export const cancelledData = (e: Pick<Execution, 'cancelReason' | 'cancelBy'>, from: string) => ({
+  reason: e.cancelReason ?? null,
+  from,
+  ...(e.cancelBy ? { by: e.cancelBy } : {}),
+});
+
 /** The update that ends a run CANCELLED, conditional on the state read. */
 export const cancelledUpdate = (e: Execution, reason: string | undefined, now: number) =>
   buildUpdate(executionKey(e.accountId, e.executionId), cancelledFields(e, reason, now), finishing(now).remove, unchangedSince(e));

@@ -60,6 +60,8 @@ export const Execution = z.object({
   lease: z.object({ owner: z.string(), expiresAt: z.number() }).optional(),
   cancelRequested: z.boolean().optional(),
   cancelReason: z.string().optional(),
+  /** Who asked for the cancel (a user id), when a person did: `execution.cancelled`'s `by`. */
+  cancelBy: z.string().optional(),
   approvalId: z.string().optional(),
   /** A decision on its approval that the run's worker has yet to apply. */
   decision: jsonText(RecordedDecision).optional(),
