@@ -1,14 +1,21 @@
+import { WorkflowGraph } from '../../../shared/console/graph.tsx';
+import { edgeKey, START } from '../../../shared/console/graph-model.ts';
 import type { TakenPath } from '../../../shared/console/run-path.ts';
 import type { WorkflowDefinition } from '../../../shared/engine/definition.ts';
 
+/** The run's path as the graph draws it: its steps and edges, from the start. */
+const drawn = (path: TakenPath) => ({
+  steps: new Set([START, ...path.steps]),
+  edges: new Set([
+    ...(path.steps[0] !== undefined ? [edgeKey(START, path.steps[0])] : []),
+    ...path.edges.map((e) => edgeKey(e.from, e.to)),
+  ]),
+});
+
 /**
- * The run's path through its workflow.
- *
- * >>> THE WORKFLOW GRAPH GOES HERE. <<< When `WorkflowGraph` (shared/console/graph.tsx, the workflows
- * pages' SVG of a definition) is on main, draw it here with the run's path on it:
- *   <WorkflowGraph definition={definition} taken={path} />
- * `path` is `takenPath` / `pathOf` (shared/console/run-path.ts): the step ids visited and the edges
- * taken. Until then the path is listed in order, each step linked to its details.
+ * The run's path through its workflow: the workflow's graph (shared/console/graph.tsx) with the steps
+ * and edges the run went along drawn as taken (`takenPath`, shared/console/run-path.ts), and the same
+ * path as a list in order, each step linked to its details.
  */
 export function RunGraph({ definition, path }: { definition: WorkflowDefinition | undefined; path: TakenPath }) {
   return (
@@ -18,6 +25,15 @@ export function RunGraph({ definition, path }: { definition: WorkflowDefinition 
         <p class="muted">The run has not entered a step yet.</p>
       ) : (
         <>
+          {definition ? (
+            <div class="graph-wrap">
+              <WorkflowGraph
+                definition={definition}
+                taken={drawn(path)}
+                label={`The workflow's graph with the run's path: ${path.steps.join(', ')}`}
+              />
+            </div>
+          ) : null}
           <ol class="run-path" aria-label="Steps the run went through, in order">
             {path.steps.map((id) => (
               <li key={id}>
