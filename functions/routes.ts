@@ -79,6 +79,7 @@ import { route as consoleLogin } from './http/console/login.route.ts';
 import { route as consoleLogout } from './http/console/logout.route.ts';
 import { route as consoleOverview } from './http/console/overview.route.ts';
 import { route as consoleAssets } from './http/console/assets.route.ts';
+import { route as consoleRuns } from './http/console/runs.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -166,4 +167,5 @@ export const routes = [
   consoleLogout,
   consoleOverview,
   consoleAssets,
+  consoleRuns,
 ] as const satisfies readonly Route[];

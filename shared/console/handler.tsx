@@ -45,12 +45,25 @@ const consoleProblems: Middleware = {
       return;
     }
     const problem = problemResult(error, app.requestId);
-    const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
+    const { title, detail, errors } = JSON.parse(problem.body as string) as {
+      title: string;
+      detail: string;
+      errors?: { path: string; message: string }[];
+    };
     const { 'content-type': _, ...headers } = (problem.headers ?? {}) as Record<string, string>;
     request.response = page(
       { title, session: foundFor(app).session, status: problem.statusCode ?? 500, headers },
       <>
         <p>{detail}</p>
+        {errors?.length ? (
+          <ul>
+            {errors.map((e, i) => (
+              <li key={String(i)}>
+                <code>{e.path}</code>: {e.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
         <p class="muted">Request {app.requestId}</p>
         <p>
           <a href="/console">Back to the console</a>
