@@ -4,6 +4,7 @@
 // (max(16, LIST_SHARDS) and the listing of before the upgrade: 17 Queries, keys only) and one BatchGet
 // of at most 50; one BatchGet of the names of the workflows shown (only when something is shown).
 // With the default 4 list shards: 27 at most, in three rounds (session; runs and approvals at once; names).
+// test/integration/console-runs-reads.test.ts counts them.
 import { route } from './overview.route.ts';
 import { consoleHttp } from '../../../shared/console/handler.tsx';
 import { pendingFor } from '../../../shared/domain/pending-for-me.ts';

@@ -1,8 +1,9 @@
-// GET /console/runs: the runs list. DynamoDB calls per page view: the session's 3 reads (session, user,
-// account), LIST_SHARDS Queries of the run listing (keys only, in the time range), one BatchGet of the
-// rows, one Query of the workflow filter's choices (ids and names), and a BatchGet of the names of
-// workflows not among them (only then): 10 with the default 4 shards, 11 at most. The live refresh asks
-// for the list alone: no choices, one BatchGet of the names instead (9).
+// GET /console/runs: the runs list. DynamoDB calls per page view, none a scan: the session's 3 reads
+// (session, user, account), LIST_SHARDS Queries of the run listing (keys only, the time range in the key
+// condition), one BatchGet of the rows (projected), one Query of the workflow filter's choices (ids and
+// names), and a BatchGet of the names of workflows not among them (only then): 9 with the default 4
+// shards, 10 at most. The live refresh asks for the list alone: no choices, the names by one BatchGet
+// (9). test/integration/console-runs-reads.test.ts counts them.
 import { route } from './runs.route.ts';
 import { consoleHttp } from '../../../shared/console/handler.tsx';
 import { pageRunRows, workflowFilterChoices, workflowNamesOf } from '../../../shared/domain/run-list.ts';
