@@ -88,6 +88,7 @@ import { route as consoleRunConfirm } from './http/console/run-confirm.route.ts'
 import { route as consoleRunAction } from './http/console/run-action.route.ts';
 import { route as consoleRunArtifact } from './http/console/run-artifact.route.ts';
 import { route as consoleRunRedeliver } from './http/console/run-redeliver.route.ts';
+import { route as consoleRuns } from './http/console/runs.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -184,4 +185,5 @@ export const routes = [
   consoleRunAction,
   consoleRunArtifact,
   consoleRunRedeliver,
+  consoleRuns,
 ] as const satisfies readonly Route[];

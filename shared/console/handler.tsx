@@ -33,12 +33,25 @@ const signIn = (event: HttpEvent) => {
 /** An error as a console page: its status, what went wrong and the request id (the navigation too when signed in). */
 export function errorPage(error: unknown, requestId: string, session?: ConsoleSession): HttpResult {
   const problem = problemResult(error, requestId);
-  const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
+  const { title, detail, errors } = JSON.parse(problem.body as string) as {
+    title: string;
+    detail: string;
+    errors?: { path: string; message: string }[];
+  };
   const { 'content-type': _, ...headers } = (problem.headers ?? {}) as Record<string, string>;
   return page(
     { title, session, status: problem.statusCode ?? 500, headers },
     <>
       <p>{detail}</p>
+      {errors?.length ? (
+        <ul>
+          {errors.map((e, i) => (
+            <li key={String(i)}>
+              <code>{e.path}</code>: {e.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <p class="muted">Request {requestId}</p>
       <p>
         <a href="/console">Back to the console</a>

@@ -115,8 +115,9 @@ export function storedExecution(e: Execution) {
   return rest;
 }
 
-const accountListing = (accountId: string) => `ACC#${accountId}#EX`;
-const workflowListing = (accountId: string, workflowId: string) => `ACC#${accountId}#WF#${workflowId}`;
+/** The account's and a workflow's run listings (GSI3, GSI1), before their shard suffix. */
+export const accountListing = (accountId: string) => `ACC#${accountId}#EX`;
+export const workflowListing = (accountId: string, workflowId: string) => `ACC#${accountId}#WF#${workflowId}`;
 
 /** The run's listing keys (its shard: a hash of its id), written once with the run and never changed. */
 export function executionListings(e: Pick<Execution, 'accountId' | 'workflowId' | 'executionId'>) {
