@@ -107,8 +107,9 @@ async function auditRefusal(
 /**
  * A submitted form's strings as the step's fields expect them: `true`/`false` for booleans, numbers for
  * numbers (anything else is left as sent, for `decide` to refuse with the field's path). Nothing sent: none.
+ * The reviewer's page and the console's approval page send their fields this way.
  */
-function formValuesOf(a: Approval, sent: Record<string, string> = {}): Record<string, unknown> | undefined {
+export function formValuesOf(a: Approval, sent: Record<string, string> = {}): Record<string, unknown> | undefined {
   if (Object.keys(sent).length === 0) return undefined;
   const types = new Map((a.form ?? []).map((f) => [f.name, f.type]));
   return Object.fromEntries(
