@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml } from '../escape-html.ts';
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
 import type { HttpResult } from './context.ts';
+
+// The one-click and reviewer link pages (and their error pages): built from components and rendered to a
+// string by Preact, which escapes every interpolated value (text and attributes) by construction.
 
 const CSS = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -17,7 +21,7 @@ input,select,textarea{font:inherit;width:100%;box-sizing:border-box;padding:.4re
 `.trim();
 const CSS_HASH = createHash('sha256').update(CSS).digest('base64');
 
-/** Headers of every one-click page: never cached, indexed, framed or leaking the URL (with its key). */
+/** Headers of every one-click page: never cached, indexed, framed or leaking the URL (with its key). Its one style by hash. */
 export const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
@@ -27,14 +31,44 @@ export const PAGE_HEADERS = {
   'content-security-policy': `default-src 'none'; style-src 'sha256-${CSS_HASH}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
 } as const;
 
-/** A complete page. `body` is trusted markup: build it with `escapeHtml` for anything user-provided. */
-export function htmlPage(status: number, title: string, body: string): HttpResult {
-  return {
-    statusCode: status,
-    headers: { ...PAGE_HEADERS },
-    body: `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex,nofollow"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`,
-  };
+/** A term and its value in a page's `<dl>`. */
+export const Row = ({ label, children }: { label: string; children: ComponentChildren }) => (
+  <>
+    <dt>{label}</dt>
+    <dd>{children}</dd>
+  </>
+);
+
+/** A complete page: `body` under a heading of `title`, everything escaped by the renderer. */
+export function htmlPage(status: number, title: string, body: ComponentChildren): HttpResult {
+  const document = (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="robots" content="noindex,nofollow" />
+        <title>{title}</title>
+        {/* The page's one stylesheet, a constant allowed by its hash in the CSP (no user data in it). */}
+        <style dangerouslySetInnerHTML={{ __html: CSS }} />
+      </head>
+      <body>
+        <main>
+          <h1>{title}</h1>
+          {body}
+        </main>
+      </body>
+    </html>
+  );
+  return { statusCode: status, headers: { ...PAGE_HEADERS }, body: `<!doctype html>${renderToString(document)}` };
 }
+
+/** An error as a page: what went wrong, and the request id. */
+export const errorPage = (status: number, title: string, detail: string, requestId: string) =>
+  htmlPage(
+    status,
+    title,
+    <>
+      <p>{detail}</p>
+      <p class="note">Request {requestId}</p>
+    </>,
+  );
