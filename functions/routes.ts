@@ -88,6 +88,9 @@ import { route as consoleRunConfirm } from './http/console/run-confirm.route.ts'
 import { route as consoleRunAction } from './http/console/run-action.route.ts';
 import { route as consoleRunArtifact } from './http/console/run-artifact.route.ts';
 import { route as consoleRunRedeliver } from './http/console/run-redeliver.route.ts';
+import { route as consoleApprovals } from './http/console/approvals.route.ts';
+import { route as consoleApproval } from './http/console/approval.route.ts';
+import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -184,4 +187,7 @@ export const routes = [
   consoleRunAction,
   consoleRunArtifact,
   consoleRunRedeliver,
+  consoleApprovals,
+  consoleApproval,
+  consoleApprovalDecide,
 ] as const satisfies readonly Route[];
