@@ -8,7 +8,8 @@ import { decide, requireApproval } from '../../../shared/domain/approvals.ts';
 import { formValuesOf } from '../../../shared/domain/reviews.ts';
 import { AppError, type FieldError } from '../../../shared/errors.ts';
 import { httpStatus } from '../../../shared/http-status.ts';
-import { type Attempt, approvalPage, FIELD_PREFIX } from './approval-view.tsx';
+import { type Attempt, FIELD_PREFIX } from './approval-form.tsx';
+import { approvalPage } from './approval-view.tsx';
 
 /** What the page says when the domain refuses (the approval page again, with the refusal's status). */
 function noticeOf(e: AppError, status: string): string {

@@ -59,7 +59,7 @@ export const approvalsPage = (session: ConsoleSession, { items, nextCursor, all,
                     <a href={`/console/approvals/${a.approvalId}`}>{a.title}</a>
                   </td>
                   <td>
-                    <a href={`/console/runs/${a.executionId}`} class="mono nowrap">
+                    <a href={`/console/runs/${a.executionId}`} class="mono">
                       {a.executionId}
                     </a>
                   </td>
