@@ -126,6 +126,24 @@ export function formValues(a: Approval, submitted: Record<string, unknown> = {},
 }
 
 /**
+ * A submitted form's strings as the step's fields expect them: `true`/`false` for booleans, numbers for
+ * numbers (anything else is left as sent, for `decide` to refuse with the field's path). Nothing sent: none.
+ * The reviewer's link page and the console's approval page send their fields this way (`field.<name>`).
+ */
+export function formValuesOf(a: Approval, sent: Record<string, string> = {}): Record<string, unknown> | undefined {
+  if (Object.keys(sent).length === 0) return undefined;
+  const types = new Map((a.form ?? []).map((f) => [f.name, f.type]));
+  return Object.fromEntries(
+    Object.entries(sent).map(([name, v]) => {
+      const type = types.get(name);
+      if (type === 'boolean' && (v === 'true' || v === 'false')) return [name, v === 'true'];
+      if (type === 'number' && v.trim() !== '' && Number.isFinite(Number(v))) return [name, Number(v)];
+      return [name, v];
+    }),
+  );
+}
+
+/**
  * Decide an approval, exactly once: the approval's state change (conditional on PENDING), its audit
  * record and the run's resumption are one transaction, so under any concurrency one decision wins and
  * the others answer 409. Refused attempts (403, 409, 400) are audited too. A run that is no longer
