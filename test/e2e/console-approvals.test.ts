@@ -135,8 +135,8 @@ describe('the approvals inbox and page', () => {
     const stale = await context.newPage();
     await stale.goto(`${env.url}/console/approvals/${run.approvalId}`);
 
-    // The approval's page.
-    await page.getByRole('link', { name: 'Deploy to production' }).click();
+    // The approval's page (the seeded demo run waits too: this run's row).
+    await row.getByRole('link', { name: 'Deploy to production' }).click();
     await page.waitForURL((u) => u.pathname === `/console/approvals/${run.approvalId}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Deploy to production');
     const details = await page.getByRole('table', { name: 'Details' }).textContent();
