@@ -89,6 +89,9 @@ import { route as consoleRunAction } from './http/console/run-action.route.ts';
 import { route as consoleRunArtifact } from './http/console/run-artifact.route.ts';
 import { route as consoleRunRedeliver } from './http/console/run-redeliver.route.ts';
 import { route as consoleRuns } from './http/console/runs.route.ts';
+import { route as consoleApprovals } from './http/console/approvals.route.ts';
+import { route as consoleApproval } from './http/console/approval.route.ts';
+import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -186,4 +189,7 @@ export const routes = [
   consoleRunArtifact,
   consoleRunRedeliver,
   consoleRuns,
+  consoleApprovals,
+  consoleApproval,
+  consoleApprovalDecide,
 ] as const satisfies readonly Route[];

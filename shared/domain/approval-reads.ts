@@ -6,9 +6,13 @@ import { listUsers } from '../db/entities/user.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { assertReviewer, isReviewer, type KeyPrincipal, requireApproval } from './approvals.ts';
 import { notifiedView } from './notified.ts';
+import type { Principal } from './principal.ts';
 
-// What the v1 API shows of approvals: the record, the list a key owner may decide, the detail with its
-// history. Decisions are in approvals.ts.
+// What the v1 API (and the console's approval pages) show of approvals: the record, the list a key owner
+// or signed-in member may decide, the detail with its history. Decisions are in approvals.ts.
+
+/** Who reads: an API key's owner (v1), or a signed-in member (the console; their role is known, no read). */
+export type Reader = KeyPrincipal | Extract<Principal, { kind: 'session' }>;
 
 export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
   approvalId: a.approvalId,
@@ -29,11 +33,20 @@ export const approvalView = (a: Approval, history?: AuditRecord[]) => ({
   ...(history ? { history: history.map(({ accountId: _a, approvalId: _b, ...h }) => h) } : {}),
 });
 
-/** v1 list: approvals in a status (PENDING by default) that the key owner may decide, oldest first. */
-export async function pageApprovals(p: KeyPrincipal, status: ApprovalStatus, limit: number, cursor: string | undefined) {
-  const binding = `approvals:${p.accountId}:${p.userId}:${status}`;
+/**
+ * v1 list: approvals in a status (PENDING by default) that the reader may decide, oldest first. `all`
+ * (the console's admin view; the caller checks the role) keeps every approval of the account.
+ */
+export async function pageApprovals(
+  p: Reader,
+  status: ApprovalStatus,
+  limit: number,
+  cursor: string | undefined,
+  opts: { all?: boolean } = {},
+) {
+  const binding = `approvals:${p.accountId}:${p.userId}:${status}${opts.all ? ':all' : ''}`;
   const page = await listApprovalsByStatus(p.accountId, status, limit, decodeCursor(cursor, binding));
-  const mine = await Promise.all(page.items.map((a) => isReviewer(p, a)));
+  const mine = opts.all ? page.items.map(() => true) : await Promise.all(page.items.map((a) => isReviewer(p, a)));
   return { items: page.items.filter((_, i) => mine[i]).map((a) => approvalView(a)), nextCursor: encodeCursor(page.lastKey, binding) };
 }
 
@@ -48,7 +61,7 @@ async function stillToDecide(a: Approval): Promise<string[]> {
 }
 
 /** v1 detail: the approval, its form and context, and its audit history. Reviewers only (else 403). */
-export async function approvalDetail(p: KeyPrincipal, approvalId: string) {
+export async function approvalDetail(p: Reader, approvalId: string) {
   const a = await requireApproval(p.accountId, approvalId);
   await assertReviewer(p, a);
   const [history, execution, pending, messages] = await Promise.all([

@@ -11,6 +11,7 @@ import {
   newAuditId,
 } from '../db/entities/approval.ts';
 import type { ChannelType } from '../db/channel-types.ts';
+import type { Role } from '../db/entities/user.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { newDispatch } from '../engine/dispatch.ts';
 import { AppError, conflict, type FieldError, forbidden, notFound, validationFailed } from '../errors.ts';
@@ -35,10 +36,20 @@ import { readThrough, userRead } from './records.ts';
 // loop for single and quorum approvals. What the API shows of them is in approval-reads.ts.
 
 export type KeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
-/** How a decision came: the spec's POST and `api_key` link, v1, or a reviewer's own link sent by mail, Slack or Teams (review-links.ts). */
-export type Channel = 'post' | 'link' | 'v1' | ChannelType;
-/** Who decides: an API key's owner, a reviewer by their own link, or a member a Slack click maps to (no key). */
-export type Decider = Pick<KeyPrincipal, 'accountId' | 'userId'> & { keyId?: string };
+/**
+ * How a decision came: the spec's POST and `api_key` link, v1, the console's approval page (a signed-in
+ * member), or a reviewer's own link sent by mail, Slack or Teams (review-links.ts).
+ */
+export type Channel = 'post' | 'link' | 'v1' | 'console' | ChannelType;
+/**
+ * Who reads or decides: an API key's owner, a signed-in console member, a reviewer by their own link, or a
+ * member a Slack click maps to (no key). `role`, when the caller has just read it (a console session reads
+ * its user on every request), spares the reviewer check its read of the user.
+ */
+export type Member = Pick<KeyPrincipal, 'accountId' | 'userId'> & { role?: Role };
+export type Decider = Member & { keyId?: string };
+/** The channels whose form values are sent by a person who sees the form: its required fields are enforced. */
+const FORM_CHANNELS: readonly Channel[] = ['v1', 'console'];
 export type DecisionRequest = {
   principal: Decider;
   approvalId: string;
@@ -58,16 +69,17 @@ export async function requireApproval(accountId: string, approvalId: string): Pr
   return a;
 }
 
-/** Reviewers are `user:<id>`, `role:admin`, `role:member`; the key owner must match one. */
-export async function isReviewer(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, a: Pick<Approval, 'reviewers'>): Promise<boolean> {
+/** Reviewers are `user:<id>`, `role:admin`, `role:member`; the key owner (or signed-in member) must match one. */
+export async function isReviewer(p: Member, a: Pick<Approval, 'reviewers'>): Promise<boolean> {
   if (a.reviewers.includes(`user:${p.userId}`)) return true;
   if (!a.reviewers.some((r) => r.startsWith('role:'))) return false;
+  if (p.role !== undefined) return a.reviewers.includes(`role:${p.role}`);
   const [user] = await readThrough([userRead(p.accountId, p.userId)]);
   return !!user && a.reviewers.includes(`role:${user.role}`);
 }
 
 /** 403 unless the key owner is a reviewer of the approval. */
-export async function assertReviewer(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, a: Pick<Approval, 'reviewers'>): Promise<void> {
+export async function assertReviewer(p: Member, a: Pick<Approval, 'reviewers'>): Promise<void> {
   if (!(await isReviewer(p, a))) throw forbidden('NOT_A_REVIEWER', 'The key owner is not a reviewer of this approval.');
 }
 
@@ -78,7 +90,7 @@ export function assertOpen(a: Approval, now = Date.now()): void {
 }
 
 /** The approval a one-click page shows, checked as a decision would be: 404, 403, 409 before anything is shown. */
-export async function approvalToDecide(p: Pick<KeyPrincipal, 'accountId' | 'userId'>, approvalId: string): Promise<Approval> {
+export async function approvalToDecide(p: Member, approvalId: string): Promise<Approval> {
   const a = await requireApproval(p.accountId, approvalId);
   await assertReviewer(p, a);
   assertOpen(a);
@@ -111,6 +123,24 @@ export function formValues(a: Approval, submitted: Record<string, unknown> = {},
   }
   if (errors.length) throw validationFailed(errors);
   return { original, values };
+}
+
+/**
+ * A submitted form's strings as the step's fields expect them: `true`/`false` for booleans, numbers for
+ * numbers (anything else is left as sent, for `decide` to refuse with the field's path). Nothing sent: none.
+ * The reviewer's link page and the console's approval page send their fields this way (`field.<name>`).
+ */
+export function formValuesOf(a: Approval, sent: Record<string, string> = {}): Record<string, unknown> | undefined {
+  if (Object.keys(sent).length === 0) return undefined;
+  const types = new Map((a.form ?? []).map((f) => [f.name, f.type]));
+  return Object.fromEntries(
+    Object.entries(sent).map(([name, v]) => {
+      const type = types.get(name);
+      if (type === 'boolean' && (v === 'true' || v === 'false')) return [name, v === 'true'];
+      if (type === 'number' && v.trim() !== '' && Number.isFinite(Number(v))) return [name, Number(v)];
+      return [name, v];
+    }),
+  );
 }
 
 /**
@@ -161,7 +191,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
             throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has its approvals.`);
           }
         }
-        const form = req.decision === 'approve' ? formValues(current, req.formData, req.channel === 'v1') : undefined;
+        const form = req.decision === 'approve' ? formValues(current, req.formData, FORM_CHANNELS.includes(req.channel)) : undefined;
         const record: AuditRecord = {
           ...audit,
           ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}),

@@ -5,7 +5,7 @@ import { getUser, type User } from '../db/entities/user.ts';
 import { AppError, badRequest, forbidden } from '../errors.ts';
 import { httpStatus } from '../http-status.ts';
 import { logger } from '../logger.ts';
-import { assertOpen, decide, requireApproval } from './approvals.ts';
+import { assertOpen, decide, formValuesOf, requireApproval } from './approvals.ts';
 import { assertNotVoted } from './quorum.ts';
 import { type Decision, type ReviewGrant, verifyReviewToken } from './review-links.ts';
 
@@ -102,21 +102,4 @@ async function auditRefusal(
   await db()
     .send(new TransactWriteCommand({ TransactItems: [auditPut(record)] }))
     .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: grant.approvalId, error: err as Error }));
-}
-
-/**
- * A submitted form's strings as the step's fields expect them: `true`/`false` for booleans, numbers for
- * numbers (anything else is left as sent, for `decide` to refuse with the field's path). Nothing sent: none.
- */
-function formValuesOf(a: Approval, sent: Record<string, string> = {}): Record<string, unknown> | undefined {
-  if (Object.keys(sent).length === 0) return undefined;
-  const types = new Map((a.form ?? []).map((f) => [f.name, f.type]));
-  return Object.fromEntries(
-    Object.entries(sent).map(([name, v]) => {
-      const type = types.get(name);
-      if (type === 'boolean' && (v === 'true' || v === 'false')) return [name, v === 'true'];
-      if (type === 'number' && v.trim() !== '' && Number.isFinite(Number(v))) return [name, Number(v)];
-      return [name, v];
-    }),
-  );
 }

@@ -1,8 +1,7 @@
-import { escapeHtml } from '../escape-html.ts';
 import { handlerWith, type Input, type PageParts } from './base.ts';
 import type { HttpResult } from './context.ts';
 import { counted, stackFor } from './handler.ts';
-import { htmlPage } from './html.ts';
+import { errorPage } from './html.tsx';
 import { problemResult } from './middleware/problem.ts';
 import { pageForms } from './page-form.ts';
 import type { Route } from './route.ts';
@@ -11,11 +10,7 @@ import type { Route } from './route.ts';
 export function problemPage(error: unknown, requestId: string): HttpResult {
   const problem = problemResult(error, requestId);
   const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
-  const page = htmlPage(
-    problem.statusCode ?? 500,
-    title,
-    `<p>${escapeHtml(detail)}</p><p class="note">Request ${escapeHtml(requestId)}</p>`,
-  );
+  const page = errorPage(problem.statusCode ?? 500, title, detail, requestId);
   return { ...page, headers: { ...problem.headers, ...page.headers } };
 }
 

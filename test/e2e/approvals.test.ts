@@ -142,7 +142,7 @@ function expectConfirmationPage(res: Res, approvalId: string, decision: 'approve
 }
 
 /** The confirmation page's hidden per-page value (shared/http/page-form.ts), which its form posts back. */
-const hiddenOf = (res: Res) => /<input type="hidden" name="page" value="([^"]+)">/.exec(res.text)?.[1] as string;
+const hiddenOf = (res: Res) => /<input type="hidden" name="page" value="([^"]+)"\/?>/.exec(res.text)?.[1] as string;
 /** The form body a page for this key and link would post, as if the page had been opened before. */
 const pageForm = (key: string, approvalId: string, decision: string) =>
   new URLSearchParams({ page: pageFormValue(key, `${DECIDE}/${approvalId}/${decision}`) }).toString();

@@ -84,7 +84,7 @@ describe('npm start', () => {
     const html = await page.text();
     expect(html).toContain('<form method="post"');
     // What the page's button sends: its form, with the page's own value (a POST without it is refused).
-    const pageValue = /<input type="hidden" name="page" value="([^"]+)">/.exec(html)?.[1] as string;
+    const pageValue = /<input type="hidden" name="page" value="([^"]+)"\/?>/.exec(html)?.[1] as string;
     expect(pageValue).toBeTruthy();
     const decided = await fetch(`${link}&confirm=1`, {
       method: 'POST',

@@ -296,7 +296,7 @@ describe('approval messages', { timeout: 120_000 }, () => {
       expect(page.body).toContain(`You are deciding as <strong>${to}</strong>`);
       expect((await getApproval(e.accountId, id))?.status).toBe('PENDING');
       // The page's form posts back its hidden page value (shared/http/page-form.ts).
-      const pageValue = /<input type="hidden" name="page" value="([^"]+)">/.exec(page.body ?? '')?.[1] as string;
+      const pageValue = /<input type="hidden" name="page" value="([^"]+)"\/?>/.exec(page.body ?? '')?.[1] as string;
       const form = new URLSearchParams({ decision: 'approve', 'field.window': 'tonight', page: pageValue }).toString();
       const headers = { ...request.headers, 'content-type': 'application/x-www-form-urlencoded' };
       return invoke(reviewDecideHandler, apiEvent({ ...request, method: 'POST', headers, body: form }));

@@ -4,7 +4,7 @@ import type { Input } from '../../../shared/http/handler.ts';
 import { badRequest } from '../../../shared/errors.ts';
 import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { approvalToDecide, decide } from '../../../shared/domain/approvals.ts';
-import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.ts';
+import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.tsx';
 import { presentedKey } from '../../../shared/http/credentials.ts';
 import { checkPageForm, PAGE_FIELD, pageFormValue } from '../../../shared/http/page-form.ts';
 

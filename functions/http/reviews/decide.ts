@@ -3,7 +3,7 @@ import { route } from './decide.route.ts';
 import { pageHttp } from '../../../shared/http/page-handler.ts';
 import { unsupportedMediaType } from '../../../shared/errors.ts';
 import { decideByReview } from '../../../shared/domain/reviews.ts';
-import { FIELD_PREFIX, reviewedPage } from '../../../shared/http/review-page.ts';
+import { FIELD_PREFIX, reviewedPage } from '../../../shared/http/review-page.tsx';
 import { checkPageForm, PAGE_FIELD } from '../../../shared/http/page-form.ts';
 
 export const handler = pageHttp(route, async ({ params, query, event, request }) => {

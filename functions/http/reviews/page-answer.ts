@@ -2,7 +2,7 @@
 import type { route } from './page.route.ts';
 import type { Input } from '../../../shared/http/handler.ts';
 import { openReview } from '../../../shared/domain/reviews.ts';
-import { reviewPage } from '../../../shared/http/review-page.ts';
+import { reviewPage } from '../../../shared/http/review-page.tsx';
 import { pageFormValue } from '../../../shared/http/page-form.ts';
 
 export const respond = async ({ params, query, event }: Input<Pick<typeof route, 'auth' | 'params' | 'query'>>) => {

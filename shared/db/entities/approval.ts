@@ -214,7 +214,7 @@ export const AuditRecord = z.object({
   comment: z.string().optional(),
   userId: z.string().optional(),
   keyId: z.string().optional(),
-  channel: z.enum(['post', 'link', 'v1', 'timeout', ...CHANNEL_TYPES]),
+  channel: z.enum(['post', 'link', 'v1', 'console', 'timeout', ...CHANNEL_TYPES]),
   sourceIp: z.string().optional(),
   userAgent: z.string().optional(),
   /** v1 approvals with a form: the defaults shown and the values submitted. */
