@@ -51,7 +51,7 @@ export type Demo = {
  * waiting at its approval (the console shows it first). Returns the existing
  * demo when the folder was seeded before (data survives restarts).
  */
-export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'admin@demo.local'): Promise<Demo> {
+export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'admin@demo.local', demoRun = true): Promise<Demo> {
   const file = join(dataDir, 'demo.json');
   if (existsSync(file)) {
     const demo = { ...(JSON.parse(readFileSync(file, 'utf8')) as Demo), baseUrl };
@@ -87,7 +87,7 @@ export async function seedDemo(dataDir: string, baseUrl: string, adminEmail = 'a
     { workflowId: workflow.workflowId, name: 'Demo deploy hook', apiKeyId: key.id, allowedSourceIps: [], enabled: true },
   );
   // One run of it, waiting at its approval: what the console shows first (Approvals, then the run's timeline).
-  await startRun({ workflow, trigger: 'api', variables: { env: 'production' }, startedBy: admin.userId });
+  if (demoRun) await startRun({ workflow, trigger: 'api', variables: { env: 'production' }, startedBy: admin.userId });
   const demo: Demo = {
     baseUrl,
     accountId: account.accountId,

@@ -18,6 +18,8 @@ export type LocalStackOptions = {
   seed?: boolean;
   /** The demo admin's email (tests seed several demos into one database). */
   seedEmail?: string;
+  /** Whether the seed starts the demo run that waits for approval (default: yes; tests that count runs say no). */
+  demoRun?: boolean;
   /**
    * Seconds between runs of the scheduled sweep (`LOCAL_SWEEP_SECONDS`, default 60: EventBridge's one
    * minute on AWS). Tests of deadlines, reminders, escalation and callback timeouts set 1 or 2.
@@ -54,7 +56,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     process.env.PUBLIC_BASE_URL ??= started.url;
     poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60);
     const server = started.server;
-    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail) : undefined;
+    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail, opts.demoRun) : undefined;
     // Only now, seeded and `demo.json` written: a client that waits for /api/health may read it at once.
     open();
     return {

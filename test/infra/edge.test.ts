@@ -120,7 +120,10 @@ const SECRETS = [
     value: 'CURSOR_SECRET',
     handlers: (routes as readonly Route[]).filter((r) => r.query !== undefined && 'cursor' in r.query.shape).map((r) => r.handler),
     expected: [
+      'http/console/approvals',
       'http/console/run',
+      'http/console/runs',
+      'http/console/workflows',
       'http/schedules/events',
       'http/v1/approvals/deliveries',
       'http/v1/approvals/list',

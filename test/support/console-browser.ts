@@ -30,7 +30,7 @@ export type Demo = { apiKey: string; webhookId: string; workflowId: string; acco
 export const SHOTS = join(tmpdir(), 'flowgate-console-shots');
 
 /** A local stack with the demo seeded, and Chromium. Call `stop` in afterAll. */
-export async function consoleStack(name: string, opts: { sweepSeconds?: number } = {}) {
+export async function consoleStack(name: string, opts: { sweepSeconds?: number; demoRun?: boolean } = {}) {
   const { stack, dataDir } = await localStackOnSharedEmulators(name, { seed: true, ...opts });
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as Demo;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

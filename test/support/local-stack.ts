@@ -10,7 +10,7 @@ import { uniqueEmail } from './fixtures.ts';
  * fresh data folder (`flowgate-<name>-…`); `seed` seeds the demo under an admin email of its own;
  * `sweepSeconds` runs the scheduled sweep that often (deadlines, reminders, timeouts in seconds).
  */
-export async function localStackOnSharedEmulators(name: string, opts: { seed?: boolean; sweepSeconds?: number } = {}) {
+export async function localStackOnSharedEmulators(name: string, opts: { seed?: boolean; sweepSeconds?: number; demoRun?: boolean } = {}) {
   await useOwnQueues();
   const dataDir = mkdtempSync(join(tmpdir(), `flowgate-${name}-`));
   const stack = await startLocalStack({
@@ -21,6 +21,7 @@ export async function localStackOnSharedEmulators(name: string, opts: { seed?: b
     seed: opts.seed ?? false,
     ...(opts.sweepSeconds ? { sweepSeconds: opts.sweepSeconds } : {}),
     ...(opts.seed ? { seedEmail: uniqueEmail(name) } : {}),
+    ...(opts.demoRun === false ? { demoRun: false } : {}),
   });
   return { stack, dataDir };
 }
