@@ -53,7 +53,15 @@ try {
       (r) => (r.items ?? []).some((a: { executionId: string }) => a.executionId === run.executionId),
     );
     const approval = approvals.items.find((a: { executionId: string }) => a.executionId === run.executionId);
-    if (decision) await api(`/api/v1/approvals/${approval.approvalId}/${decision}`, { comment: `${decision}d for the screenshots` });
+    if (decision) {
+      const body = { comment: `${decision}d for the screenshots`, ...(decision === 'approve' ? { formData: { ticket: 'CHG-1042' } } : {}) };
+      const decided = await api(`/api/v1/approvals/${approval.approvalId}/${decision}`, body);
+      if (decided.status !== (decision === 'approve' ? 'APPROVED' : 'REJECTED')) throw new Error(JSON.stringify(decided));
+      await until(
+        () => api(`/api/v1/executions/${run.executionId}`),
+        (r) => r.status === 'SUCCEEDED' || r.status === 'FAILED',
+      );
+    }
   }
   await pending();
 
@@ -74,7 +82,8 @@ try {
     console.log(`docs/screenshots/${name}-{light,dark}.png`);
   };
   const runs = await api('/api/v1/executions');
-  const finished = runs.items.find((r: { status: string }) => r.status === 'SUCCEEDED') ?? runs.items[0];
+  const finished = runs.items.find((r: { status: string }) => r.status === 'SUCCEEDED');
+  if (!finished) throw new Error('no finished run to show');
   const waiting = (await pending()).items[0];
   for (const [name, path] of [
     ['overview', '/console'],
