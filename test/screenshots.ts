@@ -54,7 +54,10 @@ try {
     );
     const approval = approvals.items.find((a: { executionId: string }) => a.executionId === run.executionId);
     if (decision) {
-      const body = { comment: `${decision}d for the screenshots`, ...(decision === 'approve' ? { formData: { ticket: 'CHG-1042' } } : {}) };
+      const body = {
+        comment: decision === 'approve' ? 'Approved for the screenshots' : 'Rejected for the screenshots',
+        ...(decision === 'approve' ? { formData: { ticket: 'CHG-1042' } } : {}),
+      };
       const decided = await api(`/api/v1/approvals/${approval.approvalId}/${decision}`, body);
       if (decided.status !== (decision === 'approve' ? 'APPROVED' : 'REJECTED')) throw new Error(JSON.stringify(decided));
       await until(
