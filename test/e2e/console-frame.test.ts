@@ -63,6 +63,35 @@ describe('the console frame', () => {
     await context.close();
   });
 
+  it("ends a member's browser session when an admin disables them: their next page asks them to sign in", async () => {
+    const admin = await env.api('/api/auth/login', { json: { email: env.demo.adminEmail, password: env.demo.adminPassword }, auth: '' });
+    const session = admin.body.token as string;
+    const email = `member-${Date.now()}@demo.local`;
+    const password = 'a long member password';
+    const created = await env.api('/api/members', { auth: session, json: { email, password, role: 'member' } });
+    expect(created.status).toBe(201);
+
+    const context = await consoleContext(browser);
+    const page = await context.newPage();
+    await signIn(page, env.url, email, password);
+    expect(await page.getByRole('navigation').textContent()).toContain(email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Runs', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === '/console/runs');
+
+    const disabled = await env.api(`/api/members/${created.body.id}`, { method: 'PUT', auth: session, json: { disabled: true } });
+    expect(disabled.status).toBe(200);
+    await page.getByRole('navigation').getByRole('link', { name: 'Workflows', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === '/console/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/console/workflows');
+    // And signing in again is refused while disabled, with the same words as a wrong password.
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Email or password is wrong');
+    expectNoCspViolations(context);
+    await context.close();
+  });
+
   it('sends a user back to console paths only (no open redirect)', async () => {
     const context = await consoleContext(browser);
     const page = await context.newPage();
