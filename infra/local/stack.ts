@@ -56,7 +56,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
     process.env.PUBLIC_BASE_URL ??= started.url;
     poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60);
     const server = started.server;
-    const demo: Demo | undefined = opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail, opts.demoRun) : undefined;
+    const demo: Demo | undefined =
+      opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail, opts.demoRun) : undefined;
     // Only now, seeded and `demo.json` written: a client that waits for /api/health may read it at once.
     open();
     return {
