@@ -1,4 +1,4 @@
-// Any request no route matches: 405 when the path exists with another method, else 404.
+// Any request no route matches: 405 when the path exists with another method, else 404; the root redirects to the console.
 import middy from '@middy/core';
 import { routes } from '../routes.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -12,6 +12,10 @@ import { errorPage } from '../../shared/console/handler.tsx';
 import { isConsolePage } from '../../shared/http/route.ts';
 
 const refuse = async (event: HttpEvent): Promise<HttpResult> => {
+  // The service's root, opened in a browser: the console. Answered here rather than by a route of its
+  // own: each route is 3 resources of the stack's template (docs/deploying.md, "Room to grow").
+  if (event.rawPath === '/' && ['GET', 'HEAD'].includes(event.requestContext.http.method))
+    return { statusCode: 302, headers: { location: '/console', 'cache-control': 'no-store' } };
   const allowed = routes.filter((r) => matchPath(r.path, event.rawPath)).map((r) => r.method);
   if (allowed.length === 0) throw notFound('NOT_FOUND', 'No such endpoint.');
   throw new AppError('method_not_allowed', 'METHOD_NOT_ALLOWED', 'Method not allowed', `Use ${allowed.join(', ')}.`, {

@@ -23,6 +23,13 @@ export function duration(ms: number): string {
   return `${Math.floor(h / 24)} d${h % 24 ? ` ${h % 24} h` : ''}`;
 }
 
+/** A run's id, linked to its page (monospace, as ids are). */
+export const RunLink = ({ id }: { id: string }) => (
+  <a href={`/console/runs/${id}`} class="run-id">
+    {id}
+  </a>
+);
+
 /** A table that scrolls sideways on a narrow screen instead of breaking the page. */
 export const Table = ({ caption, children }: { caption?: string; children: ComponentChildren }) => (
   // Focusable, so a keyboard can scroll a table wider than the screen (axe: scrollable-region-focusable).

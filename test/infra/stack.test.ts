@@ -474,7 +474,6 @@ describe("the console's pages in the stack", () => {
   it('are routes of the API, each on a function of its own, with no authorizer of the gateway', () => {
     expect(pages.map(routeKey)).toEqual(
       expect.arrayContaining([
-        'GET /',
         'GET /console',
         'GET /console/login',
         'POST /console/login',

@@ -44,7 +44,7 @@ describe('findRoute', () => {
   it('finds no route for unknown paths, methods or shapes', () => {
     for (const [m, p] of [
       ['GET', '/api/nope'],
-      ['POST', '/'],
+      ['GET', '/'],
       ['GET', '/api/keys/01jabc'],
       ['PUT', '/api/keys'],
       ['DELETE', '/api/keys/'],

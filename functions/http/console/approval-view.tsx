@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import type { ApprovalPageData } from '../../../shared/console/approval-data.ts';
-import { duration, JsonValue, Status, Table, Time } from '../../../shared/console/components.tsx';
+import { duration, JsonValue, RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
 import { page } from '../../../shared/console/render.tsx';
 import type { AuditRecord } from '../../../shared/db/entities/approval.ts';
 import { type Attempt, DecisionForm, FormTable } from './approval-form.tsx';
@@ -172,10 +172,7 @@ export function approvalPage(session: ConsoleSession, data: ApprovalPageData, no
           <tr>
             <th scope="row">Run</th>
             <td>
-              <a href={`/console/runs/${a.executionId}`} class="mono">
-                {a.executionId}
-              </a>{' '}
-              {run ? <Status value={run.status} /> : null}
+              <RunLink id={a.executionId} /> {run ? <Status value={run.status} /> : null}
             </td>
           </tr>
           <tr>

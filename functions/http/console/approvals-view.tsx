@@ -1,6 +1,6 @@
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import type { Facts } from '../../../shared/console/approval-data.ts';
-import { duration, NextPage, Table } from '../../../shared/console/components.tsx';
+import { duration, NextPage, RunLink, Table } from '../../../shared/console/components.tsx';
 import { page } from '../../../shared/console/render.tsx';
 import type { approvalView } from '../../../shared/domain/approval-reads.ts';
 import { compactInputs, Deadline, quorumText } from './approval-parts.tsx';
@@ -59,9 +59,7 @@ export const approvalsPage = (session: ConsoleSession, { items, nextCursor, all,
                     <a href={`/console/approvals/${a.approvalId}`}>{a.title}</a>
                   </td>
                   <td>
-                    <a href={`/console/runs/${a.executionId}`} class="mono">
-                      {a.executionId}
-                    </a>
+                    <RunLink id={a.executionId} />
                   </td>
                   <td>{facts.workflows.get(a.workflowId) ?? a.workflowId}</td>
                   <td>{inputs ? <code class="inputs">{inputs}</code> : <span class="muted">none</span>}</td>

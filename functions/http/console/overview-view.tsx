@@ -1,5 +1,5 @@
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
-import { duration, Status, Table, Time } from '../../../shared/console/components.tsx';
+import { duration, RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
 import { page } from '../../../shared/console/render.tsx';
 import { countByStatus, ShortTime, StatusChart, WorkflowName } from '../../../shared/console/runs-components.tsx';
 import type { Approval } from '../../../shared/db/entities/approval.ts';
@@ -140,9 +140,7 @@ function Failed({ o }: { o: Overview }) {
             {o.failed.map((r) => (
               <tr key={r.executionId}>
                 <td>
-                  <a href={`/console/runs/${r.executionId}`} class="run-id">
-                    {r.executionId}
-                  </a>
+                  <RunLink id={r.executionId} />
                 </td>
                 <td>
                   <WorkflowName id={r.workflowId} names={o.names} />

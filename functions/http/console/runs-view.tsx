@@ -1,6 +1,6 @@
 import { renderToString } from 'preact-render-to-string';
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
-import { NextPage, Status, Table } from '../../../shared/console/components.tsx';
+import { NextPage, RunLink, Status, Table } from '../../../shared/console/components.tsx';
 import { CONSOLE_HEADERS, page } from '../../../shared/console/render.tsx';
 import { runDuration, ShortTime, STATUS_ORDER, TriggerText, WorkflowName } from '../../../shared/console/runs-components.tsx';
 import type { RunRow } from '../../../shared/db/entities/execution-rows.ts';
@@ -162,9 +162,7 @@ function Live({ v }: { v: RunsView }) {
               {v.rows.map((r) => (
                 <tr key={r.executionId}>
                   <td>
-                    <a href={`/console/runs/${r.executionId}`} class="run-id">
-                      {r.executionId}
-                    </a>
+                    <RunLink id={r.executionId} />
                   </td>
                   <td>
                     <WorkflowName id={r.workflowId} names={v.names} />

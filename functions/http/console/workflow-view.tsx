@@ -1,4 +1,4 @@
-import { JsonValue, Status, Table, Time } from '../../../shared/console/components.tsx';
+import { JsonValue, RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
 import { GraphTable, WorkflowGraph } from '../../../shared/console/graph.tsx';
 import { page } from '../../../shared/console/render.tsx';
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
@@ -181,7 +181,7 @@ function Runs({ w, runs, more }: { w: Workflow; runs: WorkflowPageData['runs']; 
             {runs.map((r) => (
               <tr key={r.executionId}>
                 <td>
-                  <a href={`/console/runs/${r.executionId}`}>{r.executionId}</a>
+                  <RunLink id={r.executionId} />
                 </td>
                 <td>
                   <Status value={r.status} />
