@@ -1,6 +1,6 @@
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { nestedOf } from '../engine/every-step.ts';
-import type { NestedStep, Step } from '../engine/steps/index.ts';
+import { endsRunType, jumpsType, type NestedStep, type Step } from '../engine/steps/index.ts';
 
 // A workflow's definition as a graph (issue 33), as data: a node per step, an edge per way the run
 // can go on from it (the following step, `next`, a `switch`'s cases and default, `onError`, a skipped
@@ -99,17 +99,17 @@ export function workflowGraph(definition: Pick<WorkflowDefinition, 'steps'>): Wo
         add(s.id, (body[0] as NestedStep).id, { kind: 'each' });
         list(body, s.id, 'repeat', s.id);
         add(s.id, onward, { kind: 'done' });
-      } else if (s.type === 'switch') {
+      } else if ('cases' in s) {
         s.cases.forEach((c, j) => {
           const text = `case ${j + 1}`;
           add(s.id, c.next, { kind: 'case', label: text, detail: `${text}: ${condition(c.when)}` });
         });
         if (s.default !== undefined) add(s.id, s.default, { kind: 'default' });
-      } else if (s.type !== 'fail') {
+      } else if (!endsRunType(s.type)) {
         add(s.id, onward, onwardPart);
       }
       // A switch and a fail step go elsewhere when they run: skipped (`when` false), they go on.
-      if ((s.type === 'switch' || s.type === 'fail') && s.when !== undefined && s.when !== true)
+      if ((jumpsType(s.type) || endsRunType(s.type)) && 'when' in s && s.when !== undefined && s.when !== true)
         add(s.id, onward, { kind: 'skip', detail: `skipped: when ${condition(s.when)} is false` });
       const onError = s.onError;
       if (onError === 'continue') add(s.id, onward, { kind: 'error', detail: 'on error: continue' });

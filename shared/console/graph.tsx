@@ -1,6 +1,7 @@
 import { type Layout, layoutGraph, type Point } from './graph-layout.ts';
 import { END, type GraphEdge, type GraphGroup, type GraphNode, type WorkflowGraphModel, workflowGraph } from './graph-model.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
+import { endsRunType } from '../engine/steps/index.ts';
 
 // A workflow's definition drawn (issue 33): `WorkflowGraph` is an inline SVG of its graph (the model:
 // ./graph-model.ts) laid out in layers (./graph-layout.ts), with the path a run took drawn on it;
@@ -221,7 +222,7 @@ export function GraphTable({ definition, caption }: { definition: Pick<WorkflowD
                 <td>{n.loop ?? ''}</td>
                 <td>
                   {from(n.id).length === 0 ? (
-                    <span class="muted">{n.type === 'fail' ? 'the run fails' : '—'}</span>
+                    <span class="muted">{endsRunType(n.type) ? 'the run fails' : '—'}</span>
                   ) : (
                     from(n.id).map(wayOn).join(' · ')
                   )}

@@ -1,5 +1,6 @@
 import type { RunError, StepState } from '../db/entities/execution-state.ts';
 import type { RunEvent } from '../db/entities/run-events.ts';
+import { isContainerType, sleepsType } from '../engine/steps/index.ts';
 
 // A run's timeline as data: one bar per executed step (a step inside a `for_each` once per iteration),
 // with the waits inside it (an approval, a callback, a delay, a retry's backoff). Built from the run's
@@ -97,8 +98,8 @@ export function fromEvents(events: readonly RunEvent[], steps: readonly StepStat
         if (iteration !== undefined) Object.assign(next, { loop, iteration });
         const attempt = int(d.attempt);
         if (attempt !== undefined && attempt > 1) next.attempt = attempt;
-        if (type === 'delay') next.waits.push({ kind: 'delay', start: ev.at });
-        if (type === 'for_each') loop = stepId;
+        if (sleepsType(type)) next.waits.push({ kind: 'delay', start: ev.at });
+        if (isContainerType(type)) loop = stepId;
         bars.push(next);
         open.set(key, next);
         break;
@@ -123,7 +124,7 @@ export function fromEvents(events: readonly RunEvent[], steps: readonly StepStat
         const branch = d.branch as Bar['branch'] | undefined;
         if (branch && typeof branch === 'object') bar.branch = branch;
         open.delete(key);
-        if (bar.type === 'for_each') loop = undefined;
+        if (isContainerType(bar.type)) loop = undefined;
         break;
       }
       case 'approval.requested':

@@ -1,3 +1,4 @@
+import { isContainerType } from '../engine/steps/index.ts';
 import type { Bar } from './run-timeline.ts';
 
 // The timeline's time axis: linear where the run worked, compressed where it only waited. An idle
@@ -16,7 +17,7 @@ export type Scale = { x: (t: number) => number; segments: Segment[] };
 
 /** What the run spent working in a bar: its time less its waits (a loop's own bar is its nested steps'). */
 function busyOf(b: Bar, now: number): [number, number][] {
-  if (b.type === 'for_each') return [];
+  if (isContainerType(b.type)) return [];
   const end = b.end ?? now;
   const waits = b.waits.map((w) => [w.start, w.end ?? now] as const).sort((p, q) => p[0] - q[0]);
   const out: [number, number][] = [];

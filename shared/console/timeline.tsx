@@ -1,3 +1,4 @@
+import { isContainerType } from '../engine/steps/index.ts';
 import { duration, Status, Table } from './components.tsx';
 import { type Bar, barMs, type WaitKind, waitedMs } from './run-timeline.ts';
 import { timeScale } from './timeline-scale.ts';
@@ -73,7 +74,7 @@ function BarRow({ bar, y, x, now, band }: { bar: Bar; y: number; x: (t: number) 
   const label = bar.loop !== undefined ? `#${(bar.iteration ?? 0) + 1} ${bar.stepId}` : bar.stepId;
   const text = (
     <text x={bar.loop !== undefined ? 14 : 0} y={y + BAR - 2}>
-      {cut(bar.type === 'for_each' ? `${label} (${bar.items ?? '…'} items)` : label, bar.loop !== undefined ? 27 : 29)}
+      {cut(isContainerType(bar.type) ? `${label} (${bar.items ?? '…'} items)` : label, bar.loop !== undefined ? 27 : 29)}
     </text>
   );
   const cls = barClass(bar.status);
@@ -91,7 +92,7 @@ function BarRow({ bar, y, x, now, band }: { bar: Bar; y: number; x: (t: number) 
       <title>{barSummary(bar, now)}</title>
       {band ? <rect class="iter-band" x={0} y={y - 5} width={W} height={ROW} /> : null}
       {text}
-      {bar.type === 'for_each' ? (
+      {isContainerType(bar.type) ? (
         <rect class={cls} x={X0 + x1} y={y + BAR / 2 - 2} width={x2 - x1} height={4} />
       ) : (
         pieces

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { csrfToken } from '../../shared/console/csrf.ts';
 import { routes } from '../../functions/routes.ts';
 import { handler as createWebhookRoute } from '../../functions/http/webhooks/create.ts';
 import { handler as updateWebhookRoute } from '../../functions/http/webhooks/update.ts';
@@ -82,10 +83,22 @@ async function call(r: Route, params: Record<string, string>) {
   const load = modules[`../../functions/${r.handler}.ts`] as () => Promise<unknown>;
   const { handler } = (await load()) as { handler: Handler };
   const key = `${r.method} ${r.path}`;
-  const res = await invoke(
-    handler,
-    apiEvent({ method: r.method, path: r.path, params, headers: credentials(r), body: BODIES[key] ?? (r.body ? {} : undefined) }),
-  );
+  const event = apiEvent({
+    method: r.method,
+    path: r.path,
+    params,
+    headers: credentials(r),
+    body: BODIES[key] ?? (r.body ? {} : undefined),
+  });
+  // A console page: the browser's session cookie, and a POST's form with its CSRF token (the 404 page comes first).
+  if (r.auth.kind === 'console') {
+    event.cookies = [`flowgate_session=${session}`];
+    if (r.method === 'POST') {
+      event.headers['content-type'] = 'application/x-www-form-urlencoded';
+      event.body = new URLSearchParams({ csrf: csrfToken(session) }).toString();
+    }
+  }
+  const res = await invoke(handler, event);
   return { status: res.status, code: res.json?.code };
 }
 

@@ -21,6 +21,7 @@ export const failStep: LeafStepModule<'fail', typeof FailStep> = {
   schema: FailStep,
   externalEffect: false,
   budgetMs: () => 2_000,
+  endsRun: true,
   run: stepFault(async (step, ctx) => ({
     kind: 'fail-run',
     error: { code: step.code ?? 'STEP_FAILED', message: asText(await evaluateTemplate(step.message, ctx.scope)) },

@@ -67,6 +67,13 @@ export const moduleOf = (type: unknown): StepModule | undefined => BY_TYPE.get(t
 /** The module of a parsed step (its type is one of the registry's). */
 export const stepModule = (step: Step | NestedStep): StepModule => moduleOf(step.type) as StepModule;
 
+/** Whether a step of this type ends the run when it runs (it has no way on). */
+export const endsRunType = (type: unknown) => moduleOf(type)?.endsRun === true;
+/** Whether a step of this type jumps to targets it names (a switch's cases). */
+export const jumpsType = (type: unknown) => moduleOf(type)?.targets !== undefined;
+/** Whether a step of this type sleeps until a time (its wait is the run's, no worker holds it). */
+export const sleepsType = (type: unknown) => moduleOf(type)?.sleeps === true;
+
 /** Whether a step type holds steps (a container: `steps`, run once per item). */
 export const isContainerType = (type: unknown) => {
   const m = BY_TYPE.get(type as string);

@@ -96,6 +96,8 @@ export type StepFacts<S> = {
   abortsOnCancel?: boolean;
   /** Its `sleep` holds the step RUNNING until the run's wake, which ends it. */
   sleeps?: boolean;
+  /** It never goes on: when it runs, the run ends (a `fail`). */
+  endsRun?: boolean;
   /** It can make the run execute steps more than once or out of order (a jump, a loop): the run counts its steps. */
   movesRun?: boolean;
   /** It asks people (reviewers, notified on the account's channels). */
