@@ -4,10 +4,19 @@ import type { BenchData } from './scenarios.ts';
 
 const dollars = (n: number) => Number(n.toFixed(2));
 
-/** The cost part of `npm run bench`: the bill per million runs per scenario, its lines, and Step Functions beside it. */
-export async function costPart(d: BenchData): Promise<CostRow[]> {
-  const rows = await measureCost(d);
-  console.log(`\nAWS bill per million runs, ${PRICES.region}, ${PRICES.asOf} (docs/performance.md "The price of a million runs"), USD`);
+/**
+ * The cost part of `npm run bench`: the bill per million runs per scenario, its lines, and Step Functions
+ * beside it, on an account whose limit is `rateLimit` a minute (by default the team plan's: `measureCost`).
+ */
+export async function costPart(
+  d: BenchData,
+  opts: { rateLimit?: number } = {},
+): Promise<{ rateLimit: number; counters: number; rows: CostRow[] }> {
+  const { rows, rateLimit, counters } = await measureCost(d, opts);
+  console.log(
+    `\nAWS bill per million runs, ${PRICES.region}, ${PRICES.asOf} (docs/performance.md "The price of a million runs"), USD; ` +
+      `an account limited to ${rateLimit.toLocaleString('en-US')} requests a minute (${counters} rate counter${counters > 1 ? 's' : ''})`,
+  );
   console.table(
     rows.map((r) => ({
       scenario: r.scenario,
@@ -41,5 +50,5 @@ export async function costPart(d: BenchData): Promise<CostRow[]> {
     console.log(`\nWrite units per run by item, ${r.scenario}`);
     console.table(r.writes);
   }
-  return rows;
+  return { rateLimit, counters, rows };
 }

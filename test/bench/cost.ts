@@ -4,19 +4,23 @@
 // (`./prices.ts`), beside the same workflow on Step Functions.
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { PLAN_RATE_LIMITS, resetConfig } from '../../shared/config.ts';
+import { countersFor } from '../../shared/db/entities/rate-counters.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
+import { createKey } from '../../shared/domain/keys.ts';
 import { logger } from '../../shared/logger.ts';
 import { resetMetrics } from '../../shared/metrics.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { takeRunMessages } from '../support/engine.ts';
 import { type Bill, billPerMillion, gbSeconds, stepFunctionsPerMillion, type Usage } from './cost-model.ts';
-import { type Call, recordCalls } from './counting.ts';
+import { type Call, recordCalls, uncounted } from './counting.ts';
 import { runBatch } from './drive.ts';
 import { family } from './heat-model.ts';
-import { recordHeat } from './heat-record.ts';
+import { recordHeat, unrecorded } from './heat-record.ts';
 import { warm } from './heat-work.ts';
 import { setFlow } from './flows.ts';
-import { type BenchData, hookOn, triggerRequest } from './scenarios.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { BENCH_RATE_LIMITS, type BenchData, hookOn, triggerRequest } from './scenarios.ts';
 
 /** The functions' memory (infra/constructs/route-function.ts: 256 MB unless a route says otherwise; the trigger and the runs worker do not). */
 const MEMORY_MB = 256;
@@ -28,9 +32,15 @@ const RUNS = 10;
 
 type Invocations = { trigger: number[]; worker: number[] };
 
-/** Triggers `RUNS` runs of `hook`, then the runs worker on their messages in batches, to the end; each handler call timed. */
+/** The bench's own work inside a measurement (polling the queue, reading the runs' progress): neither counted nor priced. */
+const benchOnly = <T>(fn: () => Promise<T>): Promise<T> => unrecorded(() => uncounted(fn));
+
+/**
+ * Triggers `RUNS` runs of `hook`, then the runs worker on their messages in batches, to the end; each
+ * handler call timed. Warm it first (`warm`): outside the pass that is counted, whose figures are then
+ * the runs' own, as are its SDK calls (the queue's polls and the progress reads are the bench's).
+ */
 async function drive(hook: Awaited<ReturnType<typeof hookOn>>): Promise<Invocations> {
-  await warm([hook]);
   const out: Invocations = { trigger: [], worker: [] };
   const ids: string[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -42,9 +52,9 @@ async function drive(hook: Awaited<ReturnType<typeof hookOn>>): Promise<Invocati
   }
   const wanted = new Set(ids);
   for (let round = 0; round < 50; round++) {
-    const batch = (await takeRunMessages()).filter((m) => wanted.has(m.executionId));
+    const batch = (await benchOnly(() => takeRunMessages())).filter((m) => wanted.has(m.executionId));
     if (batch.length === 0) {
-      const ended = await Promise.all(ids.map((id) => getExecution(hook.webhook.accountId, id)));
+      const ended = await benchOnly(() => Promise.all(ids.map((id) => getExecution(hook.webhook.accountId, id))));
       if (ended.every((e) => e?.status === 'SUCCEEDED')) return out;
       continue;
     }
@@ -53,6 +63,12 @@ async function drive(hook: Awaited<ReturnType<typeof hookOn>>): Promise<Invocati
     out.worker.push(performance.now() - t);
   }
   throw new Error('runs did not finish');
+}
+
+/** `drive` on a warm instance (`warm`: the records read afresh into their caches, the rate counters in their window). */
+async function warmDrive(hook: Awaited<ReturnType<typeof hookOn>>): Promise<Invocations> {
+  await warm([hook]);
+  return drive(hook);
 }
 
 /** Bytes and events written to stdout while `fn` runs, with the logger at INFO and metrics on (as deployed). */
@@ -121,12 +137,13 @@ function writesBy(accesses: Awaited<ReturnType<typeof recordHeat>>['accesses']) 
  * longer) and a timed pass (durations only), `RUNS` runs each.
  */
 async function scenario(name: string, hook: Awaited<ReturnType<typeof hookOn>>, states: number): Promise<CostRow> {
+  await warm([hook]);
   const recorded = await logged(() => recordCalls(() => recordHeat(() => drive(hook))));
   const { calls } = recorded.result;
   const { accesses, result: invocations } = recorded.result.result;
-  const timed = await drive(hook);
-  await drive(hook);
-  const again = await drive(hook);
+  const timed = await warmDrive(hook);
+  await warmDrive(hook);
+  const again = await warmDrive(hook);
   const triggerMs = median([...timed.trigger, ...again.trigger]);
   const batches = invocations.worker.length;
   const workerMs = median([...timed.worker, ...again.worker]);
@@ -173,15 +190,44 @@ export const realisticFlow = (base: string) =>
     ],
   });
 
-export async function measureCost(d: BenchData): Promise<CostRow[]> {
+/**
+ * The per-minute limit of the account the cost is measured on, by default the team plan's (3,000: one
+ * rate counter, the account item, as for any account under 30,000 a minute). The other bench parts'
+ * accounts have 1,000,000 (`BENCH_RATE_LIMITS`: no measurement refused), spread over 34 counters that
+ * each start their window in so short a measurement: `--cost-rate-limit 1000000` measures that.
+ */
+export const COST_RATE_LIMIT = PLAN_RATE_LIMITS.team;
+
+/**
+ * The bench data with a team account of its own whose limit is `perMinute` (its rate counters laid out
+ * for it when it is made), its key in place of the bench's webhook key.
+ */
+async function costAccount(d: BenchData, perMinute: number): Promise<BenchData> {
+  process.env.RATE_LIMITS = JSON.stringify({ ...BENCH_RATE_LIMITS, team: perMinute });
+  resetConfig();
+  const team = await givenAccount({ plan: 'team' });
+  const key = await createKey(
+    { accountId: team.account.accountId, userId: team.admin.userId },
+    { name: 'trigger', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 },
+  );
+  return { ...d, team, teamHook: { ...d.teamHook, key } };
+}
+
+export async function measureCost(
+  bench: BenchData,
+  opts: { rateLimit?: number } = {},
+): Promise<{ rows: CostRow[]; rateLimit: number; counters: number }> {
+  const rateLimit = opts.rateLimit ?? COST_RATE_LIMIT;
   const listener = createServer((_req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20);
   });
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(listener.address() as { port: number }).port}`;
+  const rateLimits = process.env.RATE_LIMITS;
   process.env.HTTP_STEP_ALLOWLIST = '127.0.0.1/32';
   try {
-    return [
+    const d = await costAccount(bench, rateLimit);
+    const rows = [
       await scenario('webhook run, 1 set step', await hookOn(d, 1, setFlow(1), 'cost 1'), 1),
       await scenario('webhook run, 5 set steps', await hookOn(d, 5, setFlow(5), 'cost 5'), 5),
       await scenario(
@@ -190,7 +236,10 @@ export async function measureCost(d: BenchData): Promise<CostRow[]> {
         4,
       ),
     ];
+    return { rows, rateLimit, counters: countersFor(rateLimit) };
   } finally {
     listener.close();
+    process.env.RATE_LIMITS = rateLimits;
+    resetConfig();
   }
 }

@@ -69,6 +69,9 @@ export async function recordCalls<T>(fn: () => Promise<T>): Promise<{ result: T;
   return { result, calls: calls.sort((a, b) => a.start - b.start) };
 }
 
+/** Run `fn` with its SDK calls not counted by an enclosing `recordCalls` (the bench's own reads and polls). */
+export const uncounted = <T>(fn: () => Promise<T>): Promise<T> => recorder.exit(fn);
+
 /**
  * Sequential I/O steps: groups of calls that overlap in time (calls sent together with Promise.all),
  * one after the other. Two calls where one starts after the other ended are two steps.

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark of docs/performance.md, printed as tables and written to bench-results/bench.json.
-// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's (docs/performance.md).
+// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's, and `--cost-rate-limit`
+// the `cost` part's (docs/performance.md).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startEmulators } from '../../infra/local/emulators.ts';
@@ -25,6 +26,7 @@ const { values: flags, positionals: only } = parseArgs({
     peer: { type: 'string' },
     'peer-target': { type: 'string', default: 'bench-auth' },
     workload: { type: 'string', default: 'set' },
+    'cost-rate-limit': { type: 'string' },
   },
 });
 const PARTS = [
@@ -100,7 +102,10 @@ if (emulators) {
       const { instrumentHeat } = await import('./heat-record.ts');
       const { costPart } = await import('./cost-report.ts');
       instrumentHeat();
-      results.cost = await costPart(data);
+      results.cost = await costPart(
+        data,
+        flags['cost-rate-limit'] ? { rateLimit: positive('cost-rate-limit', flags['cost-rate-limit']) } : {},
+      );
     }
     if (wanted('round-trips')) {
       const rows = await measureRoundTrips(data);
