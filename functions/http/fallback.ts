@@ -8,7 +8,7 @@ import { problemDetails } from '../../shared/http/middleware/problem.ts';
 import { matchPath } from '../../shared/http/match.ts';
 import type { HttpEvent, HttpResult } from '../../shared/http/context.ts';
 import type { Context } from 'aws-lambda';
-import { errorPage } from '../../shared/console/handler.tsx';
+import { errorPage } from '../../shared/console/console-http.tsx';
 import { isConsolePage } from '../../shared/http/route.ts';
 
 const refuse = async (event: HttpEvent): Promise<HttpResult> => {

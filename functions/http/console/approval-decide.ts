@@ -1,7 +1,7 @@
 // POST /console/approvals/{approvalId}: the approval page's form decides, as the signed-in member, through the
 // one `decide` of every channel (reviewers only, quorum, exactly once, audited with channel `console`).
 import { route } from './approval-decide.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { approvalPageData } from '../../../shared/console/approval-data.ts';
 import { seeOther } from '../../../shared/console/render.tsx';
 import { decide, formValuesOf, requireApproval } from '../../../shared/domain/approvals.ts';

@@ -1,6 +1,6 @@
 // GET /console/approvals/{approvalId}: an approval's page.
 import { route } from './approval.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { approvalPageData } from '../../../shared/console/approval-data.ts';
 import { approvalPage } from './approval-view.tsx';
 

@@ -1,6 +1,6 @@
 // GET /console/approvals: the approvals inbox.
 import { route } from './approvals.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { factsOf } from '../../../shared/console/approval-data.ts';
 import { pageApprovals } from '../../../shared/domain/approval-reads.ts';
 import { forbidden } from '../../../shared/errors.ts';

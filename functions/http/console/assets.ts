@@ -2,7 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import { route } from './assets.route.ts';
 import { notFound } from '../../../shared/errors.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { BODIES } from '../../../shared/console/asset-bodies.generated.ts';
 
 const zipped = new Map<string, string>();

@@ -3,7 +3,7 @@
 import { route } from './login.route.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { login } from '../../../shared/domain/sessions.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { setSessionCookie } from '../../../shared/console/cookie.ts';
 import { safeNext } from '../../../shared/console/next-path.ts';
 import { seeOther } from '../../../shared/console/render.tsx';

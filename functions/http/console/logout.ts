@@ -1,7 +1,7 @@
 // POST /console/logout: the session ends (its record deleted: the cookie is worth nothing anywhere after).
 import { route } from './logout.route.ts';
 import { logout } from '../../../shared/domain/sessions.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { clearSessionCookie } from '../../../shared/console/cookie.ts';
 import { seeOther } from '../../../shared/console/render.tsx';
 

@@ -6,7 +6,7 @@
 // With the default 4 list shards: 27 at most, in three rounds (session; runs and approvals at once; names).
 // test/integration/console-runs-reads.test.ts counts them.
 import { route } from './overview.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { pendingFor } from '../../../shared/domain/pending-for-me.ts';
 import { runsOfLastDay, workflowNamesOf } from '../../../shared/domain/run-list.ts';
 import { overviewPage, SHOWN } from './overview-view.tsx';

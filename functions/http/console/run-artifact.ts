@@ -1,6 +1,6 @@
 // GET /console/runs/{executionId}/artifacts/{artifactId}: to the artifact's presigned download (5 minutes), made as the link is followed.
 import { route } from './run-artifact.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { seeOther } from '../../../shared/console/render.tsx';
 import { artifactDownload } from '../../../shared/domain/executions.ts';
 

@@ -1,7 +1,7 @@
 // GET /console/runs/{executionId}/{action}: the confirmation of "Cancel run", "Retry", "Rerun" or
 // "Resume" (changes nothing); 409 as a page when the run does not allow it now.
 import { route } from './run-confirm.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { requireExecution } from '../../../shared/domain/executions.ts';
 import { actionRefusal } from './run-action-rules.ts';
 import { confirmPage } from './run-confirm-view.tsx';

@@ -1,7 +1,7 @@
 // POST /console/runs/{executionId}/deliveries/{deliveryId}/redeliver: the API's redeliver (admins),
 // for a delivery of this run (another run's or account's is the same 404), then back to the run's deliveries.
 import { route } from './run-redeliver.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { seeOther } from '../../../shared/console/render.tsx';
 import { getDelivery } from '../../../shared/db/entities/delivery.ts';
 import { redeliver } from '../../../shared/domain/deliveries.ts';

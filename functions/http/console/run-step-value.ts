@@ -1,6 +1,6 @@
 // GET /console/runs/{executionId}/steps/{stepId}/{part}: the whole of a step's input (its definition in the run's version) or output.
 import { route } from './run-step-value.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { requireExecution } from '../../../shared/domain/executions.ts';
 import { runDefinition } from '../../../shared/engine/versions.ts';
 import { notFound } from '../../../shared/errors.ts';

@@ -1,6 +1,6 @@
 // GET /console/runs/{executionId}/values/{part}: the whole of a run's inputs, variables or output.
 import { route } from './run-value.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { listEvents } from '../../../shared/db/entities/run-events.ts';
 import { requireExecution } from '../../../shared/domain/executions.ts';
 import { notFound } from '../../../shared/errors.ts';

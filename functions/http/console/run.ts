@@ -1,6 +1,6 @@
 // GET /console/runs/{executionId}: the run's page.
 import { route } from './run.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { loadRun } from './run-data.ts';
 import { runPage } from './run-view.tsx';
 

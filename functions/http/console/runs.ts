@@ -5,7 +5,7 @@
 // shards, 10 at most. The live refresh asks for the list alone: no choices, the names by one BatchGet
 // (9). test/integration/console-runs-reads.test.ts counts them.
 import { route } from './runs.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { pageRunRows, workflowFilterChoices, workflowNamesOf } from '../../../shared/domain/run-list.ts';
 import { runsFragment, runsPage, type RunsView } from './runs-view.tsx';
 

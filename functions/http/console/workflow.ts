@@ -1,7 +1,7 @@
 // GET /console/workflows/{workflowId}: one workflow (or one of its versions, `?version=`), what
 // starts it and its recent runs; `?definition=full` is its definition's JSON alone, in full.
 import { route } from './workflow.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { getUser } from '../../../shared/db/entities/user.ts';
 import { listWorkflowSchedules } from '../../../shared/db/entities/schedule.ts';
 import type { Workflow } from '../../../shared/db/entities/workflow.ts';

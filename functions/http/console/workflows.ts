@@ -1,6 +1,6 @@
 // GET /console/workflows: the account's workflows, newest first, a cursor page at a time.
 import { route } from './workflows.route.ts';
-import { consoleHttp } from '../../../shared/console/handler.tsx';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { pageWorkflows } from '../../../shared/domain/workflows.ts';
 import { WORKFLOWS_PAGE, workflowsPage } from './workflows-view.tsx';
 
