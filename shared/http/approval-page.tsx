@@ -8,7 +8,8 @@ export const PREVIEW_BOT =
 
 /** A quorum's count: how many approvals it has and how many are still needed. */
 const needed = (a: Approval) => Math.max(0, (a.minApprovals ?? 1) - (a.approvals ?? 0));
-const Quorum = ({ a }: { a: Approval }) =>
+/** A quorum's count, when it has one (the link pages, approval-page.tsx and review-page.tsx). */
+export const Quorum = ({ a }: { a: Approval }) =>
   (a.minApprovals ?? 1) > 1 ? <Row label="Approvals">{`${a.approvals ?? 0} of ${a.minApprovals}; ${needed(a)} more needed`}</Row> : null;
 
 /** The page a link opens: what will be decided, and a button (a form POST, never a GET link). */
@@ -44,7 +45,8 @@ export function confirmationPage(
   );
 }
 
-export function decidedPage(a: Approval, decision: 'approve' | 'reject') {
+/** After the POST: what was recorded (and, for a reviewer's link, as whom). */
+export function decidedPage(a: Approval, decision: 'approve' | 'reject', decidedAs?: string) {
   const done = decision === 'approve' ? 'Approved' : 'Rejected';
   return htmlPage(
     200,
@@ -54,6 +56,7 @@ export function decidedPage(a: Approval, decision: 'approve' | 'reject') {
         <Row label="Step">{a.title}</Row>
         <Row label="Run">{a.executionId}</Row>
         <Row label="Decision">{done}</Row>
+        {decidedAs ? <Row label="Decided as">{decidedAs}</Row> : null}
         <Quorum a={a} />
       </dl>
       <p class="note">

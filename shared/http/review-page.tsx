@@ -1,15 +1,13 @@
 import type { Approval } from '../db/entities/approval.ts';
 import type { Review } from '../domain/reviews.ts';
 import type { Decision } from '../domain/review-links.ts';
+import { decidedPage, Quorum } from './approval-page.tsx';
 import { htmlPage, Row } from './html.tsx';
 import { PAGE_FIELD } from './page-form.ts';
 
 // The confirmation page of a reviewer's link (shared/domain/reviews.ts): who decides, what, and a
 // form whose POST decides. The GET records nothing, whoever (or whatever scanner) opens it.
 
-const needed = (a: Approval) => Math.max(0, (a.minApprovals ?? 1) - (a.approvals ?? 0));
-const Quorum = ({ a }: { a: Approval }) =>
-  (a.minApprovals ?? 1) > 1 ? <Row label="Approvals">{`${a.approvals ?? 0} of ${a.minApprovals}; ${needed(a)} more needed`}</Row> : null;
 const VERB: Record<Decision, string> = { approve: 'Approve', reject: 'Reject' };
 
 /** Form inputs are named `field.<name>`; the POST turns them back into the step's form values. */
@@ -95,22 +93,4 @@ export function reviewPage({ approval: a, reviewer, grant }: Review, action: str
 }
 
 /** After the POST: what was recorded, for whom. */
-export function reviewedPage({ reviewer }: Review, a: Approval, decision: Decision) {
-  const done = decision === 'approve' ? 'Approved' : 'Rejected';
-  return htmlPage(
-    200,
-    done,
-    <>
-      <dl>
-        <Row label="Step">{a.title}</Row>
-        <Row label="Run">{a.executionId}</Row>
-        <Row label="Decision">{done}</Row>
-        <Row label="Decided as">{reviewer.email}</Row>
-        <Quorum a={a} />
-      </dl>
-      <p class="note">
-        Recorded.{a.status === 'PENDING' ? ` ${needed(a)} more approval${needed(a) === 1 ? '' : 's'} needed.` : ''} You can close this page.
-      </p>
-    </>,
-  );
-}
+export const reviewedPage = ({ reviewer }: Review, a: Approval, decision: Decision) => decidedPage(a, decision, reviewer.email);
