@@ -40,6 +40,18 @@ export const SECTIONS = [
   { name: 'Runs', href: '/console/runs' },
   { name: 'Approvals', href: '/console/approvals' },
   { name: 'Workflows', href: '/console/workflows' },
+  { name: 'Webhooks', href: '/console/webhooks' },
+  { name: 'Schedules', href: '/console/schedules' },
+] as const;
+
+/** The account's settings: under "Settings" in the navigation (a disclosure: no script needed). */
+export const SETTINGS = [
+  { name: 'API keys', href: '/console/keys' },
+  { name: 'Secrets', href: '/console/secrets' },
+  { name: 'Channels', href: '/console/channels' },
+  { name: 'Members', href: '/console/members' },
+  { name: 'Account', href: '/console/account' },
+  { name: 'Audit log', href: '/console/audit' },
 ] as const;
 
 /** The hidden field every signed-in form carries. */
@@ -62,6 +74,20 @@ function Nav({ session, current }: { session: ConsoleSession; current: string | 
               </a>
             </li>
           ))}
+          <li>
+            <details class="dropdown">
+              <summary aria-current={SETTINGS.some((s) => s.href === current) ? 'page' : undefined}>Settings</summary>
+              <ul>
+                {SETTINGS.map((s) => (
+                  <li key={s.href}>
+                    <a href={s.href} aria-current={current === s.href ? 'page' : undefined}>
+                      {s.name}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          </li>
         </ul>
         <ul>
           <li class="who">
