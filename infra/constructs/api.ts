@@ -1,8 +1,17 @@
-import { NestedStack, type RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
-import { ApiMapping, CfnStage, DomainName, HttpApi, HttpMethod, SecurityPolicy } from 'aws-cdk-lib/aws-apigatewayv2';
+import { NestedStack, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  ApiMapping,
+  CfnStage,
+  DomainName,
+  HttpApi,
+  HttpMethod,
+  type HttpRouteIntegrationBindOptions,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { routes } from '../../functions/routes.ts';
@@ -12,7 +21,7 @@ import { corsPreflight, throttleRoutes } from './edge.ts';
 import type { Functions } from './functions.ts';
 import { type Bindable, type FunctionGrant, idOf } from './route-function.ts';
 
-/** Routes per nested stack of route functions: 4 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
+/** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
 export const ROUTES_PER_NESTED_STACK = 60;
 
 /** What a route's function may do: its grants, plus the metering of an API-key request. */
@@ -39,6 +48,30 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
   integrationError: '$context.integrationErrorMessage',
   error: '$context.error.message',
 });
+
+/**
+ * A route's Lambda integration whose invoke permission lives beside the function (in its route
+ * functions stack) rather than beside the route: CDK's own puts it in the route's scope, a
+ * resource a route in the stack. Scoped to the route as CDK's is (the API, any stage and method, the
+ * route's path); the API's id reaches the nested stack as one of its parameters.
+ */
+class RouteIntegration extends HttpLambdaIntegration {
+  readonly #fn: IFunction;
+  constructor(id: string, fn: IFunction) {
+    super(id, fn);
+    this.#fn = fn;
+  }
+  protected override completeBind({ route }: HttpRouteIntegrationBindOptions): void {
+    this.#fn.addPermission('ApiInvoke', {
+      principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this.#fn).formatArn({
+        service: 'execute-api',
+        resource: route.httpApi.apiId,
+        resourceName: `*/*${route.path ?? ''}`,
+      }),
+    });
+  }
+}
 
 /** The custom domain of the API (props `domainName` and `certificateArn`, both or neither), in the stack itself. */
 export function addCustomDomain(stack: Stack, props: FlowgateStackProps): DomainName | undefined {
@@ -80,9 +113,10 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
       'Authorization is done in the functions: API keys, sessions and HMAC (per-route auth in the route table); health, OpenAPI and login are public by design',
   });
   // Room to grow: a route is 7 resources (function, role, policy, log group, route, integration,
-  // permission) against CloudFormation's 500 a template. Its function, role, policy and log group
-  // live in this nested stack; the API with its routes stays here, so a stack deployed before the
-  // split upgrades in place (a route key cannot be created twice on one API, a function can move).
+  // permission) against CloudFormation's 500 a template. Its function, role, policy, log group and
+  // invoke permission live in this nested stack; the API with its routes and integrations stays
+  // here, so a stack deployed before the split upgrades in place (a route key cannot be created
+  // twice on one API; a function or a permission can move: the new one is created, the old deleted).
   // Each route also gives its nested stack two outputs (the function's ARN and name) against
   // CloudFormation's 200, so the routes fill nested stacks of ROUTES_PER_NESTED_STACK in the route
   // table's order: new routes go at the table's end, and a deployed route never changes stack.
@@ -105,7 +139,7 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     api.addRoutes({
       path: route.path,
       methods: [HttpMethod[route.method]],
-      integration: new HttpLambdaIntegration(`${idOf(route.handler)}Integration`, handler),
+      integration: new RouteIntegration(`${idOf(route.handler)}Integration`, handler),
     });
   }
   configureDefaultStage(stack, api, props, removalPolicy);

@@ -46,22 +46,34 @@ function figure(pattern: RegExp): number {
   return numberOf((m as RegExpExecArray)[1] as string);
 }
 
+/** The stack as synth builds it (without bundling), once for the tests that read it. */
+const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
+const built = templatesOf(new FlowgateStack(app, 'flowgate-docs', { stage: 'docs' }));
+
 describe('docs/deploying.md figures', () => {
   it('reads numbers as the page writes them', () => {
     expect([numberOf('78'), numberOf('fifteen'), numberOf('Twelve'), numberOf('many')]).toEqual([78, 15, 12, -1]);
   });
 
   it('gives the number of functions the stack synthesizes', () => {
-    const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-    const { template, functions } = templatesOf(new FlowgateStack(app, 'flowgate-docs', { stage: 'docs' }));
+    const { template, functions } = built;
     const count = ownFunctions(template).length + ownFunctions(functions).length;
     expect(figure(/there are (\d+): one per route/)).toBe(count);
     expect(figure(/keep N × (\d+) well below/)).toBe(count);
   });
 
+  it("gives the stack's resources and the routes that still fit in its 30 % headroom (2 resources a route)", () => {
+    const { template } = built;
+    const resources = Object.keys(template.toJSON().Resources).length;
+    expect(figure(/the stack \((\d+) resources/)).toBe(resources);
+    expect(figure(/has room for (\d+) more routes/)).toBe(Math.floor((0.7 * 500 - resources) / 2));
+  });
+
   it('gives the number of alarms, of routes per nested stack and of approval routes', () => {
     expect(figure(/the state of the (\w+) alarms below/)).toBe(Object.keys(ALARMS).length);
     expect(figure(/filled with (\d+) routes each/)).toBe(ROUTES_PER_NESTED_STACK);
+    expect(figure(/functions stack holds (\d+) resources/)).toBe(5 * ROUTES_PER_NESTED_STACK);
+    expect(figure(/resources and (\d+) outputs, and the stack/)).toBe(2 * ROUTES_PER_NESTED_STACK);
     expect(figure(/the (\w+) approval routes/)).toBe(routes.filter((r) => 'throttle' in r && r.throttle === 'approval').length);
   });
 });

@@ -13,7 +13,7 @@ import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { isConsolePage, type Route, routeKey } from '../../shared/http/route.ts';
 import { ASSET } from '../../shared/console/asset-names.generated.ts';
 import { apiEvent, lambdaContext } from '../support/http.ts';
-import { ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
+import { allResources, ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -399,7 +399,7 @@ describe('FlowgateStack', () => {
 
   describe('room to grow', () => {
     // CloudFormation takes 500 resources, 200 parameters and 200 outputs a template; keep 30 % free in each.
-    const counts = (t: Template) => {
+    const counts = (t: Template): [resources: number, parameters: number, outputs: number] => {
       const json = t.toJSON();
       return [Object.keys(json.Resources ?? {}).length, Object.keys(json.Parameters ?? {}).length, Object.keys(json.Outputs ?? {}).length];
     };
@@ -414,15 +414,52 @@ describe('FlowgateStack', () => {
       }
     });
 
-    it('puts 4 of the 7 resources of a route in the route functions stacks, 3 in the stack', () => {
-      expect(counts(routeFunctions)[0]).toBe(4 * routes.length);
-      for (const type of ['AWS::Lambda::Function', 'AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::Logs::LogGroup']) {
+    it('puts 5 of the 7 resources of a route in the route functions stacks, 2 in the stack', () => {
+      expect(counts(routeFunctions)[0]).toBe(5 * routes.length);
+      for (const type of [
+        'AWS::Lambda::Function',
+        'AWS::IAM::Role',
+        'AWS::IAM::Policy',
+        'AWS::Logs::LogGroup',
+        'AWS::Lambda::Permission',
+      ]) {
         routeFunctions.resourceCountIs(type, routes.length);
       }
-      // ... and the fallback's; one more permission lets the schedule invoke the sweep.
+      // ... and the fallback's; the stack's two permissions are the fallback's and the sweep schedule's.
       template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
       template.resourceCountIs('AWS::ApiGatewayV2::Integration', routes.length + 1);
-      template.resourceCountIs('AWS::Lambda::Permission', routes.length + 2);
+      template.resourceCountIs('AWS::Lambda::Permission', 2);
+    });
+
+    it("lets API Gateway invoke each route's function from that route of the stack's API only", () => {
+      const [apiId] = all('AWS::ApiGatewayV2::Api')[0]!;
+      const resources = allResources(built);
+      for (const route of routes) {
+        const fnId = routeFunctionId(template, routeFunctions, routeKey(route));
+        const permissions = Object.values(resources).filter(
+          (r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.FunctionName?.['Fn::GetAtt']?.[0] === fnId,
+        );
+        expect(permissions, routeKey(route)).toHaveLength(1);
+        const { Properties: p } = permissions[0]!;
+        expect(p.Action).toBe('lambda:InvokeFunction');
+        expect(p.Principal).toBe('apigateway.amazonaws.com');
+        const arn = p.SourceArn['Fn::Join'][1] as unknown[];
+        expect(arn).toContainEqual({ Ref: apiId });
+        expect(arn.at(-1)).toBe(`/*/*${route.path}`);
+      }
+    });
+
+    // What part 2 of the console adds (about 40 routes) must fit in the 30 % headroom: 2 resources a
+    // route in the stack; 5 resources and 2 outputs a route in a route functions stack of 60.
+    const NEXT_ROUTES = 40;
+    it(`leaves room in the stack for ${NEXT_ROUTES} more routes, and fits a full route functions stack`, () => {
+      expect(counts(template)[0] + 2 * NEXT_ROUTES).toBeLessThanOrEqual(0.7 * 500);
+      // A full route functions stack (the first one is), whose parameters are the stack's resources its functions use.
+      const [resources, parameters, outputs] = counts(nested[0]!);
+      expect([resources, outputs]).toEqual([5 * ROUTES_PER_NESTED_STACK, 2 * ROUTES_PER_NESTED_STACK]);
+      expect(resources).toBeLessThanOrEqual(0.7 * 500);
+      expect(outputs).toBeLessThanOrEqual(0.7 * 200);
+      expect(parameters).toBeLessThanOrEqual(0.7 * 200);
     });
   });
 
