@@ -5,7 +5,9 @@ import {
   DomainName,
   HttpApi,
   HttpMethod,
+  HttpRoute,
   type HttpRouteIntegrationBindOptions,
+  HttpRouteKey,
   SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -23,6 +25,21 @@ import { type Bindable, type FunctionGrant, idOf } from './route-function.ts';
 
 /** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
 export const ROUTES_PER_NESTED_STACK = 60;
+/**
+ * The route table's first routes, whose API route and integration are in the stack itself (they were
+ * deployed there, and a route key cannot be created twice on one API). Fixed: every later route is
+ * whole in a nested stack.
+ */
+export const ROUTES_KEPT_IN_STACK = 91;
+/** Whole routes per nested stack: 7 resources and 2 outputs each, 350 of CloudFormation's 500 resources. */
+export const WHOLE_ROUTES_PER_NESTED_STACK = 50;
+
+/** The nested stack of the route at `index` of the route table (its number: 1, 2, …), and whether the route is whole in it. */
+export function routeStackOf(index: number): { n: number; whole: boolean } {
+  if (index < ROUTES_KEPT_IN_STACK) return { n: Math.floor(index / ROUTES_PER_NESTED_STACK) + 1, whole: false };
+  const kept = Math.ceil(ROUTES_KEPT_IN_STACK / ROUTES_PER_NESTED_STACK);
+  return { n: kept + Math.floor((index - ROUTES_KEPT_IN_STACK) / WHOLE_ROUTES_PER_NESTED_STACK) + 1, whole: true };
+}
 
 /** What a route's function may do: its grants, plus the metering of an API-key request. */
 const grantsOf = (route: Route): FunctionGrant[] => [...route.grants, ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : [])];
@@ -73,6 +90,12 @@ class RouteIntegration extends HttpLambdaIntegration {
   }
 }
 
+const AUTHORIZED_IN_FUNCTIONS = {
+  id: 'AwsSolutions-APIG4',
+  reason:
+    'Authorization is done in the functions: API keys, sessions and HMAC (per-route auth in the route table); health, OpenAPI and login are public by design',
+};
+
 /** The custom domain of the API (props `domainName` and `certificateArn`, both or neither), in the stack itself. */
 export function addCustomDomain(stack: Stack, props: FlowgateStackProps): DomainName | undefined {
   if (!props.domainName && !props.certificateArn) return undefined;
@@ -107,42 +130,55 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,
     corsPreflight: corsPreflight(props.corsOrigins ?? []),
   });
-  Validations.of(api).acknowledge({
-    id: 'AwsSolutions-APIG4',
-    reason:
-      'Authorization is done in the functions: API keys, sessions and HMAC (per-route auth in the route table); health, OpenAPI and login are public by design',
-  });
-  // Room to grow: a route is 7 resources (function, role, policy, log group, route, integration,
-  // permission) against CloudFormation's 500 a template. Its function, role, policy, log group and
-  // invoke permission live in this nested stack; the API with its routes and integrations stays
-  // here, so a stack deployed before the split upgrades in place (a route key cannot be created
-  // twice on one API; a function or a permission can move: the new one is created, the old deleted).
-  // Each route also gives its nested stack two outputs (the function's ARN and name) against
-  // CloudFormation's 200, so the routes fill nested stacks of ROUTES_PER_NESTED_STACK in the route
-  // table's order: new routes go at the table's end, and a deployed route never changes stack.
-  const routeStacks: NestedStack[] = [];
-  const routeStack = (i: number) => {
-    const n = Math.floor(i / ROUTES_PER_NESTED_STACK);
-    routeStacks[n] ??= new NestedStack(stack, n === 0 ? 'RouteFunctions' : `RouteFunctions${n + 1}`, {
-      description: `Flowgate route functions${n === 0 ? '' : ` ${n + 1}`} (${props.stage})`,
-    });
-    return routeStacks[n];
+  Validations.of(api).acknowledge(AUTHORIZED_IN_FUNCTIONS);
+  // Room to grow: a route is 7 resources (function, role, policy, log group, permission, route,
+  // integration) against CloudFormation's 500 a template. The first ROUTES_KEPT_IN_STACK routes have
+  // their function, role, policy, log group and invoke permission in nested stacks of
+  // ROUTES_PER_NESTED_STACK and their API route and integration here, so a stack deployed before the
+  // split upgrades in place (a route key cannot be created twice on one API; a function or a
+  // permission can move: the new one is created, the old deleted). Every later route is whole in a
+  // nested stack of WHOLE_ROUTES_PER_NESTED_STACK. Each route also gives its nested stack two outputs
+  // (the function's ARN and name, for the dashboard and alarms) against CloudFormation's 200. The
+  // stacks fill in the route table's order: new routes go at the table's end, and a deployed route
+  // never changes stack.
+  const routeStacks = new Map<number, NestedStack>();
+  const routeStack = (n: number) => {
+    let nested = routeStacks.get(n);
+    if (!nested) {
+      nested = new NestedStack(stack, n === 1 ? 'RouteFunctions' : `RouteFunctions${n}`, {
+        description: `Flowgate route functions${n === 1 ? '' : ` ${n}`} (${props.stage})`,
+      });
+      routeStacks.set(n, nested);
+    }
+    return nested;
   };
+  const wholeRouteStacks = new Set<NestedStack>();
   for (const [i, route] of (routes as readonly Route[]).entries()) {
     const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
-    const handler = functions.create(route.handler, settings, routeStack(i)).bind(resources, grantsOf(route));
+    const { n, whole } = routeStackOf(i);
+    const scope = routeStack(n);
+    const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOf(route));
     if (pages(route)) {
       handler.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }));
       handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
     }
     functions.group(route.tag, handler);
-    api.addRoutes({
-      path: route.path,
-      methods: [HttpMethod[route.method]],
-      integration: new RouteIntegration(`${idOf(route.handler)}Integration`, handler),
-    });
+    const integration = new RouteIntegration(`${idOf(route.handler)}Integration`, handler);
+    if (whole) {
+      const apiRoute = new HttpRoute(scope, `${idOf(route.handler)}Route`, {
+        httpApi: api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration,
+      });
+      Validations.of(apiRoute).acknowledge(AUTHORIZED_IN_FUNCTIONS);
+      wholeRouteStacks.add(scope);
+    } else {
+      api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration });
+    }
   }
-  configureDefaultStage(stack, api, props, removalPolicy);
+  // The stage's per-route throttles name routes that may be in those stacks: they exist first.
+  const stage = configureDefaultStage(stack, api, props, removalPolicy);
+  for (const nested of wholeRouteStacks) stage.node.addDependency(nested);
   if (customDomain) new ApiMapping(stack, 'ApiMapping', { api, domainName: customDomain });
   return { api, fallback };
 }
@@ -160,4 +196,5 @@ function configureDefaultStage(stack: Stack, api: HttpApi, props: FlowgateStackP
   });
   stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
   throttleRoutes(stage, props);
+  return stage;
 }

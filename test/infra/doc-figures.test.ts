@@ -3,7 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { ALARMS } from '../../infra/constructs/alarms.ts';
-import { ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_KEPT_IN_STACK, ROUTES_PER_NESTED_STACK, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
 import { ownFunctions, templatesOf } from '../support/template.ts';
 
@@ -62,11 +62,11 @@ describe('docs/deploying.md figures', () => {
     expect(figure(/keep N × (\d+) well below/)).toBe(count);
   });
 
-  it("gives the stack's resources and the routes that still fit in its 30 % headroom (2 resources a route)", () => {
+  it("gives the stack's resources and the routes kept in it", () => {
     const { template } = built;
-    const resources = Object.keys(template.toJSON().Resources).length;
-    expect(figure(/the stack \((\d+) resources/)).toBe(resources);
-    expect(figure(/has room for (\d+) more routes/)).toBe(Math.floor((0.7 * 500 - resources) / 2));
+    expect(figure(/the stack \((\d+) resources/)).toBe(Object.keys(template.toJSON().Resources).length);
+    expect(figure(/The table's first (\d+) routes/)).toBe(ROUTES_KEPT_IN_STACK);
+    expect(figure(/whole in a nested stack of (\d+)/)).toBe(WHOLE_ROUTES_PER_NESTED_STACK);
   });
 
   it('gives the number of alarms, of routes per nested stack and of approval routes', () => {

@@ -10,7 +10,7 @@ export const isTriggerProvider = (logicalId: string) => logicalId.startsWith('AW
 export const ownFunctions = (t: Template) =>
   Object.entries(t.findResources('AWS::Lambda::Function') as Record<string, Resource>).filter(([id]) => !isTriggerProvider(id));
 
-/** The nested stacks that hold the routes' functions (function, role, policy, log group), in order. */
+/** The nested stacks that hold the routes' functions (function, role, policy, log group, permission; later routes whole), in order. */
 export const routeFunctionsTemplates = (stack: Stack) =>
   stack.node.children
     .filter((c): c is NestedStack => c.node.id.startsWith('RouteFunctions') && 'nestedStackResource' in c)
@@ -39,16 +39,24 @@ export function parameterValue(parent: Template, name: string): unknown {
 }
 
 /**
- * The logical id, in the route functions' template, of the function behind a route: the route's
- * integration (parent template) takes the function's ARN from an output of the nested stack.
+ * The logical id, in the route functions' template, of the function behind a route: a route kept in
+ * the stack has its integration there, taking the function's ARN from an output of the nested stack;
+ * a later route is whole in its nested stack, its integration naming the function directly.
  */
 export function routeFunctionId(parent: Template, functions: Template, routeKey: string): string {
-  const resources = parent.toJSON().Resources as Record<string, Resource>;
-  const route = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey);
-  if (!route) throw new Error(`No route ${routeKey}`);
-  const integration = resources[route.Properties.Target['Fn::Join'][1][1].Ref]!;
-  const output = (integration.Properties.IntegrationUri['Fn::GetAtt'][1] as string).replace(/^Outputs\./, '');
-  return functions.toJSON().Outputs[output].Value['Fn::GetAtt'][0];
+  for (const [template, whole] of [
+    [parent, false],
+    [functions, true],
+  ] as const) {
+    const resources = template.toJSON().Resources as Record<string, Resource>;
+    const route = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey);
+    if (!route) continue;
+    const integration = resources[route.Properties.Target['Fn::Join'][1][1].Ref]!;
+    const uri = integration.Properties.IntegrationUri['Fn::GetAtt'] as [string, string];
+    if (whole) return uri[0];
+    return functions.toJSON().Outputs[uri[1].replace(/^Outputs\./, '')].Value['Fn::GetAtt'][0];
+  }
+  throw new Error(`No route ${routeKey}`);
 }
 
 /**
