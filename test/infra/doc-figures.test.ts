@@ -41,7 +41,7 @@ const WORDS = [
 const numberOf = (text: string) => (/^\d+$/.test(text) ? Number(text) : WORDS.indexOf(text.toLowerCase()));
 /** The number the page writes where `pattern` (with one group for it) matches; fails when the page has no such sentence. */
 function figure(pattern: RegExp): number {
-  const m = pattern.exec(page);
+  const m = pattern.exec(page.replace(/\s+/g, ' '));
   expect(m, `docs/deploying.md has no sentence matching ${pattern}`).not.toBeNull();
   return numberOf((m as RegExpExecArray)[1] as string);
 }

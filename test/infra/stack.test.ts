@@ -72,7 +72,8 @@ describe('FlowgateStack', () => {
       const ids = routes.map((r) => routeFunctionId(template, routeFunctions, routeKey(r)));
       expect(new Set(ids).size).toBe(routes.length);
       for (const id of ids) expect(id).toMatch(/^Http/);
-      template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
+      template.resourceCountIs('AWS::ApiGatewayV2::Route', Math.min(routes.length, ROUTES_KEPT_IN_STACK) + 1);
+      routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', Math.max(0, routes.length - ROUTES_KEPT_IN_STACK));
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
     });
 
@@ -508,7 +509,9 @@ describe('FlowgateStack', () => {
 
 describe("the console's pages in the stack", () => {
   const pages = (routes as readonly Route[]).filter(isConsolePage);
-  const apiRoutes = Object.values(template.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>);
+  const apiRoutes = [template, routeFunctions].flatMap((t) =>
+    Object.values(t.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>),
+  );
 
   it('are routes of the API, each on a function of its own, with no authorizer of the gateway', () => {
     expect(pages.map(routeKey)).toEqual(
