@@ -27,3 +27,11 @@ export const WorkflowPatch = z
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), 'at least one field is required');
 export type WorkflowPatch = z.infer<typeof WorkflowPatch>;
+
+/** A workflow's version in the list of versions (`GET /api/workflows/{id}/versions`): null where not recorded. */
+export const WorkflowVersionEntry = z.object({ version: z.number(), createdAt: z.number().nullable(), createdBy: z.string().nullable() });
+export const WorkflowVersionList = z.object({ items: z.array(WorkflowVersionEntry), nextCursor: z.string().nullable() });
+/** One version with its definition (secrets masked): `GET /api/workflows/{id}/versions/{version}`. */
+export const WorkflowVersionView = WorkflowVersionEntry.extend({ definition: z.unknown(), recovery: z.boolean() });
+/** A version number in a path: anything else names no version (404). */
+export const VersionNumber = z.coerce.number().int().min(1).max(1_000_000_000);

@@ -1,0 +1,7 @@
+// GET /api/workflows/{id}/versions/{version}
+import { route } from './version.route.ts';
+import { http } from '../../../shared/http/handler.ts';
+import { ok } from '../../../shared/http/responses.ts';
+import { readWorkflowVersion } from '../../../shared/domain/workflow-versions.ts';
+
+export const handler = http(route, async ({ principal, params }) => ok(await readWorkflowVersion(principal, params.id, params.version)));
