@@ -53,6 +53,9 @@ function lineOf(text: string, root: ReturnType<typeof parseTree>, path: string) 
   return undefined;
 }
 
+/** `CloseBraceExpected` as words: "close brace expected". */
+const words = (code: string) => code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+
 /** The text as JSON: the first syntax error with its line and column, or the value. */
 function parseText(text: string): { value: unknown } | { error: DraftError } {
   if (text.trim() === '')
@@ -66,7 +69,7 @@ function parseText(text: string): { value: unknown } | { error: DraftError } {
       error: {
         field: 'definition',
         path: '(definition)',
-        message: `JSON syntax error at line ${at.line}, column ${at.column}: ${printParseErrorCode(first.error)}`,
+        message: `JSON syntax error: ${words(printParseErrorCode(first.error))}`,
         ...at,
       },
     };
