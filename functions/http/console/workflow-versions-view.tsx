@@ -98,7 +98,7 @@ export function versionsPage(session: ConsoleSession, d: VersionsPageData) {
                 {v.version > 1 ? (
                   <a
                     href={compareHref(w, v.version - 1, v.version)}
-                    aria-label={`Compare version ${v.version} with version ${v.version - 1}`}
+                    aria-label={`Compare with previous (version ${v.version - 1} → ${v.version})`}
                   >
                     Compare with previous
                   </a>
