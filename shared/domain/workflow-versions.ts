@@ -26,9 +26,11 @@ export const noVersion = (workflowId: string, version: number) =>
  */
 export async function pageWorkflowVersions(p: Pick<Principal, 'accountId'>, workflowId: string, limit: number, cursor: string | undefined) {
   const binding = `workflow-versions:${p.accountId}:${workflowId}`;
+  // The cursor first: a bad one is refused before any read starts (none is left unawaited).
+  const startKey = decodeCursor(cursor, binding);
   const [w, page] = await Promise.all([
     requireWorkflow(p.accountId, workflowId),
-    listWorkflowVersions(p.accountId, workflowId, limit, decodeCursor(cursor, binding)),
+    listWorkflowVersions(p.accountId, workflowId, limit, startKey),
   ]);
   const items = page.items.map(versionEntryView);
   if (!cursor && items[0]?.version !== w.version)

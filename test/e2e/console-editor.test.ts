@@ -91,6 +91,7 @@ describe('the editor', () => {
     // Fixed: no errors, and the graph of the draft, with the new step.
     await typeDefinition(page, FIXED);
     await page.getByRole('region', { name: 'No errors: the definition is valid' }).waitFor();
+    expect(await page.getByLabel('Definition', { exact: true }).getAttribute('aria-invalid')).toBeNull();
     const graph = page.getByRole('img', { name: 'Graph of the draft' });
     await graph.waitFor();
     for (const id of ['greet', 'wrap_up']) expect(await graph.getByText(id, { exact: true }).isVisible(), id).toBe(true);

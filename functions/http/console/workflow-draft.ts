@@ -56,10 +56,35 @@ function lineOf(text: string, root: ReturnType<typeof parseTree>, path: string) 
 /** `CloseBraceExpected` as words: "close brace expected". */
 const words = (code: string) => code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 
+/**
+ * Where the text first nests deeper than `MAX_JSON_DEPTH` (brackets outside strings), if it does: such a
+ * text is refused before any parser walks it (a recursive one would overflow the stack).
+ */
+function tooDeepAt(text: string): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      if (++depth > MAX_JSON_DEPTH) return i;
+    } else if (c === '}' || c === ']') depth--;
+  }
+  return undefined;
+}
+
 /** The text as JSON: the first syntax error with its line and column, or the value. */
 function parseText(text: string): { value: unknown } | { error: DraftError } {
   if (text.trim() === '')
     return { error: { field: 'definition', path: '(definition)', message: 'is empty: write the definition as JSON' } };
+  const deep = tooDeepAt(text);
+  if (deep !== undefined)
+    return {
+      error: { field: 'definition', path: '(definition)', message: `nested deeper than ${MAX_JSON_DEPTH} levels`, ...place(text, deep) },
+    };
   const errors: ParseError[] = [];
   parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
