@@ -4,14 +4,15 @@ import { WorkflowGraph } from '../../../shared/console/graph.tsx';
 import { CONSOLE_HEADERS, Csrf, page } from '../../../shared/console/render.tsx';
 import type { Workflow } from '../../../shared/db/entities/workflow.ts';
 import type { WorkflowDefinition } from '../../../shared/engine/definition.ts';
+import { SetStep } from '../../../shared/engine/steps/set.ts';
 import type { HttpResult } from '../../../shared/http/context.ts';
 import type { DraftError } from './workflow-draft.ts';
 
 /** Where the draft is checked as you type (htmx), saving nothing. */
 export const VALIDATE_PATH = '/console/workflows/validate';
 
-/** A new workflow's first definition: one step, to start from. */
-export const STARTER = `${JSON.stringify({ steps: [{ id: 'hello', type: 'set', values: { greeting: 'Hello' } }] }, null, 2)}\n`;
+/** A new workflow's first definition: one step that sets a variable, to start from. */
+export const STARTER = `${JSON.stringify({ steps: [{ id: 'hello', type: SetStep.shape.type.value, values: { greeting: 'Hello' } }] }, null, 2)}\n`;
 
 export type EditorData = {
   /** The workflow edited (absent: a new one). */
