@@ -41,7 +41,7 @@ export async function pageWorkflowVersions(p: Pick<Principal, 'accountId'>, work
 /** One version of the workflow with its definition (secrets masked, as every read masks them), or 404. */
 export async function readWorkflowVersion(p: Pick<Principal, 'accountId'>, workflowId: string, version: number, w?: Workflow) {
   const workflow = w ?? (await requireWorkflow(p.accountId, workflowId));
-  const v = version <= workflow.version ? await workflowVersion(p.accountId, workflowId, version) : undefined;
+  const v = version >= 1 && version <= workflow.version ? await workflowVersion(p.accountId, workflowId, version) : undefined;
   if (!v) throw noVersion(workflowId, version);
   return {
     ...versionEntryView({
@@ -61,7 +61,7 @@ export async function readWorkflowVersion(p: Pick<Principal, 'accountId'>, workf
  */
 export async function restoreWorkflowVersion(p: Actor, workflowId: string, version: number, expectedVersion?: number) {
   const w = await requireWorkflow(p.accountId, workflowId);
-  const v = version <= w.version ? await workflowVersion(p.accountId, workflowId, version) : undefined;
+  const v = version >= 1 && version <= w.version ? await workflowVersion(p.accountId, workflowId, version) : undefined;
   if (!v) throw noVersion(workflowId, version);
   return updateWorkflow(p, workflowId, { definition: v.definition }, Date.now(), expectedVersion ?? w.version);
 }

@@ -126,6 +126,19 @@ describe('versions: author and time, and the API', () => {
       apiEvent({ path: `/api/workflows/${w.workflowId}/versions/9`, headers: bearer(admin), params: { id: w.workflowId, version: '9' } }),
     );
     expectProblem(missing, 404, 'WORKFLOW_VERSION_NOT_FOUND');
+    for (const version of ['0', 'abc', '1.5'])
+      expectProblem(
+        await invoke(
+          versionHandler,
+          apiEvent({
+            path: `/api/workflows/${w.workflowId}/versions/${version}`,
+            headers: bearer(admin),
+            params: { id: w.workflowId, version },
+          }),
+        ),
+        404,
+        'WORKFLOW_VERSION_NOT_FOUND',
+      );
     // Another account's workflow: the same 404 as an unknown one, for the list and a version.
     const theirs = await invoke(
       versionsHandler,

@@ -1,6 +1,6 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { WorkflowParams } from '../../../shared/schemas/engine.ts';
-import { VersionNumber, WorkflowVersionView } from '../../../shared/schemas/workflows.ts';
+import { VersionSegment, WorkflowVersionView } from '../../../shared/schemas/workflows.ts';
 import { read, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
@@ -11,7 +11,7 @@ export const route = {
   tag: 'Console',
   auth: session,
   grants: read,
-  params: WorkflowParams.extend({ version: VersionNumber }),
+  params: WorkflowParams.extend({ version: VersionSegment }),
   response: WorkflowVersionView,
   errors: [...refuses(404, 'WORKFLOW_VERSION_NOT_FOUND')],
 } as const satisfies Route;
