@@ -3,5 +3,5 @@ export const ASSET = {
   'pico.css': '/console/assets/pico.fbc9a63fc9fc.css',
   'console.css': '/console/assets/console.da279b8b8b36.css',
   'htmx.js': '/console/assets/htmx.d6fdc75f204e.js',
-  'console.js': '/console/assets/console.d323e4c10045.js',
+  'console.js': '/console/assets/console.f81eb3627d7e.js',
 } as const;

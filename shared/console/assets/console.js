@@ -15,8 +15,8 @@ document.addEventListener('click', (event) => {
 // The live check (htmx swaps #draft-check as you type) also tells the Definition field whether it is
 // valid now: its aria-invalid follows the listed errors.
 document.addEventListener('htmx:afterSwap', (event) => {
-  const target = event.target instanceof Element ? event.target : null;
-  if (!target || target.id !== 'draft-check') return;
+  const target = event.target;
+  if (!(target instanceof Element) || target.id !== 'draft-check') return;
   const field = document.getElementById('wf-definition');
   if (!field) return;
   if (target.querySelector('ul.draft-errors')) field.setAttribute('aria-invalid', 'true');
