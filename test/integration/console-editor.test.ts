@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPage } from '../../functions/http/console/workflow-create.ts';
+import { handler as editPage } from '../../functions/http/console/workflow-edit.ts';
 import { handler as savePage } from '../../functions/http/console/workflow-save.ts';
 import { handler as validatePage } from '../../functions/http/console/workflow-validate.ts';
 import { handler as versionsPage } from '../../functions/http/console/workflow-versions.ts';
@@ -11,6 +12,7 @@ import { csrfToken } from '../../shared/console/csrf.ts';
 import { getWorkflow, getWorkflowVersion } from '../../shared/db/entities/workflow.ts';
 import { createWorkflow, updateWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { EXAMPLE_SECRET } from '../support/definitions.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke, lambdaContext } from '../support/http.ts';
 import { freshIp, sessionOf } from '../support/sessions.ts';
@@ -292,6 +294,46 @@ describe('the save routes', () => {
     );
     expect(again.statusCode).toBe(303);
     expect((await getWorkflow(a.account.accountId, w.workflowId))?.version).toBe(3);
+  });
+
+  it('the editor shows secrets masked; saving the masks keeps the stored secrets', async () => {
+    const token = 'Bearer sk_live_0123456789abcdefXYZ1';
+    const def = {
+      steps: [{ id: 'call', type: 'http_request', method: 'POST', url: 'https://api.example.com/hook', headers: { authorization: token } }],
+      notifications: [{ url: 'https://hooks.example.com/in', events: ['execution.succeeded'], secret: EXAMPLE_SECRET }],
+    };
+    const w = await createWorkflow(adminActor(), {
+      name: 'Secretive',
+      definition: WorkflowDefinition.parse(def),
+      recovery: false,
+      editors: [],
+    });
+    const edit = await get(editPage, `/console/workflows/${w.workflowId}/edit`, admin, { workflowId: w.workflowId });
+    expect(edit.statusCode).toBe(200);
+    expect(edit.body).not.toContain('0123456789abcdef');
+    expect(edit.body).not.toContain(EXAMPLE_SECRET);
+    const shown = /<textarea[^>]*>([\s\S]*?)<\/textarea>/.exec(edit.body ?? '')?.[1] as string;
+    const draft = text(shown);
+    expect(draft).toContain('••••');
+    // The live check takes the masks too (against the stored definition).
+    expect(
+      text(
+        (await post(validatePage, '/console/workflows/validate', admin, { workflowId: w.workflowId, name: 'Secretive', definition: draft }))
+          .body,
+      ),
+    ).toContain('No errors');
+    const saved = await post(
+      savePage,
+      `/console/workflows/${w.workflowId}/edit`,
+      admin,
+      { name: 'Secretive', definition: draft, version: '1' },
+      { workflowId: w.workflowId },
+    );
+    expect(saved.statusCode).toBe(303);
+    const now = await getWorkflow(a.account.accountId, w.workflowId);
+    expect(now?.version).toBe(2);
+    expect(JSON.stringify(now?.definition)).toContain(token);
+    expect(JSON.stringify(now?.definition)).toContain(EXAMPLE_SECRET);
   });
 
   it('a member who may not edit: 403 and nothing saved; another account: 404', async () => {
