@@ -91,6 +91,16 @@ import { route as consoleRuns } from './http/console/runs.route.ts';
 import { route as consoleApprovals } from './http/console/approvals.route.ts';
 import { route as consoleApproval } from './http/console/approval.route.ts';
 import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
+import { route as workflowsVersions } from './http/workflows/versions.route.ts';
+import { route as workflowsVersion } from './http/workflows/version.route.ts';
+import { route as consoleWorkflowNew } from './http/console/workflow-new.route.ts';
+import { route as consoleWorkflowCreate } from './http/console/workflow-create.route.ts';
+import { route as consoleWorkflowEdit } from './http/console/workflow-edit.route.ts';
+import { route as consoleWorkflowSave } from './http/console/workflow-save.route.ts';
+import { route as consoleWorkflowValidate } from './http/console/workflow-validate.route.ts';
+import { route as consoleWorkflowVersions } from './http/console/workflow-versions.route.ts';
+import { route as consoleWorkflowRestoreConfirm } from './http/console/workflow-restore-confirm.route.ts';
+import { route as consoleWorkflowRestore } from './http/console/workflow-restore.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -190,4 +200,14 @@ export const routes = [
   consoleApprovals,
   consoleApproval,
   consoleApprovalDecide,
+  workflowsVersions,
+  workflowsVersion,
+  consoleWorkflowNew,
+  consoleWorkflowCreate,
+  consoleWorkflowEdit,
+  consoleWorkflowSave,
+  consoleWorkflowValidate,
+  consoleWorkflowVersions,
+  consoleWorkflowRestoreConfirm,
+  consoleWorkflowRestore,
 ] as const satisfies readonly Route[];

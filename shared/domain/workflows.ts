@@ -1,4 +1,4 @@
-import { deleteWorkflow, listWorkflows, putWorkflow, type Workflow } from '../db/entities/workflow.ts';
+import { deleteWorkflow, listWorkflows, putWorkflow, type Workflow, workflowChanged } from '../db/entities/workflow.ts';
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { listChannelItems } from '../db/entities/channel.ts';
@@ -102,6 +102,16 @@ async function checkChannels(accountId: string, definition: WorkflowDefinition) 
   if (errors.length) throw validationFailed(errors);
 }
 
+/**
+ * What saving `definition` would check beyond its schema (quorums, channels, masked secrets against
+ * `current`, secret use), saving nothing: the editor's live validation. Throws as the save would.
+ */
+export async function checkDefinition(p: Actor, definition: WorkflowDefinition, current: WorkflowDefinition | undefined) {
+  await checkQuorums(p.accountId, definition);
+  await checkChannels(p.accountId, definition);
+  await checkSecretUse(p, restoreSecrets(definition, current));
+}
+
 type WorkflowInput = { name: string; description?: string; definition: WorkflowDefinition; recovery: boolean; editors: string[] };
 
 export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now()): Promise<Workflow> {
@@ -117,6 +127,7 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
     definition,
     editors: [...new Set(input.editors)],
     ownerId: p.userId,
+    updatedBy: p.userId,
     createdAt: now,
     updatedAt: now,
     version: 1,
@@ -125,9 +136,21 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
   return w;
 }
 
-export async function updateWorkflow(p: Actor, workflowId: string, patch: Partial<WorkflowInput>, now = Date.now()): Promise<Workflow> {
+/**
+ * A new version of the workflow. With `expectedVersion` (an editor's form: the version it was opened
+ * on), a workflow saved by someone else meanwhile is refused with 409 `WORKFLOW_CHANGED`, as a race
+ * between the read and the write is.
+ */
+export async function updateWorkflow(
+  p: Actor,
+  workflowId: string,
+  patch: Partial<WorkflowInput>,
+  now = Date.now(),
+  expectedVersion?: number,
+): Promise<Workflow> {
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
+  if (expectedVersion !== undefined && expectedVersion !== w.version) throw workflowChanged();
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
   if (patch.definition) await checkQuorums(p.accountId, patch.definition);
   if (patch.definition) await checkChannels(p.accountId, patch.definition);
@@ -140,6 +163,7 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
     ...(definition ? { definition } : {}),
     ...(patch.editors ? { editors: [...new Set(patch.editors)] } : {}),
     updatedAt: now,
+    updatedBy: p.userId,
     version: w.version + 1,
   };
   await putWorkflow(next, w.version);

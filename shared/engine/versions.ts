@@ -1,7 +1,14 @@
 import * as z from 'zod';
 import { TtlCache } from '../cache.ts';
 import type { Execution } from '../db/entities/execution.ts';
-import { getWorkflow, getWorkflowVersion, type StoredDefinition, type Workflow, WorkflowVersion } from '../db/entities/workflow.ts';
+import {
+  getWorkflow,
+  getWorkflowVersion,
+  type StoredDefinition,
+  type Workflow,
+  type WorkflowVersion,
+  versionOf,
+} from '../db/entities/workflow.ts';
 import { RECORD_TTL_MS } from '../db/retention.ts';
 import type { WorkflowDefinition } from './definition.ts';
 
@@ -45,7 +52,7 @@ export async function workflowVersion(
   // A workflow saved before versions were stored has no version item: its current state is that version.
   if (!v) {
     const w = await getWorkflow(accountId, workflowId);
-    if (w?.version === version) v = WorkflowVersion.parse(w);
+    if (w?.version === version) v = versionOf(w);
   }
   const read = v && defined(v);
   if (read) versions.set(id, read);
@@ -63,8 +70,7 @@ export async function currentWorkflow(accountId: string, workflowId: string): Pr
 }
 
 /** A run started with its workflow at hand: its version is known without a read. */
-export const rememberVersion = (w: Workflow) =>
-  versions.set(versionId(w.accountId, w.workflowId, w.version), defined(WorkflowVersion.parse(w)));
+export const rememberVersion = (w: Workflow) => versions.set(versionId(w.accountId, w.workflowId, w.version), defined(versionOf(w)));
 
 /** The instance that changed or deleted a workflow sees it at once. */
 export const forgetWorkflow = (accountId: string, workflowId: string) => currentWorkflows.delete(`${accountId}/${workflowId}`);

@@ -27,3 +27,19 @@ export const WorkflowPatch = z
   })
   .refine((p) => Object.values(p).some((v) => v !== undefined), 'at least one field is required');
 export type WorkflowPatch = z.infer<typeof WorkflowPatch>;
+
+/** A workflow's version in the list of versions (`GET /api/workflows/{id}/versions`): null where not recorded. */
+export const WorkflowVersionEntry = z.object({ version: z.number(), createdAt: z.number().nullable(), createdBy: z.string().nullable() });
+export const WorkflowVersionList = z.object({ items: z.array(WorkflowVersionEntry), nextCursor: z.string().nullable() });
+/** One version with its definition (secrets masked): `GET /api/workflows/{id}/versions/{version}`. */
+export const WorkflowVersionView = WorkflowVersionEntry.extend({ definition: z.unknown(), recovery: z.boolean() });
+/** A version number in a console path or query: anything else names no version (404 / 400). */
+export const VersionNumber = z.coerce.number().int().min(1).max(1_000_000_000);
+/**
+ * A version in an API path, as text: the workflow is looked up first, so an unknown workflow is 404
+ * `WORKFLOW_NOT_FOUND` whatever the version says, and a version that is not a number is one it does
+ * not have (404 `WORKFLOW_VERSION_NOT_FOUND`).
+ */
+export const VersionSegment = z.string().max(8192);
+/** The number a version segment names, or 0 (no version has it). */
+export const versionOfSegment = (s: string) => (/^[1-9]\d{0,9}$/.test(s) ? Number(s) : 0);

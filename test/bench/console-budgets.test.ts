@@ -8,6 +8,9 @@ import { handler as runPage } from '../../functions/http/console/run.ts';
 import { handler as approvalsPage } from '../../functions/http/console/approvals.ts';
 import { handler as workflowsPage } from '../../functions/http/console/workflows.ts';
 import { handler as workflowPage } from '../../functions/http/console/workflow.ts';
+import { handler as workflowNewPage } from '../../functions/http/console/workflow-new.ts';
+import { handler as workflowEditPage } from '../../functions/http/console/workflow-edit.ts';
+import { handler as workflowVersionsPage } from '../../functions/http/console/workflow-versions.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { BODIES } from '../../shared/console/asset-bodies.generated.ts';
@@ -70,8 +73,13 @@ const PAGES = [
   { path: '/console/approvals', handler: () => approvalsPage, calls: 22, steps: 5 },
   // + 1 Query
   { path: '/console/workflows', handler: () => workflowsPage, calls: 4, steps: 3 },
-  // + the workflow, its webhooks, schedules and 4 run shards together; its owner, the runs' BatchGet
-  { path: '/console/workflows/{workflow}', handler: () => workflowPage, calls: 12, steps: 4 },
+  // + the workflow, its webhooks, schedules, 4 run shards, its latest versions and the account's users (their authors) together; the runs' BatchGet
+  { path: '/console/workflows/{workflow}', handler: () => workflowPage, calls: 13, steps: 4 },
+  // the editor: nothing more for a new workflow; + the workflow to edit
+  { path: '/console/workflows/new', handler: () => workflowNewPage, calls: 3, steps: 2 },
+  { path: '/console/workflows/{workflow}/edit', handler: () => workflowEditPage, calls: 4, steps: 3 },
+  // + the workflow, a page of its versions and the account's users together (a diff: + two version reads)
+  { path: '/console/workflows/{workflow}/versions', handler: () => workflowVersionsPage, calls: 6, steps: 3 },
 ] as const;
 
 describe('console page views', () => {

@@ -10,8 +10,8 @@ import type { WorkflowDefinition } from '../../../shared/engine/definition.ts';
 
 /** Runs the workflow's page lists (the runs list, filtered by the workflow, has them all). */
 export const RECENT_RUNS = 10;
-/** Versions the page lists: the latest ones, and the first. */
-const LISTED_VERSIONS = 10;
+/** Versions the page lists: the latest ones (all of them on the versions page). */
+export const LISTED_VERSIONS = 10;
 
 type Shown = { version: number; definition: WorkflowDefinition };
 
@@ -19,8 +19,11 @@ export type WorkflowPageData = {
   workflow: Workflow;
   /** The definition shown: the current version's, or the one asked for (`?version=`). */
   shown: Shown;
-  /** The owner's email (who saved the first version), if the user still exists. */
-  owner: string | undefined;
+  /** The latest versions, newest first, and the account's users' emails (their authors). */
+  versions: VersionEntry[];
+  emails: Map<string, string>;
+  /** Whether the signed-in user may edit the workflow (its "Edit" link). */
+  canEdit: boolean;
   webhooks: ReturnType<typeof webhookView>[];
   schedules: ReturnType<typeof scheduleView>[];
   runs: ReturnType<typeof executionView>[];
@@ -36,19 +39,18 @@ const definitionHref = (w: Workflow, shown: Shown) =>
 
 const None = ({ children }: { children: string }) => <p class="muted">{children}</p>;
 
-/** Who saved a version and when, as far as it is recorded: the first's author and time, the latest save's time. */
-function Versions({ w, shown, owner }: { w: Workflow; shown: Shown; owner: string | undefined }) {
-  const latest = Array.from({ length: Math.min(LISTED_VERSIONS, w.version) }, (_, i) => w.version - i);
-  const listed = latest.includes(1) ? latest : [...latest, 1];
+type VersionEntry = { version: number; createdAt: number | null; createdBy: string | null };
+
+/** The latest versions: who saved each and when ("—" where a version predates that record); all of them on the versions page. */
+function Versions({ w, shown, versions, emails }: { w: Workflow; shown: Shown; versions: VersionEntry[]; emails: Map<string, string> }) {
   return (
     <section aria-labelledby="versions">
       <h2 id="versions">Versions</h2>
       <p class="muted">
-        Every save keeps its version (runs execute the version they started with).
-        {w.version > 1
-          ? ' Who saved each later version, and when, is not recorded: only the first version’s author and the latest save’s time are.'
-          : ''}
-        {w.version > listed.length ? ` ${w.version - listed.length} earlier versions are not listed; open one with ?version=<number>.` : ''}
+        Every save keeps its version (runs execute the version they started with).{' '}
+        <a href={`${href(w)}/versions`}>
+          {w.version > versions.length ? `All ${w.version} versions, and their diffs` : 'Versions and their diffs'}
+        </a>
       </p>
       <Table caption="Versions, newest first">
         <thead>
@@ -59,7 +61,7 @@ function Versions({ w, shown, owner }: { w: Workflow; shown: Shown; owner: strin
           </tr>
         </thead>
         <tbody>
-          {listed.map((v) => (
+          {versions.map(({ version: v, createdAt, createdBy }) => (
             <tr key={v}>
               <td>
                 {v === shown.version ? (
@@ -70,15 +72,11 @@ function Versions({ w, shown, owner }: { w: Workflow; shown: Shown; owner: strin
                 {v === w.version ? <span class="muted"> (current)</span> : null}
               </td>
               <td>
-                {v === w.version ? (
-                  <Time ms={w.updatedAt} />
-                ) : v === 1 ? (
-                  <Time ms={w.createdAt} />
-                ) : (
-                  <span class="muted">not recorded</span>
-                )}
+                <Time ms={createdAt ?? undefined} />
               </td>
-              <td>{v === 1 ? (owner ?? <span class="muted">a removed user</span>) : <span class="muted">not recorded</span>}</td>
+              <td>
+                {createdBy === null ? <span class="muted">—</span> : (emails.get(createdBy) ?? <span class="muted">a removed user</span>)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -211,6 +209,18 @@ export function workflowPage(session: ConsoleSession, d: WorkflowPageData) {
   return page(
     { title: w.name, session, section: '/console/workflows' },
     <>
+      <nav aria-label="Workflow" class="workflow-links">
+        <ul>
+          {d.canEdit ? (
+            <li>
+              <a href={`${href(w)}/edit`}>Edit</a>
+            </li>
+          ) : null}
+          <li>
+            <a href={`${href(w)}/versions`}>Versions</a>
+          </li>
+        </ul>
+      </nav>
       <dl class="workflow-facts">
         <dt>Id</dt>
         <dd>
@@ -245,7 +255,7 @@ export function workflowPage(session: ConsoleSession, d: WorkflowPageData) {
         <h2 id="definition">Definition</h2>
         <JsonValue value={shown.definition} fullHref={definitionHref(w, shown)} label={`Definition of version ${shown.version} as JSON`} />
       </section>
-      <Versions w={w} shown={shown} owner={d.owner} />
+      <Versions w={w} shown={shown} versions={d.versions} emails={d.emails} />
       <Webhooks webhooks={d.webhooks} admin={session.principal.role === 'admin'} />
       <Schedules schedules={d.schedules} />
       <Runs w={w} runs={d.runs} more={d.moreRuns} />

@@ -20,8 +20,11 @@ export const workflowsPage = (
   page(
     { title: 'Workflows', session, section: '/console/workflows' },
     <section>
+      <p>
+        <a href="/console/workflows/new">New workflow</a>
+      </p>
       {workflows.length === 0 ? (
-        <p>{query.cursor ? 'No more workflows.' : 'No workflows yet. Create one with the API (POST /api/workflows).'}</p>
+        <p>{query.cursor ? 'No more workflows.' : 'No workflows yet.'}</p>
       ) : (
         <Table caption="Workflows, newest first">
           <thead>

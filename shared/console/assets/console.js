@@ -10,3 +10,16 @@ document.addEventListener('click', (event) => {
     button.textContent = 'Copied';
   });
 });
+
+// ---- Workflow editor (p2-editor) ----
+// The live check (htmx swaps #draft-check as you type) also tells the Definition field whether it is
+// valid now: its aria-invalid follows the listed errors.
+document.addEventListener('htmx:afterSwap', (event) => {
+  const target = event.target;
+  if (!(target instanceof Element) || target.id !== 'draft-check') return;
+  const field = document.getElementById('wf-definition');
+  if (!field) return;
+  if (target.querySelector('ul.draft-errors')) field.setAttribute('aria-invalid', 'true');
+  else field.removeAttribute('aria-invalid');
+});
+// ---- end of workflow editor ----

@@ -32,6 +32,8 @@ export const Workflow = z.object({
   updatedAt: z.number(),
   /** Incremented by every update; updates are conditional on the version read. */
   version: z.number(),
+  /** Who saved the current version (absent on workflows last saved before it was recorded). */
+  updatedBy: z.string().optional(),
 });
 export type Workflow = z.infer<typeof Workflow>;
 
@@ -47,8 +49,24 @@ export async function getWorkflow(accountId: string, workflowId: string): Promis
  * What a run executes: one version of a workflow, written with it and never changed (runs reference it
  * by number; the worker caches it for good). Kept when the workflow is deleted, for its runs.
  */
-export const WorkflowVersion = Workflow.pick({ workflowId: true, accountId: true, version: true, definition: true, recovery: true });
+export const WorkflowVersion = Workflow.pick({ workflowId: true, accountId: true, version: true, definition: true, recovery: true }).extend(
+  {
+    /** When and by whom (a user id) the version was saved; absent on versions saved before they were recorded. */
+    createdAt: z.number().optional(),
+    createdBy: z.string().optional(),
+  },
+);
 export type WorkflowVersion = z.infer<typeof WorkflowVersion>;
+/** A version as the list of versions has it: who saved it and when, without its definition. */
+export const VersionEntry = WorkflowVersion.pick({ version: true, createdAt: true, createdBy: true });
+export type VersionEntry = z.infer<typeof VersionEntry>;
+
+/** The version item of a workflow as saved: its content, when and by whom (the first version's author is its owner). */
+export const versionOf = (w: Workflow): WorkflowVersion => ({
+  ...WorkflowVersion.omit({ createdAt: true, createdBy: true }).parse(w),
+  createdAt: w.updatedAt,
+  ...(w.updatedBy ? { createdBy: w.updatedBy } : w.version === 1 ? { createdBy: w.ownerId } : {}),
+});
 
 const versionKey = (accountId: string, workflowId: string, version: number) => ({
   PK: `ACC#${accountId}`,
@@ -60,9 +78,11 @@ export async function getWorkflowVersion(accountId: string, workflowId: string, 
   return Item ? WorkflowVersion.parse(Item) : undefined;
 }
 
+export const workflowChanged = () => conflict('WORKFLOW_CHANGED', 'The workflow was changed or deleted meanwhile; read it again.');
+
 /** Create (`expectedVersion` undefined) or replace the version that was read (optimistic concurrency), with its version item. */
 export async function putWorkflow(w: Workflow, expectedVersion?: number): Promise<void> {
-  const version: WorkflowVersion = WorkflowVersion.parse(w);
+  const version = versionOf(w);
   try {
     await db().send(
       new TransactWriteCommand({
@@ -90,8 +110,7 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
       }),
     );
   } catch (e) {
-    if (isConditionFailure(e) || isTransactionConflict(e))
-      throw conflict('WORKFLOW_CHANGED', 'The workflow was changed or deleted meanwhile; read it again.');
+    if (isConditionFailure(e) || isTransactionConflict(e)) throw workflowChanged();
     throw e;
   }
 }
@@ -99,6 +118,20 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
 export async function deleteWorkflow(accountId: string, workflowId: string): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: workflowKey(accountId, workflowId) }));
 }
+
+/** A page of a workflow's versions, newest first, without their definitions. */
+export const listWorkflowVersions = (accountId: string, workflowId: string, limit: number, startKey?: Record<string, unknown>) =>
+  queryPage(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': `WFV#${workflowId}#` },
+      ProjectionExpression: 'PK, SK, version, createdAt, createdBy',
+      ScanIndexForward: false,
+    },
+    (i) => VersionEntry.parse(i),
+    limit,
+    startKey,
+  );
 
 export const listWorkflows = (accountId: string, limit: number, startKey?: Record<string, unknown>) =>
   queryPage(

@@ -1,0 +1,200 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, shot, signIn } from '../support/console-browser.ts';
+import { givenAccount, uniqueEmail } from '../support/fixtures.ts';
+
+/**
+ * The workflow editor, versions and diff in a browser: a workflow created in the editor with an error
+ * first (listed with its path and line as you type, and again after a submit), fixed (the graph
+ * redrawn from the draft), saved; edited into version 2; the versions page with each version's author,
+ * the diff between 1 and 2, "Restore this version" on 1 making version 3; a member who may not edit
+ * (403), another account's ids (404). Every page: axe (WCAG 2.1 A/AA), no CSP violation.
+ */
+
+let env: Awaited<ReturnType<typeof consoleStack>>;
+let browser: Browser;
+let admin: { context: BrowserContext; page: Page };
+let token: string;
+/** The workflow the editor creates. */
+let workflowId: string;
+
+const pretty = (v: unknown) => JSON.stringify(v, null, 2);
+const WITH_ERROR = pretty({ steps: [{ id: 'greet', type: 'sett', values: { greeting: 'Hello' } }] });
+const FIXED = pretty({
+  steps: [
+    { id: 'greet', type: 'set', values: { greeting: 'Hello' } },
+    { id: 'wrap_up', type: 'set', values: { done: true } },
+  ],
+});
+const EDITED = FIXED.replace('"Hello"', '"Hello, world"');
+
+async function signedIn(as?: { email: string; password: string }) {
+  const context = await consoleContext(browser);
+  const page = await context.newPage();
+  page.on('dialog', (d) => {
+    throw new Error(`a dialog opened: ${d.message()}`);
+  });
+  await signIn(page, env.url, as?.email ?? env.demo.adminEmail, as?.password ?? env.demo.adminPassword);
+  return { context, page };
+}
+
+/** Replace the definition's text as a user typing would (an `input` event: htmx checks it after 500 ms). */
+async function typeDefinition(page: Page, text: string) {
+  await page.getByLabel('Definition', { exact: true }).fill(text);
+}
+
+beforeAll(async () => {
+  env = await consoleStack('console-editor');
+  browser = env.browser;
+  const login = await env.api('/api/auth/login', { json: { email: env.demo.adminEmail, password: env.demo.adminPassword } });
+  expect(login.status).toBe(200);
+  token = login.body.token;
+  admin = await signedIn();
+});
+afterAll(async () => env?.stop());
+
+describe('the editor', () => {
+  it('creates a workflow: an error listed with path and line as you type and after Save, fixed, the graph redrawn, saved', async () => {
+    const { page, context } = admin;
+    await page.goto(`${env.url}/console/workflows`);
+    await page.getByRole('link', { name: 'New workflow' }).click();
+    await page.waitForURL((u) => u.pathname === '/console/workflows/new');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('New workflow');
+    await expectAccessible(page);
+
+    await page.getByLabel('Name', { exact: true }).fill('Editor demo');
+    await typeDefinition(page, WITH_ERROR);
+    // Live: the server's schema names the path as the API does, and the line of the draft it is on.
+    const errors = page.getByRole('region', { name: '1 error in the definition' });
+    await errors.waitFor();
+    const line = WITH_ERROR.split('\n').findIndex((l) => l.includes('"sett"')) + 1;
+    expect(await errors.textContent()).toContain(`steps.0.type (line ${line})`);
+    expect(await page.getByText('The graph is drawn once the definition is valid').isVisible()).toBe(true);
+    await expectAccessible(page);
+    await shot(page, 'editor-error');
+
+    // Save while invalid: the page again, the draft kept, the errors listed, focus on them; nothing saved.
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForLoadState('domcontentloaded');
+    expect(page.url()).toBe(`${env.url}/console/workflows/new`);
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Editor demo');
+    expect(await page.getByLabel('Definition', { exact: true }).inputValue()).toBe(WITH_ERROR);
+    expect(await page.getByRole('region', { name: '1 error in the definition' }).textContent()).toContain(`steps.0.type (line ${line})`);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('draft-errors');
+    expect(await page.getByLabel('Definition', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await expectAccessible(page);
+    const listed = await env.api('/api/workflows?limit=100', { auth: token });
+    expect(listed.body.items.map((w: { name: string }) => w.name)).not.toContain('Editor demo');
+
+    // Fixed: no errors, and the graph of the draft, with the new step.
+    await typeDefinition(page, FIXED);
+    await page.getByRole('region', { name: 'No errors: the definition is valid' }).waitFor();
+    expect(await page.getByLabel('Definition', { exact: true }).getAttribute('aria-invalid')).toBeNull();
+    const graph = page.getByRole('img', { name: 'Graph of the draft' });
+    await graph.waitFor();
+    for (const id of ['greet', 'wrap_up']) expect(await graph.getByText(id, { exact: true }).isVisible(), id).toBe(true);
+    await expectAccessible(page);
+    await shot(page, 'editor-graph');
+
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL((u) => /^\/console\/workflows\/wf_\w+$/.test(u.pathname));
+    workflowId = new URL(page.url()).pathname.split('/').pop() as string;
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Editor demo');
+    expect(await page.getByRole('img', { name: 'Graph of Editor demo, version 1' }).isVisible()).toBe(true);
+    expectNoCspViolations(context);
+  });
+
+  it('edits it into version 2', async () => {
+    const { page, context } = admin;
+    await page.getByRole('link', { name: 'Edit', exact: true }).click();
+    await page.waitForURL((u) => u.pathname === `/console/workflows/${workflowId}/edit`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Edit Editor demo');
+    expect(await page.getByLabel('Definition', { exact: true }).inputValue()).toBe(`${FIXED}\n`);
+    await expectAccessible(page);
+    await typeDefinition(page, EDITED);
+    await page.getByRole('region', { name: 'No errors: the definition is valid' }).waitFor();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL((u) => u.pathname === `/console/workflows/${workflowId}`);
+    expect(await page.getByRole('img', { name: 'Graph of Editor demo, version 2' }).isVisible()).toBe(true);
+    expectNoCspViolations(context);
+  });
+});
+
+describe('versions', () => {
+  it('lists both with their author, shows the diff between 1 and 2, and restores 1 as version 3', async () => {
+    const { page, context } = admin;
+    await page.getByRole('link', { name: 'Versions', exact: true }).first().click();
+    await page.waitForURL((u) => u.pathname === `/console/workflows/${workflowId}/versions`);
+    const table = page.getByRole('table', { name: 'Versions, newest first' });
+    const rows = table.getByRole('row');
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(1).textContent()).toContain('Version 2');
+    expect(await rows.nth(2).textContent()).toContain('Version 1');
+    for (const r of [1, 2]) expect(await rows.nth(r).textContent()).toContain(env.demo.adminEmail);
+    await expectAccessible(page);
+
+    await rows.nth(1).getByRole('link', { name: 'Compare with previous' }).click();
+    await page.waitForURL((u) => u.searchParams.get('from') === '1' && u.searchParams.get('to') === '2');
+    const diff = page.getByRole('region', { name: 'Changes from version 1 to version 2' });
+    expect(await diff.textContent()).toContain('1 line added (+), 1 line removed (−).');
+    expect(await diff.locator('del').textContent()).toMatch(/^− +"greeting": "Hello",?\n$/);
+    expect(await diff.locator('ins').textContent()).toMatch(/^\+ +"greeting": "Hello, world",?\n$/);
+    await expectAccessible(page);
+    await shot(page, 'versions-diff');
+
+    await rows.nth(2).getByRole('link', { name: 'Restore this version' }).click();
+    await page.waitForURL((u) => u.pathname === `/console/workflows/${workflowId}/versions/1/restore`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe("Restore version 1 of 'Editor demo'?");
+    await expectAccessible(page);
+    await page.getByRole('button', { name: 'Restore this version' }).click();
+    await page.waitForURL((u) => u.pathname === `/console/workflows/${workflowId}`);
+    expect(await page.getByRole('img', { name: 'Graph of Editor demo, version 3' }).isVisible()).toBe(true);
+    const [v1, v3] = await Promise.all(
+      [1, 3].map(async (v) => (await env.api(`/api/workflows/${workflowId}/versions/${v}`, { auth: token })).body),
+    );
+    expect(v3.definition).toEqual(v1.definition);
+    expect(v3.version).toBe(3);
+    expectNoCspViolations(context);
+  });
+});
+
+describe('who may edit', () => {
+  it('a member who is not an editor: no Edit link, 403 on the editor and on a restore; Versions readable', async () => {
+    const member = { email: uniqueEmail('member'), password: 'member password 123' };
+    expect((await env.api('/api/members', { json: { ...member, role: 'member' }, auth: token })).status).toBe(201);
+    const { context, page } = await signedIn(member);
+    await page.goto(`${env.url}/console/workflows/${workflowId}`);
+    expect(await page.getByRole('link', { name: 'Edit', exact: true }).count()).toBe(0);
+    expect((await page.goto(`${env.url}/console/workflows/${workflowId}/edit`))?.status()).toBe(403);
+    expect(await page.getByText('Only the owner, editors and admins may change this workflow.').isVisible()).toBe(true);
+    await expectAccessible(page);
+    expect((await page.goto(`${env.url}/console/workflows/${workflowId}/versions/1/restore`))?.status()).toBe(403);
+    expect((await page.goto(`${env.url}/console/workflows/${workflowId}/versions`))?.status()).toBe(200);
+    expect(await page.getByRole('link', { name: 'Restore this version' }).count()).toBe(0);
+    expectNoCspViolations(context);
+    await context.close();
+  });
+
+  it("another account's workflow: the editor, the versions and a restore are 404 pages", async () => {
+    const other = await givenAccount();
+    const foreign = await createWorkflow(
+      { accountId: other.account.accountId, userId: other.admin.userId, role: 'admin' },
+      {
+        name: 'Not yours',
+        definition: WorkflowDefinition.parse({ steps: [{ id: 's', type: 'set', values: {} }] }),
+        recovery: false,
+        editors: [],
+      },
+    );
+    const { page, context } = admin;
+    for (const path of ['edit', 'versions', 'versions/1/restore']) {
+      const res = await page.goto(`${env.url}/console/workflows/${foreign.workflowId}/${path}`);
+      expect(res?.status(), path).toBe(404);
+      expect(await page.content()).not.toContain('Not yours');
+    }
+    await expectAccessible(page);
+    expectNoCspViolations(context);
+  });
+});
