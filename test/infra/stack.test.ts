@@ -28,8 +28,8 @@ function build(props: Partial<FlowgateStackProps> = {}) {
 }
 const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
 type Built = ReturnType<typeof build>;
-/** Every function of ours: the stack's (fallback, workers, sweeps) and the routes' (nested stack). */
-const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions)];
+/** Every function of ours: the stack's (fallback, workers, sweeps), the routes' and the audit-events worker's (nested stacks). */
+const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions), ...ownFunctions(b.auditEvents)];
 
 const built = build();
 const { template, functions: routeFunctions, nested } = built;
@@ -122,7 +122,7 @@ describe('FlowgateStack', () => {
         ...(Object.keys(WORKERS) as Worker[]).map((w): [string, Setting[]] => [w, workerSettings(w)]),
       ]);
       const checked = new Set<string>();
-      for (const t of [template, routeFunctions]) {
+      for (const t of [template, routeFunctions, built.auditEvents]) {
         const roles = t.findResources('AWS::IAM::Role') as Record<string, Resource>;
         for (const [, fn] of ownFunctions(t)) {
           const handler = /^Flowgate function (.+)$/.exec(roles[fn.Properties.Role['Fn::GetAtt'][0]]?.Properties.Description)?.[1];
@@ -465,7 +465,7 @@ describe('FlowgateStack', () => {
 
   describe('tracing', () => {
     const xray = (b: Built) =>
-      [b.template, b.functions]
+      [b.template, b.functions, b.auditEvents]
         .flatMap((t) => Object.values(t.findResources('AWS::IAM::Policy') as Record<string, Resource>))
         .flatMap((p) => list<Statement>(p.Properties.PolicyDocument.Statement))
         .filter((s) => list(s.Action).some((a) => a.startsWith('xray:')));
