@@ -33,6 +33,11 @@ export const WORKERS = {
    * SCHEDULE_GROUP by hand (`schedules:manage` would hand the function its own ARN, a cycle).
    */
   'schedule/fire': { grants: ['table:read', 'table:write', 'queue:send'], settings: [] },
+  /**
+   * The table stream's consumer on AWS: new audit entries onto the default EventBridge bus. It reads
+   * the stream records it is given, never the table; the stack grants the stream and events:PutEvents.
+   */
+  'worker/audit-events': { grants: [], settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;
 
 export type Worker = keyof typeof WORKERS;

@@ -5,6 +5,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { addApi, addCustomDomain } from './constructs/api.ts';
+import { addAuditEvents } from './constructs/audit-events.ts';
 import { Functions } from './constructs/functions.ts';
 import { Observability } from './constructs/observability.ts';
 import { addSchedules } from './constructs/schedules.ts';
@@ -73,6 +74,7 @@ export class FlowgateStack extends Stack {
     this.api = api;
     const { runsWorker, notifyWorker } = addQueueWorkers({ props, functions, resources });
     functions.group('Fallback', fallback);
+    const { auditWorker, auditDlq } = addAuditEvents(this, { props, functions, resources });
     const { sweep } = addSweeps(this, { props, functions, resources, table: this.table });
     acknowledgeDataWildcards(this, this.bucket);
 
@@ -90,6 +92,7 @@ export class FlowgateStack extends Stack {
       scheduledSweep: sweep,
       queues: { runs: this.queue, runsDlq: this.runsDlq, notifications: this.notifyQueue, notificationsDlq: this.notifyDlq },
       schedules: { fire, dlq: schedules.dlq },
+      auditEvents: { worker: auditWorker, dlq: auditDlq },
       table: this.table,
       alarmEmail: props.alarmEmail,
       alarmTopicArn: props.alarmTopicArn,

@@ -25,6 +25,8 @@ export type WatchedResources = {
   /** The schedules: the `schedule-fire` function (its errors alarm) and the scheduler's DLQ (its alarm). */
   schedules: { fire: IFunction; dlq: IQueue };
   table: dynamodb.ITable;
+  /** Audit entries onto EventBridge: the stream's worker (its errors and iterator age alarms) and its DLQ. */
+  auditEvents: { worker: IFunction; dlq: IQueue };
 };
 
 /**
@@ -68,6 +70,9 @@ export const ALARMS = {
   deliveryFailures: 'delivery-failures',
   scheduleFireErrors: 'schedule-fire-errors',
   schedulerDlq: 'scheduler-dlq-not-empty',
+  auditEventsErrors: 'audit-events-errors',
+  auditEventsAge: 'audit-events-iterator-age',
+  auditEventsDlq: 'audit-events-dlq-not-empty',
 } as const;
 export type AlarmKey = keyof typeof ALARMS;
 
@@ -216,5 +221,18 @@ export function addAlarms(
       { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
     ),
     schedulerDlq: dlqAlarm('schedulerDlq', props.schedules.dlq, 'EventBridge Scheduler'),
+    auditEventsErrors: alarm(
+      'auditEventsErrors',
+      'The audit-events worker (worker/audit-events) failed invocations in 3 of the last 5 minutes (an entry EventBridge refused is a batch item failure, not a failed invocation): audit entries are not reaching EventBridge. Read its log group.',
+      props.auditEvents.worker.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
+      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
+    ),
+    auditEventsAge: alarm(
+      'auditEventsAge',
+      "The audit-events worker is more than 15 minutes behind the table's stream (its iterator age): a batch keeps failing (its retries, up to 10, hold the shard) or the worker is throttled. The stream keeps records 24 hours.",
+      props.auditEvents.worker.metric('IteratorAge', { period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
+      { threshold: 900_000, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    ),
+    auditEventsDlq: dlqAlarm('auditEventsDlq', props.auditEvents.dlq, 'The audit-events worker'),
   };
 }

@@ -29,6 +29,9 @@ export function addStorage(
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
     timeToLiveAttribute: TABLE.ttlAttribute,
+    // New images of the written items: the audit-events worker puts each new audit entry on EventBridge
+    // (infra/constructs/audit-events.ts). Added to a deployed table in place.
+    stream: dynamodb.StreamViewType.NEW_IMAGE,
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: dynamodb.TableEncryption.AWS_MANAGED,

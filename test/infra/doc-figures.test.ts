@@ -56,8 +56,8 @@ describe('docs/deploying.md figures', () => {
   });
 
   it('gives the number of functions the stack synthesizes', () => {
-    const { template, functions } = built;
-    const count = ownFunctions(template).length + ownFunctions(functions).length;
+    const { template, functions, auditEvents } = built;
+    const count = ownFunctions(template).length + ownFunctions(functions).length + ownFunctions(auditEvents).length;
     expect(figure(/there are (\d+): one per route/)).toBe(count);
     expect(figure(/keep N × (\d+) well below/)).toBe(count);
   });

@@ -28,8 +28,8 @@ function build(props: Partial<FlowgateStackProps> = {}) {
 }
 const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
 type Built = ReturnType<typeof build>;
-/** Every function of ours: the stack's (fallback, workers, sweeps) and the routes' (nested stack). */
-const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions)];
+/** Every function of ours: the stack's (fallback, workers, sweeps), the routes' and the audit-events worker's (nested stacks). */
+const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions), ...ownFunctions(b.auditEvents)];
 
 const built = build();
 const { template, functions: routeFunctions, nested } = built;
@@ -123,7 +123,7 @@ describe('FlowgateStack', () => {
         ...(Object.keys(WORKERS) as Worker[]).map((w): [string, Setting[]] => [w, workerSettings(w)]),
       ]);
       const checked = new Set<string>();
-      for (const t of [template, routeFunctions]) {
+      for (const t of [template, routeFunctions, built.auditEvents]) {
         const roles = t.findResources('AWS::IAM::Role') as Record<string, Resource>;
         for (const [, fn] of ownFunctions(t)) {
           const handler = /^Flowgate function (.+)$/.exec(roles[fn.Properties.Role['Fn::GetAtt'][0]]?.Properties.Description)?.[1];
@@ -405,9 +405,9 @@ describe('FlowgateStack', () => {
       return [Object.keys(json.Resources ?? {}).length, Object.keys(json.Parameters ?? {}).length, Object.keys(json.Outputs ?? {}).length];
     };
 
-    it('keeps at least 30 % headroom in the stack and in each route functions stack', () => {
+    it('keeps at least 30 % headroom in the stack and in each of its nested stacks', () => {
       expect(nested.length).toBe(new Set(routes.map((_, i) => routeStackOf(i).n)).size);
-      for (const t of [template, ...nested]) {
+      for (const t of [template, ...nested, built.auditEvents]) {
         const [resources, parameters, outputs] = counts(t);
         expect(resources).toBeLessThanOrEqual(0.7 * 500);
         expect(parameters).toBeLessThanOrEqual(0.7 * 200);
@@ -468,7 +468,7 @@ describe('FlowgateStack', () => {
 
   describe('tracing', () => {
     const xray = (b: Built) =>
-      [b.template, b.functions]
+      [b.template, b.functions, b.auditEvents]
         .flatMap((t) => Object.values(t.findResources('AWS::IAM::Policy') as Record<string, Resource>))
         .flatMap((p) => list<Statement>(p.Properties.PolicyDocument.Statement))
         .filter((s) => list(s.Action).some((a) => a.startsWith('xray:')));

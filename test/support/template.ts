@@ -24,12 +24,13 @@ function merged(templates: Template[]): Template {
 }
 
 /**
- * The stack and its route functions' stacks, as CloudFormation deploys them: `functions` is the
- * route functions' templates as one, `nested` each of them.
+ * The stack and its nested stacks, as CloudFormation deploys them: `functions` is the route
+ * functions' templates as one, `nested` each of them; `auditEvents` the audit-events worker's stack.
  */
 export const templatesOf = (stack: Stack) => {
   const nested = routeFunctionsTemplates(stack);
-  return { template: Template.fromStack(stack), functions: merged(nested), nested };
+  const auditEvents = Template.fromStack(stack.node.findChild('AuditEvents') as NestedStack);
+  return { template: Template.fromStack(stack), functions: merged(nested), nested, auditEvents };
 };
 
 /** What a nested template's parameter is given by the parent (a value as written in the parent template). */
