@@ -108,13 +108,9 @@ export function versionsPage(session: ConsoleSession, d: VersionsPageData) {
               </td>
               {d.canEdit ? (
                 <td>
-                  {v.version === w.version ? (
-                    <span class="muted">current</span>
-                  ) : (
-                    <a href={`${base(w)}/versions/${v.version}/restore`} aria-label={`Restore this version (${v.version})`}>
-                      Restore this version
-                    </a>
-                  )}
+                  <a href={`${base(w)}/versions/${v.version}/restore`} aria-label={`Restore this version (${v.version})`}>
+                    Restore this version
+                  </a>
                 </td>
               ) : null}
             </tr>
