@@ -91,6 +91,19 @@ import { route as consoleRuns } from './http/console/runs.route.ts';
 import { route as consoleApprovals } from './http/console/approvals.route.ts';
 import { route as consoleApproval } from './http/console/approval.route.ts';
 import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
+import { route as consoleKeys } from './http/console/keys.route.ts';
+import { route as consoleKeyNew } from './http/console/key-new.route.ts';
+import { route as consoleKeyCreate } from './http/console/key-create.route.ts';
+import { route as consoleKeyRevokeConfirm } from './http/console/key-revoke-confirm.route.ts';
+import { route as consoleKeyRevoke } from './http/console/key-revoke.route.ts';
+import { route as consoleMembers } from './http/console/members.route.ts';
+import { route as consoleMemberNew } from './http/console/member-new.route.ts';
+import { route as consoleMemberCreate } from './http/console/member-create.route.ts';
+import { route as consoleMemberConfirm } from './http/console/member-confirm.route.ts';
+import { route as consoleMemberAction } from './http/console/member-action.route.ts';
+import { route as consoleAccount } from './http/console/account.route.ts';
+import { route as consoleAccountProfile } from './http/console/account-profile.route.ts';
+import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -190,4 +203,17 @@ export const routes = [
   consoleApprovals,
   consoleApproval,
   consoleApprovalDecide,
+  consoleKeys,
+  consoleKeyNew,
+  consoleKeyCreate,
+  consoleKeyRevokeConfirm,
+  consoleKeyRevoke,
+  consoleMembers,
+  consoleMemberNew,
+  consoleMemberCreate,
+  consoleMemberConfirm,
+  consoleMemberAction,
+  consoleAccount,
+  consoleAccountProfile,
+  consoleAccountPassword,
 ] as const satisfies readonly Route[];
