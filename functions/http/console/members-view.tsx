@@ -21,7 +21,9 @@ export function membersPage(session: ConsoleSession, members: Member[]) {
     <section>
       {admin ? (
         <p>
-          <a href="/console/members/new">Add member</a>
+          <a href="/console/members/new" class="link-button">
+            Add member
+          </a>
         </p>
       ) : (
         <p class="muted">Only the account's admins add, change and remove members.</p>
