@@ -104,6 +104,8 @@ import { route as consoleMemberAction } from './http/console/member-action.route
 import { route as consoleAccount } from './http/console/account.route.ts';
 import { route as consoleAccountProfile } from './http/console/account-profile.route.ts';
 import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
+import { route as authProfile } from './http/auth/profile.route.ts';
+import { route as authPassword } from './http/auth/password.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -216,4 +218,6 @@ export const routes = [
   consoleAccount,
   consoleAccountProfile,
   consoleAccountPassword,
+  authProfile,
+  authPassword,
 ] as const satisfies readonly Route[];

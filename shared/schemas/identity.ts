@@ -55,7 +55,7 @@ export const UpdateMemberBody = z
     'Send role, disabled, slackUserId or several.',
   )
   .refine((b) => !b.restoreKeys || b.disabled === false, { message: 'restoreKeys goes with disabled: false', path: ['restoreKeys'] });
-/** The caller's own profile (`PATCH /api/auth/me`). */
+/** The caller's own profile (`PUT /api/auth/me`). */
 export const UpdateProfileBody = z.strictObject({
   slackUserId: SlackUserId.nullable().describe('Your Slack user id (U…); null removes it. One member per id in the account.'),
 });

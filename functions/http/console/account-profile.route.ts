@@ -5,7 +5,7 @@ export const route = {
   method: 'POST',
   path: '/console/account/profile',
   handler: 'http/console/account-profile',
-  summary: 'Save my profile (Slack user id), as PATCH /api/auth/me; then back to the account (303)',
+  summary: 'Save my profile (Slack user id), as PUT /api/auth/me; then back to the account (303)',
   tag: 'Console pages',
   auth: consolePage,
   grants: readWrite,
