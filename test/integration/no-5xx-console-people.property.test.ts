@@ -13,11 +13,13 @@ import { route as memberConfirm } from '../../functions/http/console/member-conf
 import { route as memberCreate } from '../../functions/http/console/member-create.route.ts';
 import { route as memberNew } from '../../functions/http/console/member-new.route.ts';
 import { route as members } from '../../functions/http/console/members.route.ts';
+import { handler as passwordApi } from '../../functions/http/auth/password.ts';
+import { handler as profileApi } from '../../functions/http/auth/profile.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import type { Route } from '../../shared/http/route.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, lambdaContext } from '../support/http.ts';
-import { b64, sourceIp, text, ulidish } from '../support/properties.ts';
+import { b64, check, good as goodRequest, request, runsWith, sourceIp, text, ulidish } from '../support/properties.ts';
 import { sessionOf } from '../support/sessions.ts';
 
 /**
@@ -156,7 +158,7 @@ describe('no request makes a keys, members or account page answer 5xx', () => {
         fc.asyncProperty(requests, async (q) => {
           const session = q.who === 'admin' ? adminSession : q.who === 'member' ? memberSession : q.who === 'junk' ? 'dys_junk' : undefined;
           const form = new URLSearchParams(q.fields);
-          if (q.csrf !== 'missing') form.set('csrf', q.csrf === 'valid' && session ? csrfToken(session) : csrfToken(memberSession + 'x'));
+          if (q.csrf !== 'missing') form.set('csrf', q.csrf === 'valid' && session ? csrfToken(session) : csrfToken(`${memberSession}x`));
           const body = q.raw ?? form.toString();
           const headers: Record<string, string> = {};
           if (q.contentType) headers['content-type'] = q.contentType;
@@ -182,4 +184,50 @@ describe('no request makes a keys, members or account page answer 5xx', () => {
       expect(goodStatus).toBeLessThan(400);
     }, 120_000);
   }
+});
+
+describe('no request makes my profile or password API answer 5xx', () => {
+  const jsonBodies = (shaped: fc.Arbitrary<unknown>) =>
+    fc.oneof(
+      { weight: 4, arbitrary: shaped.map((v) => ({ body: JSON.stringify(v), isBase64Encoded: false })) },
+      fc.jsonValue().map((v) => ({ body: JSON.stringify(v), isBase64Encoded: false })),
+      text.map((t) => ({ body: t, isBase64Encoded: false })),
+      fc.constant({ isBase64Encoded: false }),
+    );
+  const value = fc.oneof(fc.constantFrom('U0123ABCD', 'W1X2Y3', null, PASSWORD, 'a new password 123', ''), text, fc.jsonValue());
+
+  it('PUT /api/auth/me', async () => {
+    const a = await givenAccount();
+    const [admin, member] = await Promise.all([sessionOf(a.admin.email), sessionOf(a.member.email)]);
+    const auth = fc.constantFrom(`Bearer ${admin}`, `Bearer ${member}`, 'Bearer dys_junk', `Bearer ${a.adminKey.token}`);
+    const shaped = fc.record({ slackUserId: value, extra: value }, { requiredKeys: [] });
+    let ok = 0;
+    await fc.assert(
+      fc.asyncProperty(request(auth, jsonBodies(shaped)), async (req) => {
+        const res = await check(profileApi, 'PUT', '/api/auth/me', req, [200, 400, 401, 409, 413, 415]);
+        if (res.status === 200) ok++;
+      }),
+      runsWith({ numRuns: 60 }, goodRequest(`Bearer ${member}`, { json: { slackUserId: 'U0PROP123' } })),
+    );
+    expect(ok).toBeGreaterThan(0);
+  });
+
+  it('POST /api/auth/password', async () => {
+    const a = await givenAccount();
+    const member = await sessionOf(a.member.email);
+    const auth = fc.constantFrom(`Bearer ${member}`, 'Bearer dys_junk', `Bearer ${a.memberKey.token}`);
+    const shaped = fc.record({ currentPassword: value, newPassword: value }, { requiredKeys: [] });
+    let changed = 0;
+    await fc.assert(
+      fc.asyncProperty(request(auth, jsonBodies(shaped)), async (req) => {
+        const res = await check(passwordApi, 'POST', '/api/auth/password', req, [204, 400, 401, 413, 415]);
+        if (res.status === 204) changed++;
+      }),
+      runsWith(
+        { numRuns: 40 },
+        goodRequest(`Bearer ${member}`, { json: { currentPassword: PASSWORD, newPassword: 'a new password 123' } }),
+      ),
+    );
+    expect(changed).toBeGreaterThan(0);
+  });
 });
