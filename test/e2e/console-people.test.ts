@@ -46,11 +46,23 @@ async function signInAnew(as?: { email: string; password: string }, options = {}
   return { context, page };
 }
 
-/** Tab until the focused element satisfies `is` (keyboard only). */
-async function tabTo(page: Page, is: (el: Element) => boolean, what: string) {
+/** What a focused element must be: its id, or its tag and trimmed text. */
+type Target = { id?: string; tag?: string; text?: string };
+
+/** Tab until the focused element is `target` (keyboard only). */
+async function tabTo(page: Page, target: Target, what: string) {
   for (let i = 0; i < 60; i++) {
     await page.keyboard.press('Tab');
-    if (await page.evaluate((src) => new Function('el', `return (${src})(el)`)(document.activeElement), is.toString())) return;
+    const at = await page.evaluate(({ id, tag, text }) => {
+      const el = document.activeElement;
+      if (!el) return false;
+      return (
+        (id === undefined || el.id === id) &&
+        (tag === undefined || el.tagName === tag) &&
+        (text === undefined || el.textContent?.trim() === text)
+      );
+    }, target);
+    if (at) return;
   }
   throw new Error(`Tab never reached ${what}`);
 }
@@ -90,20 +102,20 @@ describe('API keys', () => {
     await page.goto(`${env.url}/console/keys`);
     await expectAccessible(page);
     await shot(page, 'keys-list');
-    await tabTo(page, (el) => el.textContent?.trim() === 'Create key' && el.tagName === 'A', 'the Create key link');
+    await tabTo(page, { tag: 'A', text: 'Create key' }, 'the Create key link');
     await Promise.all([page.waitForURL('**/console/keys/new'), page.keyboard.press('Enter')]);
     await expectAccessible(page);
-    await tabTo(page, (el) => el.id === 'key-name', 'Name');
+    await tabTo(page, { id: 'key-name' }, 'Name');
     await page.keyboard.type('Deploy bot');
-    await tabTo(page, (el) => el.id === 'key-scope-WORKFLOW_READ', 'WORKFLOW_READ');
+    await tabTo(page, { id: 'key-scope-WORKFLOW_READ' }, 'WORKFLOW_READ');
     await page.keyboard.press('Space');
     await page.keyboard.press('Tab');
     expect(await focusedId(page)).toBe('key-scope-WORKFLOW_EXECUTE');
     await page.keyboard.press('Space');
-    await tabTo(page, (el) => el.id === 'key-validity', 'Validity (days)');
+    await tabTo(page, { id: 'key-validity' }, 'Validity (days)');
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.type('30');
-    await tabTo(page, (el) => el.tagName === 'BUTTON' && el.textContent?.trim() === 'Create key', 'the Create key button');
+    await tabTo(page, { tag: 'BUTTON', text: 'Create key' }, 'the Create key button');
     const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.keyboard.press('Enter')]);
     await page.waitForLoadState();
     expect(answer.status()).toBe(200);
@@ -117,7 +129,7 @@ describe('API keys', () => {
     await expectAccessible(page);
     await shot(page, 'key-created');
     // "Copy" (our script) puts the token on the clipboard; the keyboard presses it.
-    await tabTo(page, (el) => el.textContent?.trim() === 'Copy', 'Copy');
+    await tabTo(page, { tag: 'BUTTON', text: 'Copy' }, 'Copy');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(shown);
