@@ -101,6 +101,21 @@ import { route as consoleWorkflowValidate } from './http/console/workflow-valida
 import { route as consoleWorkflowVersions } from './http/console/workflow-versions.route.ts';
 import { route as consoleWorkflowRestoreConfirm } from './http/console/workflow-restore-confirm.route.ts';
 import { route as consoleWorkflowRestore } from './http/console/workflow-restore.route.ts';
+import { route as consoleKeys } from './http/console/keys.route.ts';
+import { route as consoleKeyNew } from './http/console/key-new.route.ts';
+import { route as consoleKeyCreate } from './http/console/key-create.route.ts';
+import { route as consoleKeyRevokeConfirm } from './http/console/key-revoke-confirm.route.ts';
+import { route as consoleKeyRevoke } from './http/console/key-revoke.route.ts';
+import { route as consoleMembers } from './http/console/members.route.ts';
+import { route as consoleMemberNew } from './http/console/member-new.route.ts';
+import { route as consoleMemberCreate } from './http/console/member-create.route.ts';
+import { route as consoleMemberConfirm } from './http/console/member-confirm.route.ts';
+import { route as consoleMemberAction } from './http/console/member-action.route.ts';
+import { route as consoleAccount } from './http/console/account.route.ts';
+import { route as consoleAccountProfile } from './http/console/account-profile.route.ts';
+import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
+import { route as authProfile } from './http/auth/profile.route.ts';
+import { route as authPassword } from './http/auth/password.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -210,4 +225,19 @@ export const routes = [
   consoleWorkflowVersions,
   consoleWorkflowRestoreConfirm,
   consoleWorkflowRestore,
+  consoleKeys,
+  consoleKeyNew,
+  consoleKeyCreate,
+  consoleKeyRevokeConfirm,
+  consoleKeyRevoke,
+  consoleMembers,
+  consoleMemberNew,
+  consoleMemberCreate,
+  consoleMemberConfirm,
+  consoleMemberAction,
+  consoleAccount,
+  consoleAccountProfile,
+  consoleAccountPassword,
+  authProfile,
+  authPassword,
 ] as const satisfies readonly Route[];

@@ -124,3 +124,11 @@ export function verifiedKey(token: string, key: ApiKey | undefined, now = Date.n
   if (!key || !safeEqual(hashToken(token), key.tokenHash) || keyStatus(key, now) !== 'active') throw invalidKey();
   return key;
 }
+
+/** One key as the console's revoke page shows it: the owner's or, for an admin, any of the account's; another account's is not found. */
+export async function keyFor(p: SessionPrincipal, keyId: string, now = Date.now()) {
+  const key = await getApiKey(keyId);
+  if (!key || key.accountId !== p.accountId) throw notFound('KEY_NOT_FOUND', 'No such API key.');
+  if (key.ownerId !== p.userId && p.role !== 'admin') throw forbidden('NOT_KEY_OWNER', 'Only the owner or an admin may revoke this key.');
+  return keyView(key, now);
+}

@@ -205,3 +205,15 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
   await Promise.all(keys.map((k) => revokeApiKey(k.keyId, now)));
   for (const k of keys) caches.keys.delete(k.keyId);
 }
+
+/** The caller's own profile: their Slack user id (null removes it); the same checks as an admin's change. */
+export async function updateProfile(p: SessionPrincipal, change: { slackUserId: string | null }) {
+  return updateMember(p, p.userId, { slackUserId: change.slackUserId });
+}
+
+/** One member of the caller's account (another account's is not found). */
+export async function memberFor(p: SessionPrincipal, userId: string) {
+  const user = await getUser(p.accountId, userId);
+  if (!user) throw memberNotFound();
+  return publicUser(user);
+}

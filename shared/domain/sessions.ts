@@ -3,7 +3,7 @@ import { getUser, getUserByEmail, setPasswordHash, type User } from '../db/entit
 import { getAccount } from '../db/entities/account.ts';
 import { clearWindow, giveBack, takeFromWindow } from '../db/entities/counter.ts';
 import { config } from '../config.ts';
-import { forbidden, rateLimited, unauthorized } from '../errors.ts';
+import { forbidden, isConditionFailure, rateLimited, unauthorized, validationFailed } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { checkBudget, forgiveFailure, overBudget, recordFailure } from './auth-failures.ts';
 import { newTokenId } from '../ids.ts';
@@ -124,4 +124,22 @@ export async function me(p: Extract<Principal, { kind: 'session' }>) {
     user: { id: user.userId, email: user.email, role: user.role },
     account: { id: account.accountId, name: account.name, plan: account.plan },
   };
+}
+
+/**
+ * Change the caller's own password: the current one must be right (400 `VALIDATION_FAILED` at
+ * `currentPassword` otherwise: a session alone does not change it). The hash is replaced on the condition
+ * that it is the one checked, so a concurrent change makes this one fail rather than both pass.
+ */
+export async function changePassword(p: Extract<Principal, { kind: 'session' }>, input: { currentPassword: string; newPassword: string }) {
+  const user = await getUser(p.accountId, p.userId);
+  if (!user) throw invalidSession();
+  if (!(await verifyPassword(input.currentPassword, user.passwordHash)))
+    throw validationFailed([{ path: 'currentPassword', message: 'is not your current password' }]);
+  try {
+    await setPasswordHash(user, await hashPassword(input.newPassword));
+  } catch (e) {
+    if (isConditionFailure(e)) throw validationFailed([{ path: 'currentPassword', message: 'was changed meanwhile; sign in again' }]);
+    throw e;
+  }
 }

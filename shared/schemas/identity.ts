@@ -55,6 +55,14 @@ export const UpdateMemberBody = z
     'Send role, disabled, slackUserId or several.',
   )
   .refine((b) => !b.restoreKeys || b.disabled === false, { message: 'restoreKeys goes with disabled: false', path: ['restoreKeys'] });
+/** The caller's own profile (`PUT /api/auth/me`). */
+export const UpdateProfileBody = z.strictObject({
+  slackUserId: SlackUserId.nullable().describe('Your Slack user id (U…); null removes it. One member per id in the account.'),
+});
+export const ChangePasswordBody = z.object({
+  currentPassword: z.string().min(1, 'enter your current password').max(256),
+  newPassword: Password,
+});
 export const MemberList = z.object({ items: z.array(UserView), nextCursor: z.null() });
 
 export const CreateKeyBody = z.object({

@@ -23,3 +23,17 @@ document.addEventListener('htmx:afterSwap', (event) => {
   else field.removeAttribute('aria-invalid');
 });
 // ---- end of workflow editor ----
+// --- API keys, members, account (a secret shown once) ---
+// <button type="button" data-copy-value="#input-id">Copy</button> copies that input's value (a token
+// or an initial password shown once, in a readonly input that can also be selected without script).
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button[data-copy-value]') : null;
+  if (!button) return;
+  const source = document.querySelector(button.getAttribute('data-copy-value'));
+  if (!(source instanceof HTMLInputElement)) return;
+  source.select();
+  const done = () => {
+    button.textContent = 'Copied';
+  };
+  if (navigator.clipboard) navigator.clipboard.writeText(source.value).then(done, () => undefined);
+});
