@@ -91,6 +91,12 @@ import { route as consoleRuns } from './http/console/runs.route.ts';
 import { route as consoleApprovals } from './http/console/approvals.route.ts';
 import { route as consoleApproval } from './http/console/approval.route.ts';
 import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
+import { route as consoleWebhooks } from './http/console/webhooks.route.ts';
+import { route as consoleWebhookNew } from './http/console/webhook-new.route.ts';
+import { route as consoleWebhookCreate } from './http/console/webhook-create.route.ts';
+import { route as consoleWebhook } from './http/console/webhook.route.ts';
+import { route as consoleWebhookPage } from './http/console/webhook-page.route.ts';
+import { route as consoleWebhookAction } from './http/console/webhook-action.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -190,4 +196,10 @@ export const routes = [
   consoleApprovals,
   consoleApproval,
   consoleApprovalDecide,
+  consoleWebhooks,
+  consoleWebhookNew,
+  consoleWebhookCreate,
+  consoleWebhook,
+  consoleWebhookPage,
+  consoleWebhookAction,
 ] as const satisfies readonly Route[];
