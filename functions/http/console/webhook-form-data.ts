@@ -108,6 +108,9 @@ function rowErrors(v: WebhookFormValues): FormErrors {
   return errors;
 }
 
+/** The body as JSON would carry it: no key with an undefined value (a spread of one would clear a stored field). */
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
 const mappingOf = (v: WebhookFormValues) => (v.rows.length ? Object.fromEntries(v.rows.map((r) => [r.variable, r.field])) : undefined);
 
 /** The body's credentials for the chosen mode: the API's fields; the secret typed, or one made (`made`) to show once. */
@@ -138,13 +141,15 @@ export function createBody(v: WebhookFormValues) {
   if (!v.workflowId) errors.workflowId = 'choose the workflow the webhook starts';
   if (v.auth === 'open' && !v.openConfirm) errors.openConfirm = 'tick this box to make a webhook anyone with its URL can trigger';
   const { made, ...creds } = credentials(v, errors, false);
-  const parsed = CreateWebhookBody.safeParse({
-    workflowId: v.workflowId,
-    name: v.name,
-    ...creds,
-    variableMapping: mappingOf(v),
-    allowedSourceIps: ipLines(v).map((l) => l.entry),
-  });
+  const parsed = CreateWebhookBody.safeParse(
+    defined({
+      workflowId: v.workflowId,
+      name: v.name,
+      ...creds,
+      variableMapping: mappingOf(v),
+      allowedSourceIps: ipLines(v).map((l) => l.entry),
+    }),
+  );
   Object.assign(errors, { ...(parsed.success ? {} : errorsAt(v, zodErrors(parsed.error))), ...errors });
   return { body: Object.keys(errors).length === 0 ? parsed.data : undefined, errors, madeSecret: made };
 }
@@ -159,13 +164,15 @@ export function updateBody(v: WebhookFormValues, current: ReturnType<typeof webh
     errors.openConfirm = 'tick this box to make a webhook anyone with its URL can trigger';
   const { made: _, ...creds } = credentials(v, errors, true);
   const leavesKey = current.apiKeyId !== null && v.auth !== 'api_key' && v.auth !== 'open';
-  const parsed = UpdateWebhookBody.safeParse({
-    name: v.name,
-    ...creds,
-    ...(leavesKey ? { clearApiKeyId: true } : {}),
-    variableMapping: mappingOf(v) ?? null,
-    allowedSourceIps: ipLines(v).map((l) => l.entry),
-  });
+  const parsed = UpdateWebhookBody.safeParse(
+    defined({
+      name: v.name,
+      ...creds,
+      ...(leavesKey ? { clearApiKeyId: true } : {}),
+      variableMapping: mappingOf(v) ?? null,
+      allowedSourceIps: ipLines(v).map((l) => l.entry),
+    }),
+  );
   Object.assign(errors, { ...(parsed.success ? {} : errorsAt(v, zodErrors(parsed.error))), ...errors });
   return { body: Object.keys(errors).length === 0 ? parsed.data : undefined, errors };
 }
