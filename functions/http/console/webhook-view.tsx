@@ -89,14 +89,18 @@ function Actions({ session, w }: { session: ConsoleSession; w: WebhookShown }) {
   const base = `/console/webhooks/${w.id}`;
   return (
     <div class="actions">
-      <a href={`${base}/edit`}>Edit</a>
+      <a href={`${base}/edit`} class="action-link">
+        Edit
+      </a>
       <form method="post" action={`${base}/${w.enabled ? 'disable' : 'enable'}`}>
         <Csrf session={session} />
         <button type="submit" class="secondary">
           {w.enabled ? 'Disable' : 'Enable'}
         </button>
       </form>
-      <a href={`${base}/delete`}>Delete</a>
+      <a href={`${base}/delete`} class="action-link">
+        Delete
+      </a>
     </div>
   );
 }

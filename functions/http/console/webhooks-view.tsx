@@ -35,7 +35,9 @@ export const webhooksPage = (session: ConsoleSession, webhooks: ListedWebhook[])
     { title: 'Webhooks', session, section: '/console/webhooks' },
     <>
       <p>
-        <a href="/console/webhooks/new">Create webhook</a>
+        <a href="/console/webhooks/new" class="action-link">
+          Create webhook
+        </a>
       </p>
       {webhooks.length === 0 ? (
         <p>No webhooks yet.</p>
