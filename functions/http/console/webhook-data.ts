@@ -2,7 +2,7 @@ import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { pageExecutions } from '../../../shared/domain/executions.ts';
 import { listKeys } from '../../../shared/domain/keys.ts';
 import { workflowFilterChoices, workflowNamesOf } from '../../../shared/domain/run-list.ts';
-import { webhookDetail, webhookStats, type webhookView } from '../../../shared/domain/webhooks.ts';
+import { listVisibleWebhooksWithLastTrigger, webhookDetail, webhookStats } from '../../../shared/domain/webhooks.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { httpStatus } from '../../../shared/http-status.ts';
 import type { KeyChoice } from './webhook-form.tsx';
@@ -11,7 +11,7 @@ import { errorsAt, type FormErrors, type WebhookFormValues } from './webhook-for
 // What the webhook pages read, each through the domain functions the API's webhook routes call.
 
 type Principal = ConsoleSession['principal'];
-export type WebhookShown = ReturnType<typeof webhookView> & { workflowName: string };
+export type WebhookShown = Awaited<ReturnType<typeof webhookDetail>> & { workflowName: string };
 
 /** Runs of the workflow read to find the webhook's recent ones (webhook-started, newest first). */
 const RUNS_READ = 50;
@@ -45,20 +45,14 @@ export async function webhookPageData(p: Principal, id: string) {
   return { w, stats, runs: runs.items.filter((r) => r.webhookId === id).slice(0, RECENT_RUNS) };
 }
 
-/** The list: every visible webhook with its workflow's name and its last trigger (the API's stats). */
-export async function listData(p: Principal, items: ReturnType<typeof webhookView>[]) {
-  const [names, stats] = await Promise.all([
-    workflowNamesOf(
-      p.accountId,
-      items.map((w) => w.workflowId),
-    ),
-    Promise.all(items.map((w) => webhookStats(p, w.id))),
-  ]);
-  return items.map((w, i) => ({
-    ...w,
-    workflowName: names.get(w.workflowId) ?? w.workflowId,
-    lastTriggeredAt: stats[i]?.lastTriggeredAt ?? null,
-  }));
+/** The list: every visible webhook with its last trigger (the API's stats) and its workflow's name. */
+export async function listData(p: Principal) {
+  const items = await listVisibleWebhooksWithLastTrigger(p);
+  const names = await workflowNamesOf(
+    p.accountId,
+    items.map((w) => w.workflowId),
+  );
+  return items.map((w) => ({ ...w, workflowName: names.get(w.workflowId) ?? w.workflowId }));
 }
 
 /**

@@ -2,11 +2,7 @@
 // their workflow, how callers authenticate, enabled, and the last trigger.
 import { route } from './webhooks.route.ts';
 import { consoleHttp } from '../../../shared/console/console-http.tsx';
-import { listVisibleWebhooks } from '../../../shared/domain/webhooks.ts';
 import { listData } from './webhook-data.ts';
 import { webhooksPage } from './webhooks-view.tsx';
 
-export const handler = consoleHttp(route, async ({ session }) => {
-  const { items } = await listVisibleWebhooks(session.principal);
-  return webhooksPage(session, await listData(session.principal, items));
-});
+export const handler = consoleHttp(route, async ({ session }) => webhooksPage(session, await listData(session.principal)));
