@@ -121,6 +121,23 @@ describe('the webhook pages', () => {
     expect((await listWebhooks(a.account.accountId)).length).toBe(before);
   });
 
+  it('a form that chooses no way to authenticate says so at the choices, focused, and makes nothing', async () => {
+    const before = (await listWebhooks(a.account.accountId)).length;
+    const res = await call(createHandler as Handler, {
+      path: '/console/webhooks',
+      cookie: adminCookie,
+      form: createForm({ workflowId: adminsWorkflow, name: 'undecided' }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.body).toMatch(/id="wh-auth-error"[^>]*>choose how callers authenticate</);
+    // The first choice has the focus and names the error; none is checked.
+    expect(res.body).toMatch(
+      /<input type="radio" name="auth" value="api_key" autofocus aria-invalid="true" aria-describedby="wh-auth-error"/,
+    );
+    expect(res.body).not.toMatch(/name="auth"[^>]*checked/);
+    expect((await listWebhooks(a.account.accountId)).length).toBe(before);
+  });
+
   it("the form offers the keys the API binds: the member's own for their webhook; editing it, an admin also theirs", async () => {
     const readOnlyKey = await createKey(
       { accountId: a.account.accountId, userId: a.member.userId },

@@ -51,7 +51,14 @@ const Hint = ({ at, children }: { at: string; children: ComponentChildren }) => 
   </small>
 );
 
-function Choice(props: { value: string; label: string; v: WebhookFormValues; focus: boolean; children: ComponentChildren }) {
+function Choice(props: {
+  value: string;
+  label: string;
+  v: WebhookFormValues;
+  focus: boolean;
+  invalid: boolean;
+  children: ComponentChildren;
+}) {
   return (
     <div class="auth-choice">
       <label>
@@ -61,7 +68,8 @@ function Choice(props: { value: string; label: string; v: WebhookFormValues; foc
           value={props.value}
           checked={props.v.auth === props.value}
           autofocus={props.focus || undefined}
-          aria-describedby="wh-auth-error"
+          aria-invalid={props.invalid ? 'true' : undefined}
+          aria-describedby={props.invalid ? 'wh-auth-error' : undefined}
         />
         {props.label}
       </label>
@@ -76,10 +84,10 @@ function Auth({ ctx, focus }: { ctx: FormContext; focus: string | undefined }) {
     ? 'Leave empty to keep the current secret.'
     : 'Leave empty to have one made for you: it is shown once, after saving.';
   return (
-    <fieldset aria-invalid={errors.auth ? 'true' : undefined}>
+    <fieldset>
       <legend>How callers authenticate</legend>
       <ErrorText at="auth" errors={errors} />
-      <Choice value="api_key" label="An API key of mine" v={v} focus={focus === 'auth' && v.auth === ''}>
+      <Choice value="api_key" label="An API key of mine" v={v} focus={focus === 'auth' && v.auth === ''} invalid={Boolean(errors.auth)}>
         <label for={idOf('apiKeyId')}>API key</label>
         <select name="apiKeyId" {...described('apiKeyId', errors, focus, true)}>
           <option value="">Choose a key…</option>
@@ -95,7 +103,7 @@ function Auth({ ctx, focus }: { ctx: FormContext; focus: string | undefined }) {
         </Hint>
         <ErrorText at="apiKeyId" errors={errors} />
       </Choice>
-      <Choice value="hmac" label="A shared secret (HMAC)" v={v} focus={false}>
+      <Choice value="hmac" label="A shared secret (HMAC)" v={v} focus={false} invalid={Boolean(errors.auth)}>
         <label for={idOf('hmacSecret')}>Shared secret</label>
         <input
           type="password"
@@ -109,7 +117,13 @@ function Auth({ ctx, focus }: { ctx: FormContext; focus: string | undefined }) {
         </Hint>
         <ErrorText at="hmacSecret" errors={errors} />
       </Choice>
-      <Choice value="sender" label="A sender’s signature (GitHub, Stripe, Slack, Standard Webhooks)" v={v} focus={false}>
+      <Choice
+        value="sender"
+        label="A sender’s signature (GitHub, Stripe, Slack, Standard Webhooks)"
+        v={v}
+        focus={false}
+        invalid={Boolean(errors.auth)}
+      >
         <label for={idOf('signatureScheme')}>Sender</label>
         <select name="signatureScheme" {...described('signatureScheme', errors, focus)}>
           <option value="">Choose the sender…</option>
@@ -133,7 +147,7 @@ function Auth({ ctx, focus }: { ctx: FormContext; focus: string | undefined }) {
         </Hint>
         <ErrorText at="senderSecret" errors={errors} />
       </Choice>
-      <Choice value="open" label="Open: no authentication" v={v} focus={false}>
+      <Choice value="open" label="Open: no authentication" v={v} focus={false} invalid={Boolean(errors.auth)}>
         <p class="notice" id="wh-open-warning">
           <strong>Warning:</strong> anyone who has the URL of an open webhook can start runs of its workflow. Choose this only for a sender
           that can neither send a key nor sign, and limit it to the sender’s addresses below.
