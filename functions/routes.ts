@@ -116,6 +116,12 @@ import { route as consoleAccountProfile } from './http/console/account-profile.r
 import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
 import { route as authProfile } from './http/auth/profile.route.ts';
 import { route as authPassword } from './http/auth/password.route.ts';
+import { route as consoleWebhooks } from './http/console/webhooks.route.ts';
+import { route as consoleWebhookNew } from './http/console/webhook-new.route.ts';
+import { route as consoleWebhookCreate } from './http/console/webhook-create.route.ts';
+import { route as consoleWebhook } from './http/console/webhook.route.ts';
+import { route as consoleWebhookPage } from './http/console/webhook-page.route.ts';
+import { route as consoleWebhookAction } from './http/console/webhook-action.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -240,4 +246,10 @@ export const routes = [
   consoleAccountPassword,
   authProfile,
   authPassword,
+  consoleWebhooks,
+  consoleWebhookNew,
+  consoleWebhookCreate,
+  consoleWebhook,
+  consoleWebhookPage,
+  consoleWebhookAction,
 ] as const satisfies readonly Route[];

@@ -230,3 +230,10 @@ export async function webhookStats(p: SessionPrincipal, webhookId: string, now =
   await visibleWebhook(p, webhookId);
   return readStats(webhookId, now);
 }
+
+/** The webhooks the caller may see (as `listVisibleWebhooks`), each with its last accepted trigger: one stats read each, no second read of the webhook. */
+export async function listVisibleWebhooksWithLastTrigger(p: SessionPrincipal, now = Date.now()) {
+  const { items } = await listVisibleWebhooks(p);
+  const stats = await Promise.all(items.map((w) => readStats(w.id, now)));
+  return items.map((w, i) => ({ ...w, lastTriggeredAt: stats[i]?.lastTriggeredAt ?? null }));
+}

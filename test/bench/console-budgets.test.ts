@@ -11,6 +11,10 @@ import { handler as workflowPage } from '../../functions/http/console/workflow.t
 import { handler as workflowNewPage } from '../../functions/http/console/workflow-new.ts';
 import { handler as workflowEditPage } from '../../functions/http/console/workflow-edit.ts';
 import { handler as workflowVersionsPage } from '../../functions/http/console/workflow-versions.ts';
+import { handler as webhooksPage } from '../../functions/http/console/webhooks.ts';
+import { handler as webhookNewPage } from '../../functions/http/console/webhook-new.ts';
+import { handler as webhookPage } from '../../functions/http/console/webhook.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { BODIES } from '../../shared/console/asset-bodies.generated.ts';
@@ -41,7 +45,7 @@ const bytesOf = (r: Result) => Buffer.byteLength(r.body ?? '', r.isBase64Encoded
 const assetsGzipped = Object.values(BODIES).reduce((n, a) => n + gzipSync(a.body, { level: 9 }).length, 0);
 
 let session: string;
-const ids = { run: '', workflow: '' };
+const ids = { run: '', workflow: '', webhook: '' };
 beforeAll(async () => {
   await instrumentClients();
   const account = await givenAccount();
@@ -53,6 +57,28 @@ beforeAll(async () => {
   const run = await startRun({ workflow, trigger: 'api', variables: { env: 'budget' }, startedBy: account.admin.userId });
   ids.workflow = workflow.workflowId;
   ids.run = run.execution.executionId;
+  const admin = {
+    kind: 'session' as const,
+    accountId: account.account.accountId,
+    userId: account.admin.userId,
+    role: 'admin' as const,
+    sessionId: 's',
+  };
+  // On a workflow of its own: the workflow page above is measured without webhooks.
+  const hooked = await createWorkflow(admin, {
+    name: 'Hooked',
+    definition: { steps: [{ id: 'note', type: 'set', values: {} }] },
+    recovery: false,
+    editors: [],
+  });
+  const hook = await createWebhook(admin, {
+    workflowId: hooked.workflowId,
+    name: 'Budget hook',
+    secretKey: 'x'.repeat(32),
+    allowedSourceIps: [],
+    enabled: true,
+  });
+  ids.webhook = hook.webhookId;
 }, 60_000);
 
 /**
@@ -73,25 +99,34 @@ const PAGES = [
   { path: '/console/approvals', handler: () => approvalsPage, calls: 22, steps: 5 },
   // + 1 Query
   { path: '/console/workflows', handler: () => workflowsPage, calls: 4, steps: 3 },
-  // + the workflow, its webhooks, schedules, 4 run shards, its latest versions and the account's users (their authors) together; the runs' BatchGet
-  { path: '/console/workflows/{workflow}', handler: () => workflowPage, calls: 13, steps: 4 },
+  // + the workflow, its webhooks, schedules, 4 run shards, its latest versions and the account's users (their authors) together;
+  // the runs' BatchGet (and the webhooks' BatchGet when the account has any: the one below)
+  { path: '/console/workflows/{workflow}', handler: () => workflowPage, calls: 14, steps: 4 },
   // the editor: nothing more for a new workflow; + the workflow to edit
   { path: '/console/workflows/new', handler: () => workflowNewPage, calls: 3, steps: 2 },
   { path: '/console/workflows/{workflow}/edit', handler: () => workflowEditPage, calls: 4, steps: 3 },
   // + the workflow, a page of its versions and the account's users together (a diff: + two version reads)
   { path: '/console/workflows/{workflow}/versions', handler: () => workflowVersionsPage, calls: 6, steps: 3 },
+  // + the webhooks (1 Query, 1 BatchGet), each one's stats (1 GetItem each, together), their workflows' names (1 BatchGet)
+  { path: '/console/webhooks', handler: () => webhooksPage, calls: 7, steps: 6 },
+  // + the workflow choices (1 Query) and my keys (1 Query and its BatchGet, the account's membership generations) together
+  { path: '/console/webhooks/new', handler: () => webhookNewPage, calls: 7, steps: 4 },
+  // + the webhook and its stats; its workflow's name; 4 run shards and their BatchGet
+  { path: '/console/webhooks/{webhook}', handler: () => webhookPage, calls: 13, steps: 6 },
 ] as const;
 
 describe('console page views', () => {
   it.each(PAGES)(
     '$path: at most $calls DynamoDB calls in $steps sequential steps, no Scan; the first load within 60 KiB compressed',
     async ({ path, handler, calls, steps }) => {
-      const concrete = path.replace('{run}', ids.run).replace('{workflow}', ids.workflow);
+      const concrete = path.replace('{run}', ids.run).replace('{workflow}', ids.workflow).replace('{webhook}', ids.webhook);
       const params: Record<string, string> | undefined = path.includes('{run}')
         ? { executionId: ids.run }
         : path.includes('{workflow}')
           ? { workflowId: ids.workflow }
-          : undefined;
+          : path.includes('{webhook}')
+            ? { id: ids.webhook }
+            : undefined;
       const { result, calls: made } = await recordCalls(() => view(handler(), concrete, session, params));
       expect(result.statusCode, result.body).toBe(200);
       const dynamo = made.filter((c) => c.service === 'dynamodb');

@@ -105,7 +105,9 @@ function Webhooks({ webhooks, admin }: { webhooks: WorkflowPageData['webhooks'];
           <tbody>
             {webhooks.map((h) => (
               <tr key={h.id}>
-                <td>{h.name}</td>
+                <td>
+                  <a href={`/console/webhooks/${h.id}`}>{h.name}</a>
+                </td>
                 <td>
                   <code>{h.id}</code>
                 </td>

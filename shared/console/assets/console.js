@@ -37,3 +37,31 @@ document.addEventListener('click', (event) => {
   };
   if (navigator.clipboard) navigator.clipboard.writeText(source.value).then(done, () => undefined);
 });
+// Webhooks: "Add row" (<button data-add-row="#tbody-id" hidden>) shows itself and appends a copy of the
+// table's last row, emptied, with its ids and labels numbered on. Without script the form has empty rows.
+for (const button of document.querySelectorAll('button[data-add-row]')) {
+  const body = document.querySelector(button.getAttribute('data-add-row'));
+  if (!body) continue;
+  button.hidden = false;
+  button.addEventListener('click', () => {
+    const last = body.querySelector('tr:last-child');
+    if (!last) return;
+    const row = last.cloneNode(true);
+    const n = body.querySelectorAll('tr').length;
+    for (const small of row.querySelectorAll('small')) small.remove();
+    for (const input of row.querySelectorAll('input')) {
+      input.value = '';
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+      input.removeAttribute('autofocus');
+      input.id = input.id.replace(/\d+$/, String(n));
+    }
+    for (const label of row.querySelectorAll('label')) {
+      label.htmlFor = label.htmlFor.replace(/\d+$/, String(n));
+      label.textContent = label.textContent.replace(/\d+$/, String(n + 1));
+    }
+    body.append(row);
+    row.querySelector('input')?.focus();
+  });
+}
+// End of webhooks.

@@ -1,0 +1,14 @@
+// GET /console/webhooks/new: the create form, empty, with a fresh one-time value (a reload of the
+// page its POST answers creates nothing more).
+import { route } from './webhook-new.route.ts';
+import { consoleHttp } from '../../../shared/console/console-http.tsx';
+import { newFormNonce } from '../../../shared/domain/form-nonces.ts';
+import { keyChoices, workflowChoicesFor } from './webhook-data.ts';
+import { webhookFormPage } from './webhook-form.tsx';
+import { readForm } from './webhook-form-data.ts';
+
+export const handler = consoleHttp(route, async ({ session }) => {
+  const [workflows, keys] = await Promise.all([workflowChoicesFor(session.principal), keyChoices(session.principal)]);
+  const values = { ...readForm(new URLSearchParams()), nonce: newFormNonce() };
+  return webhookFormPage({ session, values, errors: {}, workflows, keys });
+});
