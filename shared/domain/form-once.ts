@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { claimForm, releaseForm } from '../db/entities/form-once.ts';
 import { badRequest, conflict } from '../errors.ts';
@@ -7,6 +8,7 @@ type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
 /** A form id as the console's forms make them (a random UUID). */
 export const FormId = z.uuid();
+export const newFormId = () => randomUUID();
 
 export const formAlreadySent = () =>
   conflict(

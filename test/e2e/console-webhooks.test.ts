@@ -166,7 +166,8 @@ describe('webhooks', () => {
     expect(await page.getByText(SECRET).count()).toBe(0);
     expect(await listedCount()).toBe(before + 1);
     await checked();
-    await navigating(page.getByRole('link', { name: 'Open the webhook' }).click());
+    await navigating(page.getByRole('main').getByRole('link', { name: 'Webhooks' }).click());
+    await navigating(page.getByRole('link', { name: 'Signed by keyboard' }).click());
     expect(await h1()).toBe('Signed by keyboard');
     expect(await page.locator('#webhook-secret').count()).toBe(0);
     // Its page: the run in its recent runs, the stats' chart and its table.

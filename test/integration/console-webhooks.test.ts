@@ -8,7 +8,7 @@ import { handler as listHandler } from '../../functions/http/console/webhooks.ts
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { getWebhook, listWebhooks } from '../../shared/db/entities/webhook.ts';
 import { createKey } from '../../shared/domain/keys.ts';
-import { newFormNonce } from '../../shared/domain/form-nonces.ts';
+import { newFormId } from '../../shared/domain/form-once.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { adminSession, givenAccount } from '../support/fixtures.ts';
@@ -71,7 +71,7 @@ beforeAll(async () => {
   [adminCookie, memberCookie] = await Promise.all([sessionOf(a.admin.email), sessionOf(a.member.email)]);
 });
 
-const createForm = (fields: Record<string, string>) => new URLSearchParams({ nonce: newFormNonce(), ...fields });
+const createForm = (fields: Record<string, string>) => new URLSearchParams({ nonce: newFormId(), ...fields });
 
 describe('the webhook pages', () => {
   it("a member lists their own webhooks only; the admin's is a 404 to them, to read, edit, disable or delete", async () => {

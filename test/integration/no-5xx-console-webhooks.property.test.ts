@@ -5,7 +5,7 @@ import { handler as action } from '../../functions/http/console/webhook-action.t
 import { handler as pageOf } from '../../functions/http/console/webhook-page.ts';
 import { handler as detail } from '../../functions/http/console/webhook.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
-import { newFormNonce } from '../../shared/domain/form-nonces.ts';
+import { newFormId } from '../../shared/domain/form-once.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { adminSession, givenAccount } from '../support/fixtures.ts';
@@ -81,8 +81,7 @@ type Form = typeof forms extends fc.Arbitrary<infer T> ? T : never;
 
 function event(method: string, path: string, params: Record<string, string>, q: Form | undefined) {
   const body = new URLSearchParams();
-  for (const { k, v } of q?.fields ?? [])
-    body.append(k, v === 'KEY' ? keyId : v === 'WF' ? workflowId : v === 'NONCE' ? newFormNonce() : v);
+  for (const { k, v } of q?.fields ?? []) body.append(k, v === 'KEY' ? keyId : v === 'WF' ? workflowId : v === 'NONCE' ? newFormId() : v);
   const token = q?.cookie === 'other' ? other : session;
   if (q?.csrf !== 'none') body.set('csrf', csrfToken(q?.csrf === 'other' ? other : token));
   const e = apiEvent({

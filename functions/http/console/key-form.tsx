@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newFormId } from '../../../shared/domain/form-once.ts';
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { Csrf, page } from '../../../shared/console/render.tsx';
 import { ALL_SCOPES } from '../../../shared/domain/keys.ts';
@@ -11,7 +11,7 @@ export type KeyInput = { name: string; scopes: string[]; validityDays: string; f
 export const FIELD_ORDER = ['name', 'scopes', 'validityDays'] as const;
 export const DEFAULT_VALIDITY_DAYS = '90';
 
-export const emptyKeyInput = (): KeyInput => ({ name: '', scopes: [], validityDays: DEFAULT_VALIDITY_DAYS, formId: randomUUID() });
+export const emptyKeyInput = (): KeyInput => ({ name: '', scopes: [], validityDays: DEFAULT_VALIDITY_DAYS, formId: newFormId() });
 
 /**
  * "Create key": Name, a checkbox per scope with its meaning, Validity (days). The form carries a fresh

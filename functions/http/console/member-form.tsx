@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newFormId } from '../../../shared/domain/form-once.ts';
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { Csrf, page } from '../../../shared/console/render.tsx';
 import { OnceSecret } from './key-form.tsx';
@@ -8,7 +8,7 @@ export type MemberInput = { email: string; role: string; formId: string };
 export const ROLES = ['member', 'admin'] as const;
 const FIELD_ORDER = ['email', 'role'] as const;
 
-export const emptyMemberInput = (): MemberInput => ({ email: '', role: 'member', formId: randomUUID() });
+export const emptyMemberInput = (): MemberInput => ({ email: '', role: 'member', formId: newFormId() });
 
 /** A role choice (the add form, "Change role"), with its error. */
 export function RoleSelect({ id, value, errors, first }: { id: string; value: string; errors: Errors; first: string | undefined }) {

@@ -4,7 +4,7 @@
 // form's one-time value makes a second send of it (a reload) create nothing (409).
 import { route } from './webhook-create.route.ts';
 import { consoleHttp } from '../../../shared/console/console-http.tsx';
-import { newFormNonce, onceForForm } from '../../../shared/domain/form-nonces.ts';
+import { newFormId, onceForForm } from '../../../shared/domain/form-once.ts';
 import { createWebhook } from '../../../shared/domain/webhooks.ts';
 import { AppError } from '../../../shared/errors.ts';
 import { keyChoices, refusalAt, webhookPageData, workflowChoicesFor } from './webhook-data.ts';
@@ -19,22 +19,16 @@ export const handler = consoleHttp(route, async ({ session, form }) => {
   const again = async (status: number, errors: FormErrors, v: WebhookFormValues = values) => {
     const [workflows, keys] = await Promise.all([workflowChoicesFor(p), keyChoices(p)]);
     // A fresh one-time value: the corrected form is a new send. Secrets typed are not sent back.
-    return webhookFormPage({ session, values: { ...v, nonce: newFormNonce() }, errors, workflows, keys, status });
+    return webhookFormPage({ session, values: { ...v, nonce: newFormId() }, errors, workflows, keys, status });
   };
   const { body, errors } = createBody(values);
   if (!body) return again(400, errors);
   try {
-    const w = await onceForForm(
-      p,
-      values.nonce,
-      () => createWebhook(p, body),
-      (made) => made.webhookId,
-    );
+    const w = await onceForForm(p, values.nonce, () => createWebhook(p, body));
     const data = await webhookPageData(p, w.webhookId);
     return webhookPage(session, data, { triggerUrl: triggerUrl(w.webhookId), secret: body.secretKey, created: true, status: 201 });
   } catch (e) {
-    if (e instanceof AppError && e.code === 'FORM_ALREADY_SENT')
-      return alreadySentPage(session, e.extra.body?.objectId as string | undefined);
+    if (e instanceof AppError && e.code === 'FORM_ALREADY_SENT') return alreadySentPage(session);
     const refused = refusalAt(e, values);
     return again(refused.status, refused.errors);
   }

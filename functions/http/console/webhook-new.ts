@@ -2,13 +2,13 @@
 // page its POST answers creates nothing more).
 import { route } from './webhook-new.route.ts';
 import { consoleHttp } from '../../../shared/console/console-http.tsx';
-import { newFormNonce } from '../../../shared/domain/form-nonces.ts';
+import { newFormId } from '../../../shared/domain/form-once.ts';
 import { keyChoices, workflowChoicesFor } from './webhook-data.ts';
 import { webhookFormPage } from './webhook-form.tsx';
 import { readForm } from './webhook-form-data.ts';
 
 export const handler = consoleHttp(route, async ({ session }) => {
   const [workflows, keys] = await Promise.all([workflowChoicesFor(session.principal), keyChoices(session.principal)]);
-  const values = { ...readForm(new URLSearchParams()), nonce: newFormNonce() };
+  const values = { ...readForm(new URLSearchParams()), nonce: newFormId() };
   return webhookFormPage({ session, values, errors: {}, workflows, keys });
 });

@@ -208,11 +208,13 @@ export const deleteConfirmPage = (session: ConsoleSession, w: WebhookShown) =>
   );
 
 /** A second send of the create form (a reload of its result page): nothing more was created, and the secret is not shown again. */
-export const alreadySentPage = (session: ConsoleSession, webhookId: string | undefined) =>
+export const alreadySentPage = (session: ConsoleSession) =>
   page(
     { title: 'This form was sent already', session, section: '/console/webhooks', status: 409 },
     <>
       <p>The webhook was created the first time this form was sent; sending it again creates nothing. Its secret is not shown again.</p>
-      <p>{webhookId ? <a href={`/console/webhooks/${webhookId}`}>Open the webhook</a> : <a href="/console/webhooks">Webhooks</a>}</p>
+      <p>
+        <a href="/console/webhooks">Webhooks</a>
+      </p>
     </>,
   );
