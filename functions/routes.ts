@@ -91,6 +91,12 @@ import { route as consoleRuns } from './http/console/runs.route.ts';
 import { route as consoleApprovals } from './http/console/approvals.route.ts';
 import { route as consoleApproval } from './http/console/approval.route.ts';
 import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
+import { route as consoleSchedules } from './http/console/schedules.route.ts';
+import { route as consoleScheduleNew } from './http/console/schedule-new.route.ts';
+import { route as consoleScheduleCreate } from './http/console/schedule-create.route.ts';
+import { route as consoleSchedulePreview } from './http/console/schedule-preview.route.ts';
+import { route as consoleScheduleConfirm } from './http/console/schedule-confirm.route.ts';
+import { route as consoleScheduleAction } from './http/console/schedule-action.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -190,4 +196,10 @@ export const routes = [
   consoleApprovals,
   consoleApproval,
   consoleApprovalDecide,
+  consoleSchedules,
+  consoleScheduleNew,
+  consoleScheduleCreate,
+  consoleSchedulePreview,
+  consoleScheduleConfirm,
+  consoleScheduleAction,
 ] as const satisfies readonly Route[];
