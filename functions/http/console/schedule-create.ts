@@ -21,7 +21,11 @@ export const handler = consoleHttp(route, async ({ session, form }) => {
     return show(preview.ok ? 200 : 400, preview.ok ? undefined : byField(preview.errors, SCHEDULE_FIELDS), preview);
   }
   const converted = draftToBody(draft);
-  const errors = converted.ok ? [] : [...converted.errors];
+  // The settings' own rules first (the expression, the zone, the times: as the preview reads them), then the API's body.
+  const preview = previewOf(draft);
+  const errors = [...(preview.ok ? [] : preview.errors), ...(converted.ok ? [] : converted.errors)].filter(
+    (e, i, all) => all.findIndex((o) => o.path === e.path) === i,
+  );
   if (!draft.workflowId) errors.push({ path: 'workflowId', message: 'choose the workflow the schedule starts' });
   const parsed = CreateScheduleBody.safeParse(converted.body);
   if (!parsed.success) errors.push(...parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })));

@@ -52,10 +52,12 @@ export function draftToBody(d: ScheduleDraft): { ok: true; body: Body } | { ok: 
   return errors.length ? { ok: false, body, errors } : { ok: true, body };
 }
 
-/** The preview of a draft: its next fire times, or the errors of its expression, zone, start and end. */
+/** The preview of a draft: its next fire times, or the errors of its expression, zone, start and end (each once). */
 export function previewOf(d: ScheduleDraft, now = Date.now()) {
   const converted = draftToBody({ ...d, variables: '', workflowId: '' });
-  if (!converted.ok) return { ok: false as const, errors: converted.errors };
   const b = converted.body as { expression: string; timezone: string; startAt?: string; endAt?: string };
-  return previewFireTimes({ expression: b.expression, timezone: b.timezone, startAt: b.startAt, endAt: b.endAt }, now);
+  const preview = previewFireTimes({ expression: b.expression, timezone: b.timezone, startAt: b.startAt, endAt: b.endAt }, now);
+  if (converted.ok) return preview;
+  const errors = [...converted.errors, ...(preview.ok ? [] : preview.errors)];
+  return { ok: false as const, errors: errors.filter((e, i) => errors.findIndex((o) => o.path === e.path) === i) };
 }

@@ -40,7 +40,7 @@ export function PreviewSection({ preview }: { preview: Preview }) {
       aria-labelledby="preview-title"
       aria-live="polite"
       hx-get="/console/schedules/preview"
-      hx-trigger="input changed delay:400ms from:#schedule-form, change delay:400ms from:#schedule-form"
+      hx-trigger="input delay:400ms from:#schedule-form, change delay:400ms from:#schedule-form"
       hx-include="#expression, #timezone, #startAt, #endAt"
       hx-swap="outerHTML"
       hx-sync="this:replace"
