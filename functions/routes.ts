@@ -97,6 +97,11 @@ import { route as consoleScheduleCreate } from './http/console/schedule-create.r
 import { route as consoleSchedulePreview } from './http/console/schedule-preview.route.ts';
 import { route as consoleScheduleConfirm } from './http/console/schedule-confirm.route.ts';
 import { route as consoleScheduleAction } from './http/console/schedule-action.route.ts';
+import { route as consoleSecrets } from './http/console/secrets.route.ts';
+import { route as consoleSecretNew } from './http/console/secret-new.route.ts';
+import { route as consoleSecretCreate } from './http/console/secret-create.route.ts';
+import { route as consoleSecretPage } from './http/console/secret-page.route.ts';
+import { route as consoleSecretAction } from './http/console/secret-action.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -202,4 +207,9 @@ export const routes = [
   consoleSchedulePreview,
   consoleScheduleConfirm,
   consoleScheduleAction,
+  consoleSecrets,
+  consoleSecretNew,
+  consoleSecretCreate,
+  consoleSecretPage,
+  consoleSecretAction,
 ] as const satisfies readonly Route[];
