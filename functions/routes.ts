@@ -102,6 +102,13 @@ import { route as consoleSecretNew } from './http/console/secret-new.route.ts';
 import { route as consoleSecretCreate } from './http/console/secret-create.route.ts';
 import { route as consoleSecretPage } from './http/console/secret-page.route.ts';
 import { route as consoleSecretAction } from './http/console/secret-action.route.ts';
+import { route as consoleChannels } from './http/console/channels.route.ts';
+import { route as consoleChannelNew } from './http/console/channel-new.route.ts';
+import { route as consoleChannelCreate } from './http/console/channel-create.route.ts';
+import { route as consoleChannel } from './http/console/channel.route.ts';
+import { route as consoleChannelConfirm } from './http/console/channel-confirm.route.ts';
+import { route as consoleChannelAction } from './http/console/channel-action.route.ts';
+import { route as consoleChannelRedeliver } from './http/console/channel-redeliver.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -212,4 +219,11 @@ export const routes = [
   consoleSecretCreate,
   consoleSecretPage,
   consoleSecretAction,
+  consoleChannels,
+  consoleChannelNew,
+  consoleChannelCreate,
+  consoleChannel,
+  consoleChannelConfirm,
+  consoleChannelAction,
+  consoleChannelRedeliver,
 ] as const satisfies readonly Route[];
