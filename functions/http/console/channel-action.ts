@@ -7,7 +7,7 @@ import { seeOther } from '../../../shared/console/render.tsx';
 import { recentChannelDeliveries } from '../../../shared/domain/channel-console.ts';
 import { removeChannel, showChannel, testChannel, updateChannel } from '../../../shared/domain/channels.ts';
 import { HTTP_STATUS } from '../../../shared/http-status.ts';
-import { channelDraftOf, updateBody } from './channel-drafts.ts';
+import { channelDraftOf, updateBody, withoutWriteOnly } from './channel-drafts.ts';
 import { channelFields } from './channel-form-view.tsx';
 import type { ChannelView } from './channels-view.tsx';
 import { channelPage } from './channel-view.tsx';
@@ -29,8 +29,14 @@ export const handler = consoleHttp(route, async ({ session, params, form }) => {
   const draft = channelDraftOf(form, c.type);
   const fields = channelFields(c.type);
   const body = updateBody(draft, (f) => channelKinds[c.type].settings[f] === false);
+  const shown = withoutWriteOnly(draft);
   const refused = async (status: number, errors: ReturnType<typeof byField>) =>
-    channelPage(session, c, { deliveries: await deliveries(), draft, errors, status });
+    channelPage(session, c, {
+      deliveries: await deliveries(),
+      draft: shown.draft,
+      errors: shown.cleared ? { ...errors, form: [...errors.form, 'Write-only values are not sent back: type them again.'] } : errors,
+      status,
+    });
   if (!body.ok) return refused(400, byField(body.errors, fields));
   try {
     await updateChannel(p, c.id, body.body);

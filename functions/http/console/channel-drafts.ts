@@ -2,7 +2,8 @@ import type { ChannelSetting } from '../../../shared/channels/types.ts';
 import { CHANNEL_TYPES, type ChannelType } from '../../../shared/db/channel-types.ts';
 import type { FieldError } from '../../../shared/errors.ts';
 import { CreateChannelBody, UpdateChannelBody } from '../../../shared/schemas/channels.ts';
-import { type ChannelDraft, settingsOf } from './channel-form-view.tsx';
+import { type ChannelDraft, isWriteOnly, settingsOf } from './channel-form-view.tsx';
+import { isMasked } from '../../../shared/channels/types.ts';
 
 // The channel forms as sent, and the API's bodies they stand for (checked by the API's own schemas).
 
@@ -33,4 +34,19 @@ export function updateBody(d: ChannelDraft, optional: (f: ChannelSetting) => boo
   for (const f of settingsOf(d.type)) body[f] = d[f] ? (d[f] as string) : optional(f) ? null : '';
   const parsed = UpdateChannelBody.safeParse(body);
   return parsed.success ? ({ ok: true, body: parsed.data } as const) : ({ ok: false, errors: issues(parsed.error) } as const);
+}
+
+/**
+ * A refused form is shown again without the write-only values typed into it (they never go back to
+ * the browser): those fields are empty, to be typed again; a mask the view showed stays (it keeps the stored value).
+ */
+export function withoutWriteOnly(d: ChannelDraft): { draft: ChannelDraft; cleared: boolean } {
+  const out: ChannelDraft = { ...d };
+  let cleared = false;
+  for (const f of settingsOf(d.type))
+    if (isWriteOnly(d.type, f) && d[f] && !isMasked(d[f] as string)) {
+      out[f] = '';
+      cleared = true;
+    }
+  return { draft: out, cleared };
 }
