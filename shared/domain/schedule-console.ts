@@ -1,7 +1,8 @@
 import { getAccount } from '../db/entities/account.ts';
 import { getItems } from '../db/query.ts';
 import { executionKey, parseExecution } from '../db/entities/execution.ts';
-import { enabledScheduleCount, listAccountScheduleItems, type Schedule } from '../db/entities/schedule.ts';
+import type { Schedule } from '../db/entities/schedule.ts';
+import { enabledScheduleCount, listAccountScheduleItems } from '../db/entities/schedule-account.ts';
 import { getWorkflow } from '../db/entities/workflow.ts';
 import type { FieldError } from '../errors.ts';
 import { fireTimes } from '../schedules/clock.ts';

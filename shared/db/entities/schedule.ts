@@ -293,19 +293,3 @@ export async function disableSchedule(s: Pick<Schedule, 'accountId' | 'scheduleI
     ),
   );
 }
-
-/** Every schedule of an account (the console's list; at most the plan's limit of enabled ones, and the disabled). */
-export const listAccountScheduleItems = (accountId: string) =>
-  queryAll(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-      ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': 'SCH#' },
-    },
-    parse,
-  );
-
-/** The account's count of enabled schedules (what the plan's limit counts). */
-export async function enabledScheduleCount(accountId: string): Promise<number> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: scheduleCountKey(accountId) }));
-  return typeof Item?.enabled === 'number' ? Item.enabled : 0;
-}
