@@ -1,8 +1,13 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
+import { resetConfig } from '../../shared/config.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
+import { createSecret } from '../../shared/domain/account-secrets.ts';
+import { createChannel } from '../../shared/domain/channels.ts';
+import { createSchedule } from '../../shared/domain/schedules.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { CHANNEL_TYPES } from '../../shared/db/channel-types.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { isConsolePage, type Route } from '../../shared/http/route.ts';
 import { adminSession, givenAccount } from '../support/fixtures.ts';
@@ -24,8 +29,13 @@ const handlers = new Map<Route, Handler>();
 let session: string;
 let adminEmail: string;
 let workflowId: string;
+/** Ids and names that exist in the account: a schedule, a secret, a channel. */
+let realIds: string[] = [];
 
 beforeAll(async () => {
+  // A "Send test" of the real channel goes nowhere: a closed local port.
+  Object.assign(process.env, { SLACK_API_URL: 'http://127.0.0.1:9/slack' });
+  resetConfig();
   const account = await givenAccount({ plan: 'pro' });
   adminEmail = account.admin.email;
   const w = await createWorkflow(adminSession(account), {
@@ -38,6 +48,22 @@ beforeAll(async () => {
     editors: [],
   });
   workflowId = w.workflowId;
+  const actor = adminSession(account);
+  const schedule = await createSchedule(actor, workflowId, {
+    expression: 'cron(0 3 * * ? *)',
+    timezone: 'Europe/Berlin',
+    variables: {},
+    enabled: true,
+    overlap: 'skip',
+  });
+  await createSecret(actor, { name: 'PROPERTY_SECRET', value: 'v-property' });
+  const channel = await createChannel(actor, {
+    type: CHANNEL_TYPES[0],
+    name: 'prop',
+    botToken: 'xoxb-0000000000-prop',
+    signingSecret: 's'.repeat(32),
+  });
+  realIds = [schedule.scheduleId, 'PROPERTY_SECRET', channel.id];
   for (const r of mine)
     handlers.set(r, (await import(/* @vite-ignore */ new URL(`../../functions/${r.handler}.ts`, import.meta.url).href)).handler as Handler);
 });
@@ -112,7 +138,12 @@ const requests = (r: Route) =>
   fc.record({
     params: fc.dictionary(
       fc.constantFrom(...(r.path.match(/\{(\w+)\}/g) ?? ['{none}']).map((p) => p.slice(1, -1))),
-      fc.oneof(ulidish, text, fc.constantFrom('delete', 'run', 'pause', 'resume', 'edit', 'test', 'API_TOKEN')),
+      fc.oneof(
+        ulidish,
+        text,
+        fc.constantFrom('delete', 'run', 'pause', 'resume', 'edit', 'test', 'API_TOKEN'),
+        fc.nat().map((i) => realIds[i % realIds.length] as string),
+      ),
       { maxKeys: 3 },
     ),
     query: fc.option(fc.dictionary(fc.constantFrom(...FIELDS), fieldValue, { maxKeys: 6 }), { nil: undefined }),
