@@ -170,9 +170,16 @@ describe('creating a schedule', () => {
     expect(await previewTimes(page)).toHaveLength(5);
     await expectAccessible(page);
     await shot(page, 'schedule-preview');
+    await shot(page, 'schedule-preview', 'dark');
     await page.goto(`${env.url}/console/schedules`);
     await expectAccessible(page);
     await shot(page, 'schedules-list');
+    await shot(page, 'schedules-list', 'dark');
+    // The workflow's page leads to its schedules.
+    await page.goto(`${env.url}/console/workflows/${workflowId}`);
+    await page.getByRole('link', { name: 'Create schedule' }).click();
+    await page.waitForURL(`${env.url}/console/schedules/new?workflowId=${workflowId}`);
+    expect(await page.getByLabel('Workflow').inputValue()).toBe(workflowId);
     expectNoCspViolations(context);
     await context.close();
   });

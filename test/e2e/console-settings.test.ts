@@ -121,6 +121,7 @@ describe('secrets', () => {
     expect(await row.textContent()).toContain('Calls the API');
     await expectAccessible(page);
     await shot(page, 'secrets-list');
+    await shot(page, 'secrets-list', 'dark');
     // Replace value.
     await row.getByRole('link', { name: /Replace value/ }).click();
     expect(await page.getByLabel('New value').inputValue()).toBe('');
@@ -236,6 +237,7 @@ describe('channels', () => {
     expect(posts.map((r) => r.body.channel)).toEqual(['#approvals']);
     await expectAccessible(page);
     await shot(page, 'channel-page');
+    await shot(page, 'channel-page', 'dark');
     // Saved unchanged (the masks sent back): the token is kept, so a test still goes out with it.
     await page.getByLabel('Name').fill('team-slack');
     await page.getByRole('button', { name: 'Save' }).click();
