@@ -73,6 +73,12 @@ const mainText = (page: Page) => page.locator('main').textContent();
 /** The five fire times the preview lists. */
 const previewTimes = (page: Page) => page.locator('#schedule-preview ol li').allTextContents();
 
+/** Press a form's submit button and wait for the page its POST answers with (the URL may stay the same). */
+async function submitted(page: Page, button: ReturnType<Page['getByRole']>) {
+  // The navigation the POST starts, committed and loaded (not the page it leaves).
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), button.click()]);
+}
+
 beforeAll(async () => {
   env = await consoleStack('console-schedules');
   browser = env.browser;
@@ -109,8 +115,7 @@ describe('creating a schedule', () => {
     await page.getByLabel('Timezone').fill(ZONE);
     await page.getByLabel('Start (optional)').fill('2027-03-26T00:00');
     await page.getByLabel('Input variables (JSON)').fill('{"env": "production"}');
-    await page.getByRole('button', { name: 'Preview' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Preview' }));
     const expected = expectedFires(5);
     expect(expected).toEqual(['2027-03-26 02:30', '2027-03-27 02:30', '2027-03-29 02:30', '2027-03-30 02:30', '2027-03-31 02:30']);
     expect(await previewTimes(page)).toEqual(expected);
@@ -149,13 +154,13 @@ describe('creating a schedule', () => {
     await page.getByLabel('Timezone').fill(ZONE);
     await page.getByLabel('Start (optional)').fill('2027-03-26T00:00');
     await page.getByLabel('Expression').fill('cron(30 2 * * ? *)');
-    await expect.poll(() => previewTimes(page), { timeout: 5000 }).toEqual(expectedFires(5));
+    await expect.poll(() => previewTimes(page), { timeout: 10_000 }).toEqual(expectedFires(5));
     // A bad expression: the reason, in place of the times.
     await page.getByLabel('Expression').fill('cron(61 2 * * ? *)');
-    await expect.poll(() => page.locator('#schedule-preview').textContent(), { timeout: 5000 }).toContain('expression');
+    await expect.poll(() => page.locator('#schedule-preview').textContent(), { timeout: 10_000 }).toContain('expression');
     expect(await previewTimes(page)).toEqual([]);
     await page.getByLabel('Expression').fill('rate(1 day)');
-    await expect.poll(async () => (await previewTimes(page)).length, { timeout: 5000 }).toBe(5);
+    await expect.poll(async () => (await previewTimes(page)).length, { timeout: 10_000 }).toBe(5);
     // 24 hours apart from the start, in local time across the change: 00:00 then 01:00 after 03-28.
     expect(await previewTimes(page)).toEqual([
       '2027-03-26 00:00',
@@ -164,8 +169,7 @@ describe('creating a schedule', () => {
       '2027-03-29 01:00',
       '2027-03-30 01:00',
     ]);
-    await page.getByRole('button', { name: 'Preview' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Preview' }));
     expect(await page.getByLabel('Expression').inputValue()).toBe('rate(1 day)');
     expect(await previewTimes(page)).toHaveLength(5);
     await expectAccessible(page);
@@ -191,8 +195,7 @@ describe('creating a schedule', () => {
     await page.getByLabel('Timezone').fill('Mars/Olympus');
     await page.getByLabel('Start (optional)').fill('2027-03-28T02:30');
     await page.getByLabel('Input variables (JSON)').fill('[1');
-    await page.getByRole('button', { name: 'Create schedule' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Create schedule' }));
     expect(await page.getByRole('alert').textContent()).toContain('The schedule was not created.');
     for (const [label, message] of [
       ['Workflow', 'choose the workflow'],
@@ -219,12 +222,10 @@ describe('creating a schedule', () => {
     await page.getByLabel('Start (optional)').fill('');
     await page.getByLabel('Input variables (JSON)').fill('{"env": 5}');
     await page.getByLabel('Expression').fill('cron(0 9 * * * *)');
-    await page.getByRole('button', { name: 'Create schedule' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Create schedule' }));
     expect(await page.getByLabel('Expression').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Expression').fill('cron(0 9 * * ? *)');
-    await page.getByRole('button', { name: 'Create schedule' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Create schedule' }));
     expect(await page.getByLabel('Input variables (JSON)').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#variables-error').textContent()).toMatch(/string/);
     expect((await api(`/api/workflows/${workflowId}/schedules`)).body.items).toHaveLength(1);

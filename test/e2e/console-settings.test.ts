@@ -47,6 +47,12 @@ async function until(page: Page, done: () => Promise<boolean>, timeoutMs = 15_00
   }
 }
 
+/** Press a form's submit button and wait for the page its POST answers with (the URL may stay the same). */
+async function submitted(page: Page, button: ReturnType<Page['getByRole']>) {
+  // The navigation the POST starts, committed and loaded (not the page it leaves).
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), button.click()]);
+}
+
 beforeAll(async () => {
   chat = await startChatListener();
   Object.assign(process.env, { SLACK_API_URL: chat.slackApi });
@@ -82,8 +88,7 @@ describe('secrets', () => {
     await page.getByLabel('Name').fill('api token');
     await page.getByLabel('Value').fill(value);
     await page.getByLabel('Allowed hosts').fill('api.example.com\nnot a host!');
-    await page.getByRole('button', { name: 'Create secret' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Create secret' }));
     expect(await page.getByLabel('Name').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#name-error').textContent()).toContain('A-Z');
     expect(await page.getByLabel('Allowed hosts').getAttribute('aria-invalid')).toBe('true');
@@ -213,8 +218,7 @@ describe('channels', () => {
     await page.getByLabel('Bot token').fill('not-a-token');
     await page.getByLabel('Signing secret').fill(signingSecret);
     await page.getByLabel('Default channel').fill('#approvals');
-    await page.getByRole('button', { name: 'Create channel' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Create channel' }));
     expect(await page.getByLabel('Bot token').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#botToken-error').textContent()).toContain('Slack bot token');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('botToken');
@@ -230,8 +234,7 @@ describe('channels', () => {
     await page.waitForURL(/\/console\/channels\/[a-z0-9_]+$/);
     const channelId = page.url().split('/').pop() as string;
     expect(await page.getByLabel('Bot token').inputValue()).toBe(`••••${botToken.slice(-4)}`);
-    await page.getByRole('button', { name: 'Send test' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Send test' }));
     expect(await page.getByRole('status').textContent()).toContain('Test message sent');
     const posts = chat.calls('chat.postMessage').filter((r) => r.headers.authorization === `Bearer ${botToken}`);
     expect(posts.map((r) => r.body.channel)).toEqual(['#approvals']);
@@ -243,8 +246,7 @@ describe('channels', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForURL(`${env.url}/console/channels/${channelId}`);
     await page.getByLabel('Send to (optional)').fill('#deploys');
-    await page.getByRole('button', { name: 'Send test' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Send test' }));
     expect(await page.getByRole('status').textContent()).toContain('Test message sent');
     expect(chat.calls('chat.postMessage').filter((r) => r.headers.authorization === `Bearer ${botToken}`)).toHaveLength(2);
     for (const html of seen) {
@@ -262,8 +264,7 @@ describe('channels', () => {
     await page.getByLabel('From address').fill('approvals@example.com');
     await page.getByRole('button', { name: 'Create channel' }).click();
     await page.waitForURL(/\/console\/channels\/[a-z0-9_]+$/);
-    await page.getByRole('button', { name: 'Send test' }).click();
-    await page.waitForLoadState();
+    await submitted(page, page.getByRole('button', { name: 'Send test' }));
     expect(await page.getByRole('status').textContent()).toContain('Test message sent');
     await page.goto(`${env.url}/console/channels`);
     expect(await mainText(page)).toContain('approvals@example.com');
