@@ -122,6 +122,24 @@ import { route as consoleWebhookCreate } from './http/console/webhook-create.rou
 import { route as consoleWebhook } from './http/console/webhook.route.ts';
 import { route as consoleWebhookPage } from './http/console/webhook-page.route.ts';
 import { route as consoleWebhookAction } from './http/console/webhook-action.route.ts';
+import { route as consoleSchedules } from './http/console/schedules.route.ts';
+import { route as consoleScheduleNew } from './http/console/schedule-new.route.ts';
+import { route as consoleScheduleCreate } from './http/console/schedule-create.route.ts';
+import { route as consoleSchedulePreview } from './http/console/schedule-preview.route.ts';
+import { route as consoleScheduleConfirm } from './http/console/schedule-confirm.route.ts';
+import { route as consoleScheduleAction } from './http/console/schedule-action.route.ts';
+import { route as consoleSecrets } from './http/console/secrets.route.ts';
+import { route as consoleSecretNew } from './http/console/secret-new.route.ts';
+import { route as consoleSecretCreate } from './http/console/secret-create.route.ts';
+import { route as consoleSecretPage } from './http/console/secret-page.route.ts';
+import { route as consoleSecretAction } from './http/console/secret-action.route.ts';
+import { route as consoleChannels } from './http/console/channels.route.ts';
+import { route as consoleChannelNew } from './http/console/channel-new.route.ts';
+import { route as consoleChannelCreate } from './http/console/channel-create.route.ts';
+import { route as consoleChannel } from './http/console/channel.route.ts';
+import { route as consoleChannelConfirm } from './http/console/channel-confirm.route.ts';
+import { route as consoleChannelAction } from './http/console/channel-action.route.ts';
+import { route as consoleChannelRedeliver } from './http/console/channel-redeliver.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -252,4 +270,22 @@ export const routes = [
   consoleWebhook,
   consoleWebhookPage,
   consoleWebhookAction,
+  consoleSchedules,
+  consoleScheduleNew,
+  consoleScheduleCreate,
+  consoleSchedulePreview,
+  consoleScheduleConfirm,
+  consoleScheduleAction,
+  consoleSecrets,
+  consoleSecretNew,
+  consoleSecretCreate,
+  consoleSecretPage,
+  consoleSecretAction,
+  consoleChannels,
+  consoleChannelNew,
+  consoleChannelCreate,
+  consoleChannel,
+  consoleChannelConfirm,
+  consoleChannelAction,
+  consoleChannelRedeliver,
 ] as const satisfies readonly Route[];

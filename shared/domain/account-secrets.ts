@@ -44,6 +44,7 @@ export async function createSecret(p: SessionPrincipal, input: { name: string; v
     updatedAt: now,
     ...(input.allowedHosts ? { allowedHosts: [...new Set(input.allowedHosts)] } : {}),
     members: input.members ?? 'none',
+    updatedBy: p.userId,
   };
   if (!(await putSecret(secret)))
     throw conflict('SECRET_EXISTS', `A secret named ${input.name} exists; PUT /api/secrets/${input.name} replaces its value.`);
@@ -65,7 +66,7 @@ export async function updateSecret(
   // Sealing first costs a data key for a name that may not exist; it saves a read on every update.
   const sealed = change.value === undefined ? undefined : await seal(keyring(), change.value, sealContext(p.accountId, name));
   const allowedHosts = change.allowedHosts && [...new Set(change.allowedHosts)];
-  const updated = await updateSecretItem(p.accountId, name, { sealed, allowedHosts, members: change.members }, now);
+  const updated = await updateSecretItem(p.accountId, name, { sealed, allowedHosts, members: change.members, updatedBy: p.userId }, now);
   if (!updated) throw secretNotFound(name);
   forgetSecret(p.accountId, name);
   return secretView(updated);

@@ -7,6 +7,7 @@ import type { executionView } from '../../../shared/domain/executions.ts';
 import type { scheduleView } from '../../../shared/domain/schedules.ts';
 import type { webhookView } from '../../../shared/domain/webhooks.ts';
 import type { WorkflowDefinition } from '../../../shared/engine/definition.ts';
+import { WorkflowScheduleLinks } from './schedules-view.tsx';
 
 /** Runs the workflow's page lists (the runs list, filtered by the workflow, has them all). */
 export const RECENT_RUNS = 10;
@@ -260,6 +261,7 @@ export function workflowPage(session: ConsoleSession, d: WorkflowPageData) {
       <Versions w={w} shown={shown} versions={d.versions} emails={d.emails} />
       <Webhooks webhooks={d.webhooks} admin={session.principal.role === 'admin'} />
       <Schedules schedules={d.schedules} />
+      <WorkflowScheduleLinks workflowId={w.workflowId} />
       <Runs w={w} runs={d.runs} more={d.moreRuns} />
     </>,
   );

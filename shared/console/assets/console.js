@@ -65,3 +65,12 @@ for (const button of document.querySelectorAll('button[data-add-row]')) {
   });
 }
 // End of webhooks.
+// --- Schedules (p2-sched): the live preview of fire times answers 400 with the reasons when there
+// are none; htmx swaps no 4xx by default, so the preview section takes that answer too.
+document.addEventListener('htmx:beforeSwap', (event) => {
+  const detail = event.detail;
+  if (detail.xhr.status === 400 && detail.target instanceof Element && detail.target.id === 'schedule-preview') {
+    detail.shouldSwap = true;
+    detail.isError = false;
+  }
+});

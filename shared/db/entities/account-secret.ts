@@ -20,6 +20,8 @@ export const AccountSecret = z.object({
   allowedHosts: z.array(z.string()).optional(),
   /** Whether members may reference it in definitions; absent (secrets from before the field): `use`. */
   members: z.enum(['use', 'none']).optional(),
+  /** The user who last set it (created it, replaced its value or its rules); absent on secrets from before. */
+  updatedBy: z.string().optional(),
 });
 export type AccountSecret = z.infer<typeof AccountSecret>;
 export const SecretSummary = AccountSecret.pick({
@@ -29,6 +31,7 @@ export const SecretSummary = AccountSecret.pick({
   lastUsedAt: true,
   allowedHosts: true,
   members: true,
+  updatedBy: true,
 });
 export type SecretSummary = z.infer<typeof SecretSummary>;
 /** Who may reference a secret besides admins: a secret stored before the field existed is `use`. */
@@ -52,13 +55,14 @@ export async function putSecret(s: AccountSecret): Promise<boolean> {
 }
 
 /** What an update may change: the sealed value, the host binding (null removes it), who may use it. */
-export type SecretChange = { sealed?: SealedFields; allowedHosts?: string[] | null; members?: 'use' | 'none' };
+export type SecretChange = { sealed?: SealedFields; allowedHosts?: string[] | null; members?: 'use' | 'none'; updatedBy?: string };
 
 /** Change a secret; the summary after, or undefined when there is no such secret. */
 export async function updateSecretItem(accountId: string, name: string, change: SecretChange, now: number) {
   const set: Record<string, unknown> = { ...change.sealed, updatedAt: now };
   if (change.allowedHosts) set.allowedHosts = change.allowedHosts;
   if (change.members) set.members = change.members;
+  if (change.updatedBy) set.updatedBy = change.updatedBy;
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -96,7 +100,7 @@ export async function listSecrets(accountId: string): Promise<SecretSummary[]> {
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk',
-        ProjectionExpression: '#name, createdAt, updatedAt, lastUsedAt, allowedHosts, #members',
+        ProjectionExpression: '#name, createdAt, updatedAt, lastUsedAt, allowedHosts, #members, updatedBy',
         ExpressionAttributeNames: { '#name': 'name', '#members': 'members' },
         ExpressionAttributeValues: { ':pk': `SECRET#${accountId}` },
         ExclusiveStartKey: startKey,
