@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resetConfig } from '../../shared/config.ts';
 import { createAccount } from '../../shared/domain/accounts.ts';
+import { startChatListener } from '../support/chat-listener.ts';
 import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, shot, signIn } from '../support/console-browser.ts';
 import { PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 
@@ -18,7 +21,9 @@ const run = promisify(execFile);
 let env: Awaited<ReturnType<typeof consoleStack>>;
 let context: BrowserContext;
 let page: Page;
+let chat: Awaited<ReturnType<typeof startChatListener>>;
 const admin = { email: uniqueEmail('journey-admin'), password: PASSWORD };
+const member = uniqueEmail('journey-member');
 
 const WITH_ERROR = JSON.stringify({ steps: [{ id: 'greet', type: 'sett', values: { greeting: 'Hello {% $vars.who %}' } }] }, null, 2);
 const FIXED = JSON.stringify(
@@ -42,13 +47,20 @@ async function checked(name?: string) {
 }
 
 beforeAll(async () => {
+  // Slack's Web API is a listener on 127.0.0.1 that answers as Slack documents.
+  chat = await startChatListener();
+  Object.assign(process.env, { SLACK_API_URL: chat.slackApi });
+  resetConfig();
   env = await consoleStack('console-journey', { demoRun: false });
   await createAccount({ name: 'Journey Ltd', plan: 'team', email: admin.email, password: admin.password });
   context = await consoleContext(env.browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   page = await context.newPage();
 }, 120_000);
-afterAll(async () => env?.stop());
+afterAll(async () => {
+  await env?.stop();
+  await chat?.stop();
+});
 
 describe("a new administrator's first day, in the browser", () => {
   let token = '';
@@ -132,5 +144,50 @@ describe("a new administrator's first day, in the browser", () => {
       .toBe(true);
     expect(await page.getByRole('main').textContent()).toContain('Hello world');
     await checked('journey-run');
+  });
+
+  it('adds a schedule for the workflow, with the next fire times previewed first', async () => {
+    await navigating(page.getByRole('navigation').getByRole('link', { name: 'Schedules' }).click());
+    await navigating(page.getByRole('link', { name: 'Create schedule' }).first().click());
+    await page.getByLabel('Workflow').selectOption({ label: 'Journey' });
+    await page.getByLabel('Name').fill('Every morning');
+    await page.getByLabel('Expression').fill('cron(0 8 * * ? *)');
+    await page.getByLabel('Timezone').fill('Europe/Paris');
+    await navigating(page.getByRole('button', { name: 'Preview' }).click());
+    expect((await page.getByRole('main').textContent())?.match(/\d{4}-\d{2}-\d{2} 08:00/g)?.length).toBe(5);
+    await checked();
+    await navigating(page.getByRole('button', { name: 'Create schedule' }).click());
+    const row = page.getByRole('row', { name: /Every morning/ });
+    expect(await row.textContent()).toContain('cron(0 8 * * ? *)');
+    await checked();
+  });
+
+  it('adds a Slack channel and sends it a test', async () => {
+    const botToken = `xoxb-${randomBytes(10).toString('hex')}`;
+    await page.getByRole('navigation').getByText('Settings').click();
+    await navigating(page.getByRole('link', { name: 'Channels' }).click());
+    await navigating(page.getByRole('link', { name: 'Create channel' }).click());
+    expect(await h1()).toBe('Create Slack channel');
+    await page.getByLabel('Name').fill('ops-slack');
+    await page.getByLabel('Bot token').fill(botToken);
+    await page.getByLabel('Signing secret').fill(randomBytes(16).toString('hex'));
+    await page.getByLabel('Default channel').fill('#ops');
+    await navigating(page.getByRole('button', { name: 'Create channel' }).click());
+    await navigating(page.getByRole('button', { name: 'Send test' }).click());
+    expect(await page.getByRole('status').textContent()).toContain('Test message sent');
+    const posts = chat.calls('chat.postMessage').filter((r) => r.headers.authorization === `Bearer ${botToken}`);
+    expect(posts.map((r) => r.body.channel)).toEqual(['#ops']);
+    await checked();
+  });
+
+  it('adds a member, whose initial password is shown once', async () => {
+    await page.getByRole('navigation').getByText('Settings').click();
+    await navigating(page.getByRole('link', { name: 'Members' }).click());
+    await navigating(page.getByRole('link', { name: 'Add member' }).click());
+    await page.getByLabel('Email').fill(member);
+    await page.getByLabel('Role').selectOption('member');
+    await navigating(page.getByRole('button', { name: 'Add member' }).click());
+    expect(await page.getByLabel('Initial password').inputValue()).toMatch(/^\S{12,}$/);
+    await checked();
   });
 });
