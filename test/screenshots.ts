@@ -96,8 +96,13 @@ try {
     ['approval', `/console/approvals/${waiting.approvalId}`],
     ['workflows', '/console/workflows'],
     ['workflow', `/console/workflows/${demo.workflowId}`],
+    ['editor', `/console/workflows/${demo.workflowId}/edit`],
+    ['webhook', `/console/webhooks/${demo.webhookId}`],
+    ['schedules', '/console/schedules'],
+    ['keys', '/console/keys'],
+    ['audit', '/console/audit'],
   ] as const) {
-    const res = await page.goto(`${stack.url}${path}?live=0`);
+    const res = await page.goto(`${stack.url}${path}${path === '/console' || path.startsWith('/console/runs') ? '?live=0' : ''}`);
     if (!res?.ok()) throw new Error(`${path}: ${res?.status()}`);
     await shoot(page, name);
   }
