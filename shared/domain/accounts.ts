@@ -15,6 +15,7 @@ import {
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
+import type { TransactItem } from '../db/transact.ts';
 
 /** Create an account and its first admin in one transaction (operator CLI, demo seed). */
 export async function createAccount(input: { name: string; plan: Plan; email: string; password: string }, now = Date.now()) {
@@ -31,12 +32,21 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
 }
 
 /** Create a user in an existing account; the email must be unused across the service, a Slack user id in the account. */
-export async function createUser(accountId: string, email: string, password: string, role: Role, now = Date.now(), slackUserId?: string) {
+export async function createUser(
+  accountId: string,
+  email: string,
+  password: string,
+  role: Role,
+  now = Date.now(),
+  slackUserId?: string,
+  /** Further items of the same transaction (the audit entry), given the new user. */
+  extra: (u: User) => TransactItem[] = () => [],
+) {
   const user = { ...(await newUser(accountId, email, password, role, now)), ...(slackUserId ? { slackUserId } : {}) };
   if (role === 'admin') await ensureAdminSet(accountId);
   if (slackUserId) await assertSlackUserFree(accountId, user.userId, slackUserId);
   const items = [...createUserItems(user), ...(role === 'admin' ? [addAdminItem(accountId, user.userId)] : [])];
-  await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, user.userId, slackUserId)] : [])], items.length);
+  await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, user.userId, slackUserId)] : []), ...extra(user)], items.length);
   return user;
 }
 

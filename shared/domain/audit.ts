@@ -1,0 +1,128 @@
+import {
+  type AuditActor,
+  type AuditChannel,
+  type AuditEntry,
+  type AuditObject,
+  auditPut,
+  listAuditEntries,
+  newAccountAuditId,
+} from '../db/entities/audit.ts';
+import { decodeCursor, encodeCursor } from '../db/cursor.ts';
+import { forbidden } from '../errors.ts';
+import type { Principal, Via } from './principal.ts';
+
+// Recording: every domain function that changes something an account's people or keys asked for puts
+// one entry (`audited`) in the same transaction as the change (docs/audit.md). Reading: admins read
+// the account's, members their own.
+
+/** Who acted, as the audit log needs it: a principal, or the operator's CLI, or nobody known (a failed sign-in). */
+export type Auditor =
+  | Pick<Extract<Principal, { kind: 'session' }>, 'kind' | 'accountId' | 'userId' | 'via'>
+  | Pick<Extract<Principal, { kind: 'apiKey' }>, 'kind' | 'accountId' | 'userId' | 'keyId' | 'via'>
+  | { kind: 'operator'; accountId: string; via?: Via }
+  | { kind: 'anonymous'; accountId: string; userId?: string; email?: string; via?: Via }
+  /** A person without a session or key: a Slack click mapped to a member, a reviewer's own link. */
+  | { kind: 'person'; accountId: string; userId: string; keyId?: string; via: Via };
+
+export function actorOf(a: Auditor): AuditActor {
+  switch (a.kind) {
+    case 'session':
+      return { kind: 'user', userId: a.userId };
+    case 'apiKey':
+      return { kind: 'key', userId: a.userId, keyId: a.keyId };
+    case 'person':
+      return a.keyId ? { kind: 'key', userId: a.userId, keyId: a.keyId } : { kind: 'user', userId: a.userId };
+    case 'operator':
+      return { kind: 'operator' };
+    case 'anonymous':
+      return { kind: 'anonymous', ...(a.userId ? { userId: a.userId } : {}), ...(a.email ? { email: a.email } : {}) };
+  }
+}
+
+const defaultChannel = (a: Auditor): AuditChannel => (a.kind === 'operator' ? 'cli' : 'api');
+
+/** The entry of one change by `who`. */
+export function auditEntry(
+  who: Auditor,
+  action: string,
+  object: AuditObject,
+  details?: Record<string, unknown>,
+  now = Date.now(),
+): AuditEntry {
+  return {
+    auditId: newAccountAuditId(now),
+    accountId: who.accountId,
+    at: now,
+    action,
+    actor: actorOf(who),
+    channel: who.via?.channel ?? defaultChannel(who),
+    ...(who.via?.ip ? { ip: who.via.ip } : {}),
+    object: { ...object, ...(object.name !== undefined ? { name: object.name.slice(0, 200) } : {}) },
+    ...(details && Object.keys(details).length ? { details } : {}),
+  };
+}
+
+/** The transaction item that records one change by `who` (append it to the change's transaction). */
+export const audited = (who: Auditor, action: string, object: AuditObject, details?: Record<string, unknown>, now = Date.now()) =>
+  auditPut(auditEntry(who, action, object, details, now));
+
+/** The names of the fields a patch sets (what an `*.updated` entry records: never their values). */
+export const changedFields = (patch: Record<string, unknown>) =>
+  Object.keys(patch)
+    .filter((k) => patch[k] !== undefined)
+    .sort();
+
+export type AuditFilters = {
+  actor?: string;
+  action?: string;
+  objectType?: string;
+  objectId?: string;
+  from?: number;
+  to?: number;
+};
+
+type Reader = Extract<Principal, { kind: 'session' }>;
+
+/**
+ * Whose entries the reader may ask for: an admin any actor's (or all), a member their own only (asking
+ * for another's is 403 `AUDIT_OWN_ONLY`; no actor means their own).
+ */
+function readableActor(p: Reader, actor: string | undefined): string | undefined {
+  if (p.role === 'admin') return actor;
+  if (actor !== undefined && actor !== p.userId) throw forbidden('AUDIT_OWN_ONLY', 'Members may read only their own audit entries.');
+  return p.userId;
+}
+
+const binding = (p: Reader, f: AuditFilters, actor: string | undefined) =>
+  `audit:${p.accountId}:${p.userId}:${JSON.stringify([actor ?? null, f.action ?? null, f.objectType ?? null, f.objectId ?? null, f.from ?? null, f.to ?? null])}`;
+
+/** One page of the entries the reader may see that match, newest first. */
+export async function pageAudit(p: Reader, f: AuditFilters, limit: number, cursor: string | undefined) {
+  const actor = readableActor(p, f.actor);
+  const key = binding(p, f, actor);
+  const page = await listAuditEntries({ ...f, actor, accountId: p.accountId }, limit, decodeCursor(cursor, key));
+  return { items: page.items, nextCursor: encodeCursor(page.lastKey, key) };
+}
+
+/** NDJSON exports stop after this many entries (the last line then says so). */
+export const EXPORT_CAP = 10_000;
+
+/**
+ * Every matching entry the reader may see, newest first, page after page, up to `EXPORT_CAP`; `more`
+ * when the cap cut it short.
+ */
+export async function exportAudit(p: Reader, f: AuditFilters): Promise<{ items: AuditEntry[]; more: boolean }> {
+  const actor = readableActor(p, f.actor);
+  const items: AuditEntry[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await listAuditEntries({ ...f, actor, accountId: p.accountId }, 500, startKey);
+    items.push(...page.items);
+    startKey = page.lastKey;
+  } while (startKey && items.length < EXPORT_CAP);
+  return { items: items.slice(0, EXPORT_CAP), more: items.length > EXPORT_CAP || startKey !== undefined };
+}
+
+/** NDJSON: one entry a line; a cut-short export ends with `{"truncated":true,...}`. */
+export const ndjson = ({ items, more }: { items: AuditEntry[]; more: boolean }) =>
+  items.map((e) => `${JSON.stringify(e)}\n`).join('') + (more ? `${JSON.stringify({ truncated: true, limit: EXPORT_CAP })}\n` : '');
