@@ -9,34 +9,33 @@ import {
 } from '../db/entities/audit.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { forbidden } from '../errors.ts';
+import type { AuditRecord as ApprovalAuditRecord } from '../db/entities/approval.ts';
 import type { Principal, Via } from './principal.ts';
 
 // Recording: every domain function that changes something an account's people or keys asked for puts
 // one entry (`audited`) in the same transaction as the change (docs/audit.md). Reading: admins read
 // the account's, members their own.
 
-/** Who acted, as the audit log needs it: a principal, or the operator's CLI, or nobody known (a failed sign-in). */
-export type Auditor =
-  | Pick<Extract<Principal, { kind: 'session' }>, 'kind' | 'accountId' | 'userId' | 'via'>
-  | Pick<Extract<Principal, { kind: 'apiKey' }>, 'kind' | 'accountId' | 'userId' | 'keyId' | 'via'>
-  | { kind: 'operator'; accountId: string; via?: Via }
-  | { kind: 'anonymous'; accountId: string; userId?: string; email?: string; via?: Via }
-  /** A person without a session or key: a Slack click mapped to a member, a reviewer's own link. */
-  | { kind: 'person'; accountId: string; userId: string; keyId?: string; via: Via };
+/**
+ * Who acted, as the audit log needs it: any principal (a session's user, an API key and its owner), a
+ * person without either (a Slack click mapped to a member, a reviewer's own link: `userId` and `via`),
+ * the operator's CLI (`kind: 'operator'`), or nobody signed in (`kind: 'anonymous'`: a failed sign-in).
+ */
+export type Auditor = {
+  accountId: string;
+  kind?: string;
+  userId?: string;
+  keyId?: string;
+  email?: string;
+  via?: Via;
+};
 
 export function actorOf(a: Auditor): AuditActor {
-  switch (a.kind) {
-    case 'session':
-      return { kind: 'user', userId: a.userId };
-    case 'apiKey':
-      return { kind: 'key', userId: a.userId, keyId: a.keyId };
-    case 'person':
-      return a.keyId ? { kind: 'key', userId: a.userId, keyId: a.keyId } : { kind: 'user', userId: a.userId };
-    case 'operator':
-      return { kind: 'operator' };
-    case 'anonymous':
-      return { kind: 'anonymous', ...(a.userId ? { userId: a.userId } : {}), ...(a.email ? { email: a.email } : {}) };
-  }
+  const user = a.userId ? { userId: a.userId } : {};
+  if (a.kind === 'operator') return { kind: 'operator' };
+  if (a.kind === 'anonymous') return { kind: 'anonymous', ...user, ...(a.email ? { email: a.email } : {}) };
+  if (a.keyId && a.kind !== 'session') return { kind: 'key', ...user, keyId: a.keyId };
+  return a.userId ? { kind: 'user', userId: a.userId } : { kind: 'anonymous' };
 }
 
 const defaultChannel = (a: Auditor): AuditChannel => (a.kind === 'operator' ? 'cli' : 'api');
@@ -126,3 +125,30 @@ export async function exportAudit(p: Reader, f: AuditFilters): Promise<{ items: 
 /** NDJSON: one entry a line; a cut-short export ends with `{"truncated":true,...}`. */
 export const ndjson = ({ items, more }: { items: AuditEntry[]; more: boolean }) =>
   items.map((e) => `${JSON.stringify(e)}\n`).join('') + (more ? `${JSON.stringify({ truncated: true, limit: EXPORT_CAP })}\n` : '');
+
+/** The audit log's channel of an approval decision's channel (a reviewer's own link, sent by mail or Teams, is a link). */
+export const decisionChannel = (c: ApprovalAuditRecord['channel']): AuditChannel =>
+  c === 'console' ? 'console' : c === 'slack' ? 'slack' : c === 'post' || c === 'v1' ? 'api' : 'link';
+
+/**
+ * The account log's entry of an approval decision or refused attempt, from the approval's own audit record
+ * (`approval.approved` / `approval.rejected` / `approval.refused`), as a transaction item to write beside it.
+ * `channel`: where it came from when the record's channel does not say (a reviewer's link sent by Slack).
+ */
+export function decisionAudit(r: ApprovalAuditRecord, channel?: AuditChannel) {
+  const action = r.outcome === 'refused' ? 'approval.refused' : r.decision === 'reject' ? 'approval.rejected' : 'approval.approved';
+  const who: Auditor = r.userId
+    ? { accountId: r.accountId, userId: r.userId, keyId: r.keyId, kind: r.keyId ? 'apiKey' : 'person' }
+    : { accountId: r.accountId, kind: 'anonymous' };
+  const details = {
+    ...(r.decision ? { decision: r.decision } : {}),
+    ...(r.outcome === 'refused' ? { status: r.status, code: r.code } : {}),
+  };
+  return audited(
+    { ...who, via: { ip: r.sourceIp, channel: channel ?? decisionChannel(r.channel) } },
+    action,
+    { type: 'approval', id: r.approvalId },
+    details,
+    r.at,
+  );
+}

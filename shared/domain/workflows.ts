@@ -10,10 +10,11 @@ import type { WorkflowDefinition } from '../engine/definition.ts';
 import { asksPeople, stepsWithPaths } from '../engine/every-step.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
-import { badRequest, forbidden, validationFailed } from '../errors.ts';
+import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Actor, canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
+import { audited, changedFields } from './audit.ts';
 
 export const workflowView = (w: Workflow) => ({
   id: w.workflowId,
@@ -121,11 +122,20 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
     updatedAt: now,
     version: 1,
   };
-  await putWorkflow(w);
+  await putWorkflow(w, undefined, [
+    audited(p, 'workflow.created', { type: 'workflow', id: w.workflowId, name: w.name, version: 1 }, {}, now),
+  ]);
   return w;
 }
 
-export async function updateWorkflow(p: Actor, workflowId: string, patch: Partial<WorkflowInput>, now = Date.now()): Promise<Workflow> {
+/** Change a workflow: a new version. `restoredFrom`: the version whose content this is (the audit log says `workflow.restored`). */
+export async function updateWorkflow(
+  p: Actor,
+  workflowId: string,
+  patch: Partial<WorkflowInput>,
+  now = Date.now(),
+  opts: { restoredFrom?: number } = {},
+): Promise<Workflow> {
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
@@ -142,7 +152,14 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
     updatedAt: now,
     version: w.version + 1,
   };
-  await putWorkflow(next, w.version);
+  const entry = audited(
+    p,
+    opts.restoredFrom === undefined ? 'workflow.updated' : 'workflow.restored',
+    { type: 'workflow', id: workflowId, name: next.name, version: next.version },
+    { changed: changedFields(patch), ...(opts.restoredFrom === undefined ? {} : { restoredFrom: opts.restoredFrom }) },
+    now,
+  );
+  await putWorkflow(next, w.version, [entry]);
   forgetWorkflow(p.accountId, workflowId);
   if (definition && readsTrigger(definition) !== readsTrigger(current)) await syncTriggerContext(p.accountId, workflowId, definition);
   return next;
@@ -151,7 +168,9 @@ export async function updateWorkflow(p: Actor, workflowId: string, patch: Partia
 export async function removeWorkflow(p: Actor, workflowId: string): Promise<void> {
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may delete this workflow.');
-  await deleteWorkflow(p.accountId, workflowId);
+  const entry = audited(p, 'workflow.deleted', { type: 'workflow', id: workflowId, name: w.name, version: w.version });
+  if (!(await deleteWorkflow(p.accountId, workflowId, [entry])))
+    throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);
   forgetWorkflow(p.accountId, workflowId);
   // Its webhooks go with it: they cannot be bound to another workflow, and their URLs answer 404 now
   // (a trigger reads no workflow). A webhook created meanwhile fails its create (a condition on the workflow).

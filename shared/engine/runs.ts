@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { audited } from '../domain/audit.ts';
+import type { Via } from '../domain/principal.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
@@ -235,7 +237,7 @@ export const finished = (e: Pick<Execution, 'status'>) => e.status === 'SUCCEEDE
  * with (defaults applied afresh), `rerunOf` pointing back. Only a run that has stopped (finished or
  * INTERRUPTED) is rerun: two copies of a run in progress are never started by accident.
  */
-export async function rerunRun(accountId: string, executionId: string, by: { userId: string; keyId?: string }) {
+export async function rerunRun(accountId: string, executionId: string, by: { userId: string; keyId?: string; kind?: string; via?: Via }) {
   const e = await getExecution(accountId, executionId);
   if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
   if (!finished(e) && e.status !== 'INTERRUPTED') {
@@ -252,5 +254,9 @@ export async function rerunRun(accountId: string, executionId: string, by: { use
     startedBy: by.userId,
     rerunOf: executionId,
     extra: { keyId: by.keyId },
+    // The rerun is on the audit log, in the new run's transaction.
+    guard: (started) => [
+      audited({ accountId, ...by }, 'run.rerun', { type: 'run', id: executionId }, { newExecutionId: started.executionId }),
+    ],
   });
 }

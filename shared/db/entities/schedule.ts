@@ -1,3 +1,4 @@
+import type { TransactItem } from '../transact.ts';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
@@ -121,7 +122,12 @@ const SETTINGS = [
 ] as const;
 
 /** Change a schedule as read (`updatedAt` unchanged), counting it in or out of the enabled count; false when it changed meanwhile or the limit is reached. */
-export async function replaceSchedule(before: Schedule, next: Schedule, limit: number | undefined): Promise<boolean> {
+export async function replaceSchedule(
+  before: Schedule,
+  next: Schedule,
+  limit: number | undefined,
+  extra: readonly TransactItem[] = [],
+): Promise<boolean> {
   const delta = next.enabled === before.enabled ? 0 : next.enabled ? 1 : -1;
   const stored = asJsonText(next, ['variables']) as Record<string, unknown>;
   const set = Object.fromEntries(SETTINGS.filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
@@ -137,6 +143,7 @@ export async function replaceSchedule(before: Schedule, next: Schedule, limit: n
             }),
           },
           ...(delta === 0 ? [] : [enabledCountUpdate(before.accountId, delta, limit)]),
+          ...extra,
         ],
       }),
     ),
@@ -144,7 +151,10 @@ export async function replaceSchedule(before: Schedule, next: Schedule, limit: n
 }
 
 /** Delete a schedule (and take an enabled one off the count); false when it was gone already. */
-export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'scheduleId'>): Promise<boolean> {
+export async function deleteScheduleItem(
+  s: Pick<Schedule, 'accountId' | 'scheduleId'>,
+  extra: readonly TransactItem[] = [],
+): Promise<boolean> {
   const key = scheduleKey(s.accountId, s.scheduleId);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (!Item) return false;
@@ -161,6 +171,7 @@ export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'schedu
             },
           },
           ...(Item.enabled ? [enabledCountUpdate(s.accountId, -1)] : []),
+          ...extra,
         ],
       }),
     ),

@@ -1,4 +1,6 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type TransactItem, writeWith } from '../transact.ts';
+import { applied } from '../update.ts';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict, isTransactionConflict } from '../../errors.ts';
@@ -61,7 +63,7 @@ export async function getWorkflowVersion(accountId: string, workflowId: string, 
 }
 
 /** Create (`expectedVersion` undefined) or replace the version that was read (optimistic concurrency), with its version item. */
-export async function putWorkflow(w: Workflow, expectedVersion?: number): Promise<void> {
+export async function putWorkflow(w: Workflow, expectedVersion?: number, extra: readonly TransactItem[] = []): Promise<void> {
   const version: WorkflowVersion = WorkflowVersion.parse(w);
   try {
     await db().send(
@@ -86,6 +88,7 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
+          ...extra,
         ],
       }),
     );
@@ -96,8 +99,14 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
   }
 }
 
-export async function deleteWorkflow(accountId: string, workflowId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: workflowKey(accountId, workflowId) }));
+/** Delete (with `extra` in the same transaction); false when it was gone already (nothing written). */
+export async function deleteWorkflow(accountId: string, workflowId: string, extra: readonly TransactItem[] = []): Promise<boolean> {
+  return applied(
+    writeWith(
+      { Delete: { TableName: tableName(), Key: workflowKey(accountId, workflowId), ConditionExpression: 'attribute_exists(PK)' } },
+      extra,
+    ),
+  );
 }
 
 export const listWorkflows = (accountId: string, limit: number, startKey?: Record<string, unknown>) =>
