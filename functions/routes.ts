@@ -91,6 +91,9 @@ import { route as consoleRuns } from './http/console/runs.route.ts';
 import { route as consoleApprovals } from './http/console/approvals.route.ts';
 import { route as consoleApproval } from './http/console/approval.route.ts';
 import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
+import { route as auditList } from './http/audit/list.route.ts';
+import { route as consoleAudit } from './http/console/audit.route.ts';
+import { route as consoleAuditExport } from './http/console/audit-export.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -190,4 +193,7 @@ export const routes = [
   consoleApprovals,
   consoleApproval,
   consoleApprovalDecide,
+  auditList,
+  consoleAudit,
+  consoleAuditExport,
 ] as const satisfies readonly Route[];

@@ -122,9 +122,28 @@ export async function exportAudit(p: Reader, f: AuditFilters): Promise<{ items: 
   return { items: items.slice(0, EXPORT_CAP), more: items.length > EXPORT_CAP || startKey !== undefined };
 }
 
-/** NDJSON: one entry a line; a cut-short export ends with `{"truncated":true,...}`. */
-export const ndjson = ({ items, more }: { items: AuditEntry[]; more: boolean }) =>
-  items.map((e) => `${JSON.stringify(e)}\n`).join('') + (more ? `${JSON.stringify({ truncated: true, limit: EXPORT_CAP })}\n` : '');
+/** An NDJSON body stays under this (a Lambda response holds 6 MB). */
+export const EXPORT_BYTES = 5_000_000;
+
+/** NDJSON: one entry a line; a cut-short export (more entries, or past `EXPORT_BYTES`) ends with `{"truncated":true}`. */
+export function ndjson({ items, more }: { items: AuditEntry[]; more: boolean }): string {
+  const lines: string[] = [];
+  let bytes = 0;
+  let cut = more;
+  for (const e of items) {
+    const line = `${JSON.stringify(e)}\n`;
+    bytes += Buffer.byteLength(line);
+    if (bytes > EXPORT_BYTES) {
+      cut = true;
+      break;
+    }
+    lines.push(line);
+  }
+  return lines.join('') + (cut ? `${JSON.stringify({ truncated: true })}\n` : '');
+}
+
+/** Whether an Accept header asks for NDJSON (before JSON). */
+export const wantsNdjson = (accept: string | undefined) => /application\/x-ndjson/i.test(accept ?? '');
 
 /** The audit log's channel of an approval decision's channel (a reviewer's own link, sent by mail or Teams, is a link). */
 export const decisionChannel = (c: ApprovalAuditRecord['channel']): AuditChannel =>
