@@ -1,75 +1,15 @@
-import {
-  type AuditActor,
-  type AuditChannel,
-  type AuditEntry,
-  type AuditObject,
-  auditPut,
-  listAuditEntries,
-  newAccountAuditId,
-} from '../db/entities/audit.ts';
+import { type AuditChannel, type AuditEntry, listAuditEntries } from '../db/entities/audit.ts';
+import { type Auditor, audited } from '../db/audited.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { forbidden } from '../errors.ts';
 import type { AuditRecord as ApprovalAuditRecord } from '../db/entities/approval.ts';
-import type { Principal, Via } from './principal.ts';
+import type { Principal } from './principal.ts';
+
+export { actorOf, type Auditor, auditEntry, audited, changedFields } from '../db/audited.ts';
 
 // Recording: every domain function that changes something an account's people or keys asked for puts
 // one entry (`audited`) in the same transaction as the change (docs/audit.md). Reading: admins read
 // the account's, members their own.
-
-/**
- * Who acted, as the audit log needs it: any principal (a session's user, an API key and its owner), a
- * person without either (a Slack click mapped to a member, a reviewer's own link: `userId` and `via`),
- * the operator's CLI (`kind: 'operator'`), or nobody signed in (`kind: 'anonymous'`: a failed sign-in).
- */
-export type Auditor = {
-  accountId: string;
-  kind?: string;
-  userId?: string;
-  keyId?: string;
-  email?: string;
-  via?: Via;
-};
-
-export function actorOf(a: Auditor): AuditActor {
-  const user = a.userId ? { userId: a.userId } : {};
-  if (a.kind === 'operator') return { kind: 'operator' };
-  if (a.kind === 'anonymous') return { kind: 'anonymous', ...user, ...(a.email ? { email: a.email } : {}) };
-  if (a.keyId && a.kind !== 'session') return { kind: 'key', ...user, keyId: a.keyId };
-  return a.userId ? { kind: 'user', userId: a.userId } : { kind: 'anonymous' };
-}
-
-const defaultChannel = (a: Auditor): AuditChannel => (a.kind === 'operator' ? 'cli' : 'api');
-
-/** The entry of one change by `who`. */
-export function auditEntry(
-  who: Auditor,
-  action: string,
-  object: AuditObject,
-  details?: Record<string, unknown>,
-  now = Date.now(),
-): AuditEntry {
-  return {
-    auditId: newAccountAuditId(now),
-    accountId: who.accountId,
-    at: now,
-    action,
-    actor: actorOf(who),
-    channel: who.via?.channel ?? defaultChannel(who),
-    ...(who.via?.ip ? { ip: who.via.ip } : {}),
-    object: { ...object, ...(object.name !== undefined ? { name: object.name.slice(0, 200) } : {}) },
-    ...(details && Object.keys(details).length ? { details } : {}),
-  };
-}
-
-/** The transaction item that records one change by `who` (append it to the change's transaction). */
-export const audited = (who: Auditor, action: string, object: AuditObject, details?: Record<string, unknown>, now = Date.now()) =>
-  auditPut(auditEntry(who, action, object, details, now));
-
-/** The names of the fields a patch sets (what an `*.updated` entry records: never their values). */
-export const changedFields = (patch: Record<string, unknown>) =>
-  Object.keys(patch)
-    .filter((k) => patch[k] !== undefined)
-    .sort();
 
 export type AuditFilters = {
   actor?: string;

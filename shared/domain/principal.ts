@@ -3,14 +3,9 @@ import type { Plan } from '../config.ts';
 import type { Scope } from '../db/entities/api-key.ts';
 import type { Webhook } from '../db/entities/webhook.ts';
 import type { Callback } from '../db/entities/callback.ts';
-import type { AuditChannel } from '../db/entities/audit.ts';
+import type { Via } from '../db/audited.ts';
 
-/**
- * Where a person's call came from, for the audit log: the caller's address and the way in (console
- * page, API, the operator's CLI, a one-click or reviewer link, Slack). Set where the principal is
- * built (the HTTP layer); absent (a direct call, a test) the audit log says `api` and no address.
- */
-export type Via = { ip?: string; channel: AuditChannel };
+export type { Via };
 
 /** Who is calling: a console user (session), an API key acting for its owner, or a webhook's sender. */
 export type Principal =

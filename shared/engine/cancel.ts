@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { audited, type Auditor } from '../domain/audit.ts';
+import { audited, type Auditor } from '../db/audited.ts';
 import { db } from '../clients.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';

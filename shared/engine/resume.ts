@@ -1,6 +1,6 @@
 // Manual resume (v1, docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): an INTERRUPTED run re-enters the
 // step it stopped in, or waits again, or takes what its wait recorded meanwhile.
-import { audited, type Auditor } from '../domain/audit.ts';
+import { audited, type Auditor } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';

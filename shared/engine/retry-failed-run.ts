@@ -1,7 +1,7 @@
 // Retry (v1): a FAILED run re-enters the step that failed, with the state it had. Beside resume
 // (INTERRUPTED runs, `resume.ts`) and rerun (a new run from the start, `runs.ts`).
-import type { Via } from '../domain/principal.ts';
-import { audited } from '../domain/audit.ts';
+import type { Via } from '../db/audited.ts';
+import { audited } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { config } from '../config.ts';

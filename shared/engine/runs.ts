@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { audited } from '../domain/audit.ts';
-import type { Via } from '../domain/principal.ts';
+import { audited } from '../db/audited.ts';
+import type { Via } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';

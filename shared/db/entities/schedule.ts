@@ -7,6 +7,7 @@ import { queryAll, queryPage } from '../query.ts';
 import { isConditionFailure } from '../../errors.ts';
 import { applied, buildUpdate } from '../update.ts';
 import { scheduleSweepIndex } from './schedule-index.ts';
+type Extra = readonly TransactItem[]; // further items of the same transaction (an audit entry)
 
 // Access patterns: get by account + id (PK ACC#<account>, SK SCH#<id>: a schedule id of another account
 // finds nothing) · list a workflow's schedules (GSI1: ACC#<account>#WFSCH#<workflow> / SCH#<id>) · every
@@ -122,12 +123,7 @@ const SETTINGS = [
 ] as const;
 
 /** Change a schedule as read (`updatedAt` unchanged), counting it in or out of the enabled count; false when it changed meanwhile or the limit is reached. */
-export async function replaceSchedule(
-  before: Schedule,
-  next: Schedule,
-  limit: number | undefined,
-  extra: readonly TransactItem[] = [],
-): Promise<boolean> {
+export async function replaceSchedule(before: Schedule, next: Schedule, limit: number | undefined, extra: Extra = []): Promise<boolean> {
   const delta = next.enabled === before.enabled ? 0 : next.enabled ? 1 : -1;
   const stored = asJsonText(next, ['variables']) as Record<string, unknown>;
   const set = Object.fromEntries(SETTINGS.filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
@@ -151,10 +147,7 @@ export async function replaceSchedule(
 }
 
 /** Delete a schedule (and take an enabled one off the count); false when it was gone already. */
-export async function deleteScheduleItem(
-  s: Pick<Schedule, 'accountId' | 'scheduleId'>,
-  extra: readonly TransactItem[] = [],
-): Promise<boolean> {
+export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'scheduleId'>, extra: Extra = []): Promise<boolean> {
   const key = scheduleKey(s.accountId, s.scheduleId);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (!Item) return false;
