@@ -1,3 +1,4 @@
+import type { AuditRecord as ApprovalAuditRecord } from './entities/approval.ts';
 import { type AuditActor, type AuditChannel, type AuditEntry, type AuditObject, auditPut, newAccountAuditId } from './entities/audit.ts';
 
 // Recording: every change an account's people or keys ask for puts one entry (`audited`) in the same
@@ -64,3 +65,30 @@ export const changedFields = (patch: Record<string, unknown>) =>
   Object.keys(patch)
     .filter((k) => patch[k] !== undefined)
     .sort();
+
+/** The audit log's channel of an approval decision's channel (a reviewer's own link, sent by mail or Teams, is a link). */
+export const decisionChannel = (c: ApprovalAuditRecord['channel']): AuditChannel =>
+  c === 'console' ? 'console' : c === 'slack' ? 'slack' : c === 'post' || c === 'v1' ? 'api' : 'link';
+
+/**
+ * The account log's entry of an approval decision or refused attempt, from the approval's own audit record
+ * (`approval.approved` / `approval.rejected` / `approval.refused`), as a transaction item to write beside it.
+ * `channel`: where it came from when the record's channel does not say (a reviewer's link sent by Slack).
+ */
+export function decisionAudit(r: ApprovalAuditRecord, channel?: AuditChannel) {
+  const action = r.outcome === 'refused' ? 'approval.refused' : r.decision === 'reject' ? 'approval.rejected' : 'approval.approved';
+  const who: Auditor = r.userId
+    ? { accountId: r.accountId, userId: r.userId, keyId: r.keyId, kind: r.keyId ? 'apiKey' : 'person' }
+    : { accountId: r.accountId, kind: 'anonymous' };
+  const details = {
+    ...(r.decision ? { decision: r.decision } : {}),
+    ...(r.outcome === 'refused' ? { status: r.status, code: r.code } : {}),
+  };
+  return audited(
+    { ...who, via: { ip: r.sourceIp, channel: channel ?? decisionChannel(r.channel) } },
+    action,
+    { type: 'approval', id: r.approvalId },
+    details,
+    r.at,
+  );
+}

@@ -10,7 +10,7 @@ import {
 import { forgetSecret, sealContext } from '../db/secret-values.ts';
 import { conflict, notFound } from '../errors.ts';
 import { keyring, seal } from '../keyring.ts';
-import { audited, changedFields } from './audit.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { decisionAudit } from './audit.ts';
+import { decisionAudit } from '../db/audited.ts';
 import type { AuditChannel } from '../db/entities/audit.ts';
 import { db } from '../clients.ts';
 import { Refused, refused, retryConflicts } from '../db/conflicts.ts';

@@ -1,11 +1,9 @@
-import { type AuditChannel, type AuditEntry, listAuditEntries } from '../db/entities/audit.ts';
-import { type Auditor, audited } from '../db/audited.ts';
+import { type AuditEntry, listAuditEntries } from '../db/entities/audit.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { forbidden } from '../errors.ts';
-import type { AuditRecord as ApprovalAuditRecord } from '../db/entities/approval.ts';
 import type { Principal } from './principal.ts';
 
-export { actorOf, type Auditor, auditEntry, audited, changedFields } from '../db/audited.ts';
+export { actorOf, type Auditor, auditEntry, audited, changedFields, decisionAudit } from '../db/audited.ts';
 
 // Recording: every domain function that changes something an account's people or keys asked for puts
 // one entry (`audited`) in the same transaction as the change (docs/audit.md). Reading: admins read
@@ -84,30 +82,3 @@ export function ndjson({ items, more }: { items: AuditEntry[]; more: boolean }):
 
 /** Whether an Accept header asks for NDJSON (before JSON). */
 export const wantsNdjson = (accept: string | undefined) => /application\/x-ndjson/i.test(accept ?? '');
-
-/** The audit log's channel of an approval decision's channel (a reviewer's own link, sent by mail or Teams, is a link). */
-export const decisionChannel = (c: ApprovalAuditRecord['channel']): AuditChannel =>
-  c === 'console' ? 'console' : c === 'slack' ? 'slack' : c === 'post' || c === 'v1' ? 'api' : 'link';
-
-/**
- * The account log's entry of an approval decision or refused attempt, from the approval's own audit record
- * (`approval.approved` / `approval.rejected` / `approval.refused`), as a transaction item to write beside it.
- * `channel`: where it came from when the record's channel does not say (a reviewer's link sent by Slack).
- */
-export function decisionAudit(r: ApprovalAuditRecord, channel?: AuditChannel) {
-  const action = r.outcome === 'refused' ? 'approval.refused' : r.decision === 'reject' ? 'approval.rejected' : 'approval.approved';
-  const who: Auditor = r.userId
-    ? { accountId: r.accountId, userId: r.userId, keyId: r.keyId, kind: r.keyId ? 'apiKey' : 'person' }
-    : { accountId: r.accountId, kind: 'anonymous' };
-  const details = {
-    ...(r.decision ? { decision: r.decision } : {}),
-    ...(r.outcome === 'refused' ? { status: r.status, code: r.code } : {}),
-  };
-  return audited(
-    { ...who, via: { ip: r.sourceIp, channel: channel ?? decisionChannel(r.channel) } },
-    action,
-    { type: 'approval', id: r.approvalId },
-    details,
-    r.at,
-  );
-}

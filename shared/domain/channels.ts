@@ -26,7 +26,7 @@ import type { CreateChannelBody, UpdateChannelBody } from '../schemas/channels.t
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { logger } from '../logger.ts';
-import { audited, changedFields } from './audit.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 
 /**

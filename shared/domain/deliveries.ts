@@ -1,5 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { audited, type Auditor } from './audit.ts';
+import { audited, type Auditor } from '../db/audited.ts';
 import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';

@@ -12,7 +12,7 @@ import { getUser } from '../db/entities/user.ts';
 import { AppError, forbidden, notFound, unauthorized } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
-import { audited } from './audit.ts';
+import { audited } from '../db/audited.ts';
 import type { Principal, Via } from './principal.ts';
 import { caches, keyRead, readThrough } from './records.ts';
 

@@ -21,7 +21,7 @@ import {
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { assertSlackUserFree, createUser, slackUserTaken } from './accounts.ts';
-import { audited } from './audit.ts';
+import { audited } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
 

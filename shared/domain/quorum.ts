@@ -23,7 +23,7 @@
 //    read, so it too tries again after a vote), and a vote refused that way
 //    is tried again (`retryConflicts`) and then meets the ended approval's condition. Nothing was
 //    written by a refused write, so no retry counts twice.
-import { decisionAudit } from './audit.ts';
+import { decisionAudit } from '../db/audited.ts';
 import type { AuditChannel } from '../db/entities/audit.ts';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';

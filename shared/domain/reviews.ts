@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { decisionAudit } from './audit.ts';
+import { decisionAudit } from '../db/audited.ts';
 import { db } from '../clients.ts';
 import { type Approval, auditPut, newAuditId } from '../db/entities/approval.ts';
 import { getUser, type User } from '../db/entities/user.ts';

@@ -27,7 +27,7 @@ import { emit } from '../metrics.ts';
 import { clock } from '../schedules/clock.ts';
 import { parseScheduleExpression } from '../schedules/expression.ts';
 import { requireEditableWorkflow, requireSchedule, SCHEDULE_LIMITS, scheduleNotFound, type SessionPrincipal } from './schedules.ts';
-import { audited } from './audit.ts';
+import { audited } from '../db/audited.ts';
 import type { Via } from './principal.ts';
 
 /** `manual`: a person's "run now" (who, and from where for the audit log); else the schedule's timer. */

@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { audited, changedFields } from './audit.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { TransactItem } from '../db/transact.ts';
 import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';

@@ -14,7 +14,7 @@ import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
 import type { Principal } from './principal.ts';
 import type { AuditChannel } from '../db/entities/audit.ts';
 import { auditPut } from '../db/entities/audit.ts';
-import { auditEntry, audited } from './audit.ts';
+import { auditEntry, audited } from '../db/audited.ts';
 
 /**
  * Failed logins allowed per window: per email from one address (the lockout a stranger elsewhere

@@ -21,7 +21,7 @@ import { type CreateWebhookBody, isStandardWebhooksSecret, type UpdateWebhookBod
 import { definitionOf } from '../engine/versions.ts';
 import { readsTrigger } from './trigger-context-sync.ts';
 import { keyStatus } from './keys.ts';
-import { audited, changedFields } from './audit.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
 import { canEditWorkflow, requireWorkflow } from './workflow-access.ts';

@@ -14,7 +14,7 @@ import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts'
 import { type Actor, canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
-import { audited, changedFields } from './audit.ts';
+import { audited, changedFields } from '../db/audited.ts';
 
 export const workflowView = (w: Workflow) => ({
   id: w.workflowId,

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { decisionAudit } from '../domain/audit.ts';
+import { decisionAudit } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { auditPut, getApproval, newAuditId } from '../db/entities/approval.ts';

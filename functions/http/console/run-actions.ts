@@ -4,7 +4,7 @@ import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { cancelRun } from '../../../shared/engine/cancel.ts';
 import { resumeRun } from '../../../shared/engine/resume.ts';
 import { retryRun } from '../../../shared/engine/retry-failed-run.ts';
-import { rerunRun } from '../../../shared/engine/runs.ts';
+import { rerunRun } from '../../../shared/engine/rerun.ts';
 import { REASON_CHARS, type RunAction } from './run-action-names.ts';
 
 /**
