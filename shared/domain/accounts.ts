@@ -16,9 +16,17 @@ import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
 import type { TransactItem } from '../db/transact.ts';
+import { audited, type Via } from '../db/audited.ts';
 
-/** Create an account and its first admin in one transaction (operator CLI, demo seed). */
-export async function createAccount(input: { name: string; plan: Plan; email: string; password: string }, now = Date.now()) {
+/**
+ * Create an account and its first admin in one transaction (operator CLI, demo seed). `by`: who asks,
+ * for the new account's audit log (the CLI: the operator); none, no entry.
+ */
+export async function createAccount(
+  input: { name: string; plan: Plan; email: string; password: string },
+  now = Date.now(),
+  by?: { kind: 'operator'; via?: Via },
+) {
   const account: Account = { accountId: newId('acc'), name: input.name, plan: input.plan, createdAt: now };
   const admin = await newUser(account.accountId, input.email, input.password, 'admin', now);
   await transact([
@@ -27,6 +35,17 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
     ...accountCounterItems(account).map((Item) => ({ Put: { TableName: tableName(), Item } })),
     ...createUserItems(admin),
     { Put: { TableName: tableName(), Item: { ...adminsKey(account.accountId), type: 'admins', admins: new Set([admin.userId]) } } },
+    ...(by
+      ? [
+          audited(
+            { ...by, accountId: account.accountId },
+            'member.added',
+            { type: 'member', id: admin.userId, name: admin.email },
+            { role: 'admin' },
+            now,
+          ),
+        ]
+      : []),
   ]);
   return { account, admin };
 }
