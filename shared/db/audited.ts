@@ -1,5 +1,13 @@
 import type { AuditRecord as ApprovalAuditRecord } from './entities/approval.ts';
-import { type AuditActor, type AuditChannel, type AuditEntry, type AuditObject, auditPut, newAccountAuditId } from './entities/audit.ts';
+import {
+  AUDIT_CHANNELS,
+  type AuditActor,
+  type AuditChannel,
+  type AuditEntry,
+  type AuditObject,
+  auditPut,
+  newAccountAuditId,
+} from './entities/audit.ts';
 
 // Recording: every change an account's people or keys ask for puts one entry (`audited`) in the same
 // transaction as the change (docs/audit.md). Here, below the engine and the domain, so both record.
@@ -68,7 +76,7 @@ export const changedFields = (patch: Record<string, unknown>) =>
 
 /** The audit log's channel of an approval decision's channel (a reviewer's own link, sent by mail or Teams, is a link). */
 export const decisionChannel = (c: ApprovalAuditRecord['channel']): AuditChannel =>
-  c === 'console' ? 'console' : c === 'slack' ? 'slack' : c === 'post' || c === 'v1' ? 'api' : 'link';
+  c === 'post' || c === 'v1' ? 'api' : (AUDIT_CHANNELS as readonly string[]).includes(c) ? (c as AuditChannel) : 'link';
 
 /**
  * The account log's entry of an approval decision or refused attempt, from the approval's own audit record

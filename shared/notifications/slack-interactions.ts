@@ -160,6 +160,6 @@ async function auditRefusal(
     userAgent: req.userAgent?.slice(0, 512),
   };
   await db()
-    .send(new TransactWriteCommand({ TransactItems: [auditPut(record), decisionAudit(record, 'slack')] }))
+    .send(new TransactWriteCommand({ TransactItems: [auditPut(record), decisionAudit(record)] }))
     .catch((error: unknown) => logger.warn('refused Slack click not audited', { approvalId, error: (error as Error).name }));
 }
