@@ -29,7 +29,7 @@ export async function rerunRun(accountId: string, executionId: string, by: { use
     rerunOf: executionId,
     extra: { keyId: by.keyId },
     // The rerun is on the audit log, in the new run's transaction.
-    guard: (started) => [
+    alongside: (started) => [
       audited({ accountId, ...by }, 'run.rerun', { type: 'run', id: executionId }, { newExecutionId: started.executionId }),
     ],
   });

@@ -42,6 +42,11 @@ export type StartRun = {
    * about to be written (a schedule takes its event's seq only then); what it throws, the start throws.
    */
   guard?: (execution: Execution) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
+  /**
+   * Items written with the run, in one transaction (a person's rerun: its audit entry), given the new
+   * run; without `idempotency` the start is then that transaction instead of one BatchWrite.
+   */
+  alongside?: (execution: Execution) => Record<string, unknown>[];
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -135,7 +140,13 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
-    const [written, sent] = await Promise.allSettled([putNew(items), message()]);
+    const along = input.alongside?.(execution) ?? [];
+    const write = along.length
+      ? db().send(
+          new TransactWriteCommand({ TransactItems: [...items.map((Item) => ({ Put: { TableName: tableName(), Item } })), ...along] }),
+        )
+      : putNew(items);
+    const [written, sent] = await Promise.allSettled([write, message()]);
     if (written.status === 'rejected') throw written.reason;
     if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
   } else {
@@ -149,6 +160,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
             idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
             ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
             ...guarded,
+            ...(input.alongside?.(execution) ?? []),
           ],
         }),
       );
