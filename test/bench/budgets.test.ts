@@ -186,8 +186,8 @@ describe('bundle size', () => {
   // 634 before client-s3 was aliased to its three parts (22 KiB) and fast-sha256, @stablelib/base64 and
   // mnemonist's LRU cache to Node's own (16 KiB); see infra/constructs/bundling.ts.
   // 606.7 with the runs' listing shards (shardOf, LIST_SHARDS: issue 32).
-  // 606.9 before the audit log; its retention setting and the caller's address on a key's principal add 0.5 (no audit code: it records no change).
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 608 KiB (607.4 KiB measured)', async () => {
+  // 606.9 before the audit log; its retention setting and the caller's address on a key's principal add 0.7 (no audit code: it records no change).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 608 KiB (607.6 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
     expect(bytes / KIB).toBeLessThanOrEqual(608);
   });
