@@ -140,6 +140,9 @@ import { route as consoleChannel } from './http/console/channel.route.ts';
 import { route as consoleChannelConfirm } from './http/console/channel-confirm.route.ts';
 import { route as consoleChannelAction } from './http/console/channel-action.route.ts';
 import { route as consoleChannelRedeliver } from './http/console/channel-redeliver.route.ts';
+import { route as auditList } from './http/audit/list.route.ts';
+import { route as consoleAudit } from './http/console/audit.route.ts';
+import { route as consoleAuditExport } from './http/console/audit-export.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -288,4 +291,7 @@ export const routes = [
   consoleChannelConfirm,
   consoleChannelAction,
   consoleChannelRedeliver,
+  auditList,
+  consoleAudit,
+  consoleAuditExport,
 ] as const satisfies readonly Route[];

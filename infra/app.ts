@@ -145,6 +145,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),
+  auditRetentionDays: int('auditRetentionDays'),
   retryLimit: int('retryLimit'),
   restartSweep: restartSweep(),
   authFailureLimit: int('authFailureLimit'),

@@ -20,6 +20,8 @@ export const DEFAULTS = {
   runsBatchingWindowSeconds: 0,
   /** Days finished runs, their events, approvals and artifacts are kept (DynamoDB TTL, S3 lifecycle). */
   retentionDays: 90,
+  /** Days an account's audit log entries are kept (AUDIT_RETENTION_DAYS, DynamoDB TTL). */
+  auditRetentionDays: 365,
   /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT). */
   retryLimit: 10,
   /** A release interrupts only the webhook runs nothing can carry on (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"). */
@@ -80,6 +82,8 @@ export type FlowgateStackProps = StackProps & {
    * RETENTION_DAYS (DynamoDB TTL) and the artifacts bucket's lifecycle rule, from one setting.
    */
   retentionDays?: number;
+  /** Days an account's audit log entries are kept (AUDIT_RETENTION_DAYS, DynamoDB TTL, 1-3,650); default 365. */
+  auditRetentionDays?: number;
   /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT, 0-1,000); default 10. */
   retryLimit?: number;
   /**
@@ -117,8 +121,12 @@ export type FlowgateStackProps = StackProps & {
 };
 
 /** The settings the functions' environment and the bucket's lifecycle share, checked. */
-export function retentionSettings(props: Pick<FlowgateStackProps, 'retentionDays' | 'retryLimit'>) {
+export function retentionSettings(props: Pick<FlowgateStackProps, 'retentionDays' | 'retryLimit' | 'auditRetentionDays'>) {
   const retentionDays = props.retentionDays ?? DEFAULTS.retentionDays;
+  const auditRetentionDays = props.auditRetentionDays ?? DEFAULTS.auditRetentionDays;
+  if (!Number.isInteger(auditRetentionDays) || auditRetentionDays < 1 || auditRetentionDays > 3650) {
+    throw new Error(`auditRetentionDays must be a whole number of days from 1 to 3650, got ${auditRetentionDays}`);
+  }
   const retryLimit = props.retryLimit ?? DEFAULTS.retryLimit;
   if (!Number.isInteger(retryLimit) || retryLimit < 0 || retryLimit > 1000) {
     throw new Error(`retryLimit must be a whole number from 0 to 1000, got ${retryLimit}`);
@@ -126,5 +134,5 @@ export function retentionSettings(props: Pick<FlowgateStackProps, 'retentionDays
   if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 3650) {
     throw new Error(`retentionDays must be a whole number of days from 1 to 3650, got ${retentionDays}`);
   }
-  return { retentionDays, retryLimit };
+  return { retentionDays, retryLimit, auditRetentionDays };
 }

@@ -67,6 +67,8 @@ const SETTINGS = {
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(300),
   /** Finished runs, their events, approvals and artifacts are deleted this many days later (DynamoDB TTL, S3 lifecycle). */
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /** An account's audit log entries are deleted this many days after they were written (DynamoDB TTL). */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   /** How many times one FAILED run may be retried from its failed step (`POST /api/v1/executions/{id}/retry`). */
   RETRY_LIMIT: z.coerce.number().int().min(0).max(1000).default(10),
   /**

@@ -82,7 +82,8 @@ try {
         ...values,
         password: await password(),
       });
-      const { account, admin } = await createAccount(input);
+      // On the new account's audit log as the operator's, through the CLI.
+      const { account, admin } = await createAccount(input, Date.now(), { kind: 'operator', via: { channel: 'cli' } });
       console.log(JSON.stringify({ accountId: account.accountId, userId: admin.userId }));
       break;
     }

@@ -11,6 +11,7 @@ export type FunctionSettings = {
   /** Base of the links the service builds: resolved once the API exists. */
   publicBaseUrl: string;
   retentionDays: number;
+  auditRetentionDays: number;
   retryLimit: number;
   /** Of the functions' log groups. */
   removalPolicy: RemovalPolicy;
@@ -42,6 +43,7 @@ export class Functions {
       ...(props.rateLimits && { RATE_LIMITS: props.rateLimits }),
       ...(props.httpStepAllowlist && { HTTP_STEP_ALLOWLIST: props.httpStepAllowlist }),
       RETENTION_DAYS: String(settings.retentionDays),
+      AUDIT_RETENTION_DAYS: String(settings.auditRetentionDays),
       AUTH_FAILURE_LIMIT: String(props.authFailureLimit ?? DEFAULTS.authFailureLimit),
       ...(props.requestLogSample !== undefined && { REQUEST_LOG_SAMPLE: String(props.requestLogSample) }),
       RETRY_LIMIT: String(settings.retryLimit),

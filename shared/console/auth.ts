@@ -43,8 +43,9 @@ export const consoleAuth = (opts: { admin?: boolean }): Middleware => ({
       const refused = await failedAuthentication(app.sourceIp, e);
       throw refused instanceof AppError && refused.code === 'INVALID_SESSION' ? signInRequired() : refused;
     });
-    app.principal = s.principal;
-    remember(app, { session: { ...s, csrf: csrfToken(token) } });
+    const principal = { ...s.principal, via: { ip: app.sourceIp, channel: 'console' as const } };
+    app.principal = principal;
+    remember(app, { session: { ...s, principal, csrf: csrfToken(token) } });
     if (opts.admin && s.principal.role !== 'admin') throw forbidden('ADMIN_ONLY', 'Only account admins may do this.');
   },
 });

@@ -10,6 +10,7 @@ import {
 import { forgetSecret, sealContext } from '../db/secret-values.ts';
 import { conflict, notFound } from '../errors.ts';
 import { keyring, seal } from '../keyring.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -32,6 +33,8 @@ export const secretView = (s: SecretSummary) => ({
   members: membersOf(s),
 });
 
+const secretObject = (name: string) => ({ type: 'secret', id: name, name });
+
 type SecretRules = { allowedHosts?: string[]; members?: 'use' | 'none' };
 
 export async function createSecret(p: SessionPrincipal, input: { name: string; value: string } & SecretRules, now = Date.now()) {
@@ -46,7 +49,14 @@ export async function createSecret(p: SessionPrincipal, input: { name: string; v
     members: input.members ?? 'none',
     updatedBy: p.userId,
   };
-  if (!(await putSecret(secret)))
+  const entry = audited(
+    p,
+    'secret.created',
+    secretObject(input.name),
+    { allowedHosts: secret.allowedHosts ?? null, members: secret.members },
+    now,
+  );
+  if (!(await putSecret(secret, [entry])))
     throw conflict('SECRET_EXISTS', `A secret named ${input.name} exists; PUT /api/secrets/${input.name} replaces its value.`);
   return secretView(secret);
 }
@@ -66,13 +76,17 @@ export async function updateSecret(
   // Sealing first costs a data key for a name that may not exist; it saves a read on every update.
   const sealed = change.value === undefined ? undefined : await seal(keyring(), change.value, sealContext(p.accountId, name));
   const allowedHosts = change.allowedHosts && [...new Set(change.allowedHosts)];
-  const updated = await updateSecretItem(p.accountId, name, { sealed, allowedHosts, members: change.members, updatedBy: p.userId }, now);
+  // What changed is named (`value` when it was replaced), never a value.
+  const entry = audited(p, 'secret.updated', secretObject(name), { changed: changedFields(change) }, now);
+  const updated = await updateSecretItem(p.accountId, name, { sealed, allowedHosts, members: change.members, updatedBy: p.userId }, now, [
+    entry,
+  ]);
   if (!updated) throw secretNotFound(name);
   forgetSecret(p.accountId, name);
   return secretView(updated);
 }
 
 export async function removeSecret(p: SessionPrincipal, name: string): Promise<void> {
-  if (!(await deleteSecret(p.accountId, name))) throw secretNotFound(name);
+  if (!(await deleteSecret(p.accountId, name, [audited(p, 'secret.deleted', secretObject(name))]))) throw secretNotFound(name);
   forgetSecret(p.accountId, name);
 }

@@ -15,9 +15,18 @@ import {
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
+import type { TransactItem } from '../db/transact.ts';
+import { audited, type Via } from '../db/audited.ts';
 
-/** Create an account and its first admin in one transaction (operator CLI, demo seed). */
-export async function createAccount(input: { name: string; plan: Plan; email: string; password: string }, now = Date.now()) {
+/**
+ * Create an account and its first admin in one transaction (operator CLI, demo seed). `by`: who asks,
+ * for the new account's audit log (the CLI: the operator); none, no entry.
+ */
+export async function createAccount(
+  input: { name: string; plan: Plan; email: string; password: string },
+  now = Date.now(),
+  by?: { kind: 'operator'; via?: Via },
+) {
   const account: Account = { accountId: newId('acc'), name: input.name, plan: input.plan, createdAt: now };
   const admin = await newUser(account.accountId, input.email, input.password, 'admin', now);
   await transact([
@@ -26,17 +35,37 @@ export async function createAccount(input: { name: string; plan: Plan; email: st
     ...accountCounterItems(account).map((Item) => ({ Put: { TableName: tableName(), Item } })),
     ...createUserItems(admin),
     { Put: { TableName: tableName(), Item: { ...adminsKey(account.accountId), type: 'admins', admins: new Set([admin.userId]) } } },
+    ...(by
+      ? [
+          audited(
+            { ...by, accountId: account.accountId },
+            'member.added',
+            { type: 'member', id: admin.userId, name: admin.email },
+            { role: 'admin' },
+            now,
+          ),
+        ]
+      : []),
   ]);
   return { account, admin };
 }
 
 /** Create a user in an existing account; the email must be unused across the service, a Slack user id in the account. */
-export async function createUser(accountId: string, email: string, password: string, role: Role, now = Date.now(), slackUserId?: string) {
+export async function createUser(
+  accountId: string,
+  email: string,
+  password: string,
+  role: Role,
+  now = Date.now(),
+  slackUserId?: string,
+  /** Further items of the same transaction (the audit entry), given the new user. */
+  extra: (u: User) => TransactItem[] = () => [],
+) {
   const user = { ...(await newUser(accountId, email, password, role, now)), ...(slackUserId ? { slackUserId } : {}) };
   if (role === 'admin') await ensureAdminSet(accountId);
   if (slackUserId) await assertSlackUserFree(accountId, user.userId, slackUserId);
   const items = [...createUserItems(user), ...(role === 'admin' ? [addAdminItem(accountId, user.userId)] : [])];
-  await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, user.userId, slackUserId)] : [])], items.length);
+  await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, user.userId, slackUserId)] : []), ...extra(user)], items.length);
   return user;
 }
 

@@ -1,4 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { decisionAudit } from '../db/audited.ts';
+import type { AuditChannel } from '../db/entities/audit.ts';
 import { db } from '../clients.ts';
 import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import {
@@ -60,6 +62,8 @@ export type DecisionRequest = {
   channel: Channel;
   sourceIp: string;
   userAgent?: string;
+  /** The account audit log's channel, where `channel` does not say it (a reviewer's link sent by Slack is `link`). */
+  auditChannel?: AuditChannel;
 };
 
 /** An approval of the caller's account, or 404 (another account's id is indistinguishable from none). */
@@ -196,7 +200,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
           ...audit,
           ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}),
         };
-        if (quorum && form) return await vote(current, p.userId, { audit: record, formData: form.values }, now);
+        if (quorum && form) return await vote(current, p.userId, { audit: record, formData: form.values, via: req.auditChannel }, now);
         const run = decisionTransition(
           current,
           { decision: req.decision, comment: req.comment, decidedBy: p.userId, formData: form?.values },
@@ -209,6 +213,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
         const own = [
           { Update: handledUpdate(p.accountId, current.approvalId, fields, now, quorum ? rejectCondition(p.userId) : undefined) },
           auditPut(record),
+          decisionAudit(record, req.auditChannel),
         ];
         if (!quorum) sent ??= decisionMessage(current, run).catch((error: unknown) => error);
         // A run that no longer waits for it (cancelled, interrupted) stays as it is; the decision is recorded.
@@ -231,7 +236,7 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
     if (e instanceof AppError && (e.kind === 'invalid' || e.kind === 'forbidden' || e.kind === 'conflict')) {
       const refusal: AuditRecord = { ...audit, outcome: 'refused', status: httpStatus(e), code: e.code };
       await db()
-        .send(new TransactWriteCommand({ TransactItems: [auditPut(refusal)] }))
+        .send(new TransactWriteCommand({ TransactItems: [auditPut(refusal), decisionAudit(refusal, req.auditChannel)] }))
         .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: req.approvalId, error: err as Error }));
     }
     throw e;

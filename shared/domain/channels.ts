@@ -23,6 +23,10 @@ import { badRequest, conflict, type FieldError, notFound, validationFailed } fro
 import { newId } from '../ids.ts';
 import { keyring, seal, unseal } from '../keyring.ts';
 import type { CreateChannelBody, UpdateChannelBody } from '../schemas/channels.ts';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
+import { logger } from '../logger.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -101,6 +105,8 @@ function checkType(before: Channel, type: string | undefined) {
   ]);
 }
 
+const channelObject = (c: Pick<Channel, 'channelId' | 'name'>) => ({ type: 'channel', id: c.channelId, name: c.name });
+
 export async function createChannel(p: SessionPrincipal, input: CreateChannelBody, now = Date.now()) {
   unmasked(input.type, input);
   checkSender(input.from);
@@ -115,7 +121,8 @@ export async function createChannel(p: SessionPrincipal, input: CreateChannelBod
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await putChannel(channel))) throw nameTaken(input.name);
+  const entry = audited(p, 'channel.created', channelObject(channel), { channelType: channel.type }, now);
+  if (!(await putChannel(channel, [entry]))) throw nameTaken(input.name);
   return channelView(channel);
 }
 
@@ -160,7 +167,9 @@ export async function updateChannel(p: SessionPrincipal, channelId: string, sent
         ...(secrets ? await sealed(before.type, p.accountId, channelId, secrets) : {}),
         updatedAt: Math.max(now, before.updatedAt + 1),
       };
-      const result = await replaceChannel(before, next);
+      // The fields sent (a write-only one by name only, never its value).
+      const changed = changedFields(sent).filter((k) => k !== 'type');
+      const result = await replaceChannel(before, next, [audited(p, 'channel.updated', channelObject(next), { changed }, now)]);
       if (result === 'conflict') throw nameTaken(next.name);
       // Changed or gone since it was read: read it again.
       if (result === 'changed') throw new Refused();
@@ -178,7 +187,8 @@ export async function updateChannel(p: SessionPrincipal, channelId: string, sent
 
 export async function removeChannel(p: SessionPrincipal, channelId: string): Promise<void> {
   const c = await requireChannel(p.accountId, channelId);
-  if (!(await deleteChannelItems(c))) throw channelNotFound(channelId);
+  if (!(await deleteChannelItems(c, [audited(p, 'channel.deleted', channelObject(c), { channelType: c.type })])))
+    throw channelNotFound(channelId);
 }
 
 const openSecrets = async (c: Channel): Promise<Secrets> =>
@@ -203,5 +213,11 @@ export async function testChannel(p: SessionPrincipal, channelId: string, to: st
   const c = await requireChannel(p.accountId, channelId);
   const fallback = kindOf(c.type).testsCaller && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
   const r: SendResult = await adapters[c.type].test(await openChannel(c), to ?? fallback);
+  // A test changes nothing but is recorded (best effort: the provider's answer stands either way).
+  await db()
+    .send(
+      new TransactWriteCommand({ TransactItems: [audited(p, 'channel.tested', channelObject(c), { ok: r.ok, status: r.status ?? null })] }),
+    )
+    .catch((error: unknown) => logger.warn('channel test not audited', { channelId, error: error as Error }));
   return { ok: r.ok, status: r.status ?? null, error: r.error ?? null, retryAfterSeconds: r.retryAfterSeconds ?? null };
 }

@@ -1,4 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { audited, type Auditor } from '../db/audited.ts';
 import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
@@ -53,7 +54,7 @@ export async function pageApprovalDeliveries(
  * whatever its state was (DELIVERED, FAILED or SKIPPED); 409 `DELIVERY_IN_PROGRESS` while it is PENDING. One
  * approval message is sent again alone (a new message, which then is the one kept up to date).
  */
-export async function redeliver(accountId: string, deliveryId: string, now = Date.now()) {
+export async function redeliver(accountId: string, deliveryId: string, now = Date.now(), who?: Auditor) {
   const d = await getDelivery(accountId, deliveryId);
   if (!d) throw notFound('DELIVERY_NOT_FOUND', `Delivery ${deliveryId} does not exist.`);
   const busy = () =>
@@ -61,7 +62,14 @@ export async function redeliver(accountId: string, deliveryId: string, now = Dat
       'DELIVERY_IN_PROGRESS',
       `Delivery ${deliveryId} is being delivered; redeliver it once it has finished (DELIVERED, FAILED or SKIPPED).`,
     );
-  if (d.state === 'PENDING' || !(await requeueDelivery(d, now))) throw busy();
+  const entry = audited(
+    who ?? { accountId },
+    'delivery.redelivered',
+    { type: 'delivery', id: deliveryId },
+    { kind: d.kind, from: d.state },
+    now,
+  );
+  if (d.state === 'PENDING' || !(await requeueDelivery(d, now, false, [entry]))) throw busy();
   try {
     await queue().send(
       new SendMessageCommand({

@@ -12,7 +12,8 @@ import { getUser } from '../db/entities/user.ts';
 import { AppError, forbidden, notFound, unauthorized } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
-import type { Principal } from './principal.ts';
+import { audited } from '../db/audited.ts';
+import type { Principal, Via } from './principal.ts';
 import { caches, keyRead, readThrough } from './records.ts';
 
 export { ALL_SCOPES };
@@ -57,7 +58,7 @@ export function keyView(k: ApiKey, now = Date.now(), ownerGen?: number) {
  * one that commits after raises the generation, which ends the key with the rest.
  */
 export async function createKey(
-  owner: Pick<SessionPrincipal, 'accountId' | 'userId'> & { userGen?: number },
+  owner: Pick<SessionPrincipal, 'accountId' | 'userId'> & { userGen?: number; via?: Via },
   input: { name: string; scopes: readonly Scope[]; validityDays: number },
   now = Date.now(),
 ) {
@@ -77,7 +78,15 @@ export async function createKey(
     usageToday: 0,
     ...(gen ? { ownerGen: gen } : {}),
   };
-  if (!(await putApiKeyOfActiveOwner(key, gen))) throw unauthorized('INVALID_SESSION', 'The session is invalid or expired; log in again.');
+  const entry = audited(
+    { kind: 'session', accountId: owner.accountId, userId: owner.userId, via: owner.via },
+    'key.created',
+    { type: 'key', id: keyId, name: key.name },
+    { scopes: key.scopes, validityDays: input.validityDays },
+    now,
+  );
+  if (!(await putApiKeyOfActiveOwner(key, gen, [entry])))
+    throw unauthorized('INVALID_SESSION', 'The session is invalid or expired; log in again.');
   return { ...keyView(key, now), token };
 }
 
@@ -94,7 +103,15 @@ export async function revokeKey(p: SessionPrincipal, keyId: string, now = Date.n
   const key = await getApiKey(keyId);
   if (!key || key.accountId !== p.accountId) throw notFound('KEY_NOT_FOUND', 'No such API key.');
   if (key.ownerId !== p.userId && p.role !== 'admin') throw forbidden('NOT_KEY_OWNER', 'Only the owner or an admin may revoke this key.');
-  await revokeApiKey(keyId, now);
+  const entry = audited(
+    p,
+    'key.revoked',
+    { type: 'key', id: keyId, name: key.name },
+    key.ownerId !== p.userId ? { ownerId: key.ownerId } : {},
+    now,
+  );
+  // Revoked already: nothing changed, nothing recorded.
+  await revokeApiKey(keyId, now, [entry]);
   caches.keys.delete(keyId);
 }
 

@@ -21,6 +21,7 @@ import {
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { assertSlackUserFree, createUser, slackUserTaken } from './accounts.ts';
+import { audited } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
 
@@ -33,7 +34,11 @@ export async function listMembers(p: SessionPrincipal) {
 
 /** Admins add members (or further admins) to their own account. */
 export async function createMember(p: SessionPrincipal, input: { email: string; password: string; role: Role; slackUserId?: string }) {
-  return publicUser(await createUser(p.accountId, input.email, input.password, input.role, Date.now(), input.slackUserId));
+  const now = Date.now();
+  const user = await createUser(p.accountId, input.email, input.password, input.role, now, input.slackUserId, (u) => [
+    audited(p, 'member.added', { type: 'member', id: u.userId, name: u.email }, { role: u.role }, now),
+  ]);
+  return publicUser(user);
 }
 
 const memberNotFound = () => notFound('MEMBER_NOT_FOUND', 'No such member.');
@@ -114,6 +119,7 @@ export async function updateMember(
         // The account item's and its rate counters' copies of the generation (what key requests check).
         ...(gen !== (user.gen ?? 0) ? await memberGenItems(p.accountId, userId, gen) : []),
       ];
+      const entry = memberChangeEntry(p, user, next, change.restoreKeys);
       // A new Slack id is claimed (another member's claim refuses it), the one it replaces given up.
       const claimAt = newSlack ? items.length : -1;
       const slackItems = [
@@ -121,7 +127,7 @@ export async function updateMember(
         ...(recorded && slackUserId !== recorded ? [releaseSlackItem(p.accountId, userId, recorded)] : []),
       ];
       try {
-        await db().send(new TransactWriteCommand({ TransactItems: [...items, ...slackItems] }));
+        await db().send(new TransactWriteCommand({ TransactItems: [...items, ...slackItems, ...(entry ? [entry] : [])] }));
       } catch (e) {
         // The set refused (last admin), or the claim (the Slack id is another member's); otherwise the
         // user changed since it was read: read again.
@@ -142,6 +148,21 @@ export async function updateMember(
   caches.users.delete(`${p.accountId}/${userId}`);
   if (!next.disabled && change.restoreKeys) await restoreKeys(p.accountId, userId, gen);
   return publicUser(next);
+}
+
+/**
+ * The audit entry of a member's change: `member.disabled` / `member.enabled` when that changed (with the
+ * role change, if any, in its details), else `member.updated` with what changed; none for no change.
+ */
+function memberChangeEntry(p: SessionPrincipal, user: User, next: User, restoreKeys?: boolean) {
+  const details: Record<string, unknown> = {};
+  if (next.role !== user.role) Object.assign(details, { roleFrom: user.role, roleTo: next.role });
+  if ((next.slackUserId ?? null) !== (user.slackUserId ?? null)) details.changed = ['slackUserId'];
+  const toggled = (next.disabled ?? false) !== (user.disabled ?? false);
+  if (!toggled && Object.keys(details).length === 0) return undefined;
+  const action = toggled ? (next.disabled ? 'member.disabled' : 'member.enabled') : 'member.updated';
+  if (toggled && !next.disabled) details.restoreKeys = restoreKeys ?? false;
+  return audited(p, action, { type: 'member', id: user.userId, name: user.email }, details);
 }
 
 /** Move every unrevoked key of the member to membership generation `gen` (each its own write). */
@@ -183,6 +204,7 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
               ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
               ...(await memberGenItems(p.accountId, userId, (user.gen ?? 0) + 1)),
               ...(user.slackUserId ? [releaseSlackItem(p.accountId, userId, user.slackUserId)] : []),
+              audited(p, 'member.removed', { type: 'member', id: userId, name: user.email }, { role: user.role }, now),
             ],
           }),
         );

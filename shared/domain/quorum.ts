@@ -23,6 +23,8 @@
 //    read, so it too tries again after a vote), and a vote refused that way
 //    is tried again (`retryConflicts`) and then meets the ended approval's condition. Nothing was
 //    written by a refused write, so no retry counts twice.
+import { decisionAudit } from '../db/audited.ts';
+import type { AuditChannel } from '../db/entities/audit.ts';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
@@ -53,7 +55,8 @@ export const rejectCondition = (userId: string): Condition => ({
 });
 const REACHED: Condition = { expression: '#qa >= #qm', names: { '#qa': 'approvals', '#qm': 'minApprovals' } };
 
-export type Vote = { audit: AuditRecord; formData?: Record<string, unknown> };
+/** `via`: the account audit log's channel of the vote. */
+export type Vote = { audit: AuditRecord; formData?: Record<string, unknown>; via?: AuditChannel };
 
 /**
  * One approving vote: one conditional UpdateItem on the approval (see the top of this file). The
@@ -109,7 +112,12 @@ export async function recordVote(a: Approval, vote: Vote) {
   );
   // Numbered in the room the run keeps after its approval.requested (no write to the run: see VOTE_ROOM).
   event.seq = approvalEventSeq(a);
-  await db().send(new TransactWriteCommand({ TransactItems: [auditPut(audit), eventsPut(a.accountId, [event])] as never[] }));
+  // After the vote's own write (which is not a transaction: see the top of this file), as its approval's record is.
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [auditPut(audit), eventsPut(a.accountId, [event]), decisionAudit(audit, vote.via)] as never[],
+    }),
+  );
   await notifyEvents(a, [event]);
 }
 
@@ -129,6 +137,7 @@ export async function completeQuorum(a: Approval, now = Date.now()): Promise<App
   const own = [
     { Update: handledUpdate(a.accountId, a.approvalId, { ...decided, formData: JSON.stringify(formData) }, now, REACHED) },
     auditPut(last.audit),
+    decisionAudit(last.audit, last.via),
   ];
   return retryConflicts(
     async (): Promise<Approval | undefined> => {

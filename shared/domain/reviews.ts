@@ -1,4 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { decisionAudit } from '../db/audited.ts';
 import { db } from '../clients.ts';
 import { type Approval, auditPut, newAuditId } from '../db/entities/approval.ts';
 import { getUser, type User } from '../db/entities/user.ts';
@@ -70,6 +71,7 @@ export async function decideByReview(
     comment: form.comment,
     formData: decision === 'approve' ? formValuesOf(review.approval, form.formData) : undefined,
     channel: review.grant.channel,
+    auditChannel: 'link',
     sourceIp: client.sourceIp,
     userAgent: client.userAgent,
   });
@@ -100,6 +102,6 @@ async function auditRefusal(
     userAgent: client.userAgent?.slice(0, 512),
   };
   await db()
-    .send(new TransactWriteCommand({ TransactItems: [auditPut(record)] }))
+    .send(new TransactWriteCommand({ TransactItems: [auditPut(record), decisionAudit(record, 'link')] }))
     .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: grant.approvalId, error: err as Error }));
 }

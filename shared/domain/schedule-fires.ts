@@ -27,8 +27,11 @@ import { emit } from '../metrics.ts';
 import { clock } from '../schedules/clock.ts';
 import { parseScheduleExpression } from '../schedules/expression.ts';
 import { requireEditableWorkflow, requireSchedule, SCHEDULE_LIMITS, scheduleNotFound, type SessionPrincipal } from './schedules.ts';
+import { audited } from '../db/audited.ts';
+import type { Via } from './principal.ts';
 
-export type Fire = { accountId: string; scheduleId: string; scheduledAt: number; manual?: { userId: string } };
+/** `manual`: a person's "run now" (who, and from where for the audit log); else the schedule's timer. */
+export type Fire = { accountId: string; scheduleId: string; scheduledAt: number; manual?: { userId: string; via?: Via } };
 export type FireOutcome =
   | { outcome: 'fired'; execution: Execution }
   | { outcome: 'skipped'; runningExecutionId: string }
@@ -196,7 +199,22 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
               if (n === undefined) throw new StartGuardFailed('the schedule is gone');
               const ev: ScheduleEvent = { ...newEvent(e.executionId, 'schedule.fired', eventData(seen, fire), now), seq: n };
               event = ev;
-              return [firedUpdate(seen, e.executionId, now), scheduleEventPut(seen.accountId, seen.scheduleId, ev)];
+              return [
+                firedUpdate(seen, e.executionId, now),
+                scheduleEventPut(seen.accountId, seen.scheduleId, ev),
+                // A person's "run now" is on the audit log, with the run it started.
+                ...(fire.manual
+                  ? [
+                      audited(
+                        { accountId: seen.accountId, userId: fire.manual.userId, via: fire.manual.via },
+                        'schedule.run',
+                        { type: 'schedule', id: seen.scheduleId, name: seen.name },
+                        { executionId: e.executionId, workflowId: seen.workflowId },
+                        now,
+                      ),
+                    ]
+                  : []),
+              ];
             },
             extra: { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt, ...(fire.manual ? { manualFire: true } : {}) },
           },
@@ -239,7 +257,10 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
 export async function runScheduleNow(p: SessionPrincipal, scheduleId: string, now = Date.now()): Promise<Execution> {
   const s = await requireSchedule(p, scheduleId);
   await requireEditableWorkflow(p, s.workflowId);
-  const outcome = await fireSchedule({ accountId: p.accountId, scheduleId, scheduledAt: now, manual: { userId: p.userId } }, now);
+  const outcome = await fireSchedule(
+    { accountId: p.accountId, scheduleId, scheduledAt: now, manual: { userId: p.userId, via: p.via } },
+    now,
+  );
   if (outcome.outcome === 'fired') return outcome.execution;
   throw scheduleNotFound(scheduleId);
 }

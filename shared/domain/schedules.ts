@@ -1,4 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { audited, changedFields } from '../db/audited.ts';
+import type { TransactItem } from '../db/transact.ts';
 import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
@@ -159,6 +161,13 @@ export async function createSchedule(
               ConditionExpression: 'attribute_exists(PK)',
             },
           },
+          audited(
+            p,
+            'schedule.created',
+            scheduleObject(s),
+            { workflowId, expression: s.expression, timezone: s.timezone, enabled: s.enabled },
+            now,
+          ),
         ],
       }),
     );
@@ -204,7 +213,7 @@ export async function updateSchedule(
   const enabling = next.enabled && !s.enabled;
   const { plan, limit } = enabling ? await limitOf(p.accountId) : { plan: undefined, limit: undefined };
   if (enabling && limit === 0) throw planLimit(plan, limit);
-  if (!(await replaceSchedule(s, next, limit))) {
+  if (!(await replaceSchedule(s, next, limit, [scheduleChangeEntry(p, s, next, patch, now)]))) {
     const now2 = await getSchedule(p.accountId, scheduleId, true);
     if (enabling && now2?.updatedAt === s.updatedAt) throw planLimit(plan, limit);
     throw notFound('SCHEDULE_NOT_FOUND', 'The schedule was changed or deleted meanwhile; read it again.');
@@ -223,9 +232,19 @@ export async function updateSchedule(
   return next;
 }
 
+const scheduleObject = (s: Pick<Schedule, 'scheduleId' | 'name'>) => ({ type: 'schedule', id: s.scheduleId, name: s.name });
+
+/** `schedule.paused` / `schedule.resumed` when a patch only turns it off or on, else `schedule.updated` with the fields it set. */
+function scheduleChangeEntry(p: SessionPrincipal, s: Schedule, next: Schedule, patch: Record<string, unknown>, now: number) {
+  const changed = changedFields(patch);
+  if (changed.length === 1 && changed[0] === 'enabled' && next.enabled !== s.enabled)
+    return audited(p, next.enabled ? 'schedule.resumed' : 'schedule.paused', scheduleObject(next), {}, now);
+  return audited(p, 'schedule.updated', scheduleObject(next), { changed }, now);
+}
+
 /** The item first; a timer left behind (the clock failed) fires nothing and the sweep deletes it. */
-async function deleteOne(s: Pick<Schedule, 'accountId' | 'scheduleId'>): Promise<boolean> {
-  const deleted = await deleteScheduleItem(s);
+async function deleteOne(s: Pick<Schedule, 'accountId' | 'scheduleId'>, extra: readonly TransactItem[] = []): Promise<boolean> {
+  const deleted = await deleteScheduleItem(s, extra);
   await clock()
     .remove(s.scheduleId)
     .catch((error: unknown) => logger.error('schedule timer left for the sweep', { scheduleId: s.scheduleId, error: error as Error }));
@@ -235,7 +254,8 @@ async function deleteOne(s: Pick<Schedule, 'accountId' | 'scheduleId'>): Promise
 export async function deleteSchedule(p: SessionPrincipal, scheduleId: string): Promise<void> {
   const s = await requireSchedule(p, scheduleId);
   await requireEditableWorkflow(p, s.workflowId);
-  if (!(await deleteOne(s))) throw scheduleNotFound(scheduleId);
+  if (!(await deleteOne(s, [audited(p, 'schedule.deleted', scheduleObject(s), { workflowId: s.workflowId })])))
+    throw scheduleNotFound(scheduleId);
 }
 
 /** A deleted workflow's schedules go with it (`removeWorkflow`). */

@@ -1,3 +1,5 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../clients.ts';
 import { deleteSession, getSession, putSession } from '../db/entities/session.ts';
 import { getUser, getUserByEmail, setPasswordHash, type User } from '../db/entities/user.ts';
 import { getAccount } from '../db/entities/account.ts';
@@ -10,6 +12,9 @@ import { newTokenId } from '../ids.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../passwords.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
 import type { Principal } from './principal.ts';
+import type { AuditChannel } from '../db/entities/audit.ts';
+import { auditPut } from '../db/entities/audit.ts';
+import { auditEntry, audited } from '../db/audited.ts';
 
 /**
  * Failed logins allowed per window: per email from one address (the lockout a stranger elsewhere
@@ -27,7 +32,7 @@ const badCredentials = () => unauthorized('INVALID_CREDENTIALS', 'Email or passw
  * So only failures stay counted. An unknown email costs a full scrypt like a known one, so the answer
  * takes the same time either way; a disabled member learns it only with the right password.
  */
-export async function login(email: string, password: string, sourceIp: string, now = Date.now()) {
+export async function login(email: string, password: string, sourceIp: string, now = Date.now(), channel: AuditChannel = 'api') {
   const normalized = email.trim().toLowerCase();
   checkBudget(sourceIp, now);
   const subjects = [`LOGINFAIL#${normalized}#${sourceIp}`, `LOGINFAIL#IP#${sourceIp}`] as const;
@@ -42,27 +47,56 @@ export async function login(email: string, password: string, sourceIp: string, n
     throw rateLimited(retry, {});
   }
   const user = await getUserByEmail(normalized);
-  if (!(await verifyPassword(password, user?.passwordHash)) || !user) throw badCredentials();
+  const via = { ip: sourceIp, channel };
+  if (!(await verifyPassword(password, user?.passwordHash)) || !user) {
+    // A wrong password for a member's email is on their account's log (an unknown email is on none).
+    if (user) await signInFailed(user, via, 'password', now);
+    throw badCredentials();
+  }
   await Promise.all([
     clearWindow(subjects[0], LOGIN_LIMITS.windowSeconds, now),
     giveBack(subjects[1], LOGIN_LIMITS.windowSeconds, now),
     forgiveFailure(sourceIp, now),
     needsRehash(user.passwordHash) ? upgradePasswordHash(user, password) : undefined,
   ]);
-  if (user.disabled) throw forbidden('MEMBER_DISABLED', 'This member is disabled; ask an account admin.');
+  if (user.disabled) {
+    await signInFailed(user, via, 'disabled', now);
+    throw forbidden('MEMBER_DISABLED', 'This member is disabled; ask an account admin.');
+  }
   const sessionId = newTokenId();
   const token = mintToken('dys', sessionId);
   const expiresAt = now + config().SESSION_TTL_HOURS * 3_600_000;
-  await putSession({
-    sessionId,
-    tokenHash: hashToken(token),
-    accountId: user.accountId,
-    userId: user.userId,
-    createdAt: now,
-    expiresAt,
-    ...(user.gen ? { userGen: user.gen } : {}),
-  });
+  await putSession(
+    {
+      sessionId,
+      tokenHash: hashToken(token),
+      accountId: user.accountId,
+      userId: user.userId,
+      createdAt: now,
+      expiresAt,
+      ...(user.gen ? { userGen: user.gen } : {}),
+    },
+    [audited({ kind: 'session', accountId: user.accountId, userId: user.userId, via }, 'session.signed_in', sessionObject(user), {}, now)],
+  );
   return { token, expiresAt, user: { id: user.userId, email: user.email, role: user.role } };
+}
+
+const sessionObject = (user: User) => ({ type: 'member', id: user.userId, name: user.email });
+
+/**
+ * A refused sign-in with a member's email: its audit entry alone (nothing else changes), by nobody
+ * signed in (the email's member is named, so it is in their own log). Best effort: the refusal stands
+ * even if the entry cannot be written.
+ */
+async function signInFailed(user: User, via: { ip: string; channel: AuditChannel }, reason: string, now: number) {
+  const who = { kind: 'anonymous' as const, accountId: user.accountId, userId: user.userId, email: user.email, via };
+  await db()
+    .send(
+      new TransactWriteCommand({
+        TransactItems: [auditPut(auditEntry(who, 'session.sign_in_failed', sessionObject(user), { reason }, now))],
+      }),
+    )
+    .catch((error: unknown) => logger.warn('failed sign-in not audited', { userId: user.userId, error: error as Error }));
 }
 
 /** A stored hash with older parameters is replaced at a successful login (best effort). */
@@ -115,7 +149,10 @@ async function sessionOf(token: string, now: number, withAccount = false) {
   return { principal, user, account };
 }
 
-export const logout = (p: Extract<Principal, { kind: 'session' }>) => deleteSession(p.sessionId);
+/** Sign out: the session is deleted with its audit entry (a session gone already changes nothing). */
+export async function logout(p: Extract<Principal, { kind: 'session' }>): Promise<void> {
+  await deleteSession(p.sessionId, [audited(p, 'session.signed_out', { type: 'member', id: p.userId })]);
+}
 
 export async function me(p: Extract<Principal, { kind: 'session' }>) {
   const [user, account] = await Promise.all([getUser(p.accountId, p.userId), getAccount(p.accountId)]);

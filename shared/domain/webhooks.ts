@@ -21,6 +21,7 @@ import { type CreateWebhookBody, isStandardWebhooksSecret, type UpdateWebhookBod
 import { definitionOf } from '../engine/versions.ts';
 import { readsTrigger } from './trigger-context-sync.ts';
 import { keyStatus } from './keys.ts';
+import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
 import { canEditWorkflow, requireWorkflow } from './workflow-access.ts';
@@ -152,6 +153,7 @@ export async function createWebhook(
               ConditionExpression: 'attribute_exists(PK)',
             },
           },
+          audited(p, 'webhook.created', webhookObject(w), { workflowId: w.workflowId, authMode: authModeOf(w) }, now),
         ],
       }),
     );
@@ -199,6 +201,7 @@ export async function updateWebhook(
               ExpressionAttributeValues: { ':seen': w.updatedAt },
             },
           },
+          webhookChangeEntry(p, w, next, patch, now),
         ],
       }),
     );
@@ -214,9 +217,30 @@ export async function updateWebhook(
 export async function deleteWebhook(p: SessionPrincipal, webhookId: string): Promise<void> {
   const w = await visibleWebhook(p, webhookId);
   await requireEditableWorkflow(p, w.workflowId);
-  const deleted = await deleteWebhookItem(p.accountId, webhookId);
+  const deleted = await deleteWebhookItem(p.accountId, webhookId, [
+    audited(p, 'webhook.deleted', webhookObject(w), { workflowId: w.workflowId }),
+  ]);
   caches.webhooks.delete(webhookId);
   if (!deleted) throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);
+}
+
+const webhookObject = (w: Webhook) => ({ type: 'webhook', id: w.webhookId, ...(w.name ? { name: w.name } : {}) });
+const authModeOf = (w: Webhook) => (w.apiKeyId ? 'api_key' : w.signatureScheme ? w.signatureScheme : w.secretKey ? 'hmac' : 'open');
+
+/** `webhook.enabled` / `webhook.disabled` when that is all a patch changes, else `webhook.updated` with the fields it set (never their values). */
+function webhookChangeEntry(p: SessionPrincipal, w: Webhook, next: Webhook, patch: Record<string, unknown>, now: number) {
+  const changed = changedFields(patch);
+  if (changed.length === 1 && changed[0] === 'enabled' && next.enabled !== w.enabled)
+    return audited(p, next.enabled ? 'webhook.enabled' : 'webhook.disabled', webhookObject(next), {}, now);
+  const modeFrom = authModeOf(w);
+  const modeTo = authModeOf(next);
+  return audited(
+    p,
+    'webhook.updated',
+    webhookObject(next),
+    { changed, ...(modeFrom !== modeTo ? { authModeFrom: modeFrom, authModeTo: modeTo } : {}) },
+    now,
+  );
 }
 
 export async function listVisibleWebhooks(p: SessionPrincipal) {

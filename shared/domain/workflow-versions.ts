@@ -63,5 +63,8 @@ export async function restoreWorkflowVersion(p: Actor, workflowId: string, versi
   const w = await requireWorkflow(p.accountId, workflowId);
   const v = version >= 1 && version <= w.version ? await workflowVersion(p.accountId, workflowId, version) : undefined;
   if (!v) throw noVersion(workflowId, version);
-  return updateWorkflow(p, workflowId, { definition: v.definition }, Date.now(), expectedVersion ?? w.version);
+  return updateWorkflow(p, workflowId, { definition: v.definition }, Date.now(), {
+    expectedVersion: expectedVersion ?? w.version,
+    restoredFrom: version,
+  });
 }

@@ -10,10 +10,11 @@ import type { WorkflowDefinition } from '../engine/definition.ts';
 import { asksPeople, stepsWithPaths } from '../engine/every-step.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
-import { badRequest, forbidden, validationFailed } from '../errors.ts';
+import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Actor, canEditWorkflow, requireWorkflow } from './workflow-access.ts';
 import { encodeCursor, decodeCursor } from '../db/cursor.ts';
 import { newId } from '../ids.ts';
+import { audited, changedFields } from '../db/audited.ts';
 
 export const workflowView = (w: Workflow) => ({
   id: w.workflowId,
@@ -132,25 +133,28 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
     updatedAt: now,
     version: 1,
   };
-  await putWorkflow(w);
+  await putWorkflow(w, undefined, [
+    audited(p, 'workflow.created', { type: 'workflow', id: w.workflowId, name: w.name, version: 1 }, {}, now),
+  ]);
   return w;
 }
 
 /**
  * A new version of the workflow. With `expectedVersion` (an editor's form: the version it was opened
  * on), a workflow saved by someone else meanwhile is refused with 409 `WORKFLOW_CHANGED`, as a race
- * between the read and the write is.
+ * between the read and the write is. `restoredFrom`: the version whose content this is (the audit log
+ * says `workflow.restored`).
  */
 export async function updateWorkflow(
   p: Actor,
   workflowId: string,
   patch: Partial<WorkflowInput>,
   now = Date.now(),
-  expectedVersion?: number,
+  opts: { restoredFrom?: number; expectedVersion?: number } = {},
 ): Promise<Workflow> {
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
-  if (expectedVersion !== undefined && expectedVersion !== w.version) throw workflowChanged();
+  if (opts.expectedVersion !== undefined && opts.expectedVersion !== w.version) throw workflowChanged();
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
   if (patch.definition) await checkQuorums(p.accountId, patch.definition);
   if (patch.definition) await checkChannels(p.accountId, patch.definition);
@@ -166,7 +170,14 @@ export async function updateWorkflow(
     updatedBy: p.userId,
     version: w.version + 1,
   };
-  await putWorkflow(next, w.version);
+  const entry = audited(
+    p,
+    opts.restoredFrom === undefined ? 'workflow.updated' : 'workflow.restored',
+    { type: 'workflow', id: workflowId, name: next.name, version: next.version },
+    { changed: changedFields(patch), ...(opts.restoredFrom === undefined ? {} : { restoredFrom: opts.restoredFrom }) },
+    now,
+  );
+  await putWorkflow(next, w.version, [entry]);
   forgetWorkflow(p.accountId, workflowId);
   if (definition && readsTrigger(definition) !== readsTrigger(current)) await syncTriggerContext(p.accountId, workflowId, definition);
   return next;
@@ -175,7 +186,9 @@ export async function updateWorkflow(
 export async function removeWorkflow(p: Actor, workflowId: string): Promise<void> {
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may delete this workflow.');
-  await deleteWorkflow(p.accountId, workflowId);
+  const entry = audited(p, 'workflow.deleted', { type: 'workflow', id: workflowId, name: w.name, version: w.version });
+  if (!(await deleteWorkflow(p.accountId, workflowId, [entry])))
+    throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);
   forgetWorkflow(p.accountId, workflowId);
   // Its webhooks go with it: they cannot be bound to another workflow, and their URLs answer 404 now
   // (a trigger reads no workflow). A webhook created meanwhile fails its create (a condition on the workflow).

@@ -1,4 +1,5 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { audited, type Auditor } from '../db/audited.ts';
 import { db } from '../clients.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
@@ -25,7 +26,11 @@ export async function cancelRun(
   reason: string | undefined,
   by?: string,
   now = Date.now(),
+  /** Who asked, for the audit log (absent: `by` through the API). */
+  who?: Auditor,
 ): Promise<Execution> {
+  const entry = () =>
+    audited(who ?? { accountId, userId: by }, 'run.cancelled', { type: 'run', id: executionId }, reason ? { reason } : {}, now);
   return retryConflicts(
     async (attempt) => {
       const e = await getExecutionToChange(accountId, executionId);
@@ -36,19 +41,27 @@ export async function cancelRun(
       const waiting = (status: Execution['status']) => e.status === status && attempt === 1;
       const held = e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt > now;
       if (held) {
+        // The run item is the worker's (hot while it runs): the request and its audit entry are one
+        // transaction, which the worker's own writes survive (each retries a TransactionConflict;
+        // docs/data-model.md "The audit log").
         await db().send(
-          new UpdateCommand(
-            buildUpdate(
-              executionKey(accountId, executionId),
-              { cancelRequested: true, cancelReason: reason, cancelBy: by, updatedAt: now },
-              [],
+          new TransactWriteCommand({
+            TransactItems: [
               {
-                expression: '#status = :running AND #lease.#owner = :owner',
-                names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
-                values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
+                Update: buildUpdate(
+                  executionKey(accountId, executionId),
+                  { cancelRequested: true, cancelReason: reason, cancelBy: by, updatedAt: now },
+                  [],
+                  {
+                    expression: '#status = :running AND #lease.#owner = :owner',
+                    names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
+                    values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
+                  },
+                ),
               },
-            ),
-          ),
+              entry(),
+            ],
+          }),
         );
         return { ...e, cancelRequested: true, cancelReason: reason, ...(by ? { cancelBy: by } : {}), updatedAt: now };
       }
@@ -60,6 +73,7 @@ export async function cancelRun(
       const items = [
         { Update: cancelledUpdate(e, reason, now) },
         eventsPut(accountId, [event]),
+        entry(),
         ...(pendingApproval && e.approvalId ? [{ Update: cancelApprovalUpdate(accountId, e.approvalId, now) }] : []),
         // So does its callback (a later report is a 409).
         ...(e.callbackId && (waiting('WAITING_CALLBACK') || (await getCallback(accountId, e.callbackId))?.status === 'PENDING')

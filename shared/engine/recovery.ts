@@ -18,8 +18,16 @@ import { countAcceptedTrigger } from './runs.ts';
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
 
 /** Write the run's update and its event in one transaction, then deliver the event. */
-async function transition(e: Execution, update: ReturnType<typeof buildUpdate>, event: RunEvent, after: Partial<Execution>) {
-  await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, eventsPut(e.accountId, [event])] }));
+async function transition(
+  e: Execution,
+  update: ReturnType<typeof buildUpdate>,
+  event: RunEvent,
+  after: Partial<Execution>,
+  extra: object[] = [],
+) {
+  await db().send(
+    new TransactWriteCommand({ TransactItems: [{ Update: update }, eventsPut(e.accountId, [event]), ...(extra as never[])] }),
+  );
   await notifyEvents({ ...e, ...after }, [event]);
 }
 
@@ -54,7 +62,7 @@ export const resumedEvent = (e: Execution, by: string, reason: string, now: numb
 });
 
 /** Back to work from the last checkpoint: a new dispatch and its message; the worker re-enters the step. */
-export async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = []) {
+export async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = [], extra: object[] = []) {
   const dispatch = newDispatch();
   const event = resumedEvent(e, by, reason, now);
   const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, seq: event.seq, ...activeIndex({ ...e, lease: undefined }) };
@@ -63,6 +71,7 @@ export async function redispatch(e: Execution, by: string, reason: string, now: 
     buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),
     event,
     fields,
+    extra,
   );
   await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, e.wakeAt ? (e.wakeAt - now) / 1000 : 0);
 }

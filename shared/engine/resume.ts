@@ -1,5 +1,6 @@
 // Manual resume (v1, docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): an INTERRUPTED run re-enters the
 // step it stopped in, or waits again, or takes what its wait recorded meanwhile.
+import { audited, type Auditor } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
@@ -38,7 +39,7 @@ async function waitAgain(
   resumed: RunEvent,
   interrupted: string[],
   now: number,
-  waitUpdate: object,
+  waitItems: object[],
 ) {
   const fields = { status, updatedAt: now, seq: resumed.seq, ...activeIndex({ ...e, lease: undefined }) };
   await db().send(
@@ -46,7 +47,7 @@ async function waitAgain(
       TransactItems: [
         { Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, interrupted, unchangedSince(e)) },
         eventsPut(e.accountId, [resumed]),
-        waitUpdate,
+        ...waitItems,
       ],
     }),
   );
@@ -58,8 +59,10 @@ async function waitAgain(
  * waiting for an approval waits again, or, when the approval was decided (or expired) meanwhile,
  * takes that decision now. Returns the run as it is afterwards.
  */
-export async function resumeRun(accountId: string, executionId: string, by: string, now = Date.now()): Promise<Execution> {
+export async function resumeRun(accountId: string, executionId: string, by: string, now = Date.now(), who?: Auditor): Promise<Execution> {
   const interrupted = ['interruptedAt', 'interruptReason'];
+  // Each way of resuming writes the run in one transaction, with this entry.
+  const entry = () => audited(who ?? { accountId, userId: by }, 'run.resumed', { type: 'run', id: executionId }, {}, now);
   return retryConflicts(
     async () => {
       const e = await getExecutionToChange(accountId, executionId);
@@ -74,14 +77,17 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       if (callback && callback.status !== 'PENDING' && callback.status !== 'CANCELLED') {
         // Reported (or timed out) while the run was interrupted: the run takes that outcome now.
         const t = reportTransition(callback, callback.status, { now, resumed: e, seq: resumed.seq + 1, error: callback.error });
-        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
+        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed]), entry()] }));
         await Promise.all([sendRunMessage({ accountId, executionId, dispatch: t.dispatch }), notifyEvents(e, [resumed])]);
       } else if (callback?.status === 'PENDING') {
         // Waiting again: what ends the wait is numbered after `execution.resumed`.
-        await waitAgain(e, 'WAITING_CALLBACK', resumed, interrupted, now, { Update: callbackRunSeqUpdate(callback, resumed.seq) });
+        await waitAgain(e, 'WAITING_CALLBACK', resumed, interrupted, now, [
+          { Update: callbackRunSeqUpdate(callback, resumed.seq) },
+          entry(),
+        ]);
       } else if (approval && recorded) {
         const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e, seq: resumed.seq + 1 });
-        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed])] }));
+        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed]), entry()] }));
         await Promise.all([decisionMessage(approval, t), notifyEvents(e, [resumed])]);
       } else if (approval?.status === 'PENDING') {
         // Waiting again: the votes still to come are numbered after `execution.resumed` (the approval's runSeq moves with it).
@@ -90,9 +96,9 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
           names: { '#status': 'status' },
           values: { ':pending': 'PENDING' },
         });
-        await waitAgain(e, 'WAITING_APPROVAL', resumed, interrupted, now, { Update: runSeq });
+        await waitAgain(e, 'WAITING_APPROVAL', resumed, interrupted, now, [{ Update: runSeq }, entry()]);
       } else {
-        await redispatch(e, by, 'manual', now, interrupted);
+        await redispatch(e, by, 'manual', now, interrupted, [entry()]);
       }
       return (await getExecutionToChange(accountId, executionId)) as Execution;
     },

@@ -1,5 +1,7 @@
 // Retry (v1): a FAILED run re-enters the step that failed, with the state it had. Beside resume
 // (INTERRUPTED runs, `resume.ts`) and rerun (a new run from the start, `runs.ts`).
+import type { Via } from '../db/audited.ts';
+import { audited } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { config } from '../config.ts';
@@ -78,7 +80,8 @@ function retried(e: Execution, by: string, now: number) {
   return { fields, remove, event };
 }
 
-export type RetryBy = { userId: string; keyId?: string };
+/** Who retries (a principal: its `via` goes to the audit log). */
+export type RetryBy = { userId: string; keyId?: string; kind?: string; via?: Via };
 
 const alreadyRetried = (e: Execution) =>
   conflict(
@@ -129,6 +132,7 @@ export async function retryRun(
           ),
         },
         eventsPut(accountId, [event]),
+        audited({ accountId, ...by }, 'run.retried', { type: 'run', id: executionId }, { stepId: event.data.stepId ?? null }, now),
       ];
       await db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
       return { replayed: false as const, e, fields, remove, event };

@@ -3,12 +3,12 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
-import { eventsPut, listEvents, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
 import { executionItem, executionItemBytes, finishing, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { countAccepted } from '../db/entities/webhook.ts';
-import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
+import type { Workflow } from '../db/entities/workflow.ts';
 import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -42,6 +42,11 @@ export type StartRun = {
    * about to be written (a schedule takes its event's seq only then); what it throws, the start throws.
    */
   guard?: (execution: Execution) => Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
+  /**
+   * Items written with the run, in one transaction (a person's rerun: its audit entry), given the new
+   * run; without `idempotency` the start is then that transaction instead of one BatchWrite.
+   */
+  alongside?: (execution: Execution) => Record<string, unknown>[];
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -135,7 +140,13 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
-    const [written, sent] = await Promise.allSettled([putNew(items), message()]);
+    const along = input.alongside?.(execution) ?? [];
+    const write = along.length
+      ? db().send(
+          new TransactWriteCommand({ TransactItems: [...items.map((Item) => ({ Put: { TableName: tableName(), Item } })), ...along] }),
+        )
+      : putNew(items);
+    const [written, sent] = await Promise.allSettled([write, message()]);
     if (written.status === 'rejected') throw written.reason;
     if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
   } else {
@@ -149,6 +160,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
             idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
             ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
             ...guarded,
+            ...(input.alongside?.(execution) ?? []),
           ],
         }),
       );
@@ -229,28 +241,3 @@ export function countAcceptedTrigger(e: Execution): void {
 }
 
 export const finished = (e: Pick<Execution, 'status'>) => e.status === 'SUCCEEDED' || e.status === 'FAILED' || e.status === 'CANCELLED';
-
-/**
- * Rerun (v1): a new execution of the run's workflow, as it is now, with the inputs the run was started
- * with (defaults applied afresh), `rerunOf` pointing back. Only a run that has stopped (finished or
- * INTERRUPTED) is rerun: two copies of a run in progress are never started by accident.
- */
-export async function rerunRun(accountId: string, executionId: string, by: { userId: string; keyId?: string }) {
-  const e = await getExecution(accountId, executionId);
-  if (!e) throw notFound('EXECUTION_NOT_FOUND', `Execution ${executionId} does not exist.`);
-  if (!finished(e) && e.status !== 'INTERRUPTED') {
-    throw conflict('EXECUTION_IN_PROGRESS', `Execution ${executionId} is ${e.status}; rerun it once it has finished or was interrupted.`);
-  }
-  const workflow = await getWorkflow(accountId, e.workflowId);
-  if (!workflow) throw notFound('WORKFLOW_NOT_FOUND', `The workflow of execution ${executionId} no longer exists.`);
-  const { items } = await listEvents(accountId, executionId, 1);
-  const input = items[0]?.type === 'execution.started' ? items[0].data.input : undefined;
-  return startRun({
-    workflow,
-    trigger: 'rerun',
-    variables: input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {},
-    startedBy: by.userId,
-    rerunOf: executionId,
-    extra: { keyId: by.keyId },
-  });
-}

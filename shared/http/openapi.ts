@@ -83,7 +83,13 @@ function operation(r: Route) {
   const status = String(r.status ?? 200);
   const responses: Record<string, unknown> = {
     [status]: r.response
-      ? { description: 'Success', content: { 'application/json': { schema: schema(r.response, 'output') } } }
+      ? {
+          description: 'Success',
+          content: {
+            'application/json': { schema: schema(r.response, 'output') },
+            ...(r.ndjson ? { 'application/x-ndjson': { schema: { type: 'string', description: r.ndjson } } } : {}),
+          },
+        }
       : r.html
         ? { description: 'Success: an HTML page', content: HTML_PAGE }
         : { description: 'Success' },

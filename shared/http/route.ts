@@ -52,6 +52,8 @@ export type Route = {
   /** Success status and body schema, for the OpenAPI document. */
   status?: number;
   response?: z.ZodType;
+  /** The route also answers `application/x-ndjson` (when the request's Accept asks for it): what it holds. */
+  ndjson?: string;
   /** A 302 the route may answer instead of its success body, and when. */
   redirect?: string;
   /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decisionAudit } from '../db/audited.ts';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { auditPut, getApproval, newAuditId } from '../db/entities/approval.ts';
@@ -159,6 +160,6 @@ async function auditRefusal(
     userAgent: req.userAgent?.slice(0, 512),
   };
   await db()
-    .send(new TransactWriteCommand({ TransactItems: [auditPut(record)] }))
+    .send(new TransactWriteCommand({ TransactItems: [auditPut(record), decisionAudit(record)] }))
     .catch((error: unknown) => logger.warn('refused Slack click not audited', { approvalId, error: (error as Error).name }));
 }

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { getAccount } from '../../shared/db/entities/account.ts';
+import { listAuditEntries } from '../../shared/db/entities/audit.ts';
 import { login } from '../../shared/domain/sessions.ts';
 import { uniqueEmail } from '../support/fixtures.ts';
 
@@ -32,6 +33,15 @@ describe('operator CLI', () => {
     expect(created.last).toEqual({ accountId: expect.stringMatching(/^acc_/), userId: expect.stringMatching(/^usr_/) });
     expect(await getAccount(created.last.accountId)).toMatchObject({ name: 'Acme', plan: 'pro' });
     expect((await login(email, 'a long password', '192.0.2.200')).user).toMatchObject({ id: created.last.userId, role: 'admin' });
+    // On the new account's audit log: the operator added its admin, through the CLI.
+    const log = await listAuditEntries({ accountId: created.last.accountId, action: 'member.added' }, 10);
+    expect(log.items).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'operator' },
+        channel: 'cli',
+        object: { type: 'member', id: created.last.userId, name: email },
+      }),
+    ]);
 
     const changed = await admin('set-plan', '--account', created.last.accountId, '--plan', 'enterprise');
     expect(changed).toEqual({ code: 0, last: { accountId: created.last.accountId, plan: 'enterprise' } });

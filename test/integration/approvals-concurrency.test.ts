@@ -6,6 +6,7 @@ import { handler as v1RejectHandler } from '../../functions/http/v1/approvals/re
 import { resetConfig } from '../../shared/config.ts';
 import { getApproval, listAudit } from '../../shared/db/entities/approval.ts';
 import { listEvents } from '../../shared/db/entities/run-events.ts';
+import { listAuditEntries } from '../../shared/db/entities/audit.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -156,6 +157,23 @@ describe('concurrent decisions on one approval', () => {
       const refused = audit.filter((h) => h.outcome === 'refused');
       expect(refused).toHaveLength(CONCURRENT - 1);
       expect(refused.every((h) => h.status === 409 && h.code === 'APPROVAL_ALREADY_HANDLED')).toBe(true);
+      // The account's audit log holds the same: one decision by the winner's key, 49 refused attempts, each with its channel.
+      const logged = [];
+      let next: Record<string, unknown> | undefined;
+      do {
+        const page = await listAuditEntries({ accountId: run.accountId, objectType: 'approval', objectId: approvalId }, 500, next);
+        logged.push(...page.items);
+        next = page.lastKey;
+      } while (next);
+      expect(logged.filter((e) => e.action !== 'approval.refused')).toEqual([
+        expect.objectContaining({
+          action: winner.decision === 'approve' ? 'approval.approved' : 'approval.rejected',
+          actor: expect.objectContaining({ kind: 'key', userId: approval?.decidedBy }),
+          channel: winner.channel === 'link' ? 'link' : 'api',
+          ip: '203.0.113.7',
+        }),
+      ]);
+      expect(logged.filter((e) => e.action === 'approval.refused')).toHaveLength(CONCURRENT - 1);
       winners.push({ run, decision: winner.decision, decidedBy: approval?.decidedBy as string });
     }
 

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { listAuditEntries } from '../../shared/db/entities/audit.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { login } from '../../shared/domain/sessions.ts';
@@ -48,11 +49,12 @@ const names = (calls: Call[]) =>
     .map((step) => step.map((c) => c.command).join('‖'))
     .join(' → ');
 
+let given: Awaited<ReturnType<typeof givenAccount>>;
 beforeAll(async () => {
   await useOwnQueues();
   await instrumentClients();
   stop = startWorkers();
-  const given = await givenAccount();
+  given = await givenAccount();
   const workflow = await createWorkflow(
     { accountId: given.account.accountId, userId: given.admin.userId, role: 'admin' },
     {
@@ -106,5 +108,14 @@ describe("a run's console pages in DynamoDB calls", () => {
     expect(dynamo(refused.calls).map((c) => c.command)).toEqual(['GetItem', 'GetItem', 'GetItem']);
     const done = await page(runAction, path, { executionId, action: 'rerun' }, { method: 'POST', body: `csrf=${csrfToken(token)}` });
     expect(done.result.statusCode).toBe(303);
+    // The rerun is on the audit log once (the refused POST is not), as the signed-in admin, from the console.
+    const logged = await listAuditEntries({ accountId: given.account.accountId, action: 'run.rerun', objectId: executionId }, 50);
+    expect(logged.items).toEqual([
+      expect.objectContaining({
+        actor: { kind: 'user', userId: given.admin.userId },
+        channel: 'console',
+        object: { type: 'run', id: executionId },
+      }),
+    ]);
   });
 });

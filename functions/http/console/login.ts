@@ -16,7 +16,7 @@ export const handler = consoleHttp(route, async ({ form, request }) => {
   const next = safeNext(form.get('next'));
   const email = (form.get('email') ?? '').slice(0, 320);
   try {
-    const session = await login(email, (form.get('password') ?? '').slice(0, 1024), request.sourceIp);
+    const session = await login(email, (form.get('password') ?? '').slice(0, 1024), request.sourceIp, Date.now(), 'console');
     const maxAge = Math.max(1, Math.floor((session.expiresAt - Date.now()) / 1000));
     return seeOther(next, [setSessionCookie(session.token, maxAge)]);
   } catch (e) {

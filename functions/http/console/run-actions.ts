@@ -4,7 +4,7 @@ import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { cancelRun } from '../../../shared/engine/cancel.ts';
 import { resumeRun } from '../../../shared/engine/resume.ts';
 import { retryRun } from '../../../shared/engine/retry-failed-run.ts';
-import { rerunRun } from '../../../shared/engine/runs.ts';
+import { rerunRun } from '../../../shared/engine/rerun.ts';
 import { REASON_CHARS, type RunAction } from './run-action-names.ts';
 
 /**
@@ -15,19 +15,21 @@ import { REASON_CHARS, type RunAction } from './run-action-names.ts';
  */
 export async function doAction(action: RunAction, session: ConsoleSession, executionId: string, form: URLSearchParams): Promise<string> {
   const { accountId, userId } = session.principal;
+  // The principal carries where the request came from (the audit log's channel and address).
+  const who = session.principal;
   switch (action) {
     case 'cancel': {
       const reason = form.get('reason')?.trim().slice(0, REASON_CHARS) || undefined;
-      return (await cancelRun(accountId, executionId, reason, userId)).executionId;
+      return (await cancelRun(accountId, executionId, reason, userId, Date.now(), who)).executionId;
     }
     case 'retry': {
       const key = form.get('retryKey') ?? '';
       const idempotency = /^[\x21-\x7e]{1,255}$/.test(key) ? { key } : undefined;
-      return (await retryRun(accountId, executionId, { userId }, idempotency)).execution.executionId;
+      return (await retryRun(accountId, executionId, who, idempotency)).execution.executionId;
     }
     case 'rerun':
-      return (await rerunRun(accountId, executionId, { userId })).execution.executionId;
+      return (await rerunRun(accountId, executionId, who)).execution.executionId;
     case 'resume':
-      return (await resumeRun(accountId, executionId, userId)).executionId;
+      return (await resumeRun(accountId, executionId, userId, Date.now(), who)).executionId;
   }
 }

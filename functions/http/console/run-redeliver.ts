@@ -12,6 +12,6 @@ export const handler = consoleHttp(route, async ({ session, params }) => {
   const { executionId, deliveryId } = params;
   const d = await getDelivery(accountId, deliveryId);
   if (d?.executionId !== executionId) throw notFound('DELIVERY_NOT_FOUND', `Delivery ${deliveryId} does not exist.`);
-  await redeliver(accountId, deliveryId);
+  await redeliver(accountId, deliveryId, Date.now(), session.principal);
   return seeOther(`/console/runs/${executionId}#deliveries`);
 });

@@ -28,7 +28,9 @@ export const handler = consoleHttp(route, async ({ session, params, form }) => {
   const checked = await checkDraft(p, draft, definitionOf(w.definition));
   if (!checked.ok) return editorPage(session, { workflow: { ...w, version: expected }, ...draft, ...checked, refused: true }, 400);
   try {
-    await updateWorkflow(p, w.workflowId, { name: checked.name, definition: checked.definition }, Date.now(), expected);
+    await updateWorkflow(p, w.workflowId, { name: checked.name, definition: checked.definition }, Date.now(), {
+      expectedVersion: expected,
+    });
     return seeOther(`/console/workflows/${w.workflowId}`);
   } catch (e) {
     const errors = refusalErrors(draft.text, e);

@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type TransactItem, writeWith } from '../transact.ts';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { applied, buildUpdate } from '../update.ts';
@@ -42,14 +43,17 @@ type SealedFields = Pick<AccountSecret, 'kid' | 'edk' | 'iv' | 'ct' | 'tag'>;
 export const secretKey = (accountId: string, name: string) => ({ PK: `SECRET#${accountId}`, SK: `SECRET#${name}` });
 
 /** Create; false when the account already has a secret of this name. */
-export async function putSecret(s: AccountSecret): Promise<boolean> {
+export async function putSecret(s: AccountSecret, extra: readonly TransactItem[] = []): Promise<boolean> {
   return applied(
-    db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...secretKey(s.accountId, s.name), type: 'accountSecret', ...s },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
+    writeWith(
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...secretKey(s.accountId, s.name), type: 'accountSecret', ...s },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      extra,
     ),
   );
 }
@@ -57,21 +61,31 @@ export async function putSecret(s: AccountSecret): Promise<boolean> {
 /** What an update may change: the sealed value, the host binding (null removes it), who may use it. */
 export type SecretChange = { sealed?: SealedFields; allowedHosts?: string[] | null; members?: 'use' | 'none'; updatedBy?: string };
 
-/** Change a secret; the summary after, or undefined when there is no such secret. */
-export async function updateSecretItem(accountId: string, name: string, change: SecretChange, now: number) {
+/**
+ * Change a secret; the summary after, or undefined when there is no such secret. With `extra` (its
+ * audit entry) in one transaction, which returns no values: the summary is then read back.
+ */
+export async function updateSecretItem(
+  accountId: string,
+  name: string,
+  change: SecretChange,
+  now: number,
+  extra: readonly TransactItem[] = [],
+) {
   const set: Record<string, unknown> = { ...change.sealed, updatedAt: now };
   if (change.allowedHosts) set.allowedHosts = change.allowedHosts;
   if (change.members) set.members = change.members;
   if (change.updatedBy) set.updatedBy = change.updatedBy;
+  const update = buildUpdate(secretKey(accountId, name), set, change.allowedHosts === null ? ['allowedHosts'] : [], {
+    expression: 'attribute_exists(PK)',
+  });
   try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        ...buildUpdate(secretKey(accountId, name), set, change.allowedHosts === null ? ['allowedHosts'] : [], {
-          expression: 'attribute_exists(PK)',
-        }),
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
+    if (extra.length) {
+      await writeWith({ Update: update }, extra);
+      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: secretKey(accountId, name), ConsistentRead: true }));
+      return Item ? SecretSummary.parse(Item) : undefined;
+    }
+    const { Attributes } = await db().send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
     return SecretSummary.parse(Attributes);
   } catch (e) {
     if (isConditionFailure(e)) return undefined;
@@ -80,9 +94,9 @@ export async function updateSecretItem(accountId: string, name: string, change: 
 }
 
 /** Delete; false when there was no such secret. */
-export async function deleteSecret(accountId: string, name: string): Promise<boolean> {
+export async function deleteSecret(accountId: string, name: string, extra: readonly TransactItem[] = []): Promise<boolean> {
   return applied(
-    db().send(new DeleteCommand({ TableName: tableName(), Key: secretKey(accountId, name), ConditionExpression: 'attribute_exists(PK)' })),
+    writeWith({ Delete: { TableName: tableName(), Key: secretKey(accountId, name), ConditionExpression: 'attribute_exists(PK)' } }, extra),
   );
 }
 

@@ -6,6 +6,7 @@ import { count, flushCounts } from '../counters.ts';
 import { retryConflicts } from '../conflicts.ts';
 import { queryAll } from '../query.ts';
 import { genCondition, userKey } from './user.ts';
+import { type TransactItem, writeWith } from '../transact.ts';
 
 // Access patterns: get by id (global; the id is inside the token) · list by account, or by account
 // and owner (GSI1: GSI1PK = ACC#<account>, GSI1SK = KEY#<owner>#<keyId>).
@@ -44,7 +45,7 @@ const gsi = (k: Pick<ApiKey, 'accountId' | 'ownerId' | 'keyId'>) => ({
  * Create a key in one transaction with a check of its owner's user item: present, not disabled, of
  * membership generation `gen`. False when the owner fails it (removed, disabled, or changed since).
  */
-export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number): Promise<boolean> {
+export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number, extra: readonly TransactItem[] = []): Promise<boolean> {
   const put = () =>
     db().send(
       new TransactWriteCommand({
@@ -65,6 +66,7 @@ export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number): Promise<bo
               ExpressionAttributeValues: { ':false': false, ':gen': gen },
             },
           },
+          ...extra,
         ],
       }),
     );
@@ -104,17 +106,20 @@ export async function listApiKeys(accountId: string, ownerId?: string): Promise<
   return keys.sort((a, b) => b.createdAt - a.createdAt);
 }
 
-/** Mark revoked; false when the key does not exist or was revoked already. */
-export async function revokeApiKey(keyId: string, now: number): Promise<boolean> {
+/** Mark revoked (with `extra` in the same transaction); false when the key does not exist or was revoked already. */
+export async function revokeApiKey(keyId: string, now: number, extra: readonly TransactItem[] = []): Promise<boolean> {
   return applied(
-    db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keyKey(keyId),
-        UpdateExpression: 'SET revokedAt = :now',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':now': now },
-      }),
+    writeWith(
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keyKey(keyId),
+          UpdateExpression: 'SET revokedAt = :now',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: { ':now': now },
+        },
+      },
+      extra,
     ),
   );
 }

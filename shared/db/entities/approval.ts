@@ -1,5 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
+import { AuditChannel } from './audit.ts';
 import { tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
 import { CHANNEL_TYPES } from '../channel-types.ts';
@@ -64,7 +65,14 @@ export const Approval = z.object({
   approvals: z.number().optional(),
   approvedBy: z.array(z.string()).optional(),
   /** The last approving vote: what moves the run once the quorum is reached (see `shared/domain/quorum.ts`). */
-  lastApproval: jsonText(z.object({ audit: z.lazy(() => AuditRecord), formData: z.record(z.string(), z.unknown()).optional() })).optional(),
+  lastApproval: jsonText(
+    z.object({
+      audit: z.lazy(() => AuditRecord),
+      formData: z.record(z.string(), z.unknown()).optional(),
+      /** The account audit log's channel of the vote (shared/domain/audit.ts `decisionAudit`). */
+      via: AuditChannel.optional(),
+    }),
+  ).optional(),
   /** The step's `remind`: `reminders` sent so far, the next one due at `nextRemindAt` (`shared/domain/nudges.ts`). */
   remind: z.object({ everySeconds: z.number(), max: z.number() }).optional(),
   reminders: z.number().int().optional(),

@@ -57,11 +57,12 @@ async function transact(items: unknown[]): Promise<boolean> {
 const stored = (c: Channel) => ({ ...channelKey(c.accountId, c.channelId), ...c, type: 'channel', kind: c.type });
 
 /** Create with its name claim and pointer; false when the account has a channel of that name (any case). */
-export const putChannel = (c: Channel) =>
+export const putChannel = (c: Channel, extra: readonly unknown[] = []) =>
   transact([
     put(stored(c), 'attribute_not_exists(PK)'),
     put({ ...nameKey(c.accountId, c.name), type: 'channelName', channelId: c.channelId }, 'attribute_not_exists(PK)'),
     put({ ...pointerKey(c.channelId), type: 'channelPointer', accountId: c.accountId }, 'attribute_not_exists(PK)'),
+    ...extra,
   ]);
 
 /**
@@ -69,7 +70,11 @@ export const putChannel = (c: Channel) =>
  * when the name changes (the old claim goes). 'conflict': the name is taken; 'changed': the channel
  * changed or went meanwhile.
  */
-export async function replaceChannel(before: Channel, next: Channel): Promise<'ok' | 'conflict' | 'changed'> {
+export async function replaceChannel(
+  before: Channel,
+  next: Channel,
+  extra: readonly unknown[] = [],
+): Promise<'ok' | 'conflict' | 'changed'> {
   const renamed = before.name.toLowerCase() !== next.name.toLowerCase();
   const items = [
     {
@@ -86,6 +91,7 @@ export async function replaceChannel(before: Channel, next: Channel): Promise<'o
           del(nameKey(before.accountId, before.name)),
         ]
       : []),
+    ...extra,
   ];
   try {
     await db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
@@ -98,11 +104,12 @@ export async function replaceChannel(before: Channel, next: Channel): Promise<'o
 }
 
 /** Delete with its name claim and pointer; false when there was no such channel. */
-export const deleteChannelItems = (c: Pick<Channel, 'accountId' | 'channelId' | 'name'>) =>
+export const deleteChannelItems = (c: Pick<Channel, 'accountId' | 'channelId' | 'name'>, extra: readonly unknown[] = []) =>
   transact([
     del(channelKey(c.accountId, c.channelId), 'attribute_exists(PK)'),
     del(nameKey(c.accountId, c.name)),
     del(pointerKey(c.channelId)),
+    ...extra,
   ]);
 
 const parse = (item: Record<string, unknown> | undefined) => (item ? Channel.parse({ ...item, type: item.kind }) : undefined);

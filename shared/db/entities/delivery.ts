@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type TransactItem, writeWith } from '../transact.ts';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
@@ -160,25 +161,28 @@ export async function recordAttempt(r: AttemptRecord, now: number): Promise<bool
  * Queue it again: back to PENDING with a fresh retry schedule, conditional on the state it was read
  * in (false when it changed meanwhile). `undo` puts it back as it was, when the message could not be queued.
  */
-export async function requeueDelivery(d: Delivery, now: number, undo = false): Promise<boolean> {
+export async function requeueDelivery(d: Delivery, now: number, undo = false, extra: readonly TransactItem[] = []): Promise<boolean> {
   const [from, to] = undo ? ['PENDING', d.state] : [d.state, 'PENDING'];
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: deliveryKey(d.accountId, d.deliveryId),
-        UpdateExpression: undo
-          ? `SET #state = :to, tries = :tries, updatedAt = :now${d.nextRetryAt === undefined ? ' REMOVE nextRetryAt' : ', nextRetryAt = :next'}`
-          : 'SET #state = :to, tries = :zero, updatedAt = :now, nextRetryAt = :now',
-        ConditionExpression: '#state = :from',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':from': from,
-          ':to': to,
-          ':now': now,
-          ...(undo ? { ':tries': d.tries, ...(d.nextRetryAt !== undefined ? { ':next': d.nextRetryAt } : {}) } : { ':zero': 0 }),
+    await writeWith(
+      {
+        Update: {
+          TableName: tableName(),
+          Key: deliveryKey(d.accountId, d.deliveryId),
+          UpdateExpression: undo
+            ? `SET #state = :to, tries = :tries, updatedAt = :now${d.nextRetryAt === undefined ? ' REMOVE nextRetryAt' : ', nextRetryAt = :next'}`
+            : 'SET #state = :to, tries = :zero, updatedAt = :now, nextRetryAt = :now',
+          ConditionExpression: '#state = :from',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':from': from,
+            ':to': to,
+            ':now': now,
+            ...(undo ? { ':tries': d.tries, ...(d.nextRetryAt !== undefined ? { ':next': d.nextRetryAt } : {}) } : { ':zero': 0 }),
+          },
         },
-      }),
+      },
+      extra,
     );
     return true;
   } catch (e) {

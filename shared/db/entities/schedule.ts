@@ -1,3 +1,4 @@
+import type { TransactItem } from '../transact.ts';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
@@ -6,6 +7,7 @@ import { queryAll, queryPage } from '../query.ts';
 import { isConditionFailure } from '../../errors.ts';
 import { applied, buildUpdate } from '../update.ts';
 import { scheduleSweepIndex } from './schedule-index.ts';
+type Extra = readonly TransactItem[]; // further items of the same transaction (an audit entry)
 
 // Access patterns: get by account + id (PK ACC#<account>, SK SCH#<id>: a schedule id of another account
 // finds nothing) · list a workflow's schedules (GSI1: ACC#<account>#WFSCH#<workflow> / SCH#<id>) · every
@@ -121,7 +123,7 @@ const SETTINGS = [
 ] as const;
 
 /** Change a schedule as read (`updatedAt` unchanged), counting it in or out of the enabled count; false when it changed meanwhile or the limit is reached. */
-export async function replaceSchedule(before: Schedule, next: Schedule, limit: number | undefined): Promise<boolean> {
+export async function replaceSchedule(before: Schedule, next: Schedule, limit: number | undefined, extra: Extra = []): Promise<boolean> {
   const delta = next.enabled === before.enabled ? 0 : next.enabled ? 1 : -1;
   const stored = asJsonText(next, ['variables']) as Record<string, unknown>;
   const set = Object.fromEntries(SETTINGS.filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
@@ -137,6 +139,7 @@ export async function replaceSchedule(before: Schedule, next: Schedule, limit: n
             }),
           },
           ...(delta === 0 ? [] : [enabledCountUpdate(before.accountId, delta, limit)]),
+          ...extra,
         ],
       }),
     ),
@@ -144,7 +147,7 @@ export async function replaceSchedule(before: Schedule, next: Schedule, limit: n
 }
 
 /** Delete a schedule (and take an enabled one off the count); false when it was gone already. */
-export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'scheduleId'>): Promise<boolean> {
+export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'scheduleId'>, extra: Extra = []): Promise<boolean> {
   const key = scheduleKey(s.accountId, s.scheduleId);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   if (!Item) return false;
@@ -161,6 +164,7 @@ export async function deleteScheduleItem(s: Pick<Schedule, 'accountId' | 'schedu
             },
           },
           ...(Item.enabled ? [enabledCountUpdate(s.accountId, -1)] : []),
+          ...extra,
         ],
       }),
     ),

@@ -1,6 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
+import { type TransactItem, writeWith } from '../transact.ts';
+import { applied } from '../update.ts';
 
 // Access patterns: get by id (global; the id is inside the token). Expired sessions are refused on
 // read and removed by TTL.
@@ -18,13 +20,17 @@ export type Session = z.infer<typeof Session>;
 
 const sessionKey = (sessionId: string) => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' });
 
-export async function putSession(s: Session): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...sessionKey(s.sessionId), type: 'session', ...s, ttl: Math.ceil(s.expiresAt / 1000) },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
+/** Put a new session (with `extra` in the same transaction: its audit entry). */
+export async function putSession(s: Session, extra: readonly TransactItem[] = []): Promise<void> {
+  await writeWith(
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...sessionKey(s.sessionId), type: 'session', ...s, ttl: Math.ceil(s.expiresAt / 1000) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    extra,
   );
 }
 
@@ -33,6 +39,9 @@ export async function getSession(sessionId: string): Promise<Session | undefined
   return Item ? Session.parse(Item) : undefined;
 }
 
-export async function deleteSession(sessionId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: sessionKey(sessionId) }));
+/** Delete a session (with `extra` in the same transaction); false when it was gone already (and nothing was written). */
+export async function deleteSession(sessionId: string, extra: readonly TransactItem[] = []): Promise<boolean> {
+  return applied(
+    writeWith({ Delete: { TableName: tableName(), Key: sessionKey(sessionId), ConditionExpression: 'attribute_exists(PK)' } }, extra),
+  );
 }

@@ -1,3 +1,4 @@
+import type { TransactItem } from '../transact.ts';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
@@ -77,7 +78,7 @@ const DAYS_SHOWN = 30;
 const DAYS_DROPPED = 10;
 
 /** Delete a webhook and take it off its account's count, together; false when it was gone already. */
-export async function deleteWebhookItem(accountId: string, webhookId: string): Promise<boolean> {
+export async function deleteWebhookItem(accountId: string, webhookId: string, extra: readonly TransactItem[] = []): Promise<boolean> {
   return applied(
     db().send(
       new TransactWriteCommand({
@@ -93,6 +94,7 @@ export async function deleteWebhookItem(accountId: string, webhookId: string): P
               ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
             },
           },
+          ...extra,
         ],
       }),
     ),

@@ -1,4 +1,6 @@
-import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type TransactItem, writeWith } from '../transact.ts';
+import { applied } from '../update.ts';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict, isTransactionConflict } from '../../errors.ts';
@@ -81,7 +83,7 @@ export async function getWorkflowVersion(accountId: string, workflowId: string, 
 export const workflowChanged = () => conflict('WORKFLOW_CHANGED', 'The workflow was changed or deleted meanwhile; read it again.');
 
 /** Create (`expectedVersion` undefined) or replace the version that was read (optimistic concurrency), with its version item. */
-export async function putWorkflow(w: Workflow, expectedVersion?: number): Promise<void> {
+export async function putWorkflow(w: Workflow, expectedVersion?: number, extra: readonly TransactItem[] = []): Promise<void> {
   const version = versionOf(w);
   try {
     await db().send(
@@ -106,6 +108,7 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
+          ...extra,
         ],
       }),
     );
@@ -115,8 +118,14 @@ export async function putWorkflow(w: Workflow, expectedVersion?: number): Promis
   }
 }
 
-export async function deleteWorkflow(accountId: string, workflowId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: workflowKey(accountId, workflowId) }));
+/** Delete (with `extra` in the same transaction); false when it was gone already (nothing written). */
+export async function deleteWorkflow(accountId: string, workflowId: string, extra: readonly TransactItem[] = []): Promise<boolean> {
+  return applied(
+    writeWith(
+      { Delete: { TableName: tableName(), Key: workflowKey(accountId, workflowId), ConditionExpression: 'attribute_exists(PK)' } },
+      extra,
+    ),
+  );
 }
 
 /** A page of a workflow's versions, newest first, without their definitions. */

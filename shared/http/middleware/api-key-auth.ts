@@ -70,6 +70,8 @@ export const apiKeyAuth = (opts: KeyAuthOptions): Middleware => ({
       keyId: key.keyId,
       scopes: key.scopes,
       plan: budget.value.plan,
+      // The one-click link is the only route that takes the key in its query (the webhook trigger has its own checks).
+      via: { ip: app.sourceIp, channel: opts.allowQuery ? 'link' : 'api' },
     };
     Object.assign(app.responseHeaders, budget.value.headers);
   },

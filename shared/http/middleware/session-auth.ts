@@ -20,7 +20,7 @@ export const sessionAuth = (opts: { admin?: boolean }): Middleware => ({
       throw await failedAuthentication(app.sourceIp, e);
     });
     if (opts.admin && principal.role !== 'admin') throw forbidden('ADMIN_ONLY', 'Only account admins may do this.');
-    app.principal = principal;
+    app.principal = { ...principal, via: { ip: app.sourceIp, channel: 'api' } };
   },
   problems: [
     { status: 401, code: 'UNAUTHORIZED' },

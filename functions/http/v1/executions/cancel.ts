@@ -6,5 +6,5 @@ import { executionView } from '../../../../shared/domain/executions.ts';
 import { cancelRun } from '../../../../shared/engine/cancel.ts';
 
 export const handler = http(route, async ({ principal, params, body }) =>
-  ok(executionView(await cancelRun(principal.accountId, params.executionId, body.reason))),
+  ok(executionView(await cancelRun(principal.accountId, params.executionId, body.reason, undefined, Date.now(), principal))),
 );

@@ -3,7 +3,7 @@ import { route } from './rerun.route.ts';
 import { http } from '../../../../shared/http/handler.ts';
 import { json } from '../../../../shared/http/responses.ts';
 import { executionView } from '../../../../shared/domain/executions.ts';
-import { rerunRun } from '../../../../shared/engine/runs.ts';
+import { rerunRun } from '../../../../shared/engine/rerun.ts';
 
 export const handler = http(route, async ({ principal, params }) => {
   const { execution } = await rerunRun(principal.accountId, params.executionId, principal);

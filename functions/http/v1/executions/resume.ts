@@ -6,5 +6,5 @@ import { executionView } from '../../../../shared/domain/executions.ts';
 import { resumeRun } from '../../../../shared/engine/resume.ts';
 
 export const handler = http(route, async ({ principal, params }) =>
-  ok(executionView(await resumeRun(principal.accountId, params.executionId, principal.userId))),
+  ok(executionView(await resumeRun(principal.accountId, params.executionId, principal.userId, Date.now(), principal))),
 );
