@@ -38,7 +38,7 @@ const TABLE_ATTRIBUTES = new Set<string>([
 /** An audit item as the stream's new image gives it → the event's detail; undefined for any other record. */
 export function auditDetail(record: DynamoDBRecord): Record<string, unknown> | undefined {
   const image = record.dynamodb?.NewImage;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== 'audit') return undefined;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== 'audit' || !image.PK?.S?.startsWith('AUDIT#')) return undefined;
   const item = unmarshall(image as Record<string, AttributeValue>);
   return Object.fromEntries(Object.entries(item).filter(([name]) => !TABLE_ATTRIBUTES.has(name)));
 }

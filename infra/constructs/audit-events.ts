@@ -9,8 +9,15 @@ import type { FlowgateStackProps } from '../settings.ts';
 import type { Functions } from './functions.ts';
 import type { Bindable } from './route-function.ts';
 
-/** The records the audit-events worker is invoked for: new items of type `audit` (Lambda's event filtering). */
-export const AUDIT_EVENTS_FILTER = { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['audit'] } } } } as const;
+/**
+ * The records the audit-events worker is invoked for (Lambda's event filtering): new account audit
+ * entries, items of type `audit` under `AUDIT#<account>` (an approval's own history records are of type
+ * `audit` too, under the approval's run: not these).
+ */
+export const AUDIT_EVENTS_FILTER = {
+  eventName: ['INSERT'],
+  dynamodb: { NewImage: { type: { S: ['audit'] }, PK: { S: [{ prefix: 'AUDIT#' }] } } },
+} as const;
 /** Stream records a batch: PutEvents takes 10 entries a request. */
 export const AUDIT_EVENTS_BATCH = 10;
 /** Retries of a failing batch (each split by bisection counts), then its description goes to the DLQ. */

@@ -174,7 +174,8 @@ export async function changePassword(p: Extract<Principal, { kind: 'session' }>,
   if (!(await verifyPassword(input.currentPassword, user.passwordHash)))
     throw validationFailed([{ path: 'currentPassword', message: 'is not your current password' }]);
   try {
-    await setPasswordHash(user, await hashPassword(input.newPassword));
+    const entry = audited(p, 'password.changed', { type: 'user', id: user.userId, name: user.email });
+    await setPasswordHash(user, await hashPassword(input.newPassword), [entry]);
   } catch (e) {
     if (isConditionFailure(e)) throw validationFailed([{ path: 'currentPassword', message: 'was changed meanwhile; sign in again' }]);
     throw e;

@@ -32,7 +32,12 @@ const statements = ofType(auditEvents, 'AWS::IAM::Policy')
 
 /** Lambda's event filtering as far as the pattern uses it: exact values, nested objects. */
 function matches(pattern: unknown, value: unknown): boolean {
-  if (Array.isArray(pattern)) return pattern.includes(value);
+  if (Array.isArray(pattern))
+    return pattern.some((p) =>
+      p !== null && typeof p === 'object' && 'prefix' in p
+        ? typeof value === 'string' && value.startsWith(p.prefix as string)
+        : p === value,
+    );
   if (pattern && typeof pattern === 'object')
     return Object.entries(pattern).every(
       ([k, p]) => value !== null && typeof value === 'object' && matches(p, (value as Record<string, unknown>)[k]),
@@ -60,7 +65,7 @@ describe('audit entries onto EventBridge, in the stack', () => {
     expect(resolved(p.EventSourceArn)).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
     expect(p.FunctionName).toEqual({ Ref: workerId });
     expect(p.FilterCriteria).toEqual({
-      Filters: [{ Pattern: '{"eventName":["INSERT"],"dynamodb":{"NewImage":{"type":{"S":["audit"]}}}}' }],
+      Filters: [{ Pattern: '{"eventName":["INSERT"],"dynamodb":{"NewImage":{"type":{"S":["audit"]},"PK":{"S":[{"prefix":"AUDIT#"}]}}}}' }],
     });
     expect(p).toMatchObject({
       BatchSize: 10,
@@ -73,14 +78,16 @@ describe('audit entries onto EventBridge, in the stack', () => {
   });
 
   it('has a filter that lets an audit INSERT through and nothing else', () => {
-    const image = (type: string) => ({ PK: { S: 'AUDIT#acc_1' }, SK: { S: '2026-11-28T00:00:00.000Z#ae_1' }, type: { S: type } });
-    const record = (eventName: string, type: string) => ({ eventName, dynamodb: { NewImage: image(type) } });
+    const image = (type: string, pk = 'AUDIT#acc_1') => ({ PK: { S: pk }, SK: { S: '2026-11-28T00:00:00.000Z#ae_1' }, type: { S: type } });
+    const record = (eventName: string, type: string, pk?: string) => ({ eventName, dynamodb: { NewImage: image(type, pk) } });
     const pattern = JSON.parse(mapping?.Properties.FilterCriteria.Filters[0].Pattern);
     expect(pattern).toEqual(AUDIT_EVENTS_FILTER);
     expect(matches(pattern, record('INSERT', 'audit'))).toBe(true);
     expect(matches(pattern, record('MODIFY', 'audit'))).toBe(false);
     expect(matches(pattern, record('REMOVE', 'audit'))).toBe(false);
     expect(matches(pattern, record('INSERT', 'execution'))).toBe(false);
+    // An approval's own history record is of type audit too, under its run's partition.
+    expect(matches(pattern, record('INSERT', 'audit', 'ACC#acc_1#AP#ap_1'))).toBe(false);
     expect(matches(pattern, { eventName: 'INSERT', dynamodb: {} })).toBe(false);
   });
 

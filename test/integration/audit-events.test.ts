@@ -86,7 +86,14 @@ describe('audit entries onto EventBridge', () => {
   it('sends nothing for other records: other item types, updates, removes (the mapping filters them too)', async () => {
     const run = { PK: 'EX#acc_1#ex_1', SK: 'EXECUTION', type: 'execution', status: 'RUNNING' };
     const res = await handler(
-      streamEvent([record(run), record(item(entry(3)), 'MODIFY'), record(item(entry(4)), 'REMOVE'), record({ ...run, type: 'Audit' })]),
+      streamEvent([
+        record(run),
+        record(item(entry(3)), 'MODIFY'),
+        record(item(entry(4)), 'REMOVE'),
+        record({ ...run, type: 'Audit' }),
+        // An approval's own history record: of type audit, but not the account's audit log.
+        record({ PK: 'ACC#acc_1#AP#ap_1', SK: 'AUDIT#01', type: 'audit', decision: 'APPROVED' }),
+      ]),
     );
     expect(res).toEqual({ batchItemFailures: [] });
     expect(listener.requests).toEqual([]);

@@ -1,3 +1,4 @@
+import { type TransactItem, writeWith } from '../transact.ts';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
@@ -177,14 +178,21 @@ export const listUsers = (accountId: string): Promise<User[]> =>
   );
 
 /** Replace a user's password hash, on the condition that it is still the one read. */
-export async function setPasswordHash(u: Pick<User, 'accountId' | 'userId' | 'passwordHash'>, passwordHash: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: userKey(u.accountId, u.userId),
-      UpdateExpression: 'SET passwordHash = :new',
-      ConditionExpression: 'passwordHash = :old',
-      ExpressionAttributeValues: { ':new': passwordHash, ':old': u.passwordHash },
-    }),
+export async function setPasswordHash(
+  u: Pick<User, 'accountId' | 'userId' | 'passwordHash'>,
+  passwordHash: string,
+  extra: readonly TransactItem[] = [],
+): Promise<void> {
+  await writeWith(
+    {
+      Update: {
+        TableName: tableName(),
+        Key: userKey(u.accountId, u.userId),
+        UpdateExpression: 'SET passwordHash = :new',
+        ConditionExpression: 'passwordHash = :old',
+        ExpressionAttributeValues: { ':new': passwordHash, ':old': u.passwordHash },
+      },
+    },
+    extra,
   );
 }
