@@ -24,6 +24,7 @@ let page: Page;
 let chat: Awaited<ReturnType<typeof startChatListener>>;
 const admin = { email: uniqueEmail('journey-admin'), password: PASSWORD };
 const member = uniqueEmail('journey-member');
+let adminId = '';
 
 const WITH_ERROR = JSON.stringify({ steps: [{ id: 'greet', type: 'sett', values: { greeting: 'Hello {% $vars.who %}' } }] }, null, 2);
 const FIXED = JSON.stringify(
@@ -52,7 +53,7 @@ beforeAll(async () => {
   Object.assign(process.env, { SLACK_API_URL: chat.slackApi });
   resetConfig();
   env = await consoleStack('console-journey', { demoRun: false });
-  await createAccount({ name: 'Journey Ltd', plan: 'team', email: admin.email, password: admin.password });
+  adminId = (await createAccount({ name: 'Journey Ltd', plan: 'team', email: admin.email, password: admin.password })).admin.userId;
   context = await consoleContext(env.browser);
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   page = await context.newPage();
@@ -189,5 +190,42 @@ describe("a new administrator's first day, in the browser", () => {
     await navigating(page.getByRole('button', { name: 'Add member' }).click());
     expect(await page.getByLabel('Initial password').inputValue()).toMatch(/^\S{12,}$/);
     await checked();
+  });
+
+  it('finds each of those changes in the audit log, once, as theirs, from the console', async () => {
+    await page.getByRole('navigation').getByText('Settings').click();
+    await navigating(page.getByRole('link', { name: 'Audit log' }).click());
+    await checked('journey-audit');
+    const CHANGES = [
+      ['key.created', 'Journey key'],
+      ['workflow.created', 'Journey'],
+      ['webhook.created', 'Journey hook'],
+      ['schedule.created', 'Every morning'],
+      ['channel.created', 'ops-slack'],
+      ['channel.tested', 'ops-slack'],
+      ['member.added', member],
+    ] as const;
+    // On the page: a row each, with the channel and the address.
+    for (const [action, name] of CHANGES) {
+      const row = page.getByRole('row').filter({ hasText: action }).filter({ hasText: name });
+      expect(await row.count(), action).toBe(1);
+      const cells = await row.getByRole('cell').allTextContents();
+      expect(cells, action).toContain('console');
+      expect(cells, action).toContain('127.0.0.1');
+    }
+    // The same entries in full, as the page exports them.
+    const href = (await page.getByRole('link', { name: 'Export NDJSON' }).getAttribute('href')) as string;
+    const res = await page.request.get(`${env.url}${href}`);
+    expect(res.headers()['content-type']).toBe('application/x-ndjson');
+    const entries = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; actor: { userId?: string }; channel: string; ip?: string; object: { name?: string } });
+    for (const [action, name] of CHANGES) {
+      const found = entries.filter((e) => e.action === action && e.object.name === name);
+      expect(found, action).toHaveLength(1);
+      expect(found[0], action).toMatchObject({ actor: { userId: adminId }, channel: 'console', ip: '127.0.0.1' });
+    }
+    expect(entries.filter((e) => e.action === 'session.signed_in' && e.channel === 'console').length).toBeGreaterThanOrEqual(1);
   });
 });
