@@ -80,6 +80,8 @@ try {
   const shoot = async (p: Page, name: string) => {
     for (const scheme of ['light', 'dark'] as const) {
       await p.emulateMedia({ colorScheme: scheme });
+      // Pico's colours ease in (transitions of 0.2 s): the shot waits until they have.
+      await p.waitForTimeout(400);
       await p.screenshot({ path: join(OUT, `${name}-${scheme}.png`), fullPage: true });
     }
     console.log(`docs/screenshots/${name}-{light,dark}.png`);

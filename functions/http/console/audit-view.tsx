@@ -203,7 +203,7 @@ export function auditPage(session: ConsoleSession, v: AuditView) {
           <tbody>
             {v.entries.map((e) => (
               <tr key={e.auditId}>
-                <td>
+                <td class="nowrap">
                   <Time ms={e.at} />
                 </td>
                 <td>
