@@ -3,7 +3,7 @@ import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { Csrf, page } from '../../../shared/console/render.tsx';
 import { ALL_SCOPES } from '../../../shared/domain/keys.ts';
 import { SCOPE_MEANINGS } from './keys-view.tsx';
-import { ErrorSummary, type Errors, Field, FieldMessage, firstInvalid, invalidProps } from './people-fields.tsx';
+import { ErrorSummary, type Errors, Field, FieldMessage, firstInvalid } from './people-fields.tsx';
 
 /** What the form re-shows: the user's input as sent. */
 export type KeyInput = { name: string; scopes: string[]; validityDays: string; formId: string };

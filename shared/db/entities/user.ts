@@ -1,5 +1,5 @@
 import { type TransactItem, writeWith } from '../transact.ts';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure } from '../../errors.ts';
