@@ -80,3 +80,35 @@ export function JsonValue({ value, fullHref, label }: { value: unknown; fullHref
     </section>
   );
 }
+
+type RecentRun = { executionId: string; status: string; startedAt: number | undefined; trigger?: string };
+
+/** A few runs as a table: each run's link, status, trigger (with `trigger`) and start. */
+export const RecentRunsTable = ({ caption, runs, trigger = false }: { caption: string; runs: readonly RecentRun[]; trigger?: boolean }) => (
+  <Table caption={caption}>
+    <thead>
+      <tr>
+        <th scope="col">Run</th>
+        <th scope="col">Status</th>
+        {trigger ? <th scope="col">Trigger</th> : null}
+        <th scope="col">Started</th>
+      </tr>
+    </thead>
+    <tbody>
+      {runs.map((r) => (
+        <tr key={r.executionId}>
+          <td>
+            <RunLink id={r.executionId} />
+          </td>
+          <td>
+            <Status value={r.status} />
+          </td>
+          {trigger ? <td>{r.trigger}</td> : null}
+          <td>
+            <Time ms={r.startedAt} />
+          </td>
+        </tr>
+      ))}
+    </tbody>
+  </Table>
+);

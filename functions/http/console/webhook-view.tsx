@@ -1,5 +1,5 @@
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
-import { RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
+import { RecentRunsTable, Time } from '../../../shared/console/components.tsx';
 import { Csrf, page } from '../../../shared/console/render.tsx';
 import type { executionView } from '../../../shared/domain/executions.ts';
 import { TriggersChart, TriggersTable } from './webhook-chart.tsx';
@@ -158,30 +158,7 @@ export function webhookPage(
         {runs.length === 0 ? (
           <p class="muted">No runs started by this webhook yet.</p>
         ) : (
-          <Table caption="Recent runs of this webhook, newest first">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {runs.map((r) => (
-                <tr key={r.executionId}>
-                  <td>
-                    <RunLink id={r.executionId} />
-                  </td>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>
-                    <Time ms={r.startedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
+          <RecentRunsTable caption="Recent runs of this webhook, newest first" runs={runs} />
         )}
       </section>
     </>,

@@ -1,4 +1,4 @@
-import { JsonValue, RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
+import { JsonValue, RecentRunsTable, Table, Time } from '../../../shared/console/components.tsx';
 import { GraphTable, WorkflowGraph } from '../../../shared/console/graph.tsx';
 import { page } from '../../../shared/console/render.tsx';
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
@@ -169,32 +169,7 @@ function Runs({ w, runs, more }: { w: Workflow; runs: WorkflowPageData['runs']; 
       {runs.length === 0 ? (
         <None>No runs yet.</None>
       ) : (
-        <Table caption="Recent runs of this workflow, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Status</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {runs.map((r) => (
-              <tr key={r.executionId}>
-                <td>
-                  <RunLink id={r.executionId} />
-                </td>
-                <td>
-                  <Status value={r.status} />
-                </td>
-                <td>{r.trigger}</td>
-                <td>
-                  <Time ms={r.startedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <RecentRunsTable caption="Recent runs of this workflow, newest first" runs={runs} trigger />
       )}
       {runs.length > 0 ? (
         <p>
