@@ -33,6 +33,12 @@ import { describeSteps, instrumentClients, recordCalls, sequentialSteps } from '
  */
 
 const TRIGGER_BUDGET_KIB = 607;
+/**
+ * The one console route above it: a channel's actions, which send a channel's test message (the SES
+ * client and the Slack and Teams adapters, as the API's `POST /api/channels/{id}/test`, 629 KiB) and
+ * redeliver (the queue client). An administrator's click, not a run's path.
+ */
+const ABOVE_TRIGGER_BUDGET_KIB: Record<string, number> = { 'http/console/channel-action': 680 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };
@@ -148,9 +154,9 @@ describe('console page views', () => {
 
 describe('console bundles', () => {
   const pages = [...new Set((routes as readonly Route[]).filter(isConsolePage).map((r) => r.handler))];
-  it.each(pages)(`%s stays within the trigger's budget (${TRIGGER_BUDGET_KIB} KiB)`, async (handler) => {
+  it.each(pages)(`%s stays within the trigger's budget (${TRIGGER_BUDGET_KIB} KiB) or its own`, async (handler) => {
     const { bytes } = await bundle(handler);
     console.info(`${handler}: ${(bytes / KIB).toFixed(1)} KiB`);
-    expect(bytes / KIB).toBeLessThanOrEqual(TRIGGER_BUDGET_KIB);
+    expect(bytes / KIB).toBeLessThanOrEqual(ABOVE_TRIGGER_BUDGET_KIB[handler] ?? TRIGGER_BUDGET_KIB);
   });
 });

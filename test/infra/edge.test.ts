@@ -120,9 +120,13 @@ const SECRETS = [
     value: 'CURSOR_SECRET',
     handlers: (routes as readonly Route[]).filter((r) => r.query !== undefined && 'cursor' in r.query.shape).map((r) => r.handler),
     expected: [
+      'http/audit/list',
       'http/console/approvals',
+      'http/console/audit',
+      'http/console/audit-export',
       'http/console/run',
       'http/console/runs',
+      'http/console/workflow-versions',
       'http/console/workflows',
       'http/schedules/events',
       'http/v1/approvals/deliveries',
@@ -132,6 +136,7 @@ const SECRETS = [
       'http/v1/executions/list',
       'http/v1/workflows/list',
       'http/workflows/list',
+      'http/workflows/versions',
     ],
   },
   {

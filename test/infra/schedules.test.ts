@@ -86,7 +86,15 @@ describe('EventBridge Scheduler in the template', () => {
       expect(env.SCHEDULE_DLQ_ARN, route.handler).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
     }
     expect(managing.map((r) => r.handler).sort()).toEqual(
-      ['http/schedules/create', 'http/schedules/delete', 'http/schedules/run', 'http/schedules/update', 'http/workflows/delete'].sort(),
+      [
+        'http/console/schedule-action',
+        'http/console/schedule-create',
+        'http/schedules/create',
+        'http/schedules/delete',
+        'http/schedules/run',
+        'http/schedules/update',
+        'http/workflows/delete',
+      ].sort(),
     );
   });
 
