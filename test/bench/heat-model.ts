@@ -41,6 +41,7 @@ const RULES: [RegExp, string][] = [
       ['sch', 'schedule'],
       ['ev', 'event'],
       ['au', 'audit'],
+      ['ae', 'audit'],
     ] as const
   ).map(([prefix, name]): [RegExp, string] => [id(prefix), `<${name}>`]),
   // Key and session ids are bare ULIDs (they sit inside tokens).
@@ -50,7 +51,8 @@ const RULES: [RegExp, string][] = [
   [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
   // An account's rate counters other than its account item (rate-counters.ts).
   [/^(RATE#<account>#)\d+$/, '$1<counter>'],
-  // Times: epoch seconds or milliseconds, zero-padded in sort keys.
+  // Times: ISO 8601 in sort keys (the audit log's), epoch seconds or milliseconds, zero-padded in sort keys.
+  [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z/g, '<time>'],
   [/(?<![0-9a-z])\d{10,20}(?![0-9a-z])/g, '<time>'],
 ];
 

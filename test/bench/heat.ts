@@ -1,3 +1,4 @@
+import { AUDIT_SHARDS } from '../../shared/db/entities/audit.ts';
 // `npm run bench -- heat`: the heat model (docs/performance.md "Heat: per-key throughput at scale"):
 // what the measured works put on each key and item, projected to the issue's four targets.
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
@@ -64,6 +65,9 @@ export const SHARDS: Record<string, number> = {
   'SCHEDULES#': SWEEP_SHARDS,
   // The approvals' status listing: max(16, LIST_SHARDS) (shared/db/entities/approval.ts).
   'ACC#<account>#AP#': Math.max(16, listShards()),
+  // The account's audit log and each actor's (shared/db/entities/audit.ts).
+  'AUDIT#': AUDIT_SHARDS,
+  'AUDITBY#': AUDIT_SHARDS,
 };
 
 /** The issue's four targets (issue 32, item 1), each from the measured works. */

@@ -30,9 +30,9 @@ const entry = (n: number, over: Record<string, unknown> = {}) => ({
 });
 /** The stored item: the entry with its keys, index keys, type and TTL. */
 const item = (e: ReturnType<typeof entry>) => ({
-  PK: `AUDIT#${e.accountId}`,
+  PK: `AUDIT#${e.accountId}#3`,
   SK: `${new Date(e.at).toISOString()}#${e.auditId}`,
-  GSI1PK: `AUDITBY#${e.accountId}#usr_1`,
+  GSI1PK: `AUDITBY#${e.accountId}#usr_1#3`,
   GSI1SK: `${new Date(e.at).toISOString()}#${e.auditId}`,
   type: 'audit',
   ...e,

@@ -25,6 +25,13 @@ const OTHER_MEANINGS: Record<string, Record<string, number>> = {
   // The sign-in form's email field.
   'functions/http/console/login-form.tsx': { email: 2 },
   'functions/http/console/login.ts': { email: 1 },
+  // A new member's email (Members: "Add member").
+  'functions/http/console/member-create.ts': { email: 1 },
+  'functions/http/console/member-form.tsx': { email: 3 },
+  'functions/http/console/people-fields.tsx': { email: 1 },
+  // A webhook's Slack signature scheme: its form and its curl example.
+  'functions/http/console/webhook-curl.ts': { slack: 1 },
+  'functions/http/console/webhook-form-data.ts': { slack: 1 },
   // The audit log's channel of a Slack button's click (as `console` and `api` are others).
   'shared/db/entities/audit.ts': { slack: 1 },
 };

@@ -1,15 +1,20 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
-import { tableName } from '../../clients.ts';
+import { db, tableName } from '../../clients.ts';
 import { config } from '../../config.ts';
+import { badRequest } from '../../errors.ts';
 import { pooledRandom } from '../../ids.ts';
 import { TABLE } from '../table.ts';
-import { type Page, queryPage } from '../query.ts';
+import { getItems, type Page } from '../query.ts';
+import { shardOf } from '../shards.ts';
 
 // The account audit log: one item per audited change, written in the same transaction as the change.
-// Access patterns: an account's entries, newest first (PK = AUDIT#<account>, SK = <ISO ms time>#<auditId>),
-// and one actor's (GSI1: GSI1PK = AUDITBY#<account>#<userId>, GSI1SK = SK); a time range is a key
-// condition on the sort key, an action or object a filter. Kept AUDIT_RETENTION_DAYS (the table's TTL).
+// Access patterns: an account's entries, newest first (PK = AUDIT#<account>#<shard>, SK = <ISO ms
+// time>#<auditId>), and one actor's (GSI1: GSI1PK = AUDITBY#<account>#<userId>#<shard>, GSI1SK = SK);
+// both write-sharded (an entry's shard: a hash of its id), so an account deciding approvals by API at
+// a thousand a second puts no key over its share; a page reads the shards and merges them. A time
+// range is a key condition on the sort key, an action or object a filter. Kept AUDIT_RETENTION_DAYS.
 
 export const AUDIT_CHANNELS = ['console', 'api', 'cli', 'link', 'slack'] as const;
 export const AuditChannel = z.enum(AUDIT_CHANNELS);
@@ -53,9 +58,11 @@ const ulid = monotonicFactory(pooledRandom);
 /** Audit ids sort by time, also within one millisecond of one process. */
 export const newAccountAuditId = (now: number) => `ae_${ulid(now).toLowerCase()}`;
 
-export const auditPartition = (accountId: string) => `AUDIT#${accountId}`;
+/** Shards of an account's log and of each actor's: 2,000 write units a second spread below the heat gate's 500. */
+export const AUDIT_SHARDS = 8;
+export const auditPartition = (accountId: string, shard: number) => `AUDIT#${accountId}#${shard}`;
 export const auditSortKey = (e: Pick<AuditEntry, 'at' | 'auditId'>) => `${new Date(e.at).toISOString()}#${e.auditId}`;
-export const auditActorPartition = (accountId: string, userId: string) => `AUDITBY#${accountId}#${userId}`;
+export const auditActorPartition = (accountId: string, userId: string, shard: number) => `AUDITBY#${accountId}#${userId}#${shard}`;
 
 /** The TTL (epoch seconds) of an entry written at `at` (ms): AUDIT_RETENTION_DAYS later. */
 export const auditTtl = (at: number) => Math.floor(at / 1000) + config().AUDIT_RETENTION_DAYS * 86_400;
@@ -63,11 +70,12 @@ export const auditTtl = (at: number) => Math.floor(at / 1000) + config().AUDIT_R
 /** The stored item: keys, `type: 'audit'`, the entry's fields, and the table's TTL attribute. */
 export function auditItem(e: AuditEntry) {
   const SK = auditSortKey(e);
+  const shard = shardOf(e.auditId, AUDIT_SHARDS);
   return {
-    PK: auditPartition(e.accountId),
+    PK: auditPartition(e.accountId, shard),
     SK,
     // Sparse: an entry without a user (an anonymous failed sign-in, the operator) is in no one's list.
-    ...(e.actor.userId ? { GSI1PK: auditActorPartition(e.accountId, e.actor.userId), GSI1SK: SK } : {}),
+    ...(e.actor.userId ? { GSI1PK: auditActorPartition(e.accountId, e.actor.userId, shard), GSI1SK: SK } : {}),
     type: 'audit',
     ...e,
     [TABLE.ttlAttribute]: auditTtl(e.at),
@@ -95,24 +103,43 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Past every `#<auditId>` of the same millisecond. */
 const END = '#\uffff';
 
-/** The matching entries, newest first: one page of at most `limit` items read (a filtered page may be shorter). */
-export function listAuditEntries(q: AuditQuery, limit: number, startKey?: Record<string, unknown>): Promise<Page<AuditEntry>> {
+const invalidCursor = () => badRequest('INVALID_CURSOR', 'The cursor is invalid, tampered with, or from another query.');
+
+/**
+ * The matching entries, newest first: one page of at most `limit`, merged from the shards (a filtered
+ * page may be shorter). Each shard is read for `limit` entries below the cursor (`before`: the sort key
+ * of the last entry given); a shard that has more has been read down to its last key read, so the page
+ * keeps only what is at or above the highest such key, and the next page starts below the page's last
+ * entry (or that key, when the filter kept none): no entry twice, none left out.
+ */
+export async function listAuditEntries(q: AuditQuery, limit: number, startKey?: Record<string, unknown>): Promise<Page<AuditEntry>> {
+  const given = startKey?.before;
+  if (startKey !== undefined && (typeof given !== 'string' || given.length > 200)) throw invalidCursor();
+  const before = typeof given === 'string' ? given : undefined;
   const byActor = q.actor !== undefined;
   const pk = byActor ? 'GSI1PK' : 'PK';
   const sk = byActor ? 'GSI1SK' : 'SK';
-  const values: Record<string, unknown> = {
-    ':pk': byActor ? auditActorPartition(q.accountId, q.actor as string) : auditPartition(q.accountId),
-  };
+  const values: Record<string, unknown> = {};
+  // The range: [from, to] and below the cursor (exclusive: its own entry is dropped where BETWEEN takes it).
+  const to = q.to === undefined ? undefined : iso(q.to) + END;
+  const upper: { value: string; strict: boolean } | undefined =
+    before !== undefined && (to === undefined || before <= to)
+      ? { value: before, strict: true }
+      : to === undefined
+        ? undefined
+        : { value: to, strict: false };
+  before !== undefined && (to === undefined || before <= to) ? { value: before, strict: true } : to && { value: to, strict: false };
   let range = '';
-  if (q.from !== undefined && q.to !== undefined) {
-    range = ` AND ${sk} BETWEEN :from AND :to`;
-    Object.assign(values, { ':from': iso(q.from), ':to': iso(q.to) + END });
+  const between = q.from !== undefined && upper?.strict === true;
+  if (q.from !== undefined && upper) {
+    range = ` AND #sk BETWEEN :from AND :upper`;
+    Object.assign(values, { ':from': iso(q.from), ':upper': upper.value });
   } else if (q.from !== undefined) {
-    range = ` AND ${sk} >= :from`;
+    range = ' AND #sk >= :from';
     values[':from'] = iso(q.from);
-  } else if (q.to !== undefined) {
-    range = ` AND ${sk} <= :to`;
-    values[':to'] = iso(q.to) + END;
+  } else if (upper) {
+    range = ` AND #sk ${upper.strict ? '<' : '<='} :upper`;
+    values[':upper'] = upper.value;
   }
   const matches = (i: Record<string, unknown>) => {
     const o = i.object as AuditObject | undefined;
@@ -124,7 +151,7 @@ export function listAuditEntries(q: AuditQuery, limit: number, startKey?: Record
   };
   // The base table filters in the query; the index holds keys only, so its page is filtered once read.
   const filters: string[] = [];
-  const names: Record<string, string> = {};
+  const names: Record<string, string> = { '#pk': pk, ...(range ? { '#sk': sk } : {}) };
   if (!byActor) {
     if (q.action !== undefined) {
       filters.push('#action = :action');
@@ -142,17 +169,40 @@ export function listAuditEntries(q: AuditQuery, limit: number, startKey?: Record
       values[':oid'] = q.objectId;
     }
   }
-  return queryPage(
-    {
-      ...(byActor ? { IndexName: 'GSI1' } : {}),
-      KeyConditionExpression: `${pk} = :pk${range}`,
-      ...(filters.length ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-    },
-    (i) => AuditEntry.parse(i),
-    limit,
-    startKey,
-    byActor ? matches : undefined,
+  const shards = Array.from({ length: AUDIT_SHARDS }, (_, s) => s);
+  const answers = await Promise.all(
+    shards.map(async (s) => {
+      const res = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          ...(byActor ? { IndexName: 'GSI1' } : {}),
+          KeyConditionExpression: `#pk = :pk${range}`,
+          ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ...values,
+            ':pk': byActor ? auditActorPartition(q.accountId, q.actor as string, s) : auditPartition(q.accountId, s),
+          },
+          ScanIndexForward: false,
+          // BETWEEN takes the cursor's own entry (dropped below): one more, so a shard always reads past it.
+          Limit: between ? limit + 1 : limit,
+        }),
+      );
+      const readTo = res.LastEvaluatedKey?.[sk];
+      return { found: res.Items ?? [], readTo: typeof readTo === 'string' ? readTo : undefined };
+    }),
   );
+  const cutoff = answers.reduce<string | undefined>(
+    (c, a) => (a.readTo !== undefined && (c === undefined || a.readTo > c) ? a.readTo : c),
+    undefined,
+  );
+  const found = answers
+    .flatMap((a) => a.found)
+    .filter((i) => i[sk] !== before && (cutoff === undefined || String(i[sk]) >= cutoff))
+    .sort((x, y) => (String(x[sk]) < String(y[sk]) ? 1 : -1));
+  const taken = found.slice(0, limit);
+  const more = cutoff !== undefined || found.length > limit;
+  const last = taken.length ? String(taken.at(-1)?.[sk]) : cutoff;
+  const items = byActor ? (await getItems(taken.map((k) => ({ PK: String(k.PK), SK: String(k.SK) })))).filter(matches) : taken;
+  return { items: items.map((i) => AuditEntry.parse(i)), ...(more && last !== undefined ? { lastKey: { before: last } } : {}) };
 }
