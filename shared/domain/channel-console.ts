@@ -35,5 +35,5 @@ export async function redeliverOnChannel(p: SessionPrincipal, channelId: string,
   const c = await requireChannel(p.accountId, channelId);
   const d = await getDelivery(p.accountId, deliveryId);
   if (!d || !onChannel(d, c)) throw notFound('DELIVERY_NOT_FOUND', `Delivery ${deliveryId} does not exist.`);
-  return redeliver(p.accountId, deliveryId);
+  return redeliver(p.accountId, deliveryId, Date.now(), p);
 }

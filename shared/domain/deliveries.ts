@@ -53,8 +53,9 @@ export async function pageApprovalDeliveries(
  * Console (admins): send a delivery again, on purpose, as a new attempt with a fresh retry schedule,
  * whatever its state was (DELIVERED, FAILED or SKIPPED); 409 `DELIVERY_IN_PROGRESS` while it is PENDING. One
  * approval message is sent again alone (a new message, which then is the one kept up to date).
+ * `who`: the admin who asked (its `via` goes to the audit log).
  */
-export async function redeliver(accountId: string, deliveryId: string, now = Date.now(), who?: Auditor) {
+export async function redeliver(accountId: string, deliveryId: string, now: number, who: Auditor) {
   const d = await getDelivery(accountId, deliveryId);
   if (!d) throw notFound('DELIVERY_NOT_FOUND', `Delivery ${deliveryId} does not exist.`);
   const busy = () =>
@@ -62,13 +63,7 @@ export async function redeliver(accountId: string, deliveryId: string, now = Dat
       'DELIVERY_IN_PROGRESS',
       `Delivery ${deliveryId} is being delivered; redeliver it once it has finished (DELIVERED, FAILED or SKIPPED).`,
     );
-  const entry = audited(
-    who ?? { accountId },
-    'delivery.redelivered',
-    { type: 'delivery', id: deliveryId },
-    { kind: d.kind, from: d.state },
-    now,
-  );
+  const entry = audited(who, 'delivery.redelivered', { type: 'delivery', id: deliveryId }, { kind: d.kind, from: d.state }, now);
   if (d.state === 'PENDING' || !(await requeueDelivery(d, now, false, [entry]))) throw busy();
   try {
     await queue().send(
