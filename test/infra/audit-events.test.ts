@@ -78,7 +78,11 @@ describe('audit entries onto EventBridge, in the stack', () => {
   });
 
   it('has a filter that lets an audit INSERT through and nothing else', () => {
-    const image = (type: string, pk = 'AUDIT#acc_1#3') => ({ PK: { S: pk }, SK: { S: '2026-11-28T00:00:00.000Z#ae_1' }, type: { S: type } });
+    const image = (type: string, pk = 'AUDIT#acc_1#3') => ({
+      PK: { S: pk },
+      SK: { S: '2026-11-28T00:00:00.000Z#ae_1' },
+      type: { S: type },
+    });
     const record = (eventName: string, type: string, pk?: string) => ({ eventName, dynamodb: { NewImage: image(type, pk) } });
     const pattern = JSON.parse(mapping?.Properties.FilterCriteria.Filters[0].Pattern);
     expect(pattern).toEqual(AUDIT_EVENTS_FILTER);
