@@ -128,7 +128,6 @@ export async function listAuditEntries(q: AuditQuery, limit: number, startKey?: 
       : to === undefined
         ? undefined
         : { value: to, strict: false };
-  before !== undefined && (to === undefined || before <= to) ? { value: before, strict: true } : to && { value: to, strict: false };
   let range = '';
   const between = q.from !== undefined && upper?.strict === true;
   if (q.from !== undefined && upper) {
