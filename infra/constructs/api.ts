@@ -21,7 +21,8 @@ import type { Route } from '../../shared/http/route.ts';
 import type { FlowgateStackProps } from '../settings.ts';
 import { corsPreflight, throttleRoutes } from './edge.ts';
 import type { Functions } from './functions.ts';
-import { type Bindable, type FunctionGrant, idOf } from './route-function.ts';
+import { grantsOfRoute } from '../iam.ts';
+import { type Bindable, idOf } from './route-function.ts';
 
 /** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
 export const ROUTES_PER_NESTED_STACK = 60;
@@ -41,8 +42,6 @@ export function routeStackOf(index: number): { n: number; whole: boolean } {
   return { n: kept + Math.floor((index - ROUTES_KEPT_IN_STACK) / WHOLE_ROUTES_PER_NESTED_STACK) + 1, whole: true };
 }
 
-/** What a route's function may do: its grants, plus the metering of an API-key request. */
-const grantsOf = (route: Route): FunctionGrant[] => [...route.grants, ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : [])];
 /** Routes that take a cursor sign and check cursors, so they need the cursor key. */
 const pages = (route: Route) => route.query !== undefined && 'cursor' in route.query.shape;
 
@@ -157,7 +156,7 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
     const { n, whole } = routeStackOf(i);
     const scope = routeStack(n);
-    const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOf(route));
+    const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOfRoute(route));
     if (pages(route)) {
       handler.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }));
       handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);

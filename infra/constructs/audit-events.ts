@@ -1,10 +1,9 @@
-import { Duration, NestedStack, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, NestedStack, type Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { WORKERS } from '../../functions/bindings.ts';
+import { grantsOfWorker } from '../iam.ts';
 import type { FlowgateStackProps } from '../settings.ts';
 import type { Functions } from './functions.ts';
 import type { Bindable } from './route-function.ts';
@@ -38,23 +37,7 @@ export function addAuditEvents(
   const streamArn = table.tableStreamArn;
   if (!streamArn) throw new Error('The table has no stream: addStorage sets NEW_IMAGE');
   const nested = new NestedStack(stack, 'AuditEvents', { description: `Flowgate audit entries onto EventBridge (${props.stage})` });
-  const worker = functions
-    .create('worker/audit-events', { timeoutSeconds: 30 }, nested)
-    .bind(resources, WORKERS['worker/audit-events'].grants);
-  // The stream of this table only (CDK's grantStreamRead would add dynamodb:ListStreams on *).
-  worker.addToRolePolicy(
-    new iam.PolicyStatement({
-      actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
-      resources: [streamArn],
-    }),
-  );
-  // The account's default bus of the stack's region, nothing else.
-  worker.addToRolePolicy(
-    new iam.PolicyStatement({
-      actions: ['events:PutEvents'],
-      resources: [Stack.of(nested).formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' })],
-    }),
-  );
+  const worker = functions.create('worker/audit-events', { timeoutSeconds: 30 }, nested);
   const dlq = new sqs.Queue(nested, 'AuditEventsDlq', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
@@ -64,6 +47,8 @@ export function addAuditEvents(
     id: 'AwsSolutions-SQS3',
     reason: "This queue is the audit-events stream mapping's on-failure destination (a dead-letter queue itself); nothing consumes it",
   });
+  // The stream of this table only, the account's default bus of the stack's region, the DLQ (infra/iam.ts).
+  worker.bind(resources, grantsOfWorker('worker/audit-events'), { auditDlq: dlq.queueArn });
   worker.addEventSourceMapping('Stream', {
     eventSourceArn: streamArn,
     startingPosition: lambda.StartingPosition.TRIM_HORIZON,

@@ -10,8 +10,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
-import { NOTIFY_LOG_KEYS, TABLE } from '../../shared/db/table.ts';
 import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
+import { type Arns, type FunctionGrant, statementsOf } from '../iam.ts';
 import { BUNDLING } from './bundling.ts';
 
 /**
@@ -34,23 +34,7 @@ export type Bindable = {
   scheduler: SchedulerBinding;
 };
 
-/**
- * A route's grants, plus `table:meter`: the counters an API-key request updates (the key's usage and
- * the account's rate-limit window), for routes that otherwise only read.
- */
-export type FunctionGrant = Grant | 'table:meter';
-
-/**
- * The DynamoDB actions the code issues (shared/db, shared/domain, shared/engine): no Scan, no
- * BatchWriteItem, no stream or DescribeTable. IAM checks a TransactWriteItems item by item, as the
- * put, update, delete or condition check it holds.
- */
-export const TABLE_ACTIONS = {
-  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
-  meter: ['dynamodb:UpdateItem'],
-  log: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
-} as const;
+export type { FunctionGrant };
 
 /** `http/keys/revoke` → `HttpKeysRevoke`: a stable construct id per handler module (and per queue or bucket name). */
 export const idOf = (handler: string) =>
@@ -81,6 +65,8 @@ export type RouteFunctionProps = {
  * AWSLambdaBasicExecutionRole, which would let it create and write any log group).
  */
 export class RouteFunction extends NodejsFunction {
+  /** What `bind` gave the function: its grants and the ARNs they name (test/infra/iam.test.ts pins the role to them). */
+  readonly bindings: { grants: readonly FunctionGrant[]; arns: Arns }[] = [];
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     // Created explicitly so retention is a plain property instead of a LogRetention custom resource.
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
@@ -122,13 +108,38 @@ export class RouteFunction extends NodejsFunction {
   }
 
   /**
-   * Grant exactly what the route declares, and hand over the matching resource names as env vars.
-   * Returns this function, so a call can be chained onto its creation.
+   * Grant exactly what the function declares (its statements: infra/iam.ts, the data the local stack
+   * enforces too), and hand over the matching resource names as env vars. Returns this function, so a
+   * call can be chained onto its creation.
    */
-  bind(resources: Bindable, grants: readonly FunctionGrant[]): this {
+  bind(resources: Bindable, grants: readonly FunctionGrant[], more: Partial<Pick<Arns, 'auditDlq'>> = {}): this {
     const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret, scheduler } = resources;
-    const allow = (actions: readonly string[], on: string[]) =>
-      this.addToRolePolicy(new iam.PolicyStatement({ actions: [...actions], resources: on }));
+    const stack = Stack.of(this);
+    const arns: Arns = {
+      table: table.tableArn,
+      tableStream: table.tableStreamArn ?? '',
+      queue: queue.queueArn,
+      notifyQueue: notifyQueue.queueArn,
+      auditDlq: more.auditDlq ?? '',
+      bucket: bucket.bucketArn,
+      secretsKey: secretsKey.keyArn,
+      reviewLinkSecret: reviewLinkSecret.secretArn,
+      ...(sesIdentity && { sesIdentity: stack.formatArn({ service: 'ses', resource: 'identity', resourceName: sesIdentity }) }),
+      schedules: scheduler.scheduleArns,
+      schedulerRole: scheduler.roleArn,
+      eventBus: stack.formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
+    };
+    for (const s of statementsOf(grants, arns)) {
+      if (s.resources.some((r) => r === ''))
+        throw new Error(`${this.node.id}: a grant names a resource the stack did not give (${s.actions})`);
+      this.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [...s.actions],
+          resources: [...s.resources],
+          ...(s.conditions && { conditions: s.conditions }),
+        }),
+      );
+    }
     // The settings a grant gives (GRANT_SETTINGS, which the functions check at their cold start).
     const values = {
       TABLE_NAME: table.tableName,
@@ -141,79 +152,11 @@ export class RouteFunction extends NodejsFunction {
       SCHEDULE_DLQ_ARN: scheduler.dlqArn,
     };
     for (const grant of grants) {
-      for (const setting of GRANT_SETTINGS[grant === 'table:meter' ? 'table:write' : grant]) this.addEnvironment(setting, values[setting]);
-      switch (grant) {
-        case 'table:read':
-          // Queries name the table or one of its own indexes, each by name.
-          allow(TABLE_ACTIONS.read, [table.tableArn, ...TABLE.indexes.map((ix) => `${table.tableArn}/index/${ix.name}`)]);
-          break;
-        case 'table:write':
-          allow(TABLE_ACTIONS.write, [table.tableArn]);
-          break;
-        case 'table:meter':
-        case 'table:update':
-          allow(TABLE_ACTIONS.meter, [table.tableArn]);
-          break;
-        // Items whose partition key starts with one of the worker's own prefixes, and no other.
-        case 'table:log':
-          this.addToRolePolicy(
-            new iam.PolicyStatement({
-              actions: [...TABLE_ACTIONS.log],
-              resources: [table.tableArn],
-              conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': NOTIFY_LOG_KEYS.map((k) => `${k}*`) } },
-            }),
-          );
-          break;
-        case 'queue:requeue':
-          allow(['sqs:SendMessage'], [notifyQueue.queueArn]);
-          break;
-        case 'queue:send':
-          // Whatever starts or moves runs also emits events, which go to the notifications queue.
-          allow(['sqs:SendMessage'], [queue.queueArn, notifyQueue.queueArn]);
-          break;
-        // The exact object actions the code uses (presigned GetObject, PutObject); the L2 grants would
-        // add s3:GetObject*, s3:List*, s3:GetBucket*, s3:Abort* and the object-lock and tagging puts.
-        case 'bucket:read':
-          allow(['s3:GetObject'], [bucket.arnForObjects('*')]);
-          break;
-        case 'bucket:write':
-          allow(['s3:PutObject'], [bucket.arnForObjects('*')]);
-          break;
-        // Account secrets (shared/keyring.ts): sealing needs a data key, opening one Decrypt; never both.
-        case 'secrets:encrypt':
-          allow(['kms:GenerateDataKey'], [secretsKey.keyArn]);
-          this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
-          break;
-        case 'secrets:decrypt':
-          allow(['kms:Decrypt'], [secretsKey.keyArn]);
-          this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
-          break;
-        // Approval mail: SendEmail from the stack's verified identity only (no identity: none at all).
-        case 'email:send':
-          if (!sesIdentity) break;
-          allow(['ses:SendEmail'], [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: sesIdentity })]);
-          this.addEnvironment('SES_IDENTITY', sesIdentity);
-          break;
-        // Reviewers' links (shared/domain/review-links.ts): the functions that sign or check them read the key, nothing else does.
-        case 'links:sign':
-          allow(['secretsmanager:GetSecretValue'], [reviewLinkSecret.secretArn]);
-          this.addEnvironment('REVIEW_LINK_SECRET_ARN', reviewLinkSecret.secretArn);
-          break;
-        // The schedules of the stack's group only (no other group, no ListSchedules: the sweep alone
-        // lists), passing the scheduler's role only, and only to EventBridge Scheduler.
-        case 'schedules:manage':
-          allow(['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'], [scheduler.scheduleArns]);
-          this.addToRolePolicy(
-            new iam.PolicyStatement({
-              actions: ['iam:PassRole'],
-              resources: [scheduler.roleArn],
-              conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
-            }),
-          );
-          break;
-        default:
-          grant satisfies never;
-      }
+      if (!Object.hasOwn(GRANT_SETTINGS, grant)) continue;
+      for (const setting of GRANT_SETTINGS[grant as Grant]) this.addEnvironment(setting, values[setting]);
+      if (grant === 'secrets:encrypt' || grant === 'secrets:decrypt') this.addEnvironment('SECRETS_KEY_ID', secretsKey.keyArn);
+      if (grant === 'email:send' && sesIdentity) this.addEnvironment('SES_IDENTITY', sesIdentity);
+      if (grant === 'links:sign') this.addEnvironment('REVIEW_LINK_SECRET_ARN', reviewLinkSecret.secretArn);
     }
     return this;
   }

@@ -4,7 +4,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { WORKERS } from '../../functions/bindings.ts';
+import { grantsOfWorker } from '../iam.ts';
 import type { Functions } from './functions.ts';
 import type { Bindable, RouteFunction, SchedulerBinding } from './route-function.ts';
 
@@ -79,10 +79,9 @@ export function addSchedules(
   const fire = functions.create('schedule/fire', { timeoutSeconds: 30 });
   const schedules = new Schedules(stack, 'Schedules', { fire, removalPolicy });
   const bindable: Bindable = { ...resources, scheduler: schedules.binding(fire) };
-  fire.bind(bindable, WORKERS['schedule/fire'].grants);
-  // Only deletes (gone schedules, a fired at()): `schedules:manage` would give it its own ARN, a cycle.
+  fire.bind(bindable, grantsOfWorker('schedule/fire'));
+  // Only deletes (gone schedules, a fired at(): `schedules:delete`): `schedules:manage` would give it its own ARN, a cycle.
   fire.addEnvironment('SCHEDULE_GROUP', schedules.group.scheduleGroupName);
-  fire.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:DeleteSchedule'], resources: [schedules.scheduleArns] }));
   functions.group('Schedules', fire);
   return { fire, schedules, resources: bindable };
 }

@@ -2,10 +2,10 @@ import { Duration, type Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as triggers from 'aws-cdk-lib/triggers';
-import { WORKERS } from '../../functions/bindings.ts';
+import { grantsOfWorker } from '../iam.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { UNINSPECTED_RESOURCE } from '../nag.ts';
 import { releaseDigest } from '../release.ts';
@@ -20,7 +20,7 @@ import type { Bindable } from './route-function.ts';
 /** The queue consumers: the runs worker (worker/execute) and the notifications worker (worker/notify). */
 export function addQueueWorkers({ props, functions, resources }: { props: FlowgateStackProps; functions: Functions; resources: Bindable }) {
   const options = { timeoutSeconds: WORKER_TIMEOUT_SECONDS };
-  const runsWorker = functions.create('worker/execute', options).bind(resources, WORKERS['worker/execute'].grants);
+  const runsWorker = functions.create('worker/execute', options).bind(resources, grantsOfWorker('worker/execute'));
   const runsBatchingWindow = props.runsBatchingWindowSeconds ?? DEFAULTS.runsBatchingWindowSeconds;
   runsWorker.addEventSource(
     new SqsEventSource(resources.queue, {
@@ -31,7 +31,7 @@ export function addQueueWorkers({ props, functions, resources }: { props: Flowga
     }),
   );
   functions.group('Runs worker', runsWorker);
-  const notifyWorker = functions.create('worker/notify', options).bind(resources, WORKERS['worker/notify'].grants);
+  const notifyWorker = functions.create('worker/notify', options).bind(resources, grantsOfWorker('worker/notify'));
   notifyWorker.addEventSource(
     new SqsEventSource(resources.notifyQueue, {
       batchSize: 10,
@@ -56,14 +56,13 @@ export function addSweeps(
   stack: Stack,
   { props, functions, resources, table }: { props: FlowgateStackProps; functions: Functions; resources: Bindable; table: ITable },
 ) {
-  const sweep = functions.create('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, WORKERS['sweep/scheduled'].grants);
+  const sweep = functions.create('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, grantsOfWorker('sweep/scheduled'));
   new events.Rule(stack, 'ScheduledSweep', {
     description: 'Runs the scheduled sweep every minute',
     schedule: events.Schedule.rate(Duration.minutes(1)),
     targets: [new eventTargets.LambdaFunction(sweep)],
   });
-  // Drift repair lists the group's schedules: ListSchedules has no resource type, so it is on `*`.
-  sweep.addToRolePolicy(new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }));
+  // Drift repair lists the group's schedules (`schedules:list`): ListSchedules has no resource type, so it is on `*`.
   Validations.of(sweep.role as iam.Role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason: 'scheduler:ListSchedules supports no resource-level permission; the sweep lists its own group (GroupName) only',
@@ -72,7 +71,7 @@ export function addSweeps(
   // The startup sweep: a deployment that changes the service is its restart (docs/architecture.md),
   // so the trigger runs once every function of the release is in place. It re-runs when its handler
   // version changes; RELEASE (a digest of the code and settings) changes that on every release.
-  const startup = functions.create('sweep/startup', { timeoutSeconds: 300 }).bind(resources, WORKERS['sweep/startup'].grants);
+  const startup = functions.create('sweep/startup', { timeoutSeconds: 300 }).bind(resources, grantsOfWorker('sweep/startup'));
   startup.addEnvironment('RELEASE', releaseDigest(stack.resolve(functions.environment)));
   startup.addEnvironment('RESTART_SWEEP', props.restartSweep ?? DEFAULTS.restartSweep);
   functions.group('Sweep', startup);

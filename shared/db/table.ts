@@ -30,6 +30,16 @@ export const TABLE = {
 export const NOTIFY_LOG_KEYS = ['DLV#', 'APMSG#'] as const;
 
 /**
+ * The partition-key families an API-key request's metering updates (IAM `dynamodb:LeadingKeys`): the
+ * account's rate-limit counters (the account item `ACC#<account>` and `RATE#<account>#<i>`) and the
+ * key's use (`KEY#<key>`).
+ */
+export const METER_KEYS = ['ACC#', 'RATE#', 'KEY#'] as const;
+
+/** The failed-authentication counters (`AUTHFAIL#<address>`, shared/domain/auth-failures.ts), which every route that authenticates updates. */
+export const AUTH_FAILURE_KEYS = ['AUTHFAIL#'] as const;
+
+/**
  * The runs worker's time limit (Lambda timeout): twice the longest step (an http_request of 30 s),
  * so a step never starts without the time to finish (the worker hands a run that cannot fit to a
  * fresh invocation first). The queue's visibility timeout is six times it.

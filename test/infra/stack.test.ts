@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { type Worker, WORKERS, workerSettings } from '../../functions/bindings.ts';
 import { type Setting, settingsFor } from '../../shared/config.ts';
-import { TABLE_ACTIONS } from '../../infra/constructs/route-function.ts';
+import { TABLE_ACTIONS } from '../../infra/iam.ts';
 import { DEFAULTS, type FlowgateStackProps } from '../../infra/settings.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
 import { ROUTES_KEPT_IN_STACK, ROUTES_PER_NESTED_STACK, routeStackOf, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
@@ -331,7 +331,7 @@ describe('FlowgateStack', () => {
         const expected = new Set<string>([
           ...(r.grants.includes('table:read') ? TABLE_ACTIONS.read : []),
           ...(r.grants.includes('table:write') ? TABLE_ACTIONS.write : []),
-          ...(r.auth.kind === 'apiKey' ? TABLE_ACTIONS.meter : []),
+          ...(r.auth.kind === 'apiKey' ? TABLE_ACTIONS.update : []),
         ]);
         expect(tableActions(r), routeKey(r)).toEqual([...expected].sort());
       }
