@@ -33,13 +33,14 @@ export type FunctionGrant =
   | 'events:put';
 
 /**
- * The DynamoDB actions the code issues (shared/db, shared/domain, shared/engine): no Scan, no
- * BatchWriteItem, no stream or DescribeTable. IAM checks a TransactWriteItems item by item, as the
+ * The DynamoDB actions the code issues (shared/db, shared/domain, shared/engine): no Scan, no stream
+ * or DescribeTable. IAM checks a TransactWriteItems item by item, as the
  * put, update, delete or condition check it holds, and a TransactGetItems as GetItems.
  */
 export const TABLE_ACTIONS = {
   read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+  // BatchWriteItem: a run's first items, which cannot exist yet, in one request (shared/db/batch.ts).
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:BatchWriteItem'],
   update: ['dynamodb:UpdateItem'],
   log: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
 } as const;

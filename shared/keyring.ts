@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { config } from './config.ts';
+import { withPlugins } from './sdk-plugins.ts';
 
 /**
  * Envelope encryption of account secrets. Each value gets a fresh 256-bit data key; the value is
@@ -132,7 +133,7 @@ export type KmsSender = Pick<KMSClient, 'send'>;
 export function kmsKeyring(keyId: string, client?: KmsSender): Keyring {
   const sdk = () => import('@aws-sdk/client-kms');
   let kms: Promise<KmsSender> | undefined;
-  const sender = () => (kms ??= client ? Promise.resolve(client) : sdk().then(({ KMSClient }) => new KMSClient({})));
+  const sender = () => (kms ??= client ? Promise.resolve(client) : sdk().then(({ KMSClient }) => withPlugins(new KMSClient({}))));
   return {
     id: `kms:${keyId}`,
     async generateDataKey(context) {

@@ -1,4 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { withPlugins } from './sdk-plugins.ts';
 
 /**
  * The string value of a Secrets Manager secret. Callers read it once per process, at a cold start
@@ -6,7 +7,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
  * secret's ARN, and a missing grant or secret fails the function's start loudly.
  */
 export async function readSecret(secretId: string): Promise<string> {
-  const client = new SecretsManagerClient({});
+  const client = withPlugins(new SecretsManagerClient({}));
   try {
     const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
     if (!SecretString) throw new Error(`Secret ${secretId} has no string value`);

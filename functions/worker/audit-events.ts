@@ -17,6 +17,7 @@ import { requireConfig } from '../../shared/config.ts';
 import { TABLE } from '../../shared/db/table.ts';
 import { logger } from '../../shared/logger.ts';
 import { workerSettings } from '../bindings.ts';
+import { withPlugins } from '../../shared/sdk-plugins.ts';
 
 requireConfig(workerSettings('worker/audit-events'));
 
@@ -45,7 +46,7 @@ export function auditDetail(record: DynamoDBRecord): Record<string, unknown> | u
 
 let client: EventBridgeClient | undefined;
 /** The production client; its endpoint is the SDK's own setting (`AWS_ENDPOINT_URL_EVENTBRIDGE`: a local listener in tests). */
-const events = () => (client ??= new EventBridgeClient({}));
+const events = () => (client ??= withPlugins(new EventBridgeClient({})));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

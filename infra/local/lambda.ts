@@ -1,8 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import type { Worker } from '../../functions/bindings.ts';
+import { type FunctionGrant, grantsOfWorker } from '../iam.ts';
+import { identityOf, runAs } from './iam.ts';
 
-/** A function's settings as Lambda knows them (the CDK stack sets the same ones). */
-export type FunctionSettings = { name: string; timeoutSeconds: number; memoryMb?: number };
+/**
+ * A function's settings as Lambda knows them (the CDK stack sets the same ones), with its grants: its
+ * role's policy, which every SDK call of an invocation is checked against (infra/local/iam.ts). Only a
+ * test's stand-in for a worker has none: its calls are the test's own, not a function's.
+ */
+export type FunctionSettings = { name: string; timeoutSeconds: number; memoryMb?: number; grants?: readonly FunctionGrant[] };
+
+/** A worker's, sweep's or the schedule fire's function, named as the stack names it, with its grants. */
+export const workerFunction = (w: Worker, timeoutSeconds: number): FunctionSettings => ({
+  name: w.replace(/\//g, '-'),
+  timeoutSeconds,
+  grants: grantsOfWorker(w),
+});
 
 /** How one invocation ended: its result, its error, or Lambda's timeout. */
 export type Invocation<R> = { status: 'ok'; result: R } | { status: 'error'; error: unknown } | { status: 'timeout' };
@@ -29,8 +43,10 @@ export function lambdaContext(fn: FunctionSettings, requestId: string, deadline:
  * Invoke a handler as Lambda does: with a context whose remaining time ends at the function's
  * timeout, and no longer than that. Lambda stops a function that overruns; a JS promise cannot be
  * stopped, so an overrunning handler is abandoned instead: the caller gets `timeout` at once (and
- * treats the invocation as failed, as Lambda's callers do), the handler's promise runs on unobserved,
- * and the log gets Lambda's "Task timed out" line.
+ * treats the invocation as failed, as Lambda's callers do), the handler's promise runs on unobserved
+ * but every AWS call it makes from then on fails (so it changes nothing more, as a stopped function
+ * changes nothing), and the log gets Lambda's "Task timed out" line. Every AWS call of the invocation
+ * is checked against the function's grants (infra/local/iam.ts).
  */
 export async function invoke<E, R>(
   fn: FunctionSettings,
@@ -41,13 +57,14 @@ export async function invoke<E, R>(
   const started = Date.now();
   const timeoutMs = fn.timeoutSeconds * 1000;
   const context = lambdaContext(fn, requestId, started + timeoutMs);
+  const identity = fn.grants ? identityOf(fn.name, fn.grants) : undefined;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Invocation<R>>((resolve) => {
     timer = setTimeout(() => resolve({ status: 'timeout' }), timeoutMs);
   });
   // Settled either way, so an abandoned handler that fails later is no unhandled rejection.
   const ran = Promise.resolve()
-    .then(() => handler(event, context))
+    .then(() => (identity ? runAs(identity, () => handler(event, context)) : handler(event, context)))
     .then(
       (result): Invocation<R> => ({ status: 'ok', result }),
       (error: unknown): Invocation<R> => ({ status: 'error', error }),
@@ -55,6 +72,8 @@ export async function invoke<E, R>(
   try {
     const outcome = await Promise.race([ran, timedOut]);
     if (outcome.status === 'timeout') {
+      // Lambda stops it here: the abandoned handler's later SDK calls fail (infra/local/iam.ts).
+      if (identity) identity.ended = 'timeout';
       const seconds = ((Date.now() - started) / 1000).toFixed(2);
       console.error(`${new Date().toISOString()} ${requestId} Task timed out after ${seconds} seconds (${fn.name}, abandoned locally)`);
     }

@@ -38,8 +38,8 @@ export const LONG_POLL_SECONDS = 20;
 export type PollerOptions = {
   /** Largest batch handed to the worker (the event source's batchSize). */
   batchSize?: number;
-  /** The worker function as Lambda knows it: its timeout bounds every invocation. */
-  fn?: FunctionSettings;
+  /** The worker function as Lambda knows it: its timeout bounds every invocation, its grants every AWS call. */
+  fn: FunctionSettings;
   /**
    * Invocations at once, as Lambda's event source runs several (up to the mapping's maximum
    * concurrency): each is a receive loop of its own, so a busy batch does not hold the next one back.
@@ -55,10 +55,10 @@ export type PollerOptions = {
  * invocation is busy nothing is received. `stop()` ends the long poll at once (the emulator takes
  * nothing for a receive whose client hung up) and waits for the invocations at work.
  */
-export function startPoller(queueUrl: string, worker: Worker, opts: PollerOptions = {}) {
+export function startPoller(queueUrl: string, worker: Worker, opts: PollerOptions) {
   const batchSize = opts.batchSize ?? 10;
   const slots = opts.concurrency ?? 1;
-  const fn = opts.fn ?? { name: 'worker', timeoutSeconds: WORKER_TIMEOUT_SECONDS };
+  const fn = opts.fn;
   const stopping = new AbortController();
   const queueArn = `arn:aws:sqs:local:000000000000:${queueUrl.split('/').pop()}`;
   const atWork = new Set<Promise<void>>();

@@ -1,10 +1,10 @@
 import { localClock } from '../../shared/schedules/clock.ts';
 import { fireTimes, type Timer } from '../../shared/schedules/clock.ts';
-import { invoke } from './lambda.ts';
+import { invoke, workerFunction } from './lambda.ts';
 
 /** setTimeout's limit is 2^31 - 1 ms; a later fire is re-armed when the wait ends. */
 const MAX_WAIT_MS = 24 * 3600 * 1000;
-const FIRE_FUNCTION = { name: 'schedule-fire', timeoutSeconds: 30 };
+const FIRE_FUNCTION = workerFunction('schedule/fire', 30);
 /** How far back a timer's change may be and still count its fires from the change (below: from now). */
 const CHANGE_GRACE_MS = 5_000;
 

@@ -6,6 +6,7 @@ import { routes } from '../../functions/routes.ts';
 import type { Route } from '../../shared/http/route.ts';
 import { matchPath } from '../../shared/http/match.ts';
 import type { HttpResult } from '../../shared/http/context.ts';
+import { grantsOfRoute } from '../iam.ts';
 import { type FunctionSettings, type Invocation, invoke } from './lambda.ts';
 
 export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
@@ -172,7 +173,12 @@ export type ServerOptions = {
 /** The function behind a route (the fallback for none), with the settings the CDK stack gives it. */
 export function functionOf(route: Route | undefined): FunctionSettings {
   const module = route?.handler ?? 'http/fallback';
-  return { name: module.replace(/\//g, '-'), timeoutSeconds: route?.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS, memoryMb: route?.memoryMb };
+  return {
+    name: module.replace(/\//g, '-'),
+    timeoutSeconds: route?.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS,
+    memoryMb: route?.memoryMb,
+    grants: route ? grantsOfRoute(route) : [],
+  };
 }
 
 /**

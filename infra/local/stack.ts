@@ -6,6 +6,9 @@ import { startPoller } from './poller.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
+import { invoke, workerFunction } from './lambda.ts';
+import { iamPlugin } from './iam.ts';
+import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
 import { seedDemo, type Demo } from './seed.ts';
 
 export type LocalStackOptions = {
@@ -39,6 +42,8 @@ const LOCAL_RUNS_CONCURRENCY = 4;
  * the workers, the scheduled sweep on its timer (`sweepSeconds`), and the demo seed. Everything it started stops with `stop()`.
  */
 export async function startLocalStack(opts: LocalStackOptions) {
+  // Every function's AWS calls are checked against its grants, as IAM does on AWS (infra/local/iam.ts).
+  addSdkPlugin(iamPlugin);
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();
@@ -86,15 +91,19 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
   // in tests, are no restart.)
-  if (restart) await (await import('../../functions/sweep/startup.ts')).handler({ redispatch: true, rule: 'all' });
+  if (restart) {
+    const startup = (await import('../../functions/sweep/startup.ts')).handler;
+    const outcome = await invoke(workerFunction('sweep/startup', 300), startup, { redispatch: true, rule: 'all' });
+    if (outcome.status !== 'ok') throw outcome.status === 'error' ? outcome.error : new Error('the startup sweep timed out');
+  }
   // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
   const workers = [
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {
-      fn: { name: 'worker-execute', timeoutSeconds: WORKER_TIMEOUT_SECONDS },
+      fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS),
       concurrency: LOCAL_RUNS_CONCURRENCY,
     }),
     startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler, {
-      fn: { name: 'worker-notify', timeoutSeconds: WORKER_TIMEOUT_SECONDS },
+      fn: workerFunction('worker/notify', WORKER_TIMEOUT_SECONDS),
     }),
   ];
   // The scheduled sweep (EventBridge every minute on AWS): approval deadlines and crashed runs. One
@@ -109,7 +118,10 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   const sweepTimer = setInterval(() => {
     if (sweeping) return;
     sweeping = true;
-    sweep()
+    invoke(workerFunction('sweep/scheduled', 60), () => sweep(), {})
+      .then((outcome) => {
+        if (outcome.status === 'error') throw outcome.error;
+      })
       .catch((e: unknown) => console.error('local scheduled sweep failed', e))
       .finally(() => {
         sweeping = false;

@@ -1,10 +1,11 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { escapeHtml } from '../escape-html.ts';
 import { type ApprovalCard, type ChannelAdapter, type ChannelKind, fieldLines, outcome, progress, type SendResult, when } from './types.ts';
+import { withPlugins } from '../sdk-plugins.ts';
 
 /** The SES v2 client, loaded on first use (only the notify worker and a channel's test send mail). */
 let client: Promise<SESv2Client> | undefined;
-const ses = () => (client ??= import('@aws-sdk/client-sesv2').then(({ SESv2Client }) => new SESv2Client({})));
+const ses = () => (client ??= import('@aws-sdk/client-sesv2').then(({ SESv2Client }) => withPlugins(new SESv2Client({}))));
 
 /** The mail of an approval: subject, text and HTML bodies with the reviewer's own links. */
 export function render(card: ApprovalCard) {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { logger } from '../logger.ts';
 
 // Plain increments that many requests or runs make on one item (a webhook's stats, a key's usage:
@@ -11,7 +12,12 @@ import { logger } from '../logger.ts';
 /** Writes the summed increments of one item (and the latest time they were made at, when it is kept). */
 export type CountWriter = (counts: ReadonlyMap<string, number>, latest: number | undefined) => Promise<void>;
 
-type Pending = { counts: Map<string, number>; latest: number | undefined; write: CountWriter };
+/**
+ * `within`: the async context of the item's first count, which its write runs in. On AWS an instance is
+ * one function, so that changes nothing; locally every function shares one process, and a write is
+ * then made as the function that counted (its grants, infra/local/iam.ts), not as whichever flushes.
+ */
+type Pending = { counts: Map<string, number>; latest: number | undefined; write: CountWriter; within: <R>(fn: () => R) => R };
 
 /** An HTTP function writes its counts at most this often (once per invocation otherwise). */
 export const FLUSH_INTERVAL_MS = 1000;
@@ -19,8 +25,14 @@ export const FLUSH_INTERVAL_MS = 1000;
 const pending = new Map<string, Pending>();
 let lastFlush = 0;
 
-function merge(item: string, counts: Iterable<[string, number]>, latest: number | undefined, write: CountWriter) {
-  const p = pending.get(item) ?? { counts: new Map<string, number>(), latest: undefined, write };
+function merge(
+  item: string,
+  counts: Iterable<[string, number]>,
+  latest: number | undefined,
+  write: CountWriter,
+  within: Pending['within'] = AsyncLocalStorage.snapshot(),
+) {
+  const p = pending.get(item) ?? { counts: new Map<string, number>(), latest: undefined, write, within };
   for (const [name, n] of counts) p.counts.set(name, (p.counts.get(name) ?? 0) + n);
   if (latest !== undefined && (p.latest === undefined || latest > p.latest)) p.latest = latest;
   pending.set(item, p);
@@ -46,10 +58,10 @@ export async function flushCounts(now = Date.now()): Promise<void> {
   await Promise.all(
     taken.map(async ([item, p]) => {
       try {
-        await p.write(p.counts, p.latest);
+        await p.within(() => p.write(p.counts, p.latest));
       } catch (error) {
         logger.warn('counts not written; kept for the next flush', { item, error: error as Error });
-        merge(item, p.counts, p.latest, p.write);
+        merge(item, p.counts, p.latest, p.write, p.within);
       }
     }),
   );

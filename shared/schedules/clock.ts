@@ -11,6 +11,7 @@ import * as z from 'zod';
 import { config } from '../config.ts';
 import type { Schedule } from '../db/entities/schedule.ts';
 import { nextFireTimes, parseScheduleExpression } from './expression.ts';
+import { withPlugins } from '../sdk-plugins.ts';
 
 /** What a clock needs of a schedule to fire it. */
 export type Timer = Pick<Schedule, 'accountId' | 'scheduleId' | 'expression' | 'timezone' | 'startAt' | 'endAt' | 'updatedAt'> &
@@ -71,7 +72,7 @@ export interface ScheduleClock {
 
 const client = (() => {
   let c: SchedulerClient | undefined;
-  return () => (c ??= new SchedulerClient({}));
+  return () => (c ??= withPlugins(new SchedulerClient({})));
 })();
 
 /** How long EventBridge Scheduler keeps trying a fire (its retry policy's maximum event age), before the DLQ. */

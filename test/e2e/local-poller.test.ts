@@ -14,6 +14,9 @@ import { LONG_POLL_SECONDS, startPoller } from '../../infra/local/poller.ts';
 import { queue } from '../../shared/clients.ts';
 import { eventually } from '../support/engine.ts';
 
+/** A stand-in worker: no function of the stack, so its AWS calls are the test's own. */
+const STUB = { name: 'stub-worker', timeoutSeconds: 60 };
+
 // The local poller against the run's local-aws-sqs, each test on a queue of its own, with stand-in
 // workers (what is under test is the event source, not a worker). Every receive the poller sends is
 // recorded by SDK middleware on the shared client: its parameters and how many messages it returned.
@@ -128,7 +131,7 @@ describe('local poller', () => {
   it('hands a lone message over as soon as it is there: the long poll that was waiting brings it', async () => {
     const queueUrl = await givenQueue();
     const { batches, worker } = recordingWorker();
-    pollers.push(startPoller(queueUrl, worker));
+    pollers.push(startPoller(queueUrl, worker, { fn: STUB }));
     // The poller is waiting on an empty queue first: one long poll (its answer is recorded once it comes).
     await new Promise((r) => setTimeout(r, 200));
     const { MessageId } = await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"lone":true}' }));
@@ -158,7 +161,7 @@ describe('local poller', () => {
       );
     }
     const { batches, worker } = recordingWorker();
-    pollers.push(startPoller(queueUrl, worker));
+    pollers.push(startPoller(queueUrl, worker, { fn: STUB }));
     await eventually(
       async () => batches.flatMap((b) => b.Records).length,
       (n) => n >= 13,
@@ -204,7 +207,7 @@ describe('local poller', () => {
       }
       return { batchItemFailures: [] };
     };
-    pollers.push(startPoller(queueUrl, worker, { fn: { name: 'slow-worker', timeoutSeconds: 1 } }));
+    pollers.push(startPoller(queueUrl, worker, { fn: { name: 'slow-worker', timeoutSeconds: 1, grants: [] } }));
     const { MessageId } = await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{"slow":true}' }));
     try {
       await eventually(
@@ -243,7 +246,7 @@ describe('local poller', () => {
       if (receiveCounts.length === 1) throw new Error('crash');
       return { batchItemFailures: [] };
     };
-    pollers.push(startPoller(queueUrl, worker, { fn: { name: 'crashing-worker', timeoutSeconds: 5 } }));
+    pollers.push(startPoller(queueUrl, worker, { fn: { name: 'crashing-worker', timeoutSeconds: 5, grants: [] } }));
     await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: '{}' }));
     await eventually(
       async () => receiveCounts.length,
@@ -269,7 +272,7 @@ describe('local poller', () => {
       if (bodies.includes('first')) await held;
       return { batchItemFailures: [] };
     };
-    pollers.push(startPoller(queueUrl, worker, { concurrency: 2 }));
+    pollers.push(startPoller(queueUrl, worker, { fn: STUB, concurrency: 2 }));
     try {
       await queue().send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'first' }));
       await eventually(
@@ -291,7 +294,7 @@ describe('local poller', () => {
   it('waits on an idle queue with one long poll whatever its concurrency, and stops at once, leaving later messages to the next receiver', async () => {
     const queueUrl = await givenQueue();
     const { batches, worker } = recordingWorker();
-    const poller = startPoller(queueUrl, worker, { concurrency: 4 });
+    const poller = startPoller(queueUrl, worker, { fn: STUB, concurrency: 4 });
     await new Promise((r) => setTimeout(r, 500));
     expect(sent.filter((q) => q === queueUrl)).toHaveLength(1);
     // The long poll has 20 s to go: stop does not wait for it (the test would time out first).

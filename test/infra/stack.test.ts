@@ -337,7 +337,7 @@ describe('FlowgateStack', () => {
       }
     });
 
-    it('grants no DynamoDB action the code does not issue: no Scan, BatchWriteItem, stream or DescribeTable', () => {
+    it('grants no DynamoDB action the code does not issue: no Scan, stream or DescribeTable', () => {
       const used = new Set<string>([...TABLE_ACTIONS.read, ...TABLE_ACTIONS.write]);
       const granted = statements('AWS::IAM::Policy').flatMap((s) => list(s.Action).filter((a) => a.startsWith('dynamodb:')));
       expect(granted.length).toBeGreaterThan(0);

@@ -18,6 +18,8 @@ import { handler as resumeHandler } from '../../functions/http/v1/executions/res
 import { handler as retryHandler } from '../../functions/http/v1/executions/retry.ts';
 import { handler as notifyWorker } from '../../functions/worker/notify.ts';
 import { startPoller } from '../../infra/local/poller.ts';
+import { workerFunction } from '../../infra/local/lambda.ts';
+import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { db } from '../../shared/clients.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { config } from '../../shared/config.ts';
@@ -46,7 +48,9 @@ const as = (token: string, ip: string) => (handler: Parameters<typeof invoke>[0]
 let stopNotify: () => Promise<unknown>;
 beforeAll(async () => {
   await useOwnQueues();
-  const poller = startPoller(config().NOTIFY_QUEUE_URL as string, notifyWorker);
+  const poller = startPoller(config().NOTIFY_QUEUE_URL as string, notifyWorker, {
+    fn: workerFunction('worker/notify', WORKER_TIMEOUT_SECONDS),
+  });
   stopNotify = () => poller.stop();
 });
 afterAll(() => stopNotify?.());

@@ -479,16 +479,20 @@ describe('the notifications worker handler', () => {
     );
     const counts: string[] = [];
     // A stand-in worker that fails the message once and makes it visible again at once.
-    const poller = startPoller(QueueUrl as string, async (event) => {
-      const failed: { itemIdentifier: string }[] = [];
-      for (const r of event.Records) {
-        counts.push(r.attributes.ApproximateReceiveCount);
-        if (counts.length > 1) continue;
-        await queue().send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: r.receiptHandle, VisibilityTimeout: 0 }));
-        failed.push({ itemIdentifier: r.messageId });
-      }
-      return { batchItemFailures: failed };
-    });
+    const poller = startPoller(
+      QueueUrl as string,
+      async (event) => {
+        const failed: { itemIdentifier: string }[] = [];
+        for (const r of event.Records) {
+          counts.push(r.attributes.ApproximateReceiveCount);
+          if (counts.length > 1) continue;
+          await queue().send(new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: r.receiptHandle, VisibilityTimeout: 0 }));
+          failed.push({ itemIdentifier: r.messageId });
+        }
+        return { batchItemFailures: failed };
+      },
+      { fn: { name: 'stub-notify', timeoutSeconds: 60 } },
+    );
     try {
       await queue().send(new SendMessageCommand({ QueueUrl, MessageBody: '{}' }));
       await eventually(

@@ -3,6 +3,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { startPoller } from '../../infra/local/poller.ts';
+import { workerFunction } from '../../infra/local/lambda.ts';
 import { config } from '../../shared/config.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
@@ -51,7 +52,7 @@ it('one maximal http_request and nine quick runs in one batch: all ten finish, t
     invocations.push({ records: event.Records.length, leftMs: context.getRemainingTimeInMillis() });
     return result;
   };
-  const poller = startPoller(config().RUNS_QUEUE_URL as string, worker);
+  const poller = startPoller(config().RUNS_QUEUE_URL as string, worker, { fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS) });
   try {
     const read = () => Promise.all(runs.map((e) => getExecution(e.accountId, e.executionId)));
     const done = await eventually(read, (all) => all.every((e) => e?.status === 'SUCCEEDED' || e?.status === 'FAILED'), 90_000);

@@ -5,6 +5,8 @@ import { db, queue } from '../../shared/clients.ts';
 import { createTableInput } from '../../shared/db/table.ts';
 import { config, resetConfig } from '../../shared/config.ts';
 import { startPoller } from '../../infra/local/poller.ts';
+import { workerFunction } from '../../infra/local/lambda.ts';
+import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { handler as notifyWorker } from '../../functions/worker/notify.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
@@ -41,7 +43,10 @@ export async function useOwnTable() {
 /** The real workers on this file's queues, as the local stack runs them. */
 export function startWorkers() {
   const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
-  const pollers = [startPoller(RUNS_QUEUE_URL as string, runWorker), startPoller(NOTIFY_QUEUE_URL as string, notifyWorker)];
+  const pollers = [
+    startPoller(RUNS_QUEUE_URL as string, runWorker, { fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS) }),
+    startPoller(NOTIFY_QUEUE_URL as string, notifyWorker, { fn: workerFunction('worker/notify', WORKER_TIMEOUT_SECONDS) }),
+  ];
   return () => Promise.all(pollers.map((p) => p.stop()));
 }
 

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { expect } from 'vitest';
 import { checkContract } from './contract.ts';
+import { identityOf, runAs } from '../../infra/local/iam.ts';
+import { findRoute, functionOf } from '../../infra/local/server.ts';
 
 /** An API Gateway HTTP API (payload 2.0) event, for calling handlers in-process. */
 export function apiEvent(opts: {
@@ -45,9 +47,19 @@ export function apiEvent(opts: {
 
 export const lambdaContext = () => ({ awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 10_000 }) as never;
 
-/** Call a handler in-process and parse its JSON body. */
+/**
+ * Call a handler in-process, as the function of the route the event's method and path match (its AWS
+ * calls checked against that function's grants, infra/local/iam.ts), and parse its JSON body.
+ */
 export async function invoke(handler: (e: APIGatewayProxyEventV2, c: never) => Promise<unknown>, event: APIGatewayProxyEventV2) {
-  const res = (await handler(event, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string };
+  const { route } = findRoute(event.requestContext.http.method, event.rawPath);
+  const fn = functionOf(route);
+  const call = () => handler(event, lambdaContext());
+  const res = (await (route ? runAs(identityOf(fn.name, fn.grants ?? []), call) : call())) as {
+    statusCode: number;
+    headers?: Record<string, string>;
+    body?: string;
+  };
   checkContract(event.requestContext.http.method, event.rawPath, res.statusCode, res.headers?.['content-type'], res.body);
   let json: any;
   try {

@@ -1,5 +1,7 @@
 import { inject } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
+import { iamPlugin } from '../../infra/local/iam.ts';
+import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
 import { logger } from '../../shared/logger.ts';
 import { checkFetchedResponses } from './contract.ts';
 import { holdServerLogs } from './logs.ts';
@@ -20,6 +22,9 @@ Object.assign(process.env, inject('emulatorEnv'), {
   AUTH_FAILURE_LIMIT: process.env.AUTH_FAILURE_LIMIT ?? '1000000',
 });
 resetConfig();
+// IAM as on AWS: a handler's AWS calls are checked against its function's grants (infra/local/iam.ts),
+// here as in the local stack; a test's own setup calls are no function's and are not checked.
+addSdkPlugin(iamPlugin);
 // The logger was made when the imports above loaded, before its level was set here.
 logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as Parameters<typeof logger.setLogLevel>[0]);
 holdServerLogs();
