@@ -1,6 +1,6 @@
 import { WORKERS, type Worker } from '../functions/bindings.ts';
 import type { Grant } from '../shared/config.ts';
-import { AUTH_FAILURE_KEYS, METER_KEYS, NOTIFY_LOG_KEYS, TABLE } from '../shared/db/table.ts';
+import { AUDIT_KEYS, AUTH_FAILURE_KEYS, METER_KEYS, NOTIFY_LOG_KEYS, TABLE } from '../shared/db/table.ts';
 import type { Route } from '../shared/http/route.ts';
 
 /**
@@ -28,6 +28,8 @@ export type FunctionGrant =
   | 'schedules:delete'
   /** Drift repair lists the group's schedules (ListSchedules has no resource type). */
   | 'schedules:list'
+  /** Sign and check list cursors (the cursor key: CURSOR_SECRET_ARN on AWS, CURSOR_SECRET locally). */
+  | 'cursors:sign'
   /** The audit-events worker: the table's stream (its event source), the default bus, and the stream's DLQ. */
   | 'stream:read'
   | 'events:put';
@@ -64,6 +66,7 @@ export type Arns = {
   bucket: string;
   secretsKey: string;
   reviewLinkSecret: string;
+  cursorSecret: string;
   /** The verified SES identity's ARN; absent: no function may send mail. */
   sesIdentity?: string;
   /** The stack's schedules (`…:schedule/<group>/*`). */
@@ -97,6 +100,8 @@ function statementsOfGrant(grant: FunctionGrant, a: Arns): Statement[] {
       return [{ actions: TABLE_ACTIONS.update, resources: [a.table] }];
     case 'table:meter':
       return [leadingKeys(TABLE_ACTIONS.update, a.table, METER_KEYS)];
+    case 'table:audit':
+      return [leadingKeys(['dynamodb:PutItem'], a.table, AUDIT_KEYS)];
     case 'table:authfail':
       return [leadingKeys(TABLE_ACTIONS.update, a.table, AUTH_FAILURE_KEYS)];
     // Items whose partition key starts with one of the worker's own prefixes, and no other.
@@ -139,6 +144,8 @@ function statementsOfGrant(grant: FunctionGrant, a: Arns): Statement[] {
           conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
         },
       ];
+    case 'cursors:sign':
+      return [{ actions: ['secretsmanager:GetSecretValue'], resources: [a.cursorSecret] }];
     case 'schedules:delete':
       return [{ actions: ['scheduler:DeleteSchedule'], resources: [a.schedules] }];
     case 'schedules:list':
@@ -164,12 +171,17 @@ function statementsOfGrant(grant: FunctionGrant, a: Arns): Statement[] {
 export const statementsOf = (grants: readonly FunctionGrant[], arns: Arns): Statement[] =>
   grants.flatMap((g) => statementsOfGrant(g, arns));
 
+/** Routes that take a cursor sign and check cursors, so they need the cursor key. */
+export const pages = (route: Pick<Route, 'query'>) => route.query !== undefined && 'cursor' in route.query.shape;
+
 /**
- * A route's grants: its own, the metering of an API-key request, and the failure counter of every
- * route that authenticates (a missing, invalid or expired credential is counted per address).
+ * A route's grants: its own, the cursor key of a route that pages, the metering of an API-key
+ * request, and the failure counter of every route that authenticates (a missing, invalid or expired
+ * credential is counted per address).
  */
-export const grantsOfRoute = (route: Pick<Route, 'grants' | 'auth'>): FunctionGrant[] => [
+export const grantsOfRoute = (route: Pick<Route, 'grants' | 'auth' | 'query'>): FunctionGrant[] => [
   ...route.grants,
+  ...(pages(route) ? (['cursors:sign'] as const) : []),
   ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : []),
   ...(route.auth.kind !== 'none' ? (['table:authfail'] as const) : []),
 ];

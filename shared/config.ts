@@ -155,6 +155,8 @@ export type Grant =
   | 'links:sign'
   /** UpdateItem alone (the notifications worker's delivery log: each attempt is one update). */
   | 'table:update'
+  /** Put an account audit entry (AUDIT_KEYS, an IAM `dynamodb:LeadingKeys` condition) and no other item: what only records. */
+  | 'table:audit'
   /**
    * PutItem and UpdateItem on the notifications worker's own key families only (the delivery log and
    * approval messages: NOTIFY_LOG_KEYS, an IAM `dynamodb:LeadingKeys` condition): no other item.
@@ -180,6 +182,7 @@ export const GRANT_SETTINGS = {
   'email:send': [],
   'links:sign': [],
   'table:update': ['TABLE_NAME'],
+  'table:audit': ['TABLE_NAME'],
   'table:log': ['TABLE_NAME'],
   'queue:requeue': ['NOTIFY_QUEUE_URL'],
   'schedules:manage': ['SCHEDULE_GROUP', 'SCHEDULER_ROLE_ARN', 'SCHEDULE_TARGET_ARN', 'SCHEDULE_DLQ_ARN'],

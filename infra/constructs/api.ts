@@ -21,7 +21,7 @@ import type { Route } from '../../shared/http/route.ts';
 import type { FlowgateStackProps } from '../settings.ts';
 import { corsPreflight, throttleRoutes } from './edge.ts';
 import type { Functions } from './functions.ts';
-import { grantsOfRoute } from '../iam.ts';
+import { grantsOfRoute, pages } from '../iam.ts';
 import { type Bindable, idOf } from './route-function.ts';
 
 /** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
@@ -41,9 +41,6 @@ export function routeStackOf(index: number): { n: number; whole: boolean } {
   const kept = Math.ceil(ROUTES_KEPT_IN_STACK / ROUTES_PER_NESTED_STACK);
   return { n: kept + Math.floor((index - ROUTES_KEPT_IN_STACK) / WHOLE_ROUTES_PER_NESTED_STACK) + 1, whole: true };
 }
-
-/** Routes that take a cursor sign and check cursors, so they need the cursor key. */
-const pages = (route: Route) => route.query !== undefined && 'cursor' in route.query.shape;
 
 /**
  * Only fields that cannot carry a secret: the route key and path, never the query string (API keys
@@ -156,11 +153,10 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
     const { n, whole } = routeStackOf(i);
     const scope = routeStack(n);
-    const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOfRoute(route));
-    if (pages(route)) {
-      handler.addToRolePolicy(new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [cursorSecret.secretArn] }));
-      handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
-    }
+    const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOfRoute(route), {
+      cursorSecret: cursorSecret.secretArn,
+    });
+    if (pages(route)) handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
     functions.group(route.tag, handler);
     const integration = new RouteIntegration(`${idOf(route.handler)}Integration`, handler);
     if (whole) {

@@ -65,6 +65,8 @@ export type RouteFunctionProps = {
  * AWSLambdaBasicExecutionRole, which would let it create and write any log group).
  */
 export class RouteFunction extends NodejsFunction {
+  /** The module under `functions/` (as in the route table). */
+  readonly handler: string;
   /** What `bind` gave the function: its grants and the ARNs they name (test/infra/iam.test.ts pins the role to them). */
   readonly bindings: { grants: readonly FunctionGrant[]; arns: Arns }[] = [];
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
@@ -98,6 +100,7 @@ export class RouteFunction extends NodejsFunction {
         forceDockerBundling: false,
       },
     });
+    this.handler = props.handler;
     // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which have no resource type.
     if (props.tracing) {
       Validations.of(role).acknowledge({
@@ -112,7 +115,7 @@ export class RouteFunction extends NodejsFunction {
    * enforces too), and hand over the matching resource names as env vars. Returns this function, so a
    * call can be chained onto its creation.
    */
-  bind(resources: Bindable, grants: readonly FunctionGrant[], more: Partial<Pick<Arns, 'auditDlq'>> = {}): this {
+  bind(resources: Bindable, grants: readonly FunctionGrant[], more: Partial<Pick<Arns, 'auditDlq' | 'cursorSecret'>> = {}): this {
     const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret, scheduler } = resources;
     const stack = Stack.of(this);
     const arns: Arns = {
@@ -124,11 +127,13 @@ export class RouteFunction extends NodejsFunction {
       bucket: bucket.bucketArn,
       secretsKey: secretsKey.keyArn,
       reviewLinkSecret: reviewLinkSecret.secretArn,
+      cursorSecret: more.cursorSecret ?? '',
       ...(sesIdentity && { sesIdentity: stack.formatArn({ service: 'ses', resource: 'identity', resourceName: sesIdentity }) }),
       schedules: scheduler.scheduleArns,
       schedulerRole: scheduler.roleArn,
       eventBus: stack.formatArn({ service: 'events', resource: 'event-bus', resourceName: 'default' }),
     };
+    this.bindings.push({ grants, arns });
     for (const s of statementsOf(grants, arns)) {
       if (s.resources.some((r) => r === ''))
         throw new Error(`${this.node.id}: a grant names a resource the stack did not give (${s.actions})`);

@@ -32,6 +32,8 @@ const current = new AsyncLocalStorage<Invocation>();
 
 /** Run `work` as `invocation`: the SDK calls it makes (and those of whatever it starts) are that function's. */
 export const runAs = <T>(invocation: Invocation, work: () => T): T => current.run(invocation, work);
+/** Run `work` as no function's (a test's own stand-in for another process, the operator). */
+export const outsideInvocations = <T>(work: () => T): T => current.exit(work);
 /** The invocation whose async context this is, if any. */
 export const currentInvocation = () => current.getStore();
 
@@ -50,6 +52,7 @@ export function localArns(env: NodeJS.ProcessEnv = process.env): Arns {
     bucket: `arn:aws:s3:::${env.ARTIFACTS_BUCKET ?? 'artifacts'}`,
     secretsKey: `arn:aws:kms:${account}:key/local`,
     reviewLinkSecret: `arn:aws:secretsmanager:${account}:secret:review-links`,
+    cursorSecret: `arn:aws:secretsmanager:${account}:secret:cursors`,
     // The SES emulator sends from any address: every identity counts as verified locally.
     sesIdentity: `arn:aws:ses:${account}:identity/*`,
     schedules: `arn:aws:scheduler:${account}:schedule/local/*`,

@@ -36,6 +36,9 @@ export const NOTIFY_LOG_KEYS = ['DLV#', 'APMSG#'] as const;
  */
 export const METER_KEYS = ['ACC#', 'RATE#', 'KEY#'] as const;
 
+/** The account audit log's partitions (`AUDIT#<account>#<shard>`, shared/db/entities/audit.ts). */
+export const AUDIT_KEYS = ['AUDIT#'] as const;
+
 /** The failed-authentication counters (`AUTHFAIL#<address>`, shared/domain/auth-failures.ts), which every route that authenticates updates. */
 export const AUTH_FAILURE_KEYS = ['AUTHFAIL#'] as const;
 

@@ -37,6 +37,16 @@ const { template, functions: routeFunctions, nested } = built;
 const all = (type: string) => [template, routeFunctions].flatMap((t) => Object.entries(t.findResources(type) as Record<string, Resource>));
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
 const statements = (type: string) => all(type).flatMap(([, r]) => list<Statement>(r.Properties.PolicyDocument.Statement));
+/** A route's DynamoDB actions limited to key families: `UpdateItem on AUTHFAIL#*`, … */
+const keyedActions = (route: Route) =>
+  policyOf(route)
+    .filter((s) => s.Condition && list(s.Action).every((a) => a.startsWith('dynamodb:')))
+    .flatMap((s) =>
+      list(s.Action).map((a) => `${a} on ${(s.Condition as any)['ForAllValues:StringLike']['dynamodb:LeadingKeys'].join(' ')}`),
+    )
+    .sort();
+const AUTHFAIL = 'dynamodb:UpdateItem on AUTHFAIL#*';
+const METER = 'dynamodb:UpdateItem on ACC#* RATE#* KEY#*';
 const denyWithoutTls = {
   Effect: 'Deny',
   Action: Match.anyValue(),
@@ -52,8 +62,10 @@ function policyOf(route: Pick<Route, 'method' | 'path'>): Statement[] {
     .flatMap(([, p]) => list<Statement>(p.Properties.PolicyDocument.Statement));
 }
 
+/** A route's DynamoDB actions on any item (statements without a condition). */
 const tableActions = (route: Route) =>
   policyOf(route)
+    .filter((s) => !s.Condition)
     .flatMap((s) => list(s.Action))
     .filter((a) => a.startsWith('dynamodb:'))
     .sort();
@@ -313,6 +325,8 @@ describe('FlowgateStack', () => {
       );
       expect(readOnly).toBeDefined();
       expect(tableActions(readOnly!)).toEqual([...TABLE_ACTIONS.read].sort());
+      // ... and the failed-authentication counter of its address, no other item.
+      expect(keyedActions(readOnly!)).toEqual([AUTHFAIL]);
       expect(
         policyOf(readOnly!)
           .flatMap((s) => list(s.Action))
@@ -320,10 +334,13 @@ describe('FlowgateStack', () => {
       ).toBe(false);
     });
 
-    it('gives an API-key route that only reads its reads plus the UpdateItem of metering, and no other write', () => {
+    it("gives an API-key route that only reads its reads plus the UpdateItem of metering (the rate counters' and key's items only), and no other write", () => {
       const metered = (routes as readonly Route[]).filter((r) => r.auth.kind === 'apiKey' && !r.grants.includes('table:write'));
       expect(metered.map(routeKey)).toEqual(expect.arrayContaining(['GET /api/v1/executions', 'GET /api/v1/me']));
-      for (const r of metered) expect(tableActions(r)).toEqual([...TABLE_ACTIONS.read, 'dynamodb:UpdateItem'].sort());
+      for (const r of metered) {
+        expect(tableActions(r)).toEqual([...TABLE_ACTIONS.read].sort());
+        expect(keyedActions(r)).toEqual([METER, AUTHFAIL].sort());
+      }
     });
 
     it('grants every route exactly the table actions of its grants', () => {
@@ -331,9 +348,10 @@ describe('FlowgateStack', () => {
         const expected = new Set<string>([
           ...(r.grants.includes('table:read') ? TABLE_ACTIONS.read : []),
           ...(r.grants.includes('table:write') ? TABLE_ACTIONS.write : []),
-          ...(r.auth.kind === 'apiKey' ? TABLE_ACTIONS.update : []),
         ]);
         expect(tableActions(r), routeKey(r)).toEqual([...expected].sort());
+        const keyed = [...(r.auth.kind === 'apiKey' ? [METER] : []), ...(r.auth.kind !== 'none' ? [AUTHFAIL] : [])];
+        expect(keyedActions(r), routeKey(r)).toEqual(keyed.sort());
       }
     });
 
@@ -534,9 +552,12 @@ describe("the console's pages in the stack", () => {
   it('cannot be reached with an API key: signed in by the session cookie or not at all, and never metered as a key route is', () => {
     for (const r of pages) {
       expect(['console', 'none'], routeKey(r)).toContain(r.auth.kind);
-      // An API-key route's function gets metering's UpdateItem; a page that only reads has reads alone.
-      if (!r.grants.includes('table:write'))
+      // An API-key route's function gets metering's UpdateItem; a page that only reads has reads alone
+      // (and, signed in or not, the failed-authentication counter of its address).
+      if (!r.grants.includes('table:write')) {
         expect(tableActions(r), routeKey(r)).toEqual(r.grants.length ? [...TABLE_ACTIONS.read].sort() : []);
+        expect(keyedActions(r), routeKey(r)).toEqual(r.auth.kind === 'none' ? [] : [AUTHFAIL]);
+      }
     }
   });
 

@@ -25,6 +25,8 @@ import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { eventually, takeRunMessages, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { identityOf, outsideInvocations, runAs } from '../../infra/local/iam.ts';
+import { grantsOfWorker } from '../../infra/iam.ts';
 
 // The trigger's lean path (docs/performance.md): a webhook run starts by reference and takes its
 // workflow in the worker; its message goes out beside its record; the trigger counts in the stats and
@@ -316,9 +318,12 @@ describe('a run whose message cannot be sent', () => {
 
   it('stands when a worker took the run meanwhile: the send did arrive, only its answer was lost', async () => {
     const h = await givenHook();
+    // The worker is another function: it runs as its own, not inside the trigger's invocation.
     const spy = failNextSend(async (command) => {
       await realSend(command);
-      for (const m of await takeRunMessages()) await run(m);
+      await outsideInvocations(async () => {
+        for (const m of await takeRunMessages()) await runAs(identityOf('worker-execute', grantsOfWorker('worker/execute')), () => run(m));
+      });
     });
     const res = await h.trigger(JSON.stringify({ n: 3 }));
     spy.mockRestore();

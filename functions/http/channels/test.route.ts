@@ -10,7 +10,7 @@ export const route = {
   tag: 'Console',
   auth: admin,
   // Besides the notify worker, only this route sends mail: a test is the provider's answer, now.
-  grants: ['table:read', 'secrets:decrypt', 'email:send'],
+  grants: ['table:read', 'table:audit', 'secrets:decrypt', 'email:send'],
   params: ChannelParams,
   body: TestChannelBody,
   response: ChannelTestResult,
