@@ -39,8 +39,8 @@ export type AsyncInvokeOptions = {
   onFailureQueueUrl?: string;
   /** Cancels the retries still waiting (the local stack's stop). */
   signal?: AbortSignal;
-  /** Told of each try as it ends (logs, tests). */
-  onAttempt?: (attempt: number, outcome: Invocation<unknown>) => void;
+  /** Told of each try as it ends, before any retry is waited for (logs, tests: awaited). */
+  onAttempt?: (attempt: number, outcome: Invocation<unknown>) => void | Promise<void>;
   requestId?: string;
 };
 
@@ -117,7 +117,7 @@ export async function invokeAsync<E>(
   for (;;) {
     const outcome = await invoke(fn, handler, event, requestId);
     attempts++;
-    opts.onAttempt?.(attempts, outcome);
+    await opts.onAttempt?.(attempts, outcome);
     if (outcome.status === 'ok') return { status: 'ok', attempts, result: outcome.result };
     last = outcome;
     if (attempts > ASYNC_RETRY_ATTEMPTS) break;

@@ -1,6 +1,6 @@
-import { localClock } from '../../shared/schedules/clock.ts';
-import { fireTimes, type Timer } from '../../shared/schedules/clock.ts';
+import { type FireEvent, fireTimes, localClock, type Timer } from '../../shared/schedules/clock.ts';
 import { type AsyncFunctionSettings, type AsyncInvokeOptions, invokeAsync } from './async-invoke.ts';
+import type { Invocation } from './lambda.ts';
 
 /** setTimeout's limit is 2^31 - 1 ms; a later fire is re-armed when the wait ends. */
 const MAX_WAIT_MS = 24 * 3600 * 1000;
@@ -19,11 +19,17 @@ export const armedFrom = (t: Pick<Timer, 'updatedAt'>, now: number) => Math.min(
  * The local stand-in for EventBridge Scheduler: one timer per enabled schedule, armed for the next fire
  * time `nextFireTimes` gives (the same expression rules as AWS), invoking the same fire handler
  * asynchronously, as the scheduler does on AWS: a fire that throws or times out is retried twice, then
- * its record goes to the on-failure queue (infra/local/async-invoke.ts; `asyncOptions` for tests). Timers live in this process only: the local stack loads them from the table at start
+ * its record goes to the on-failure queue (infra/local/async-invoke.ts; `opts` for tests). Timers live in this process only: the local stack loads them from the table at start
  * (the sweep's drift repair), so fires missed while it was stopped are not replayed (as on AWS, where
  * a schedule fires only while it exists; docs/schedules.md).
  */
-export async function startLocalScheduler(asyncOptions: Omit<AsyncInvokeOptions, 'signal' | 'requestId'> = {}) {
+export async function startLocalScheduler(
+  opts: {
+    retryDelaysMs?: AsyncInvokeOptions['retryDelaysMs'];
+    /** Each try of a fire, as it ends (tests). */
+    onAttempt?: (fire: FireEvent, attempt: number, outcome: Invocation<unknown>) => void | Promise<void>;
+  } = {},
+) {
   const { handler } = await import('../../functions/schedule/fire.ts');
   const clock = localClock();
   const armed = new Map<string, NodeJS.Timeout>();
@@ -44,14 +50,14 @@ export async function startLocalScheduler(asyncOptions: Omit<AsyncInvokeOptions,
         armed.delete(scheduleId);
         if (next > Date.now()) return arm(scheduleId, after);
         const scheduledTime = new Date(next).toISOString();
-        const event = { accountId: timer.accountId, scheduleId, scheduledTime };
+        const event: FireEvent = { accountId: timer.accountId, scheduleId, scheduledTime };
         const fired = invokeAsync(FIRE_FUNCTION, handler, event, {
-          ...asyncOptions,
+          ...(opts.retryDelaysMs && { retryDelaysMs: opts.retryDelaysMs }),
           signal: stopping.signal,
           onAttempt: (attempt, outcome) => {
             if (outcome.status === 'error')
               console.error(`local schedule ${scheduleId} fire at ${scheduledTime} failed (try ${attempt})`, outcome.error);
-            asyncOptions.onAttempt?.(attempt, outcome);
+            return opts.onAttempt?.(event, attempt, outcome);
           },
         });
         inFlight.add(fired);

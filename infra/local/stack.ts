@@ -104,6 +104,7 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   // sweep at a time: a slow one is not overlapped by the next tick (on AWS each tick is an invocation
   // of its own, and the sweep's writes are conditional, so overlap is safe there too).
   const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');
+  let sweeping = false;
   // Invoked asynchronously, as the EventBridge rule does: a failed tick is retried twice, then its record
   // goes to the on-failure queue (infra/local/async-invoke.ts). A tick or retry that finds a sweep under way leaves the work to it.
   const sweepOnce = async (event: unknown, context: Context) => {
@@ -120,7 +121,6 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   // schedules become timers now (drift repair), from now on: fires missed while stopped are not replayed.
   const scheduler = await startLocalScheduler();
   await repairScheduleDrift();
-  let sweeping = false;
   const sweepTimer = setInterval(() => {
     if (sweeping) return;
     const tick = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() };
