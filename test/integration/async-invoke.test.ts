@@ -284,7 +284,9 @@ describe('a fire retried after it wrote its run', () => {
         retryDelaysMs: [100, 200],
         onAttempt: async (attempt) => {
           if (attempt !== 1) return;
-          const { QueueUrl } = await queue().send(new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: '30' } }));
+          const { QueueUrl } = await queue().send(
+            new CreateQueueCommand({ QueueName: queueName, Attributes: { VisibilityTimeout: '30' } }),
+          );
           process.env.RUNS_QUEUE_URL = QueueUrl;
           resetConfig();
         },
