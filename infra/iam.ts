@@ -28,6 +28,8 @@ export type FunctionGrant =
   | 'schedules:delete'
   /** Drift repair lists the group's schedules (ListSchedules has no resource type). */
   | 'schedules:list'
+  /** Lambda's async queue delivers a failed event's record to the on-failure queue with the function's role. */
+  | 'async:on-failure'
   /** Sign and check list cursors (the cursor key: CURSOR_SECRET_ARN on AWS, CURSOR_SECRET locally). */
   | 'cursors:sign'
   /** The audit-events worker: the table's stream (its event source), the default bus, and the stream's DLQ. */
@@ -63,6 +65,7 @@ export type Arns = {
   queue: string;
   notifyQueue: string;
   auditDlq: string;
+  asyncFailures: string;
   bucket: string;
   secretsKey: string;
   reviewLinkSecret: string;
@@ -144,6 +147,8 @@ function statementsOfGrant(grant: FunctionGrant, a: Arns): Statement[] {
           conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
         },
       ];
+    case 'async:on-failure':
+      return [{ actions: ['sqs:SendMessage'], resources: [a.asyncFailures] }];
     case 'cursors:sign':
       return [{ actions: ['secretsmanager:GetSecretValue'], resources: [a.cursorSecret] }];
     case 'schedules:delete':
@@ -190,9 +195,9 @@ export const grantsOfRoute = (route: Pick<Route, 'grants' | 'auth' | 'query'>): 
 const WORKER_EXTRAS: Record<Worker, readonly FunctionGrant[]> = {
   'worker/execute': ['queue:consume-runs'],
   'worker/notify': ['queue:consume-notify'],
-  'sweep/scheduled': ['schedules:list'],
+  'sweep/scheduled': ['schedules:list', 'async:on-failure'],
   'sweep/startup': [],
-  'schedule/fire': ['schedules:delete'],
+  'schedule/fire': ['schedules:delete', 'async:on-failure'],
   'worker/audit-events': ['stream:read', 'events:put'],
 };
 

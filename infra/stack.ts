@@ -60,6 +60,7 @@ export class FlowgateStack extends Stack {
     const { fire, schedules, resources } = addSchedules(this, {
       functions,
       removalPolicy,
+      asyncFailures: storage.asyncFailures,
       resources: {
         table: this.table,
         queue: this.queue,
@@ -75,7 +76,7 @@ export class FlowgateStack extends Stack {
     const { runsWorker, notifyWorker } = addQueueWorkers({ props, functions, resources });
     functions.group('Fallback', fallback);
     const { auditWorker, auditDlq } = addAuditEvents(this, { props, functions, resources });
-    const { sweep } = addSweeps(this, { props, functions, resources, table: this.table });
+    const { sweep } = addSweeps(this, { props, functions, resources, table: this.table, asyncFailures: storage.asyncFailures });
     acknowledgeDataWildcards(this, this.bucket);
 
     if (props.stage === 'prod' && !props.alarmEmail && !props.alarmTopicArn && !props.waiveAlarmDestination) {
@@ -92,6 +93,7 @@ export class FlowgateStack extends Stack {
       scheduledSweep: sweep,
       queues: { runs: this.queue, runsDlq: this.runsDlq, notifications: this.notifyQueue, notificationsDlq: this.notifyDlq },
       schedules: { fire, dlq: schedules.dlq },
+      asyncFailures: storage.asyncFailures,
       auditEvents: { worker: auditWorker, dlq: auditDlq },
       table: this.table,
       alarmEmail: props.alarmEmail,
@@ -106,6 +108,7 @@ export class FlowgateStack extends Stack {
     new CfnOutput(this, 'NotificationsQueueUrl', { value: this.notifyQueue.queueUrl });
     new CfnOutput(this, 'RunsDlqUrl', { value: this.runsDlq.queueUrl });
     new CfnOutput(this, 'NotificationsDlqUrl', { value: this.notifyDlq.queueUrl });
+    new CfnOutput(this, 'AsyncFailuresQueueUrl', { value: storage.asyncFailures.queueUrl });
     new CfnOutput(this, 'ArtifactsBucket', { value: this.bucket.bucketName });
     new CfnOutput(this, 'AccessLogsBucket', { value: this.accessLogsBucket.bucketName });
     const dashboard = this.observability.dashboard.dashboardName;

@@ -1,6 +1,9 @@
-// The `schedule-fire` function: EventBridge Scheduler's target on AWS (one invocation per fire, retried
-// by the scheduler's retry policy, then its DLQ), the local scheduler's locally (infra/local/scheduler.ts).
-// One fire starts one run as the v1 start does (shared/domain/schedule-fires.ts `fireSchedule`).
+// The `schedule-fire` function: EventBridge Scheduler's target on AWS, invoked asynchronously (one
+// invocation per fire; an error is retried twice by Lambda's async queue, about 1 and 3 minutes later,
+// then its record goes to the on-failure queue: functions/async-invokes.ts; the scheduler's own retry
+// policy and DLQ see only invokes that fail), the local scheduler's locally, the same way
+// (infra/local/scheduler.ts). One fire starts one run as the v1 start does, also when retried
+// (shared/domain/schedule-fires.ts `fireSchedule`).
 import { requireConfig } from '../../shared/config.ts';
 import { fireSchedule } from '../../shared/domain/schedule-fires.ts';
 import { logger } from '../../shared/logger.ts';
@@ -9,7 +12,7 @@ import { workerSettings } from '../bindings.ts';
 
 requireConfig(workerSettings('schedule/fire'));
 
-/** The outcome, for the logs and tests; a transient error throws, so the scheduler tries the fire again. */
+/** The outcome, for the logs and tests; a transient error throws, so Lambda tries the fire again. */
 export const handler = async (event: unknown) => {
   const parsed = FireEvent.safeParse(event);
   if (!parsed.success) {

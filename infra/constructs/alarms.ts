@@ -22,8 +22,10 @@ export type WatchedResources = {
   /** `sweep/scheduled`: its errors and not-running alarms. */
   scheduledSweep: IFunction;
   queues: { runs: IQueue; runsDlq: IQueue; notifications: IQueue; notificationsDlq: IQueue };
-  /** The schedules: the `schedule-fire` function (its errors alarm) and the scheduler's DLQ (its alarm). */
+  /** The schedules: the `schedule-fire` function (its errors and events-dropped alarms) and the scheduler's DLQ (its alarm). */
   schedules: { fire: IFunction; dlq: IQueue };
+  /** The on-failure queue of the asynchronous invocations (`schedule/fire`, `sweep/scheduled`): its alarm. */
+  asyncFailures: IQueue;
   table: dynamodb.ITable;
   /** Audit entries onto EventBridge: the stream's worker (its errors and iterator age alarms) and its DLQ. */
   auditEvents: { worker: IFunction; dlq: IQueue };
@@ -70,6 +72,9 @@ export const ALARMS = {
   deliveryFailures: 'delivery-failures',
   scheduleFireErrors: 'schedule-fire-errors',
   schedulerDlq: 'scheduler-dlq-not-empty',
+  asyncFailures: 'async-failures-not-empty',
+  fireEventsDropped: 'schedule-fire-events-dropped',
+  sweepEventsDropped: 'scheduled-sweep-events-dropped',
   auditEventsErrors: 'audit-events-errors',
   auditEventsAge: 'audit-events-iterator-age',
   auditEventsDlq: 'audit-events-dlq-not-empty',
@@ -118,13 +123,27 @@ export function addAlarms(
     }
     return a;
   };
-  const dlqAlarm = (key: AlarmKey, dlq: IQueue, what: string) =>
-    alarm(
-      key,
-      `${what} gave up on messages (the dead-letter queue is not empty). Inspect them in the SQS console, fix the cause, then redrive or purge.`,
-      dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cw.Stats.MAXIMUM }),
-      { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
-    );
+  const dlqAlarm = (
+    key: AlarmKey,
+    dlq: IQueue,
+    what: string,
+    description = `${what} gave up on messages (the dead-letter queue is not empty). Inspect them in the SQS console, fix the cause, then redrive or purge.`,
+  ) =>
+    alarm(key, description, dlq.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: cw.Stats.MAXIMUM }), {
+      threshold: 0,
+      comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+  /** Events of an asynchronously invoked function that Lambda dropped unrun (retries spent, or too old): each also went to the on-failure queue. */
+  const eventsDropped = (fn: IFunction) =>
+    new cw.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'AsyncEventsDropped',
+      dimensionsMap: { FunctionName: fn.functionName },
+      statistic: cw.Stats.SUM,
+      period: FIVE_MINUTES,
+    });
+  const dropped = { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 };
   /** Deliveries of the delivery log that FAILED for good (shared/engine/senders.ts), per 5 minutes. */
   const deliveriesFailed = new cw.Metric({
     namespace: METRICS_NAMESPACE,
@@ -174,7 +193,7 @@ export function addAlarms(
     ),
     sweepErrors: alarm(
       'sweepErrors',
-      'The scheduled sweep (sweep/scheduled) failed in 3 of the last 5 minutes: approvals stop expiring and crashed runs are not found. Read its log group.',
+      'The scheduled sweep (sweep/scheduled) failed in 3 of the last 5 minutes: approvals stop expiring and crashed runs are not found. Lambda retries each failed tick twice (about 1 and 3 minutes later), then sends it to the async-failures queue. Read its log group.',
       props.scheduledSweep.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
       { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
     ),
@@ -216,11 +235,34 @@ export function addAlarms(
     ),
     scheduleFireErrors: alarm(
       'scheduleFireErrors',
-      'The schedule-fire function (schedule/fire) failed invocations in 3 of the last 5 minutes: EventBridge Scheduler retries them for an hour, then dead-letters them; schedules are not starting runs. Read its log group.',
+      "The schedule-fire function (schedule/fire) failed invocations in 3 of the last 5 minutes: schedules are not starting runs. Lambda's async queue retries each failed fire twice (about 1 and 3 minutes later), then sends it to the async-failures queue (EventBridge Scheduler's retries and DLQ never see a function error). Read its log group.",
       props.schedules.fire.metricErrors({ period: ONE_MINUTE, statistic: cw.Stats.SUM }),
       { threshold: 0, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 5, datapointsToAlarm: 3 },
     ),
-    schedulerDlq: dlqAlarm('schedulerDlq', props.schedules.dlq, 'EventBridge Scheduler'),
+    schedulerDlq: dlqAlarm(
+      'schedulerDlq',
+      props.schedules.dlq,
+      'EventBridge Scheduler',
+      'EventBridge Scheduler could not invoke the schedule-fire function for an hour (the function missing, its role refused, the invoke throttled) and dead-lettered a fire; a fire the function itself failed is in the async-failures queue instead. The message names the schedule and its time: fix the cause, run what was missed with POST /api/schedules/{id}/run if it matters, then purge.',
+    ),
+    asyncFailures: dlqAlarm(
+      'asyncFailures',
+      props.asyncFailures,
+      'Lambda',
+      "A schedule fire or a scheduled sweep failed its 3 tries (or waited longer than its maximum age), and Lambda sent its record to the async-failures queue. Each message names the function (requestContext.functionArn), the condition, the error and the event (requestPayload: a fire's schedule and time). Fix the cause; run a missed fire with POST /api/schedules/{id}/run if it matters (a sweep's next tick does a missed tick's work); then purge.",
+    ),
+    fireEventsDropped: alarm(
+      'fireEventsDropped',
+      'Lambda dropped schedule fires unrun (AsyncEventsDropped of schedule/fire): their retries were spent or they grew older than an hour. Their records are in the async-failures queue.',
+      eventsDropped(props.schedules.fire),
+      dropped,
+    ),
+    sweepEventsDropped: alarm(
+      'sweepEventsDropped',
+      'Lambda dropped scheduled-sweep ticks unrun (AsyncEventsDropped of sweep/scheduled): their retries were spent or they grew older than 10 minutes. Their records are in the async-failures queue.',
+      eventsDropped(props.scheduledSweep),
+      dropped,
+    ),
     auditEventsErrors: alarm(
       'auditEventsErrors',
       'The audit-events worker (worker/audit-events) failed invocations in 3 of the last 5 minutes (an entry EventBridge refused is a batch item failure, not a failed invocation): audit entries are not reaching EventBridge. Read its log group.',

@@ -115,7 +115,11 @@ export class RouteFunction extends NodejsFunction {
    * enforces too), and hand over the matching resource names as env vars. Returns this function, so a
    * call can be chained onto its creation.
    */
-  bind(resources: Bindable, grants: readonly FunctionGrant[], more: Partial<Pick<Arns, 'auditDlq' | 'cursorSecret'>> = {}): this {
+  bind(
+    resources: Bindable,
+    grants: readonly FunctionGrant[],
+    more: Partial<Pick<Arns, 'auditDlq' | 'cursorSecret' | 'asyncFailures'>> = {},
+  ): this {
     const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret, scheduler } = resources;
     const stack = Stack.of(this);
     const arns: Arns = {
@@ -124,6 +128,7 @@ export class RouteFunction extends NodejsFunction {
       queue: queue.queueArn,
       notifyQueue: notifyQueue.queueArn,
       auditDlq: more.auditDlq ?? '',
+      asyncFailures: more.asyncFailures ?? '',
       bucket: bucket.bucketArn,
       secretsKey: secretsKey.keyArn,
       reviewLinkSecret: reviewLinkSecret.secretArn,

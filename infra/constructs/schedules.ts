@@ -5,13 +5,16 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { grantsOfWorker } from '../iam.ts';
+import { configureAsyncInvoke } from './async-invokes.ts';
 import type { Functions } from './functions.ts';
 import type { Bindable, RouteFunction, SchedulerBinding } from './route-function.ts';
 
 /**
  * EventBridge Scheduler for the schedules (docs/schedules.md): the group every schedule is created in
  * at run time (shared/schedules/clock.ts), the role the schedules run as (it may invoke the fire
- * function and dead-letter to the DLQ, nothing else), and the DLQ of fires the retry policy gave up on.
+ * function and dead-letter to the DLQ, nothing else), and the DLQ of fires the scheduler could not
+ * invoke the function with for an hour. The scheduler invokes asynchronously: a fire the function
+ * fails is Lambda's async queue's (two retries, then the on-failure queue: `addSchedules`).
  */
 export class Schedules extends Construct {
   readonly group: scheduler.ScheduleGroup;
@@ -35,7 +38,8 @@ export class Schedules extends Construct {
     });
     Validations.of(this.dlq).acknowledge({
       id: 'AwsSolutions-SQS3',
-      reason: "This is the dead-letter queue of the schedules' fires (EventBridge Scheduler's DeadLetterConfig); nothing consumes it",
+      reason:
+        "This is the dead-letter queue of the schedules' fires the scheduler could not invoke (EventBridge Scheduler's DeadLetterConfig); nothing consumes it",
     });
     this.role = new iam.Role(this, 'Role', {
       description: 'EventBridge Scheduler: invokes the schedule-fire function for the schedules of its group',
@@ -68,18 +72,25 @@ export class Schedules extends Construct {
 }
 
 /**
- * The schedules' fire function (EventBridge Scheduler's target, in the stack itself) and the
- * scheduler's group, role and DLQ; returns the resources every function is bound to, the scheduler's
- * among them (the fire function's ARN is part of them, so it is made first).
+ * The schedules' fire function (EventBridge Scheduler's target, in the stack itself, invoked
+ * asynchronously: two retries of an error, then `asyncFailures`) and the scheduler's group, role and
+ * DLQ; returns the resources every function is bound to, the scheduler's among them (the fire
+ * function's ARN is part of them, so it is made first).
  */
 export function addSchedules(
   stack: Stack,
-  { functions, removalPolicy, resources }: { functions: Functions; removalPolicy: RemovalPolicy; resources: Omit<Bindable, 'scheduler'> },
+  {
+    functions,
+    removalPolicy,
+    resources,
+    asyncFailures,
+  }: { functions: Functions; removalPolicy: RemovalPolicy; resources: Omit<Bindable, 'scheduler'>; asyncFailures: sqs.IQueue },
 ): { fire: RouteFunction; schedules: Schedules; resources: Bindable } {
   const fire = functions.create('schedule/fire', { timeoutSeconds: 30 });
+  configureAsyncInvoke(fire, 'schedule/fire', asyncFailures);
   const schedules = new Schedules(stack, 'Schedules', { fire, removalPolicy });
   const bindable: Bindable = { ...resources, scheduler: schedules.binding(fire) };
-  fire.bind(bindable, grantsOfWorker('schedule/fire'));
+  fire.bind(bindable, grantsOfWorker('schedule/fire'), { asyncFailures: asyncFailures.queueArn });
   // Only deletes (gone schedules, a fired at(): `schedules:delete`): `schedules:manage` would give it its own ARN, a cycle.
   fire.addEnvironment('SCHEDULE_GROUP', schedules.group.scheduleGroupName);
   functions.group('Schedules', fire);

@@ -2,16 +2,21 @@ import { type CfnElement, Duration, Names, RemovalPolicy, type Stack, Validation
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ARTIFACTS_BUCKET, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
+import { ARTIFACTS_BUCKET, ASYNC_FAILURES_QUEUE, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { idOf } from './route-function.ts';
 
-/** The stateful resources: the one table, the runs and notifications queues with their DLQs, the artifacts bucket and its access logs. */
+/**
+ * The stateful resources: the one table, the runs and notifications queues with their DLQs, the
+ * asynchronous invocations' on-failure queue, the artifacts bucket and its access logs.
+ */
 export type Storage = {
   table: dynamodb.Table;
   queue: sqs.Queue;
   notifyQueue: sqs.Queue;
   runsDlq: sqs.IQueue;
   notifyDlq: sqs.IQueue;
+  /** Where Lambda sends the events of `schedule/fire` and `sweep/scheduled` that failed their retries (functions/async-invokes.ts). */
+  asyncFailures: sqs.Queue;
   bucket: s3.Bucket;
   accessLogsBucket: s3.Bucket;
 };
@@ -66,6 +71,17 @@ export function addStorage(
   };
   const queue = queueWithDlq(RUNS_QUEUE);
   const notifyQueue = queueWithDlq(NOTIFY_QUEUE);
+  const asyncFailures = new sqs.Queue(stack, idOf(ASYNC_FAILURES_QUEUE.name), {
+    queueName: `${stack.stackName}-${ASYNC_FAILURES_QUEUE.name}`,
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(ASYNC_FAILURES_QUEUE.retentionDays),
+  });
+  Validations.of(asyncFailures).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      'This queue is the on-failure destination of the asynchronous invocations (schedule fires, scheduled sweeps): a dead-letter queue itself; nothing consumes it',
+  });
   const dlqOf = (q: sqs.Queue) => {
     if (!q.deadLetterQueue) throw new Error(`${q.node.id} has no dead-letter queue`);
     return q.deadLetterQueue.queue;
@@ -102,7 +118,7 @@ export function addStorage(
     // Emptying the bucket on delete would need a custom-resource Lambda; a non-empty bucket is kept.
     removalPolicy: RemovalPolicy.RETAIN,
   });
-  return { table, queue, notifyQueue, runsDlq: dlqOf(queue), notifyDlq: dlqOf(notifyQueue), bucket, accessLogsBucket };
+  return { table, queue, notifyQueue, runsDlq: dlqOf(queue), notifyDlq: dlqOf(notifyQueue), asyncFailures, bucket, accessLogsBucket };
 }
 
 /**

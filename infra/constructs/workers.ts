@@ -4,12 +4,14 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import * as triggers from 'aws-cdk-lib/triggers';
 import { grantsOfWorker } from '../iam.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { UNINSPECTED_RESOURCE } from '../nag.ts';
 import { releaseDigest } from '../release.ts';
 import { DEFAULTS, type FlowgateStackProps } from '../settings.ts';
+import { configureAsyncInvoke } from './async-invokes.ts';
 import type { Functions } from './functions.ts';
 import type { Bindable } from './route-function.ts';
 
@@ -48,15 +50,25 @@ export function addQueueWorkers({ props, functions, resources }: { props: Flowga
 }
 
 /**
- * The scheduled sweep (approval deadlines, crashed runs and schedule drift, every minute) and the
- * startup sweep, a trigger that runs once every other function of a release is in place: call it
- * after every other function is grouped.
+ * The scheduled sweep (approval deadlines, crashed runs and schedule drift, every minute; the rule
+ * invokes it asynchronously: two retries of an error, then `asyncFailures`) and the startup sweep, a
+ * trigger that runs once every other function of a release is in place: call it after every other
+ * function is grouped.
  */
 export function addSweeps(
   stack: Stack,
-  { props, functions, resources, table }: { props: FlowgateStackProps; functions: Functions; resources: Bindable; table: ITable },
+  {
+    props,
+    functions,
+    resources,
+    table,
+    asyncFailures,
+  }: { props: FlowgateStackProps; functions: Functions; resources: Bindable; table: ITable; asyncFailures: IQueue },
 ) {
-  const sweep = functions.create('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, grantsOfWorker('sweep/scheduled'));
+  const sweep = functions.create('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, grantsOfWorker('sweep/scheduled'), {
+    asyncFailures: asyncFailures.queueArn,
+  });
+  configureAsyncInvoke(sweep, 'sweep/scheduled', asyncFailures);
   new events.Rule(stack, 'ScheduledSweep', {
     description: 'Runs the scheduled sweep every minute',
     schedule: events.Schedule.rate(Duration.minutes(1)),

@@ -81,6 +81,8 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       TABLE_NAME: names.table,
       RUNS_QUEUE_URL: names.queueUrl,
       NOTIFY_QUEUE_URL: names.notifyQueueUrl,
+      // Lambda's on-failure destination of the asynchronous invocations (infra/local/async-invoke.ts); no function reads it.
+      ASYNC_FAILURES_QUEUE_URL: names.asyncFailuresQueueUrl,
       ARTIFACTS_BUCKET: names.bucket,
       // The local keyring of account secrets (shared/keyring.ts): created 0600 on first use.
       SECRETS_KEY_FILE: join(dataDir ?? `${s3Dir}-keys`, 'secrets.key'),

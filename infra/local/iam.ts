@@ -49,6 +49,7 @@ export function localArns(env: NodeJS.ProcessEnv = process.env): Arns {
     queue: `arn:aws:sqs:${account}:${last(env.RUNS_QUEUE_URL ?? 'runs')}`,
     notifyQueue: `arn:aws:sqs:${account}:${last(env.NOTIFY_QUEUE_URL ?? 'notifications')}`,
     auditDlq: `arn:aws:sqs:${account}:audit-events-dlq`,
+    asyncFailures: `arn:aws:sqs:${account}:${last(env.ASYNC_FAILURES_QUEUE_URL ?? 'async-failures')}`,
     bucket: `arn:aws:s3:::${env.ARTIFACTS_BUCKET ?? 'artifacts'}`,
     secretsKey: `arn:aws:kms:${account}:key/local`,
     reviewLinkSecret: `arn:aws:secretsmanager:${account}:secret:review-links`,

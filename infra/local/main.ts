@@ -9,6 +9,8 @@ const env = z
     DATA_DIR: z.string().default('.data'),
     SEED_DEMO: z.stringbool().default(true),
     LOCAL_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+    // The wait before the first retry of a failed schedule fire or sweep (the second: twice it); AWS: 60.
+    LOCAL_ASYNC_RETRY_SECONDS: z.coerce.number().min(0).max(3600).optional(),
   })
   .parse(process.env);
 

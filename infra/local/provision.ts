@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ARTIFACTS_BUCKET, createTableInput, NOTIFY_QUEUE, RUNS_QUEUE, TABLE } from '../../shared/db/table.ts';
+import { ARTIFACTS_BUCKET, ASYNC_FAILURES_QUEUE, createTableInput, NOTIFY_QUEUE, RUNS_QUEUE, TABLE } from '../../shared/db/table.ts';
 
 /** Credentials the emulators accept (s3rver checks for these). */
 export const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -16,8 +16,9 @@ export const REGION = 'us-east-1';
 const TABLE_NAME = 'flowgate';
 
 /**
- * Once DynamoDB Local answers, the table (with its TTL), the queues with their DLQs and the bucket,
- * from the same definitions the CDK stack uses; what exists already (a data folder) is kept.
+ * Once DynamoDB Local answers, the table (with its TTL), the queues with their DLQs, the asynchronous
+ * invocations' on-failure queue (infra/local/async-invoke.ts) and the bucket, from the same definitions
+ * the CDK stack uses; what exists already (a data folder) is kept.
  */
 export async function provision(endpoints: { dynamodb: string; sqs: string; s3: string }, java: ChildProcess) {
   const common = { region: REGION, credentials: CREDENTIALS };
@@ -62,6 +63,12 @@ export async function provision(endpoints: { dynamodb: string; sqs: string; s3: 
   };
   const queueUrl = await createQueue(RUNS_QUEUE);
   const notifyQueueUrl = await createQueue(NOTIFY_QUEUE);
+  const { QueueUrl: asyncFailuresQueueUrl } = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: ASYNC_FAILURES_QUEUE.name,
+      Attributes: { MessageRetentionPeriod: String(ASYNC_FAILURES_QUEUE.retentionDays * 24 * 3600) },
+    }),
+  );
   const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
   const hasBucket = await s3.send(new HeadBucketCommand({ Bucket: ARTIFACTS_BUCKET.name })).then(
     () => true,
@@ -69,5 +76,11 @@ export async function provision(endpoints: { dynamodb: string; sqs: string; s3: 
   );
   if (!hasBucket) await s3.send(new CreateBucketCommand({ Bucket: ARTIFACTS_BUCKET.name }));
   for (const c of [ddb, sqs, s3]) c.destroy();
-  return { table: TABLE_NAME, queueUrl, notifyQueueUrl, bucket: ARTIFACTS_BUCKET.name };
+  return {
+    table: TABLE_NAME,
+    queueUrl,
+    notifyQueueUrl,
+    asyncFailuresQueueUrl: asyncFailuresQueueUrl as string,
+    bucket: ARTIFACTS_BUCKET.name,
+  };
 }

@@ -1,10 +1,10 @@
-import { localClock } from '../../shared/schedules/clock.ts';
-import { fireTimes, type Timer } from '../../shared/schedules/clock.ts';
-import { invoke, workerFunction } from './lambda.ts';
+import { type FireEvent, fireTimes, localClock, type Timer } from '../../shared/schedules/clock.ts';
+import { type AsyncFunctionSettings, type AsyncInvokeOptions, invokeAsync } from './async-invoke.ts';
+import { type Invocation, workerFunction } from './lambda.ts';
 
 /** setTimeout's limit is 2^31 - 1 ms; a later fire is re-armed when the wait ends. */
 const MAX_WAIT_MS = 24 * 3600 * 1000;
-const FIRE_FUNCTION = workerFunction('schedule/fire', 30);
+const FIRE_FUNCTION: AsyncFunctionSettings = { ...workerFunction('schedule/fire', 30), config: 'schedule/fire' };
 /** How far back a timer's change may be and still count its fires from the change (below: from now). */
 const CHANGE_GRACE_MS = 5_000;
 
@@ -17,16 +17,24 @@ export const armedFrom = (t: Pick<Timer, 'updatedAt'>, now: number) => Math.min(
 
 /**
  * The local stand-in for EventBridge Scheduler: one timer per enabled schedule, armed for the next fire
- * time `nextFireTimes` gives (the same expression rules as AWS), invoking the same fire handler as
- * Lambda would. Timers live in this process only: the local stack loads them from the table at start
+ * time `nextFireTimes` gives (the same expression rules as AWS), invoking the same fire handler
+ * asynchronously, as the scheduler does on AWS: a fire that throws or times out is retried twice, then
+ * its record goes to the on-failure queue (infra/local/async-invoke.ts; `opts` for tests). Timers live in this process only: the local stack loads them from the table at start
  * (the sweep's drift repair), so fires missed while it was stopped are not replayed (as on AWS, where
  * a schedule fires only while it exists; docs/schedules.md).
  */
-export async function startLocalScheduler() {
+export async function startLocalScheduler(
+  opts: {
+    retryDelaysMs?: AsyncInvokeOptions['retryDelaysMs'];
+    /** Each try of a fire, as it ends (tests). */
+    onAttempt?: (fire: FireEvent, attempt: number, outcome: Invocation<unknown>) => void | Promise<void>;
+  } = {},
+) {
   const { handler } = await import('../../functions/schedule/fire.ts');
   const clock = localClock();
   const armed = new Map<string, NodeJS.Timeout>();
   const inFlight = new Set<Promise<unknown>>();
+  const stopping = new AbortController();
   let stopped = false;
 
   const arm = (scheduleId: string, after = Date.now()) => {
@@ -42,8 +50,15 @@ export async function startLocalScheduler() {
         armed.delete(scheduleId);
         if (next > Date.now()) return arm(scheduleId, after);
         const scheduledTime = new Date(next).toISOString();
-        const fired = invoke(FIRE_FUNCTION, handler, { accountId: timer.accountId, scheduleId, scheduledTime }).then((outcome) => {
-          if (outcome.status === 'error') console.error(`local schedule ${scheduleId} fire at ${scheduledTime} failed`, outcome.error);
+        const event: FireEvent = { accountId: timer.accountId, scheduleId, scheduledTime };
+        const fired = invokeAsync(FIRE_FUNCTION, handler, event, {
+          ...(opts.retryDelaysMs && { retryDelaysMs: opts.retryDelaysMs }),
+          signal: stopping.signal,
+          onAttempt: (attempt, outcome) => {
+            if (outcome.status === 'error')
+              console.error(`local schedule ${scheduleId} fire at ${scheduledTime} failed (try ${attempt})`, outcome.error);
+            return opts.onAttempt?.(event, attempt, outcome);
+          },
         });
         inFlight.add(fired);
         void fired.finally(() => inFlight.delete(fired));
@@ -64,6 +79,8 @@ export async function startLocalScheduler() {
   return {
     stop: async () => {
       stopped = true;
+      // Retries still waiting are dropped (a try under way finishes).
+      stopping.abort();
       clock.onChange = () => undefined;
       for (const handle of armed.values()) clearTimeout(handle);
       armed.clear();

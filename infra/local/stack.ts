@@ -1,6 +1,8 @@
 import type { Server } from 'node:http';
+import type { Context } from 'aws-lambda';
 import { resetConfig, config } from '../../shared/config.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
+import { type AsyncFunctionSettings, invokeAsync } from './async-invoke.ts';
 import { startEmulators } from './emulators.ts';
 import { startPoller } from './poller.ts';
 import { startLocalScheduler } from './scheduler.ts';
@@ -36,6 +38,7 @@ export type LocalStackOptions = {
  * receive loops keep a busy batch from holding the next one back.
  */
 const LOCAL_RUNS_CONCURRENCY = 4;
+const SWEEP_FUNCTION: AsyncFunctionSettings = { ...workerFunction('sweep/scheduled', 60), config: 'sweep/scheduled' };
 
 /**
  * The whole local stack: emulators, the HTTP server over the route table, the queue pollers feeding
@@ -110,27 +113,33 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   // sweep at a time: a slow one is not overlapped by the next tick (on AWS each tick is an invocation
   // of its own, and the sweep's writes are conditional, so overlap is safe there too).
   const { handler: sweep } = await import('../../functions/sweep/scheduled.ts');
+  let sweeping = false;
+  // Invoked asynchronously, as the EventBridge rule does: a failed tick is retried twice, then its record
+  // goes to the on-failure queue (infra/local/async-invoke.ts). A tick or retry that finds a sweep under way leaves the work to it.
+  const sweepOnce = async (event: unknown, context: Context) => {
+    if (sweeping) return { skipped: 'a sweep is under way' };
+    sweeping = true;
+    try {
+      return await sweep(event, context);
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweepRetries = new AbortController();
   // The schedules: the in-process scheduler fires the timers the clock holds; the table's enabled
   // schedules become timers now (drift repair), from now on: fires missed while stopped are not replayed.
   const scheduler = await startLocalScheduler();
   await repairScheduleDrift();
-  let sweeping = false;
   const sweepTimer = setInterval(() => {
     if (sweeping) return;
-    sweeping = true;
-    invoke(workerFunction('sweep/scheduled', 60), () => sweep(), {})
-      .then((outcome) => {
-        if (outcome.status === 'error') throw outcome.error;
-      })
-      .catch((e: unknown) => console.error('local scheduled sweep failed', e))
-      .finally(() => {
-        sweeping = false;
-      });
+    const tick = { source: 'aws.events', 'detail-type': 'Scheduled Event', time: new Date().toISOString() };
+    void invokeAsync(SWEEP_FUNCTION, sweepOnce, tick, { signal: sweepRetries.signal });
   }, sweepSeconds * 1000);
   sweepTimer.unref();
   return {
     stop: () => {
       clearInterval(sweepTimer);
+      sweepRetries.abort();
       return Promise.all([scheduler.stop(), ...workers.map((w) => w.stop())]);
     },
   };

@@ -62,6 +62,12 @@ export const NOTIFY_QUEUE = {
   visibilityTimeoutSeconds: 60,
 } as const;
 export const ARTIFACTS_BUCKET = { name: 'artifacts' } as const;
+/**
+ * The on-failure destination of the functions AWS invokes asynchronously (`schedule/fire`, `sweep/scheduled`;
+ * functions/async-invokes.ts): Lambda's async queue sends it the record of an event that failed its
+ * retries or grew too old. Nothing consumes it; an operator reads it (docs/deploying.md "Operating").
+ */
+export const ASYNC_FAILURES_QUEUE = { name: 'async-failures', retentionDays: 14 } as const;
 
 /** DynamoDB CreateTable input for the local emulator, derived from TABLE. */
 export function createTableInput(tableName: string) {

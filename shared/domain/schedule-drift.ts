@@ -3,13 +3,13 @@ import { disableSchedule, markSynced, pageAllSchedules, type Schedule } from '..
 import { forEachShard } from '../db/sweep-shards.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { clock, fireTimes, RETRY_WINDOW_MS } from '../schedules/clock.ts';
+import { clock, FIRE_DELIVERY_WINDOW_MS, fireTimes } from '../schedules/clock.ts';
 import { parseScheduleExpression } from '../schedules/expression.ts';
 
 /**
  * The sweep's repair: every enabled schedule with a fire ahead has its timer, with its current settings, and every timer has an
  * enabled schedule (created, deleted or disabled on one side while the other failed, or by hand in the
- * console). An enabled `at()` whose time and retry window have passed (its fire never reached the item) is disabled.
+ * console). An enabled `at()` whose time and delivery window have passed (its fire never reached the item) is disabled.
  * Returns what it repaired (also the `ScheduleDriftRepaired` metric).
  */
 export async function repairScheduleDrift(now = Date.now()): Promise<{ created: number; updated: number; deleted: number }> {
@@ -20,9 +20,9 @@ export async function repairScheduleDrift(now = Date.now()): Promise<{ created: 
   const repair = async (s: Schedule) => {
     if (!s.enabled) return;
     if (fireTimes(s, now, 1).length === 0) {
-      // Past its retry window too: no delivery of its fire can come any more.
+      // Past its delivery window too (the scheduler's retries, then Lambda's async queue): no delivery of its fire can come any more.
       const parsed = parseScheduleExpression(s.expression);
-      const done = parsed.ok && parsed.value.kind === 'at' && fireTimes(s, now - RETRY_WINDOW_MS, 1).length === 0;
+      const done = parsed.ok && parsed.value.kind === 'at' && fireTimes(s, now - FIRE_DELIVERY_WINDOW_MS, 1).length === 0;
       if (done && !timers.has(s.scheduleId)) await disableSchedule(s, now);
       if (timers.has(s.scheduleId)) wanted.add(s.scheduleId);
       return;

@@ -18,13 +18,13 @@ import {
 import { putScheduleEvent, type ScheduleEvent, scheduleEventPut } from '../db/entities/schedule-events.ts';
 import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
-import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
+import { hashRequest, sendUnsentRun, StartGuardFailed, startRun } from '../engine/runs.ts';
 import { notifyWorkflowEvents } from '../engine/notify.ts';
 import { AppError, conflict, forbidden, isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newTokenId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { clock } from '../schedules/clock.ts';
+import { clock, fireTimes } from '../schedules/clock.ts';
 import { parseScheduleExpression } from '../schedules/expression.ts';
 import { requireEditableWorkflow, requireSchedule, SCHEDULE_LIMITS, scheduleNotFound, type SessionPrincipal } from './schedules.ts';
 import { audited } from '../db/audited.ts';
@@ -100,13 +100,27 @@ async function afterScheduledFire(s: Schedule, fire: Fire, now: number) {
   if (parsed.ok && parsed.value.kind === 'at' && (await disableSchedule(s, now))) await clock().remove(s.scheduleId);
 }
 
+/**
+ * A scheduled fire whose key was claimed already: a duplicate delivery, or Lambda's retry of a try that
+ * failed after it wrote its run (or its skip). Nothing starts again; what that try may have left undone
+ * is done now: its run's message, while the run still waits for it (`keepUnsent`), and an `at()`'s
+ * disabling (only while the schedule is still that `at()`: a late retry leaves a rescheduled one alone).
+ */
+async function alreadyFired(s: Schedule, fire: Fire, executionId: string, now: number): Promise<FireOutcome> {
+  if (await sendUnsentRun(s.accountId, executionId))
+    logger.warn('schedule fire retried: its run queued now', { scheduleId: s.scheduleId, executionId });
+  if (fireTimes(s, fire.scheduledAt - 1, 1)[0] === fire.scheduledAt) await afterScheduledFire(s, fire, now);
+  return { outcome: 'duplicate' };
+}
+
 /** Tries of a fire that keeps losing its race (each reads the schedule again). */
 const FIRE_ATTEMPTS = 8;
 
 /**
  * One fire (the `schedule-fire` function's work, and `run` now): starts the run exactly as the v1 start
  * does, trigger `schedule`. Idempotent on (schedule, scheduled time): the fire's key is claimed in the
- * transaction that writes the run (or the skip), so duplicate deliveries start one run. With `skip`, the
+ * transaction that writes the run (or the skip), so duplicate deliveries, and Lambda's retries of a
+ * fire that threw after that transaction, start one run (`alreadyFired`). With `skip`, the
  * same transaction holds only while the schedule's last run is the one this fire saw finished: two fires
  * at once cannot both start a run. A manual fire is never a duplicate (a fresh key each).
  */
@@ -124,7 +138,8 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
   const scope = `SCH#${s.scheduleId}`;
   const key = fire.manual ? `manual-${newTokenId()}` : String(fire.scheduledAt);
   const request = { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt };
-  if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };
+  const earlier = fire.manual ? undefined : await getIdempotencyRecord(s.accountId, scope, key);
+  if (earlier) return alreadyFired(s, fire, earlier.executionId, now);
   const [problem, workflow] = await Promise.all([accessProblem(s, Boolean(fire.manual)), getWorkflow(s.accountId, s.workflowId)]);
   if (problem) {
     if (fire.manual) throw forbidden(problem.code, problem.message);
@@ -193,7 +208,10 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
             trigger: 'schedule',
             variables: s.variables,
             startedBy: fire.manual?.userId ?? s.createdBy,
-            idempotency: { scope, key, request, label: 'scheduled time' },
+            // A scheduled fire is retried by Lambda (two more tries): a run whose message could not be
+            // sent stays PENDING for the retry to send (`alreadyFired`), rather than ending FAILED and
+            // freeing the key for a second run of the same time. A manual fire is a request: as v1's.
+            idempotency: { scope, key, request, label: 'scheduled time', keepUnsent: !fire.manual },
             guard: async (e) => {
               const n = await takeSeq();
               if (n === undefined) throw new StartGuardFailed('the schedule is gone');
@@ -220,7 +238,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
           },
           now,
         );
-        if (replayed) return { outcome: 'duplicate' };
+        if (replayed) return fire.manual ? { outcome: 'duplicate' } : alreadyFired(s, fire, execution.executionId, now);
         emit('ScheduleFired');
         if (event) await notifySchedule(s, workflow, event);
         await afterScheduledFire(s, fire, now);
@@ -244,7 +262,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
       attempts: FIRE_ATTEMPTS,
       retryOn: (e) => refused(e) || isTransactionConflict(e),
       exhausted: (e) => {
-        // A manual fire is a request: 409, try again. A scheduled one fails, and the scheduler's retry policy tries it again.
+        // A manual fire is a request: 409, try again. A scheduled one fails, and Lambda's async queue tries it again (twice).
         if (fire.manual) return keptChanging('schedule')();
         logger.warn('schedule fire lost every race', { scheduleId: fire.scheduleId, attempts: FIRE_ATTEMPTS, error: e as Error });
         throw new Error(`schedule ${fire.scheduleId}: the fire lost ${FIRE_ATTEMPTS} races in a row`);

@@ -32,7 +32,19 @@ export type StartRun = {
   rerunOf?: string;
   /** Opt-in deduplication: the same key and request within 24 h return the first execution. `label`
    * names the key in a refusal (default `Idempotency-Key`; a webhook sender's `delivery id`). */
-  idempotency?: { scope: string; key: string; request: unknown; label?: string };
+  idempotency?: {
+    scope: string;
+    key: string;
+    request: unknown;
+    label?: string;
+    /**
+     * The caller retries this very key itself (a schedule fire: Lambda's async retries), and its retry
+     * sends the message again (`sendUnsentRun`): a run whose message cannot be sent stays PENDING with
+     * its key, and the start throws. Otherwise the run ends FAILED `DISPATCH_FAILED` and the key is freed
+     * (`abandonUnsent`), and a retry would be a second run.
+     */
+    keepUnsent?: boolean;
+  };
   /** Extra fields kept on the execution record (webhook payload, auth mode, key id, source IP). */
   extra?: Record<string, unknown>;
   /**
@@ -178,11 +190,28 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
       return { execution: first, replayed: true };
     }
-    await message().catch((cause: unknown) => abandonUnsent(execution, idem, cause));
+    await message().catch((cause: unknown) => {
+      if (!idem.keepUnsent) return abandonUnsent(execution, idem, cause);
+      logger.warn('run left PENDING for its start to be retried: its message could not be sent', { executionId: execution.executionId });
+      throw cause;
+    });
   }
   emit('ExecutionStarted');
   await notifyTargets(execution, [started]);
   return { execution, replayed: false };
+}
+
+/**
+ * A retried start found the run its first try wrote (`keepUnsent`): when that run still waits for the
+ * dispatch it was written with (PENDING, unclaimed), its message may never have gone out, so it is
+ * sent again. A message that did arrive meanwhile claimed the run first: a second one is dropped by the
+ * worker's claim (conditional on the dispatch id), as any duplicate SQS delivery is.
+ */
+export async function sendUnsentRun(accountId: string, executionId: string): Promise<boolean> {
+  const e = await getExecution(accountId, executionId);
+  if (e?.status !== 'PENDING' || !e.dispatch) return false;
+  await sendRunMessage({ accountId, executionId, dispatch: e.dispatch });
+  return true;
 }
 
 /**

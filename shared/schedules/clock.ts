@@ -75,8 +75,23 @@ const client = (() => {
   return () => (c ??= withPlugins(new SchedulerClient({})));
 })();
 
-/** How long EventBridge Scheduler keeps trying a fire (its retry policy's maximum event age), before the DLQ. */
+/**
+ * How long EventBridge Scheduler keeps trying to hand a fire to Lambda (its retry policy's maximum event
+ * age), before its DLQ. It invokes asynchronously: this covers invoke failures only (the function
+ * missing, the role refused, the invoke throttled), never an error the function throws.
+ */
 export const RETRY_WINDOW_MS = 3600 * 1000;
+
+/**
+ * How long Lambda's async queue keeps a fire it accepted (the fire function's maximum event age,
+ * functions/async-invokes.ts): through its two retries of an error (about 1 and 3 minutes later) and
+ * any wait while the function is throttled. Older, it goes to the on-failure queue unrun. Well below the
+ * 24 hours a fire's idempotency key is kept, so a late retry still finds the key its first try claimed.
+ */
+export const FIRE_MAX_EVENT_AGE_MS = 3600 * 1000;
+
+/** Until when after its time a fire may still arrive: handed over within the scheduler's window, then run within Lambda's. */
+export const FIRE_DELIVERY_WINDOW_MS = RETRY_WINDOW_MS + FIRE_MAX_EVENT_AGE_MS;
 
 /** What the sweep repairs is also what a client token makes safe to send twice: one token per version of the schedule. */
 const token = (t: Timer) => `${t.scheduleId}-${t.updatedAt}`.slice(0, 64);
@@ -87,7 +102,7 @@ export type SchedulerSettings = { group: string; role: string; target: string; d
 /**
  * The CreateSchedule (and UpdateSchedule) input of a schedule: named by its id in the stack's group,
  * read in its timezone, no flexible window, the fire function as target with the schedule and the
- * scheduled time as input, a retry policy of an hour and the DLQ; a one-time `at()` deletes itself.
+ * scheduled time as input, a retry policy of an hour and the DLQ for invoke failures; a one-time `at()` deletes itself.
  */
 export function createScheduleInput(t: Timer, s: SchedulerSettings, now = Date.now()) {
   const parsed = parseScheduleExpression(t.expression);
@@ -107,7 +122,9 @@ export function createScheduleInput(t: Timer, s: SchedulerSettings, now = Date.n
       Arn: s.target,
       RoleArn: s.role,
       Input: JSON.stringify({ accountId: t.accountId, scheduleId: t.scheduleId, scheduledTime: '<aws.scheduler.scheduled-time>' }),
-      // A fire that fails (the function throws, or is throttled) is tried again for an hour, then dead-lettered.
+      // The scheduler invokes asynchronously: this policy and DLQ see only a failed invoke (it is tried
+      // again for an hour, then dead-lettered). An error the fire function throws is Lambda's async queue's
+      // to retry (twice), then its on-failure queue's (functions/async-invokes.ts, docs/schedules.md).
       RetryPolicy: { MaximumEventAgeInSeconds: RETRY_WINDOW_MS / 1000, MaximumRetryAttempts: 20 },
       DeadLetterConfig: { Arn: s.dlq },
     },

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
+import { ASYNC_INVOKES } from '../../functions/async-invokes.ts';
 import { ALARMS } from '../../infra/constructs/alarms.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
+import { IDEMPOTENCY_TTL_SECONDS } from '../../shared/db/entities/idempotency.ts';
 import { type Route, routeKey } from '../../shared/http/route.ts';
+import { FIRE_DELIVERY_WINDOW_MS, RETRY_WINDOW_MS } from '../../shared/schedules/clock.ts';
 import { allResources, routeFunctionId, templatesOf } from '../support/template.ts';
 
 /**
@@ -153,5 +156,110 @@ describe('EventBridge Scheduler in the template', () => {
     const fireAlarm = one(alarms.filter((a) => a.AlarmName === `${STACK}-${ALARMS.scheduleFireErrors}`));
     expect(fireAlarm).toMatchObject({ MetricName: 'Errors', Namespace: 'AWS/Lambda' });
     expect(JSON.stringify(fireAlarm.Dimensions)).toContain(fireId);
+  });
+});
+
+describe("Lambda's asynchronous invocations: schedule fires and scheduled sweeps", () => {
+  const sweepId = fnByHandler('sweep/scheduled');
+  const [queueId, queue] = one(ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.QueueName === `${STACK}-async-failures`));
+  const queueArn = { 'Fn::GetAtt': [queueId, 'Arn'] };
+  const configs = ofType('AWS::Lambda::EventInvokeConfig');
+  const configOf = (fnId: string) => one(configs.filter(([, c]) => c.Properties.FunctionName.Ref === fnId))[1].Properties;
+
+  it('retries an error twice, keeps a fire an hour and a sweep tick 10 minutes, then sends it to the on-failure queue', () => {
+    expect(configs).toHaveLength(2);
+    expect(configOf(fireId)).toEqual({
+      FunctionName: { Ref: fireId },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 3600,
+      DestinationConfig: { OnFailure: { Destination: queueArn } },
+    });
+    expect(configOf(sweepId)).toEqual({
+      FunctionName: { Ref: sweepId },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 600,
+      DestinationConfig: { OnFailure: { Destination: queueArn } },
+    });
+    // The audit-events worker's stream mapping has a destination of its own; no other function is invoked asynchronously.
+    for (const nested of [...built.nested, built.auditEvents])
+      expect(Object.keys(nested.findResources('AWS::Lambda::EventInvokeConfig'))).toEqual([]);
+  });
+
+  it("keeps a late retry of a fire within the 24 hours its idempotency key is kept, and drift repair waits out the fire's whole window", () => {
+    expect(ASYNC_INVOKES['schedule/fire'].maxEventAgeSeconds).toBeLessThan(IDEMPOTENCY_TTL_SECONDS);
+    expect(FIRE_DELIVERY_WINDOW_MS).toBe(RETRY_WINDOW_MS + ASYNC_INVOKES['schedule/fire'].maxEventAgeSeconds * 1000);
+  });
+
+  it('keeps the on-failure queue encrypted, TLS-only, 14 days, and lets only those two functions send to it, nothing else of SQS', () => {
+    expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    const policy = one(ofType('AWS::SQS::QueuePolicy').filter(([, p]) => JSON.stringify(p.Properties.Queues).includes(queueId)))[1];
+    expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    for (const [id] of ofType('AWS::Lambda::Function')) {
+      // Each (action, resource) the role allows on the queue: SendMessage alone (its `async:on-failure` grant, infra/iam.ts).
+      const naming = statementsOfRole(roleOf(id))
+        .filter((s) => JSON.stringify(s.Resource).includes(queueId))
+        .flatMap((s) =>
+          [s.Action].flat().flatMap((action) =>
+            [s.Resource]
+              .flat()
+              .filter((r) => JSON.stringify(r).includes(queueId))
+              .map((r) => ({ action, r, s })),
+          ),
+        );
+      if (id === fireId || id === sweepId) {
+        expect(
+          naming.map(({ action, r }) => ({ action, r })),
+          id,
+        ).toEqual([{ action: 'sqs:SendMessage', r: queueArn }]);
+        expect(naming[0]!.s.Effect).toBe('Allow');
+        expect(naming[0]!.s.Condition).toBeUndefined();
+      } else expect(naming, id).toEqual([]);
+    }
+    // The permission is in place before the config that needs it is created (CloudFormation checks it then).
+    for (const id of [fireId, sweepId]) {
+      const policyId = one(
+        ofType('AWS::IAM::Policy').filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleOf(id))),
+      )[0];
+      expect((resources[id] as Resource & { DependsOn?: string[] }).DependsOn).toContain(policyId);
+    }
+  });
+
+  it('alarms on the on-failure queue, and on AsyncEventsDropped of each of the two functions', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+    const queueAlarm = one(alarms.filter((a) => a.AlarmName === `${STACK}-${ALARMS.asyncFailures}`));
+    expect(queueAlarm).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(JSON.stringify(queueAlarm.Dimensions)).toContain(queueId);
+    for (const [key, fnId] of [
+      ['fireEventsDropped', fireId],
+      ['sweepEventsDropped', sweepId],
+    ] as const) {
+      const a = one(alarms.filter((x) => x.AlarmName === `${STACK}-${ALARMS[key]}`));
+      expect(a).toMatchObject({
+        MetricName: 'AsyncEventsDropped',
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fnId } }],
+      });
+    }
+    // The texts say what AWS does: Lambda retries a function error, the scheduler's DLQ sees only invoke failures.
+    const fireErrors = one(alarms.filter((a) => a.AlarmName === `${STACK}-${ALARMS.scheduleFireErrors}`));
+    expect(fireErrors.AlarmDescription).toMatch(/retries each failed fire twice .* then sends it to the async-failures queue/);
+    expect(fireErrors.AlarmDescription).not.toMatch(/retries them for an hour/);
+    const schedulerDlq = one(alarms.filter((a) => a.AlarmName === `${STACK}-${ALARMS.schedulerDlq}`));
+    expect(schedulerDlq.AlarmDescription).toMatch(/could not invoke the schedule-fire function/);
   });
 });

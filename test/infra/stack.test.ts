@@ -298,8 +298,8 @@ describe('FlowgateStack', () => {
 
     it('makes every queue (runs, notifications and their DLQs) TLS-only', () => {
       const policies = all('AWS::SQS::QueuePolicy');
-      // ... and the scheduler's DLQ.
-      expect(policies).toHaveLength(5);
+      // ... and the scheduler's DLQ, and the asynchronous invocations' on-failure queue.
+      expect(policies).toHaveLength(6);
       for (const [, p] of policies) {
         expect(p.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: denyWithoutTls.Condition })]),

@@ -25,7 +25,13 @@ export async function useOwnQueues(env: Record<string, string> = {}) {
     );
     return QueueUrl as string;
   };
-  Object.assign(process.env, { RUNS_QUEUE_URL: await make('runs'), NOTIFY_QUEUE_URL: await make('notify'), ...env });
+  Object.assign(process.env, {
+    RUNS_QUEUE_URL: await make('runs'),
+    NOTIFY_QUEUE_URL: await make('notify'),
+    // Lambda's on-failure destination of the local stack's asynchronous invocations (infra/local/async-invoke.ts).
+    ASYNC_FAILURES_QUEUE_URL: await make('async-failures'),
+    ...env,
+  });
   resetConfig();
 }
 
