@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { installPlan, missingPackages, staleReason } from '../../scripts/ensure.mjs';
 
@@ -132,5 +133,28 @@ describe('Java, Chromium and curl', () => {
       command:
         "install openjdk-17-jre-headless chromium with your system's package manager (Java 17 or later; Chromium at /usr/bin/chromium)",
     });
+  });
+});
+
+describe('engines', () => {
+  const ROOT = resolve(import.meta.dirname, '../..');
+  const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+  it("admits only Node versions every locked package's engines admit (no EBADENGINE), and the README names them", () => {
+    // npm's own semver (a dependency of the tools here): the range logic npm warns with.
+    const semver = createRequire(import.meta.url)('semver') as { subset: (a: string, b: string) => boolean };
+    const range = JSON.parse(read('package.json')).engines.node as string;
+    const lock = JSON.parse(read('package-lock.json')).packages as Record<string, { engines?: { node?: string } }>;
+    expect(lock['']?.engines?.node).toBe(range);
+    // What npm installed here (optional packages for other machines, wasm32 bindings among them, are not).
+    const installed = JSON.parse(read('node_modules/.package-lock.json')).packages as Record<string, unknown>;
+    const narrower = Object.entries(lock).flatMap(([path, p]) =>
+      path in installed && p.engines?.node && !semver.subset(range, p.engines.node) ? [`${path} ${p.engines.node}`] : [],
+    );
+    expect(Object.keys(installed).length).toBeGreaterThan(100);
+    expect(narrower).toEqual([]);
+    // The README says which, in words: change both together.
+    expect(range).toBe('^20.19.0 || ^22.12.0 || >=24');
+    expect(read('README.md').replace(/\s+/g, ' ')).toContain('20.19 or a later 20.x, 22.12 or a later 22.x, or 24 and later');
   });
 });
