@@ -78,7 +78,7 @@ function javaMajor() {
   return m[1] === '1' ? Number(m[2]) : Number(m[1]);
 }
 /** @param {string} cmd */
-const onPath = (cmd) => !spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status;
+const onPath = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 
 /**
  * What this machine lacks for `mode`, as Debian packages with the reason for each.
@@ -110,7 +110,11 @@ export function missingPackages(mode, probe = { javaMajor, chromium: () => exist
  */
 export function installPlan(
   pkgs,
-  who = { uid: process.getuid?.(), apt: onPath('apt-get'), sudo: () => !spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status },
+  who = {
+    uid: process.getuid?.(),
+    apt: onPath('apt-get'),
+    sudo: () => spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0,
+  },
 ) {
   const list = pkgs.join(' ');
   if (!who.apt)

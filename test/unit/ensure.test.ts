@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -133,6 +134,28 @@ describe('Java, Chromium and curl', () => {
       command:
         "install openjdk-17-jre-headless chromium with your system's package manager (Java 17 or later; Chromium at /usr/bin/chromium)",
     });
+  });
+});
+
+describe('scripts/ensure.mjs as npm start runs it', () => {
+  it('stops at once, before installing anything, with the command to run when it may not install what is missing', () => {
+    // A machine with Node and a shell only: no java, no apt-get, no npm on PATH.
+    const root = project(LOCK);
+    mkdirSync(join(root, 'scripts'));
+    copyFileSync(resolve(import.meta.dirname, '../../scripts/ensure.mjs'), join(root, 'scripts', 'ensure.mjs'));
+    const bin = join(root, 'bin');
+    mkdirSync(bin);
+    symlinkSync(process.execPath, join(bin, 'node'));
+    symlinkSync('/bin/sh', join(bin, 'sh'));
+    const r = spawnSync(join(bin, 'node'), ['scripts/ensure.mjs', 'start'], { cwd: root, env: { PATH: bin }, encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('--- missing: Java 17+ for DynamoDB Local');
+    expect(r.stderr).toContain(
+      "install openjdk-17-jre-headless with your system's package manager (Java 17 or later; Chromium at /usr/bin/chromium)",
+    );
+    expect(r.stdout).not.toContain('npm ci');
+    expect(existsSync(join(root, 'node_modules'))).toBe(false);
+    rmSync(root, { recursive: true });
   });
 });
 
