@@ -227,6 +227,9 @@ export async function startServer(opts: ServerOptions): Promise<{ server: Server
     Promise.resolve(opts.ready)
       .then(() => handle(req, res, opts, table))
       .catch((e: unknown) => {
+        // A client that hung up before its request was read (e.g. while the stack starts) is no crash.
+        if ((e as NodeJS.ErrnoException).code === 'ECONNRESET' && req.destroyed)
+          return console.info(`local server: the client hung up before ${req.method} ${requestUrl(req).pathname} was read`);
         console.error('local server: handler crashed', e);
         if (!res.headersSent) send(res, GATEWAY.functionError);
       });

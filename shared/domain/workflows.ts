@@ -9,6 +9,7 @@ import { definitionOf, forgetWorkflow } from '../engine/versions.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { asksPeople, stepsWithPaths } from '../engine/every-step.ts';
 import { checkSecretUse, maskDefinition, restoreSecrets } from './definition-secrets.ts';
+import { checkNotificationTargets } from './notification-targets.ts';
 import { removeWorkflowSchedules } from './schedules.ts';
 import { badRequest, forbidden, notFound, validationFailed } from '../errors.ts';
 import { type Actor, canEditWorkflow, requireWorkflow } from './workflow-access.ts';
@@ -104,12 +105,13 @@ async function checkChannels(accountId: string, definition: WorkflowDefinition) 
 }
 
 /**
- * What saving `definition` would check beyond its schema (quorums, channels, masked secrets against
+ * What saving `definition` would check beyond its schema (quorums, channels, notification targets, masked secrets against
  * `current`, secret use), saving nothing: the editor's live validation. Throws as the save would.
  */
 export async function checkDefinition(p: Actor, definition: WorkflowDefinition, current: WorkflowDefinition | undefined) {
   await checkQuorums(p.accountId, definition);
   await checkChannels(p.accountId, definition);
+  await checkNotificationTargets(definition);
   await checkSecretUse(p, restoreSecrets(definition, current));
 }
 
@@ -119,6 +121,7 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
   await checkEditors(p.accountId, input.editors);
   await checkQuorums(p.accountId, input.definition);
   await checkChannels(p.accountId, input.definition);
+  await checkNotificationTargets(input.definition);
   const definition = restoreSecrets(input.definition, undefined);
   await checkSecretUse(p, definition);
   const w: Workflow = {
@@ -158,6 +161,7 @@ export async function updateWorkflow(
   if (patch.editors) await checkEditors(p.accountId, patch.editors);
   if (patch.definition) await checkQuorums(p.accountId, patch.definition);
   if (patch.definition) await checkChannels(p.accountId, patch.definition);
+  if (patch.definition) await checkNotificationTargets(patch.definition);
   const current = definitionOf(w.definition);
   const definition = patch.definition && restoreSecrets(patch.definition, current);
   if (definition) await checkSecretUse(p, definition);

@@ -104,6 +104,29 @@ export async function resolveTarget(url: URL, allow: Allowlist, signal: AbortSig
   return addresses;
 }
 
+/** Names that always resolve to loopback (RFC 6761 §6.3). */
+const isLocalhostName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
+
+/**
+ * Why a request to `url` can never pass these rules, or undefined if it may: decided for an IP
+ * literal and a localhost name only, whose addresses no DNS change moves (the check a target gets
+ * when it is saved); any other name is decided at each request.
+ */
+export async function neverReachable(url: URL, allow: Allowlist): Promise<string | undefined> {
+  const host = normalizeHost(bareHost(url));
+  if (net.isIP(host) === 0 && !isLocalhostName(host)) return undefined;
+  try {
+    await resolveTarget(url, allow, AbortSignal.timeout(2000));
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof StepError)) return undefined; // no answer for a localhost name: decided at each request
+    if (e.code === 'TARGET_FORBIDDEN')
+      return `${url.hostname} is a private, loopback or reserved address, which deliveries reach only if the operator's HTTP_STEP_ALLOWLIST permits it`;
+    if (e.code === 'INSECURE_URL') return `${url.hostname} takes plain http only if HTTP_STEP_ALLOWLIST lists it; use https`;
+    return e.message;
+  }
+}
+
 /** A `lookup` for node:net that answers with the already-checked addresses: no second DNS query. */
 export function pinnedLookup(addresses: Resolved[]): net.LookupFunction {
   const first = addresses[0] as Resolved;

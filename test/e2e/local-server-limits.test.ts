@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { connect } from 'node:net';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../functions/routes.ts';
@@ -188,6 +189,29 @@ describe('local server: payload limits', () => {
     const res = await post(url, Buffer.alloc(GATEWAY_MAX_BODY + 1, 0x61), 'text/plain');
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ message: 'Request Entity Too Large' });
+    expect(reached).toHaveLength(0);
+  });
+
+  it('logs a client that hangs up before its request is read (while the stack starts) as an info line, not a crash', async () => {
+    reached.length = 0;
+    let ready: () => void = () => undefined;
+    const url = new URL(await given({ handlers: { 'http/auth/login': recorder }, ready: new Promise<void>((r) => (ready = r)) }));
+    const info = vi.spyOn(console, 'info').mockImplementation(() => undefined);
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    // Half a body, then the client is gone: reading the rest fails with ECONNRESET "aborted".
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise<void>((r) => socket.once('connect', r));
+    socket.write('POST /api/auth/login HTTP/1.1\r\nHost: local\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\nhalf');
+    await new Promise((r) => setTimeout(r, 100));
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    ready();
+    await eventually(
+      async () => info.mock.calls.length + error.mock.calls.length,
+      (n) => n > 0,
+    );
+    expect(info.mock.calls).toEqual([['local server: the client hung up before POST /api/auth/login was read']]);
+    expect(error).not.toHaveBeenCalled();
     expect(reached).toHaveLength(0);
   });
 });

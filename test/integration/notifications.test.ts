@@ -86,12 +86,20 @@ afterAll(async () => {
 
 type Target = { url: string; events: readonly string[]; secret: string };
 
-async function givenRun(notifications: Target[], steps: unknown[] = [{ id: 'one', type: 'set', values: { a: 1 } }]) {
+/** `savedUnder`: the HTTP_STEP_ALLOWLIST the workflow is saved under (the operator narrowed it since). */
+async function givenRun(notifications: Target[], steps: unknown[] = [{ id: 'one', type: 'set', values: { a: 1 } }], savedUnder?: string) {
   const { account, admin } = await givenAccount();
+  const allowlist = process.env.HTTP_STEP_ALLOWLIST;
+  if (savedUnder !== undefined) process.env.HTTP_STEP_ALLOWLIST = savedUnder;
+  resetConfig();
   const workflow = await createWorkflow(
     { accountId: account.accountId, userId: admin.userId, role: 'admin' },
     { name: 'notified', definition: WorkflowDefinition.parse({ steps, notifications }), recovery: false, editors: [] },
-  );
+  ).finally(() => {
+    if (allowlist === undefined) delete process.env.HTTP_STEP_ALLOWLIST;
+    else process.env.HTTP_STEP_ALLOWLIST = allowlist;
+    resetConfig();
+  });
   const { execution } = await startRun({ workflow, trigger: 'api', variables: {}, startedBy: admin.userId });
   return { workflow, execution };
 }
@@ -243,12 +251,17 @@ describe('notifications through the real workers and queues', () => {
       const redirect = `/redirect/307/${tag()}`;
       const allowed = `/hook/${tag()}`;
       // Plain http is only accepted for localhost and 127.0.0.1 in a definition, hence https here; the
-      // address check comes before any connection, whatever the scheme.
-      const { execution } = await givenRun([
-        { url: `https://127.0.0.2:${port}/hook`, events, secret: newSecret() },
-        { url: `${base}${redirect}?to=${encodeURIComponent(`http://127.0.0.2:${port}/hook`)}`, events, secret: newSecret() },
-        { url: `${base}${allowed}`, events, secret: newSecret() },
-      ]);
+      // address check comes before any connection, whatever the scheme. Saved while the operator's
+      // allowlist still had 127.0.0.2 (a save refuses a target it can never reach): it has not now.
+      const { execution } = await givenRun(
+        [
+          { url: `https://127.0.0.2:${port}/hook`, events, secret: newSecret() },
+          { url: `${base}${redirect}?to=${encodeURIComponent(`http://127.0.0.2:${port}/hook`)}`, events, secret: newSecret() },
+          { url: `${base}${allowed}`, events, secret: newSecret() },
+        ],
+        undefined,
+        '127.0.0.1/32,127.0.0.2/32',
+      );
       expect((await settled(execution)).status).toBe('SUCCEEDED');
       const log = await eventLog(execution);
       const ids = log.filter((e) => events.includes(e.type)).map((e) => e.eventId);

@@ -11,6 +11,7 @@ import { createUser } from '../../shared/domain/accounts.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { Scope } from '../../shared/db/entities/api-key.ts';
+import { resetConfig } from '../../shared/config.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
@@ -354,6 +355,49 @@ describe('console workflows: invalid definitions', () => {
 
   it('wrote nothing for any refused request', async () => {
     expect(await ids()).toEqual(before);
+  });
+});
+
+describe('console workflows: event notification targets the egress rules can never reach', () => {
+  const target = (url: string) => ({ url, events: ['execution.succeeded'], secret: SECRET });
+  const allowing = async <T>(allowlist: string, f: () => Promise<T>) => {
+    process.env.HTTP_STEP_ALLOWLIST = allowlist;
+    resetConfig();
+    try {
+      return await f();
+    } finally {
+      delete process.env.HTTP_STEP_ALLOWLIST;
+      resetConfig();
+    }
+  };
+
+  it('refuses a loopback or private address HTTP_STEP_ALLOWLIST does not permit when saved, at definition.notifications.<i>.url; permitted, it is saved', async () => {
+    const { admin } = await givenAccount();
+    const session = await sessionOf(admin.email);
+    const loopback = ['http://127.0.0.1:9/hook', 'https://localhost/hook', 'https://[::1]:8443/hook'];
+    // Without HTTP_STEP_ALLOWLIST: every IP literal or localhost name in a forbidden range is refused; a host name is decided at delivery.
+    const refused = await create(session, {
+      name: 'unreachable',
+      definition: simple({ notifications: [...loopback, 'https://10.1.2.3/hook', 'https://hooks.example/in'].map(target) }),
+    });
+    expectProblem(refused, 400, 'VALIDATION_FAILED');
+    expect(refused.json.errors).toEqual(
+      [0, 1, 2, 3].map((i) => ({ path: `definition.notifications.${i}.url`, message: expect.stringContaining('HTTP_STEP_ALLOWLIST') })),
+    );
+
+    // The operator allows loopback (local mode: docs/local-mode.md): saved; a private address outside the list is still refused, on update too.
+    const saved = await allowing('127.0.0.1/32,::1/128', () =>
+      create(session, { name: 'loopback', definition: simple({ notifications: [...loopback, 'https://hooks.example/in'].map(target) }) }),
+    );
+    expect(saved.status, saved.body).toBe(201);
+    const updated = await allowing('127.0.0.1/32,::1/128', () =>
+      update(session, saved.json.id, {
+        definition: simple({ notifications: [target(loopback[0] as string), target('https://10.1.2.3/hook')] }),
+      }),
+    );
+    expectProblem(updated, 400, 'VALIDATION_FAILED');
+    expect(pathsOf(updated)).toEqual(['definition.notifications.1.url']);
+    expect((await get(session, saved.json.id)).json.version).toBe(1);
   });
 });
 
