@@ -13,6 +13,8 @@ export type ErrorKind =
   | 'too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
+  /** AWS refused for now what may pass in a moment (a transaction in flight on the item, a throttle): 503 with Retry-After. */
+  | 'unavailable'
   | 'internal';
 
 /**
@@ -67,6 +69,29 @@ export const rateLimited = (retryAfterSeconds: number, headers: Record<string, s
 export const isConditionFailure = (e: unknown): boolean =>
   e instanceof Error &&
   (e.name === 'ConditionalCheckFailedException' || (e.name === 'TransactionCanceledException' && /ConditionalCheckFailed/.test(e.message)));
+
+/**
+ * An AWS refusal that passes by itself: the SDK's own retries of a throttle or a service error ran
+ * out (DynamoDB's ProvisionedThroughputExceeded, ThrottlingException, RequestLimitExceeded, a 500 or
+ * 503 of the service, S3's SlowDown).
+ */
+export const isTransientAws = (e: unknown): boolean =>
+  e instanceof Error &&
+  (/^(ProvisionedThroughputExceededException|ThrottlingException|RequestLimitExceeded|SlowDown|InternalServerError|ServiceUnavailable)$/.test(
+    e.name,
+  ) ||
+    ((e as { $fault?: string }).$fault === 'server' && [500, 503].includes((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0)));
+
+/** What an error answers: an AppError as it is; a transaction conflict or a transient AWS refusal that outlived its retries, 503 with Retry-After; anything else a 500 `INTERNAL`. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isTransactionConflict(error) || isTransientAws(error)) {
+    return new AppError('unavailable', 'TEMPORARILY_UNAVAILABLE', 'Temporarily unavailable', 'A moment of contention on our side; try again.', {
+      headers: { 'retry-after': '1' },
+    });
+  }
+  return new AppError('internal', 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
+}
 
 /**
  * DynamoDB refused a write because a transaction was in flight on one of its items (a plain write

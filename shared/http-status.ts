@@ -17,6 +17,7 @@ export const HTTP_STATUS = {
   too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  unavailable: 503,
   internal: 500,
 } as const satisfies Record<ErrorKind, number>;
 

@@ -10,6 +10,7 @@ import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
 import { invoke, workerFunction } from './lambda.ts';
 import { iamPlugin } from './iam.ts';
+import { conflictsPlugin } from './conflicts.ts';
 import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
 import { seedDemo, type Demo } from './seed.ts';
 
@@ -45,8 +46,10 @@ const SWEEP_FUNCTION: AsyncFunctionSettings = { ...workerFunction('sweep/schedul
  * the workers, the scheduled sweep on its timer (`sweepSeconds`), and the demo seed. Everything it started stops with `stop()`.
  */
 export async function startLocalStack(opts: LocalStackOptions) {
-  // Every function's AWS calls are checked against its grants, as IAM does on AWS (infra/local/iam.ts).
+  // Every function's AWS calls are checked against its grants, as IAM does on AWS (infra/local/iam.ts),
+  // and concurrent writes to one item conflict as DynamoDB's transactions do (infra/local/conflicts.ts).
   addSdkPlugin(iamPlugin);
+  addSdkPlugin(conflictsPlugin);
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();

@@ -7,7 +7,7 @@ import { conflict, isConditionFailure, isTransactionConflict } from '../errors.t
 export const lostRace = (e: unknown): boolean => isConditionFailure(e) || isTransactionConflict(e);
 
 export type RetryOptions<T> = {
-  /** Tries in all (default 4). */
+  /** Tries in all (default 6: the pauses between them add up to at most about 0.3 s). */
   attempts?: number;
   /**
    * The refusals that earn another try (default `isTransactionConflict`). A write conditional on
@@ -24,7 +24,7 @@ export type RetryOptions<T> = {
  * conditions are checked afresh each time. `write` gets the number of its try (1 = the first).
  */
 export async function retryConflicts<T>(write: (attempt: number) => Promise<T>, opts: RetryOptions<T> = {}): Promise<T> {
-  const { attempts = 4, retryOn = isTransactionConflict, exhausted } = opts;
+  const { attempts = 6, retryOn = isTransactionConflict, exhausted } = opts;
   for (let attempt = 1; ; attempt++) {
     try {
       return await write(attempt);
@@ -44,8 +44,11 @@ export const keptChanging = (what: string) => (): never => {
   throw conflict('CONFLICT', `The ${what} kept changing; try again.`);
 };
 
-/** A short random pause before try number `attempt + 1` of a write that lost a race. */
-export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
+/**
+ * A random pause before try number `attempt + 1` of a write that lost a race: exponential backoff with
+ * full jitter (up to 10, 20, 40, … ms, at most 400), so writers that met once spread apart.
+ */
+export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(400, 10 * 2 ** attempt)));
 
 /**
  * Thrown by a try whose write answered that it was refused (a write that reports `'refused'` rather

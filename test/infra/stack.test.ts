@@ -350,7 +350,11 @@ describe('FlowgateStack', () => {
           ...(r.grants.includes('table:write') ? TABLE_ACTIONS.write : []),
         ]);
         expect(tableActions(r), routeKey(r)).toEqual([...expected].sort());
-        const keyed = [...(r.auth.kind === 'apiKey' ? [METER] : []), ...(r.auth.kind !== 'none' ? [AUTHFAIL] : [])];
+        const keyed = [
+          ...(r.auth.kind === 'apiKey' ? [METER] : []),
+          ...(r.auth.kind !== 'none' ? [AUTHFAIL] : []),
+          ...(r.grants.includes('table:audit') ? ['dynamodb:PutItem on AUDIT#*'] : []),
+        ];
         expect(keyedActions(r), routeKey(r)).toEqual(keyed.sort());
       }
     });

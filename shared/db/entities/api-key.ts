@@ -71,7 +71,7 @@ export async function putApiKeyOfActiveOwner(k: ApiKey, gen: number, extra: read
       }),
     );
   // A membership change in flight on the user item (AWS reports the clash; nothing was written): again.
-  return retryConflicts(() => applied(put()), { attempts: 3 });
+  return retryConflicts(() => applied(put()));
 }
 
 export async function putApiKey(k: ApiKey): Promise<void> {

@@ -1,12 +1,15 @@
-import { AppError } from '../../errors.ts';
+import { AppError, toAppError } from '../../errors.ts';
 import { httpStatus } from '../../http-status.ts';
 import { logger } from '../../logger.ts';
 import type { AppContext, HttpResult, Middleware } from '../context.ts';
 
-/** Render an error as RFC 9457 problem+json. Unknown errors become a 500 `INTERNAL` and are logged. */
+/**
+ * Render an error as RFC 9457 problem+json. A conflict or throttle of AWS that outlived its retries is
+ * a 503 with Retry-After; other unknown errors a 500 `INTERNAL`; both are logged (`toAppError`).
+ */
 export function problemResult(error: unknown, requestId: string): HttpResult {
-  const e = error instanceof AppError ? error : new AppError('internal', 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
-  if (!(error instanceof AppError)) logger.error('unhandled error', { error: error as Error });
+  const e = toAppError(error);
+  if (!(error instanceof AppError)) logger.error(e.kind === 'internal' ? 'unhandled error' : 'AWS refused for now', { error: error as Error });
   const status = httpStatus(e);
   return {
     statusCode: status,
