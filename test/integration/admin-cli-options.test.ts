@@ -41,7 +41,8 @@ beforeAll(async () => {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: deliveryKey(accountId, deliveryId) }));
 });
 
-const stillOld = async () => (await db().send(new GetCommand({ TableName: tableName(), Key: oldKey, ConsistentRead: true }))).Item !== undefined;
+const stillOld = async () =>
+  (await db().send(new GetCommand({ TableName: tableName(), Key: oldKey, ConsistentRead: true }))).Item !== undefined;
 
 describe('npm run admin: options', () => {
   it('refuses unknown options of migrate with its usage, exit code 2, and moves nothing', { timeout: 90_000 }, async () => {
