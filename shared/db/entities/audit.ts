@@ -28,6 +28,55 @@ export const AuditActor = z.object({
 });
 export type AuditActor = z.infer<typeof AuditActor>;
 
+/**
+ * Every action the log records, by object (docs/audit.md lists each: test/unit/audit-actions-documented.test.ts).
+ * `audited` takes only these, so a new action is added here, and to the docs, before it can be written.
+ */
+export const AUDIT_ACTIONS = [
+  'key.created',
+  'key.revoked',
+  'member.added',
+  'member.updated',
+  'member.disabled',
+  'member.enabled',
+  'member.removed',
+  'password.changed',
+  'session.signed_in',
+  'session.sign_in_failed',
+  'session.signed_out',
+  'workflow.created',
+  'workflow.updated',
+  'workflow.restored',
+  'workflow.deleted',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.enabled',
+  'webhook.disabled',
+  'webhook.deleted',
+  'schedule.created',
+  'schedule.updated',
+  'schedule.paused',
+  'schedule.resumed',
+  'schedule.deleted',
+  'schedule.run',
+  'secret.created',
+  'secret.updated',
+  'secret.deleted',
+  'channel.created',
+  'channel.updated',
+  'channel.deleted',
+  'channel.tested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.refused',
+  'run.cancelled',
+  'run.retried',
+  'run.rerun',
+  'run.resumed',
+  'delivery.redelivered',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
 export const AuditObject = z.object({
   type: z.string(),
   id: z.string(),
