@@ -177,6 +177,8 @@ export async function listAuditEntries(q: AuditQuery, limit: number, startKey?: 
       : to === undefined
         ? undefined
         : { value: to, strict: false };
+  // Nothing lies between a lower bound above the upper one (a key condition refuses such a BETWEEN).
+  if (q.from !== undefined && upper && iso(q.from) > upper.value) return { items: [] };
   let range = '';
   const between = q.from !== undefined && upper?.strict === true;
   if (q.from !== undefined && upper) {
