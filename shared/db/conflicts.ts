@@ -44,6 +44,12 @@ export const keptChanging = (what: string) => (): never => {
   throw conflict('CONFLICT', `The ${what} kept changing; try again.`);
 };
 
+/**
+ * A write conditional on what was read lost its race (`lostRace`) and what it wrote is still there,
+ * changed by another: 409 `CONFLICT`, the same for every resource (a 404 says it is gone).
+ */
+export const changedMeanwhile = (what: string) => conflict('CONFLICT', `The ${what} was changed meanwhile; read it again.`);
+
 /** A short random pause before try number `attempt + 1` of a write that lost a race. */
 export const pause = (attempt: number) => new Promise((r) => setTimeout(r, Math.random() * 20 * (attempt + 1)));
 
