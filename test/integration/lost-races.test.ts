@@ -23,7 +23,12 @@ const AT_ONCE = 8;
 async function given() {
   const a = await givenAccount({ plan: 'team' });
   const session = await sessionOf(a.admin.email);
-  const workflow = await createWorkflow(a.admin, { name: `wf-${randomBytes(3).toString('hex')}`, definition: DEFINITION, recovery: false, editors: [] });
+  const workflow = await createWorkflow(a.admin, {
+    name: `wf-${randomBytes(3).toString('hex')}`,
+    definition: DEFINITION,
+    recovery: false,
+    editors: [],
+  });
   return { ...a, session, workflow };
 }
 
