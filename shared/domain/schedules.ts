@@ -214,8 +214,8 @@ export async function updateSchedule(
   const enabling = next.enabled && !s.enabled;
   const { plan, limit } = enabling ? await limitOf(p.accountId) : { plan: undefined, limit: undefined };
   if (enabling && limit === 0) throw planLimit(plan, limit);
+  // A transaction in flight on the schedule or the enabled count: nothing was written.
   const replaced = await replaceSchedule(s, next, limit, [scheduleChangeEntry(p, s, next, patch, now)]).catch((e: unknown) => {
-    // A transaction in flight on the schedule or the enabled count: nothing was written.
     throw isTransactionConflict(e) ? changedMeanwhile('schedule') : e;
   });
   if (!replaced) {
@@ -258,9 +258,16 @@ async function deleteOne(s: Pick<Schedule, 'accountId' | 'scheduleId'>, extra: r
   return deleted;
 }
 
+/** Its workflow's editors may delete a schedule; its creator and admins one whose workflow is gone (a crash mid-delete). */
+async function requireRemovable(p: SessionPrincipal, s: Schedule): Promise<void> {
+  const workflow = await getWorkflow(p.accountId, s.workflowId);
+  if (workflow ? canEditWorkflow(p, workflow) : p.role === 'admin' || s.createdBy === p.userId) return;
+  throw forbidden('NOT_WORKFLOW_EDITOR', 'You need edit permission on the workflow to manage its schedules.');
+}
+
 export async function deleteSchedule(p: SessionPrincipal, scheduleId: string): Promise<void> {
   const s = await requireSchedule(p, scheduleId);
-  await requireEditableWorkflow(p, s.workflowId);
+  await requireRemovable(p, s);
   if (!(await deleteOne(s, [audited(p, 'schedule.deleted', scheduleObject(s), { workflowId: s.workflowId })]))) {
     // Paused or resumed meanwhile (the delete is conditional on what it read): 409 while it is there.
     if (await getSchedule(p.accountId, scheduleId, true)) throw changedMeanwhile('schedule');
