@@ -58,7 +58,7 @@ describe('following the audit log', () => {
     const late: number[] = [];
     /** Entries stored up to 1.5 s after their time: as a request that began that long before its write. */
     const slowWriter = async () => {
-      for (let i = 0; writing; i++) {
+      while (writing) {
         const delay = Math.floor(Math.random() * 1500);
         const entry = audited(
           a.admin,
