@@ -69,6 +69,15 @@ const SETTINGS = {
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** An account's audit log entries are deleted this many days after they were written (DynamoDB TTL). */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
+  /**
+   * The audit log's settle window: `GET /api/audit` (and its NDJSON export) leaves out the entries whose
+   * `at` is less than this many seconds ago. An entry is timed when its request began and stored before
+   * its function ends, so once this window has passed no entry of that time can still be stored: a
+   * reader following the log (polling, walking the cursor) gets every entry exactly once
+   * (docs/audit.md). Every function that records entries has a shorter timeout
+   * (test/unit/audit-settle.test.ts). 0: none (the tests' default; their own test sets one).
+   */
+  AUDIT_SETTLE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /** How many times one FAILED run may be retried from its failed step (`POST /api/v1/executions/{id}/retry`). */
   RETRY_LIMIT: z.coerce.number().int().min(0).max(1000).default(10),
   /**

@@ -80,15 +80,22 @@ export const isTransientAws = (e: unknown): boolean =>
   (/^(ProvisionedThroughputExceededException|ThrottlingException|RequestLimitExceeded|SlowDown|InternalServerError|ServiceUnavailable)$/.test(
     e.name,
   ) ||
-    ((e as { $fault?: string }).$fault === 'server' && [500, 503].includes((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0)));
+    ((e as { $fault?: string }).$fault === 'server' &&
+      [500, 503].includes((e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode ?? 0)));
 
 /** What an error answers: an AppError as it is; a transaction conflict or a transient AWS refusal that outlived its retries, 503 with Retry-After; anything else a 500 `INTERNAL`. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   if (isTransactionConflict(error) || isTransientAws(error)) {
-    return new AppError('unavailable', 'TEMPORARILY_UNAVAILABLE', 'Temporarily unavailable', 'A moment of contention on our side; try again.', {
-      headers: { 'retry-after': '1' },
-    });
+    return new AppError(
+      'unavailable',
+      'TEMPORARILY_UNAVAILABLE',
+      'Temporarily unavailable',
+      'A moment of contention on our side; try again.',
+      {
+        headers: { 'retry-after': '1' },
+      },
+    );
   }
   return new AppError('internal', 'INTERNAL', 'Internal error', 'Something went wrong on our side.');
 }

@@ -6,7 +6,7 @@
 // Against AWS: TABLE_NAME and the usual AWS credentials in the environment. Otherwise it finds the
 // emulators of a running `npm start` through DATA_DIR (default .data/).
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import * as z from 'zod';
 import { runningEmulatorsEnv } from '../local/emulators.ts';
 
@@ -17,29 +17,52 @@ const USAGE = `usage:
   npm run admin -- set-plan --account <accountId> --plan <free|pro|team|enterprise>
   npm run admin -- migrate [--dry-run] [--rate <items read per second, default 100>] [--from <cursor>] [--max <items>]
       moves items of older key shapes to today's while the service runs (docs/deploying.md, "Upgrading");
-      idempotent; progress on standard error, each line with the cursor to go on --from`;
+      idempotent; progress on standard error, each line with the cursor to go on --from
+  npm run admin -- [<command>] --help
+      prints this and does nothing else; an option a command does not know is refused (exit code 2)`;
 
 const fail = (message: string): never => {
   console.error(`${message}\n${USAGE}`);
   process.exit(2);
 };
 
-const { positionals, values } = parseArgs({
-  allowPositionals: true,
-  strict: false,
-  options: {
+// Each command's options, and nothing else: parseArgs in strict mode refuses any other (a typo such as
+// `--dryrun` must never run a real migration). `--password` is known only to be refused with its reason.
+const COMMANDS = {
+  'create-account': {
     name: { type: 'string' },
     plan: { type: 'string' },
     email: { type: 'string' },
     password: { type: 'string' },
     'password-stdin': { type: 'boolean' },
-    account: { type: 'string' },
-    'dry-run': { type: 'boolean' },
-    rate: { type: 'string' },
-    from: { type: 'string' },
-    max: { type: 'string' },
   },
-});
+  'set-plan': { account: { type: 'string' }, plan: { type: 'string' } },
+  migrate: { 'dry-run': { type: 'boolean' }, rate: { type: 'string' }, from: { type: 'string' }, max: { type: 'string' } },
+} as const satisfies Record<string, ParseArgsOptionsConfig>;
+type Command = keyof typeof COMMANDS;
+const HELP = { help: { type: 'boolean', short: 'h' } } as const;
+
+const [command, ...rest] = process.argv.slice(2);
+// `--help` (alone or after a command) prints the usage and does nothing else.
+if (command === undefined) fail('no command');
+if (command === '--help' || command === '-h') {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!Object.hasOwn(COMMANDS, command as string)) fail(`unknown command ${command}`);
+const cmd = command as Command;
+const parsed = (() => {
+  try {
+    return parseArgs({ args: rest, strict: true, allowPositionals: false, options: { ...COMMANDS[cmd], ...HELP } });
+  } catch (e) {
+    return fail(`${cmd}: ${(e as Error).message}`);
+  }
+})();
+if (parsed.values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const values = parsed.values as Partial<Record<string, string | boolean>>;
 
 if (!process.env.TABLE_NAME) {
   const env = runningEmulatorsEnv(resolve(process.env.DATA_DIR ?? '.data'));
@@ -76,7 +99,7 @@ const parse = <T>(schema: z.ZodType<T>, input: unknown): T => {
 };
 
 try {
-  switch (positionals[0]) {
+  switch (cmd) {
     case 'create-account': {
       const input = parse(z.object({ name: z.string().min(1).max(100), plan: Plan, email: Email, password: Password }), {
         ...values,
@@ -113,8 +136,6 @@ try {
       console.log(JSON.stringify({ dryRun: input['dry-run'] === true, ...done }));
       break;
     }
-    default:
-      fail(positionals[0] ? `unknown command ${positionals[0]}` : 'no command');
   }
 } catch (e) {
   console.error((e as Error).message);

@@ -1,6 +1,7 @@
 import type { AuditRecord as ApprovalAuditRecord } from './entities/approval.ts';
 import {
   AUDIT_CHANNELS,
+  type AuditAction,
   type AuditActor,
   type AuditChannel,
   type AuditEntry,
@@ -46,7 +47,7 @@ const defaultChannel = (a: Auditor): AuditChannel => (a.kind === 'operator' ? 'c
 /** The entry of one change by `who`. */
 export function auditEntry(
   who: Auditor,
-  action: string,
+  action: AuditAction,
   object: AuditObject,
   details?: Record<string, unknown>,
   now = Date.now(),
@@ -65,7 +66,7 @@ export function auditEntry(
 }
 
 /** The transaction item that records one change by `who` (append it to the change's transaction). */
-export const audited = (who: Auditor, action: string, object: AuditObject, details?: Record<string, unknown>, now = Date.now()) =>
+export const audited = (who: Auditor, action: AuditAction, object: AuditObject, details?: Record<string, unknown>, now = Date.now()) =>
   auditPut(auditEntry(who, action, object, details, now));
 
 /** The names of the fields a patch sets (what an `*.updated` entry records: never their values). */

@@ -45,6 +45,12 @@ export const keptChanging = (what: string) => (): never => {
 };
 
 /**
+ * A write conditional on what was read lost its race (`lostRace`) and what it wrote is still there,
+ * changed by another: 409 `CONFLICT`, the same for every resource (a 404 says it is gone).
+ */
+export const changedMeanwhile = (what: string) => conflict('CONFLICT', `The ${what} was changed meanwhile; read it again.`);
+
+/**
  * A random pause before try number `attempt + 1` of a write that lost a race: exponential backoff with
  * full jitter (up to 10, 20, 40, … ms, at most 400), so writers that met once spread apart.
  */

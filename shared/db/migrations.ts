@@ -1,6 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { approvalMove } from './entities/approval.ts';
+import { auditMove } from './entities/audit.ts';
 import { nudgeMove } from './entities/approval-nudge.ts';
 import { callbackMove } from './entities/callback.ts';
 import { deliveryMove } from './entities/delivery.ts';
@@ -30,6 +31,7 @@ export const MOVES: readonly Move[] = [
   callbackMove,
   nudgeMove,
   scheduleIndexMove,
+  auditMove,
 ];
 
 export type Progress = {

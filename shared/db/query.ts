@@ -24,21 +24,27 @@ export async function queryPage<T>(
   return { items: items.filter((i) => !keep || keep(i)).map(parse), lastKey: res.LastEvaluatedKey };
 }
 
-/** Items by key, in the keys' order; keys without an item (deleted meanwhile) are skipped. */
-export async function getItems(keys: readonly Key[], consistent = false): Promise<Record<string, unknown>[]> {
+/** Items by key, in the keys' order; keys without an item (deleted meanwhile) are skipped. `projection`: only these attributes. */
+export async function getItems(keys: readonly Key[], consistent = false, projection?: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for (let i = 0; i < keys.length; i += 100) items.push(...(await batchGet(keys.slice(i, i + 100), consistent)));
+  for (let i = 0; i < keys.length; i += 100) items.push(...(await batchGet(keys.slice(i, i + 100), consistent, projection)));
   const byKey = new Map(items.map((i) => [`${i.PK}\u0000${i.SK}`, i]));
   return keys.flatMap((k) => byKey.get(`${k.PK}\u0000${k.SK}`) ?? []) as Record<string, unknown>[];
 }
 
-async function batchGet(keys: Key[], consistent: boolean) {
+async function batchGet(keys: Key[], consistent: boolean, projection: string | undefined) {
   const items: Record<string, unknown>[] = [];
   let pending = keys;
   // BatchGet may leave keys unprocessed under throttling; they are asked again (the SDK backs off).
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt === 3) throw new Error('BatchGet left keys unprocessed three times');
-    const res = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: consistent } } }));
+    const res = await db().send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName()]: { Keys: pending, ConsistentRead: consistent, ...(projection ? { ProjectionExpression: projection } : {}) },
+        },
+      }),
+    );
     items.push(...(res.Responses?.[tableName()] ?? []));
     pending = (res.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
   }

@@ -1,5 +1,6 @@
 import { type AuditEntry, listAuditEntries } from '../db/entities/audit.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
+import { config } from '../config.ts';
 import { forbidden } from '../errors.ts';
 import type { Principal } from './principal.ts';
 
@@ -33,11 +34,27 @@ function readableActor(p: Reader, actor: string | undefined): string | undefined
 const binding = (p: Reader, f: AuditFilters, actor: string | undefined) =>
   `audit:${p.accountId}:${p.userId}:${JSON.stringify([actor ?? null, f.action ?? null, f.objectType ?? null, f.objectId ?? null, f.from ?? null, f.to ?? null])}`;
 
+/**
+ * How a read treats the newest entries. `settled` (the API's reads): only entries at least
+ * AUDIT_SETTLE_SECONDS old (by `at`), all of which are stored by then, so a reader that follows the
+ * log (polling `from` past the newest `at` it has, or walking newest-first down to it) misses none and
+ * gets none twice. Unsettled (the console's page, for people): everything stored so far.
+ */
+export type Reading = { settled: boolean; now?: number };
+
+/** The filters with `to` no later than the settle window's start, when settled. */
+function settledFilters(f: AuditFilters, r: Reading): AuditFilters {
+  if (!r.settled) return f;
+  const horizon = (r.now ?? Date.now()) - config().AUDIT_SETTLE_SECONDS * 1000;
+  return f.to !== undefined && f.to <= horizon ? f : { ...f, to: horizon };
+}
+
 /** One page of the entries the reader may see that match, newest first. */
-export async function pageAudit(p: Reader, f: AuditFilters, limit: number, cursor: string | undefined) {
+export async function pageAudit(p: Reader, f: AuditFilters, limit: number, cursor: string | undefined, r: Reading = { settled: true }) {
   const actor = readableActor(p, f.actor);
+  // The cursor is bound to the filters asked for: the window moves on between pages, the query does not.
   const key = binding(p, f, actor);
-  const page = await listAuditEntries({ ...f, actor, accountId: p.accountId }, limit, decodeCursor(cursor, key));
+  const page = await listAuditEntries({ ...settledFilters(f, r), actor, accountId: p.accountId }, limit, decodeCursor(cursor, key));
   return { items: page.items, nextCursor: encodeCursor(page.lastKey, key) };
 }
 
@@ -48,12 +65,17 @@ export const EXPORT_CAP = 10_000;
  * Every matching entry the reader may see, newest first, page after page, up to `EXPORT_CAP`; `more`
  * when the cap cut it short.
  */
-export async function exportAudit(p: Reader, f: AuditFilters): Promise<{ items: AuditEntry[]; more: boolean }> {
+export async function exportAudit(
+  p: Reader,
+  f: AuditFilters,
+  r: Reading = { settled: true },
+): Promise<{ items: AuditEntry[]; more: boolean }> {
   const actor = readableActor(p, f.actor);
   const items: AuditEntry[] = [];
+  const settled = settledFilters(f, r);
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await listAuditEntries({ ...f, actor, accountId: p.accountId }, 500, startKey);
+    const page = await listAuditEntries({ ...settled, actor, accountId: p.accountId }, 500, startKey);
     items.push(...page.items);
     startKey = page.lastKey;
   } while (startKey && items.length < EXPORT_CAP);

@@ -1,5 +1,6 @@
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
+import { attachment } from '../content-disposition.ts';
 import { getArtifact, listArtifacts } from '../db/entities/artifact.ts';
 import { TERMINAL } from '../db/entities/execution-state.ts';
 import { listEvents } from '../db/entities/run-events.ts';
@@ -86,14 +87,13 @@ export async function artifactDownload(accountId: string, executionId: string, a
   const a = await getArtifact(accountId, executionId, artifactId);
   if (!a) throw notFound('ARTIFACT_NOT_FOUND', `Artifact ${artifactId} does not exist.`);
   const bucket = config().ARTIFACTS_BUCKET;
-  const filename = a.name.replace(/["\\\r\n]/g, '_');
   const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([import('../s3.ts'), import('@aws-sdk/s3-request-presigner')]);
   const url = await getSignedUrl(
     await storage(),
     new GetObjectCommand({
       Bucket: bucket,
       Key: a.objectKey,
-      ResponseContentDisposition: `attachment; filename="${filename}"; filename*=UTF-8''${encodeURIComponent(a.name)}`,
+      ResponseContentDisposition: attachment(a.name, a.artifactId),
       ResponseContentType: a.contentType,
     }),
     { expiresIn: DOWNLOAD_URL_SECONDS },

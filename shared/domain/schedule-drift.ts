@@ -1,5 +1,6 @@
 import { SCHEDULE_PARTITIONS } from '../db/entities/schedule-index.ts';
-import { disableSchedule, markSynced, pageAllSchedules, type Schedule } from '../db/entities/schedule.ts';
+import { deleteScheduleItem, disableSchedule, markSynced, pageAllSchedules, type Schedule } from '../db/entities/schedule.ts';
+import { existingWorkflows } from '../db/entities/workflow.ts';
 import { forEachShard } from '../db/sweep-shards.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -10,13 +11,18 @@ import { parseScheduleExpression } from '../schedules/expression.ts';
  * The sweep's repair: every enabled schedule with a fire ahead has its timer, with its current settings, and every timer has an
  * enabled schedule (created, deleted or disabled on one side while the other failed, or by hand in the
  * console). An enabled `at()` whose time and delivery window have passed (its fire never reached the item) is disabled.
+ * A schedule whose workflow is gone (a workflow's delete stopped after the workflow, before its
+ * schedules: a crash) is deleted, and its timer with it: the sweep finishes the delete.
  * Returns what it repaired (also the `ScheduleDriftRepaired` metric).
  */
-export async function repairScheduleDrift(now = Date.now()): Promise<{ created: number; updated: number; deleted: number }> {
+export async function repairScheduleDrift(
+  now = Date.now(),
+): Promise<{ created: number; updated: number; deleted: number; orphaned: number }> {
   const timers = new Set(await clock().list());
   const wanted = new Set<string>();
   let created = 0;
   let updated = 0;
+  let orphaned = 0;
   const repair = async (s: Schedule) => {
     if (!s.enabled) return;
     if (fireTimes(s, now, 1).length === 0) {
@@ -41,7 +47,12 @@ export async function repairScheduleDrift(now = Date.now()): Promise<{ created: 
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await pageAllSchedules(partition, 100, startKey);
-      for (const s of page.items) await repair(s);
+      const workflows = await existingWorkflows(page.items);
+      for (const s of page.items) {
+        if (workflows.has(`${s.accountId}/${s.workflowId}`)) await repair(s);
+        // Its timer, not wanted, goes below.
+        else if (await deleteScheduleItem(s)) orphaned++;
+      }
       startKey = page.lastKey;
     } while (startKey);
   });
@@ -51,9 +62,9 @@ export async function repairScheduleDrift(now = Date.now()): Promise<{ created: 
     await clock().remove(id);
     deleted++;
   }
-  if (created + updated + deleted > 0) {
-    emit('ScheduleDriftRepaired', created + updated + deleted);
-    logger.warn('schedule drift repaired', { created, updated, deleted });
+  if (created + updated + deleted + orphaned > 0) {
+    emit('ScheduleDriftRepaired', created + updated + deleted + orphaned);
+    logger.warn('schedule drift repaired', { created, updated, deleted, orphaned });
   }
-  return { created, updated, deleted };
+  return { created, updated, deleted, orphaned };
 }

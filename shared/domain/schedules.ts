@@ -1,5 +1,6 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { audited, changedFields } from '../db/audited.ts';
+import { changedMeanwhile } from '../db/conflicts.ts';
 import type { TransactItem } from '../db/transact.ts';
 import type { z } from 'zod';
 import { db, tableName } from '../clients.ts';
@@ -20,7 +21,7 @@ import { listScheduleEvents } from '../db/entities/schedule-events.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
 import { definitionOf } from '../engine/versions.ts';
-import { type FieldError, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
+import { type FieldError, forbidden, isConditionFailure, isTransactionConflict, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { clock, fireTimes } from '../schedules/clock.ts';
@@ -213,10 +214,16 @@ export async function updateSchedule(
   const enabling = next.enabled && !s.enabled;
   const { plan, limit } = enabling ? await limitOf(p.accountId) : { plan: undefined, limit: undefined };
   if (enabling && limit === 0) throw planLimit(plan, limit);
-  if (!(await replaceSchedule(s, next, limit, [scheduleChangeEntry(p, s, next, patch, now)]))) {
+  // A transaction in flight on the schedule or the enabled count: nothing was written.
+  const replaced = await replaceSchedule(s, next, limit, [scheduleChangeEntry(p, s, next, patch, now)]).catch((e: unknown) => {
+    throw isTransactionConflict(e) ? changedMeanwhile('schedule') : e;
+  });
+  if (!replaced) {
     const now2 = await getSchedule(p.accountId, scheduleId, true);
     if (enabling && now2?.updatedAt === s.updatedAt) throw planLimit(plan, limit);
-    throw notFound('SCHEDULE_NOT_FOUND', 'The schedule was changed or deleted meanwhile; read it again.');
+    // Lost to another change: 409 while it is there (as a workflow answers), 404 once it is gone.
+    if (now2) throw changedMeanwhile('schedule');
+    throw notFound('SCHEDULE_NOT_FOUND', 'The schedule was deleted meanwhile.');
   }
   try {
     if (next.enabled) await clock().put(next);
@@ -251,11 +258,21 @@ async function deleteOne(s: Pick<Schedule, 'accountId' | 'scheduleId'>, extra: r
   return deleted;
 }
 
+/** Its workflow's editors may delete a schedule; its creator and admins one whose workflow is gone (a crash mid-delete). */
+async function requireRemovable(p: SessionPrincipal, s: Schedule): Promise<void> {
+  const workflow = await getWorkflow(p.accountId, s.workflowId);
+  if (workflow ? canEditWorkflow(p, workflow) : p.role === 'admin' || s.createdBy === p.userId) return;
+  throw forbidden('NOT_WORKFLOW_EDITOR', 'You need edit permission on the workflow to manage its schedules.');
+}
+
 export async function deleteSchedule(p: SessionPrincipal, scheduleId: string): Promise<void> {
   const s = await requireSchedule(p, scheduleId);
-  await requireEditableWorkflow(p, s.workflowId);
-  if (!(await deleteOne(s, [audited(p, 'schedule.deleted', scheduleObject(s), { workflowId: s.workflowId })])))
+  await requireRemovable(p, s);
+  if (!(await deleteOne(s, [audited(p, 'schedule.deleted', scheduleObject(s), { workflowId: s.workflowId })]))) {
+    // Paused or resumed meanwhile (the delete is conditional on what it read): 409 while it is there.
+    if (await getSchedule(p.accountId, scheduleId, true)) throw changedMeanwhile('schedule');
     throw scheduleNotFound(scheduleId);
+  }
 }
 
 /** A deleted workflow's schedules go with it (`removeWorkflow`). */

@@ -22,6 +22,7 @@ import { definitionOf } from '../engine/versions.ts';
 import { readsTrigger } from './trigger-context-sync.ts';
 import { keyStatus } from './keys.ts';
 import { audited, changedFields } from '../db/audited.ts';
+import { changedMeanwhile, lostRace } from '../db/conflicts.ts';
 import type { Principal } from './principal.ts';
 import { caches } from './records.ts';
 import { canEditWorkflow, requireWorkflow } from './workflow-access.ts';
@@ -176,7 +177,8 @@ export async function updateWebhook(
   const workflow = await requireEditableWorkflow(p, w.workflowId);
   if (patch.apiKeyId) await checkBinding(p, w.createdBy, patch.apiKeyId);
   const { clearApiKeyId, variableMapping, authMode: requested, ...rest } = patch;
-  const next: Webhook = { ...w, ...rest, updatedAt: now };
+  // Later than what was read, also within its millisecond: a write conditional on the old `updatedAt` then loses.
+  const next: Webhook = { ...w, ...rest, updatedAt: Math.max(now, w.updatedAt + 1) };
   if (readsTrigger(definitionOf(workflow.definition))) next.triggerContext = true;
   else delete next.triggerContext;
   if (variableMapping !== undefined) next.variableMapping = variableMapping ?? undefined;
@@ -206,8 +208,10 @@ export async function updateWebhook(
       }),
     );
   } catch (e) {
-    if (isConditionFailure(e)) throw notFound('WEBHOOK_NOT_FOUND', 'The webhook was changed or deleted meanwhile; read it again.');
-    throw e;
+    if (!lostRace(e)) throw e;
+    // Lost to another change: 409 while it is there (as a workflow answers), 404 once it is gone.
+    if (await getWebhook(webhookId, true)) throw changedMeanwhile('webhook');
+    throw notFound('WEBHOOK_NOT_FOUND', 'The webhook was deleted meanwhile.');
   } finally {
     caches.webhooks.delete(webhookId);
   }

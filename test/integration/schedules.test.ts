@@ -722,7 +722,7 @@ describe('drift repair (the sweep)', () => {
     expect(repaired.deleted).toBeGreaterThanOrEqual(1);
     expect(localClock().timers.has(s.id)).toBe(true);
     expect(localClock().timers.has('sch_orphan')).toBe(false);
-    expect(await repairScheduleDrift()).toEqual({ created: 0, updated: 0, deleted: 0 });
+    expect(await repairScheduleDrift()).toEqual({ created: 0, updated: 0, deleted: 0, orphaned: 0 });
     expect((await getSchedule(t.account.accountId, s.id))?.enabled).toBe(true);
   });
 });

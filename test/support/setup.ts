@@ -21,6 +21,9 @@ Object.assign(process.env, inject('emulatorEnv'), {
   // Every in-process test event comes from the same address; the failure budget is tested on its own
   // (test/integration/auth-failures.test.ts).
   AUTH_FAILURE_LIMIT: process.env.AUTH_FAILURE_LIMIT ?? '1000000',
+  // The API's reads of the audit log show an entry as soon as it is stored; the settle window that
+  // readers following the log need is tested on its own (test/integration/audit-follow.test.ts).
+  AUDIT_SETTLE_SECONDS: process.env.AUDIT_SETTLE_SECONDS ?? '0',
 });
 resetConfig();
 // IAM as on AWS: a handler's AWS calls are checked against its function's grants (infra/local/iam.ts),

@@ -18,5 +18,9 @@ export const route = {
   html: true,
   status: 303,
   params: ScheduleParams.extend({ action: z.enum(SCHEDULE_ACTIONS) }),
-  errors: [...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'), ...refuses(404, 'WORKFLOW_NOT_FOUND')],
+  errors: [
+    ...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'),
+    ...refuses(404, 'WORKFLOW_NOT_FOUND'),
+    ...refuses(409, 'CONFLICT'),
+  ],
 } as const satisfies Route;

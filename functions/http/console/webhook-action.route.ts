@@ -18,5 +18,7 @@ export const route = {
   errors: [
     ...refuses(400, 'VALIDATION_FAILED', 'CREDENTIALS_REQUIRED', 'SECRET_REQUIRED', 'INVALID_API_KEY_BINDING'),
     ...refuses(403, 'NOT_WORKFLOW_EDITOR'),
+    // Saved by another meanwhile (the form again, 409).
+    ...refuses(409, 'CONFLICT'),
   ],
 } as const satisfies Route;

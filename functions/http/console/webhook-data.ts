@@ -60,13 +60,16 @@ export async function listData(p: Principal) {
  * `errors` where it gives them, else its detail at the field its code is about). Anything else is thrown on.
  */
 export function refusalAt(e: unknown, v: WebhookFormValues): { status: number; errors: FormErrors } {
-  if (!(e instanceof AppError) || !['invalid', 'forbidden', 'not_found'].includes(e.kind) || e.code === 'WEBHOOK_NOT_FOUND') throw e;
+  if (!(e instanceof AppError) || !['invalid', 'forbidden', 'not_found', 'conflict'].includes(e.kind) || e.code === 'WEBHOOK_NOT_FOUND')
+    throw e;
   const listed = (e.extra.body?.errors as { path: string; message: string }[] | undefined) ?? [];
   const byCode: Record<string, string> = {
     NOT_WORKFLOW_EDITOR: 'workflowId',
     WORKFLOW_NOT_FOUND: 'workflowId',
     INVALID_API_KEY_BINDING: 'apiKeyId',
     PLAN_LIMIT_REACHED: 'form',
+    // Saved by another meanwhile: the form again, with what is stored now a reload away.
+    CONFLICT: 'form',
   };
   const errors = listed.length ? errorsAt(v, listed) : errorsAt(v, [{ path: byCode[e.code] ?? '(body)', message: e.message }]);
   return { status: httpStatus(e), errors };

@@ -13,8 +13,8 @@ export const route = {
   params: ScheduleParams,
   status: 204,
   errors: [
-    // The workflow deleted meanwhile (its schedules go with it).
-    ...refuses(404, 'WORKFLOW_NOT_FOUND'),
     ...refuses(403, 'NOT_WORKFLOW_EDITOR'),
+    // Paused or resumed meanwhile (it is still there): read it again.
+    ...refuses(409, 'CONFLICT'),
   ],
 } as const satisfies Route;

@@ -18,5 +18,7 @@ export const route = {
     // The workflow deleted meanwhile (its schedules go with it).
     ...refuses(404, 'WORKFLOW_NOT_FOUND'),
     ...refuses(403, 'NOT_WORKFLOW_EDITOR', 'PLAN_LIMIT_REACHED'),
+    // Changed by another meanwhile (it is still there): read it again.
+    ...refuses(409, 'CONFLICT'),
   ],
 } as const satisfies Route;

@@ -14,5 +14,10 @@ export const route = {
   body: UpdateWebhookBody,
   response: WebhookView,
   maxBodyBytes: 32 * 1024,
-  errors: [...refuses(400, 'CREDENTIALS_REQUIRED', 'SECRET_REQUIRED', 'INVALID_API_KEY_BINDING'), ...refuses(403, 'NOT_WORKFLOW_EDITOR')],
+  errors: [
+    ...refuses(400, 'CREDENTIALS_REQUIRED', 'SECRET_REQUIRED', 'INVALID_API_KEY_BINDING'),
+    ...refuses(403, 'NOT_WORKFLOW_EDITOR'),
+    // Changed by another meanwhile (it is still there): read it again.
+    ...refuses(409, 'CONFLICT'),
+  ],
 } as const satisfies Route;

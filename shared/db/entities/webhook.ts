@@ -53,8 +53,8 @@ export const webhookItem = (w: Webhook) => ({
   ...w,
 });
 
-export async function getWebhook(webhookId: string): Promise<Webhook | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKey(webhookId) }));
+export async function getWebhook(webhookId: string, consistent = false): Promise<Webhook | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKey(webhookId), ConsistentRead: consistent }));
   return Item ? Webhook.parse(Item) : undefined;
 }
 

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, conflict, isTransactionConflict } from '../../errors.ts';
 import { asJsonText, jsonText } from '../json.ts';
-import { queryPage } from '../query.ts';
+import { getItems, queryPage } from '../query.ts';
 
 // Access patterns: get by account + id · list by account, newest first (PK, SK begins_with WF#) ·
 // one version of a workflow (PK ACC#<account>, SK WFV#<workflow>#<version>), which runs reference.
@@ -153,3 +153,11 @@ export const listWorkflows = (accountId: string, limit: number, startKey?: Recor
     limit,
     startKey,
   );
+
+/** Which of these workflows exist, as `<accountId>/<workflowId>`: a consistent read of their keys only. */
+export async function existingWorkflows(ids: readonly { accountId: string; workflowId: string }[]): Promise<Set<string>> {
+  const wanted = [...new Set(ids.map((w) => `${w.accountId}/${w.workflowId}`))];
+  const keys = wanted.map((id) => workflowKey(id.slice(0, id.indexOf('/')), id.slice(id.indexOf('/') + 1)));
+  const found = await getItems(keys, true, 'PK, SK');
+  return new Set(found.map((k) => `${String(k.PK).slice('ACC#'.length)}/${String(k.SK).slice('WF#'.length)}`));
+}

@@ -9,7 +9,8 @@ import type { AppContext, HttpResult, Middleware } from '../context.ts';
  */
 export function problemResult(error: unknown, requestId: string): HttpResult {
   const e = toAppError(error);
-  if (!(error instanceof AppError)) logger.error(e.kind === 'internal' ? 'unhandled error' : 'AWS refused for now', { error: error as Error });
+  if (!(error instanceof AppError))
+    logger.error(e.kind === 'internal' ? 'unhandled error' : 'AWS refused for now', { error: error as Error });
   const status = httpStatus(e);
   return {
     statusCode: status,
