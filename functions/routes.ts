@@ -3,6 +3,7 @@ import { route as healthGet } from './http/health/get.route.ts';
 import { route as v1Openapi } from './http/v1/openapi.route.ts';
 import { route as authLogin } from './http/auth/login.route.ts';
 import { route as authLogout } from './http/auth/logout.route.ts';
+import { route as authLogoutEverywhere } from './http/auth/logout-everywhere.route.ts';
 import { route as authMe } from './http/auth/me.route.ts';
 import { route as membersList } from './http/members/list.route.ts';
 import { route as membersCreate } from './http/members/create.route.ts';
@@ -114,6 +115,7 @@ import { route as consoleMemberAction } from './http/console/member-action.route
 import { route as consoleAccount } from './http/console/account.route.ts';
 import { route as consoleAccountProfile } from './http/console/account-profile.route.ts';
 import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
+import { route as consoleAccountSignOut } from './http/console/account-sign-out.route.ts';
 import { route as authProfile } from './http/auth/profile.route.ts';
 import { route as authPassword } from './http/auth/password.route.ts';
 import { route as consoleWebhooks } from './http/console/webhooks.route.ts';
@@ -155,6 +157,7 @@ export const routes = [
   v1Openapi,
   authLogin,
   authLogout,
+  authLogoutEverywhere,
   authMe,
   membersList,
   membersCreate,
@@ -265,6 +268,7 @@ export const routes = [
   consoleAccount,
   consoleAccountProfile,
   consoleAccountPassword,
+  consoleAccountSignOut,
   authProfile,
   authPassword,
   consoleWebhooks,

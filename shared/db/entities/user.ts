@@ -29,6 +29,13 @@ export const User = z.object({
    * brings none back by itself. Absent (older users) is 0.
    */
   gen: z.number().optional(),
+  /**
+   * Session epoch: raised by a password change and by "sign out everywhere" (sessions.ts). A session
+   * carries the epoch it was made under (session.ts `userEpoch`) and works only while it is current,
+   * so one write ends every session of the user, with no scan. Unlike `gen` it leaves API keys alone.
+   * Absent (older users) is 0.
+   */
+  sessionEpoch: z.number().optional(),
   /** Their Slack user id (U…): Slack approval messages reach them, and their Slack clicks are theirs. */
   slackUserId: z.string().optional(),
 });
@@ -163,9 +170,9 @@ export async function getUser(accountId: string, userId: string, consistent = fa
   return Item ? User.parse(Item) : undefined;
 }
 
-export async function getUserByEmail(email: string): Promise<User | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: emailKey(email) }));
-  return Item ? getUser(Item.accountId, Item.userId) : undefined;
+export async function getUserByEmail(email: string, consistent = false): Promise<User | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: emailKey(email), ConsistentRead: consistent }));
+  return Item ? getUser(Item.accountId, Item.userId, consistent) : undefined;
 }
 
 export const listUsers = (accountId: string): Promise<User[]> =>
@@ -195,4 +202,33 @@ export async function setPasswordHash(
     },
     extra,
   );
+}
+
+/** Condition that `#epoch` holds session epoch `epoch` (absent counts as 0). */
+const epochCondition = (epoch: number) => (epoch === 0 ? '(attribute_not_exists(#epoch) OR #epoch = :epoch)' : '#epoch = :epoch');
+
+/**
+ * Transaction item: raise the user's session epoch from `u.sessionEpoch` (as read) to the next one,
+ * and replace the password hash when `passwordHash` is given (on the condition that the hash is still
+ * the one read). Refused when either changed since the read.
+ */
+export function endSessionsItem(
+  u: Pick<User, 'accountId' | 'userId' | 'passwordHash' | 'sessionEpoch'>,
+  passwordHash?: string,
+): TransactItem {
+  const epoch = u.sessionEpoch ?? 0;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: userKey(u.accountId, u.userId),
+      UpdateExpression: `SET #epoch = :next${passwordHash ? ', passwordHash = :new' : ''}`,
+      ConditionExpression: `attribute_exists(PK) AND ${epochCondition(epoch)}${passwordHash ? ' AND passwordHash = :old' : ''}`,
+      ExpressionAttributeNames: { '#epoch': 'sessionEpoch' },
+      ExpressionAttributeValues: {
+        ':epoch': epoch,
+        ':next': epoch + 1,
+        ...(passwordHash ? { ':new': passwordHash, ':old': u.passwordHash } : {}),
+      },
+    },
+  };
 }
