@@ -1,18 +1,18 @@
 import {
   authFailSubject,
-  clearSlidingWindow,
+  clearTwoWindows,
   giveBack,
   hasMark,
   putMark,
-  type SlidingResult,
-  takeFromSlidingWindow,
+  type TwoWindowResult,
+  takeFromTwoWindows,
 } from '../db/entities/counter.ts';
 import { rateLimited } from '../errors.ts';
 import { addressUnit } from '../ip-ranges.ts';
 import { checkBudget, forgiveFailure, overBudget, recordFailure } from './auth-failures.ts';
 
 /**
- * Failed sign-ins allowed, each in a sliding window (counter.ts), an address counted as its unit
+ * Failed sign-ins allowed, each a two-window limit (counter.ts: no span of a window's length holds more), an address counted as its unit
  * (an IPv4 address, an IPv6 /64: `addressUnit`):
  * - `perEmailAndIp` per email from one address (the lockout a stranger elsewhere cannot trigger);
  * - `perIp` per address across emails (password spraying);
@@ -45,7 +45,7 @@ const subjects = (email: string, unit: string) => ({
   known: authFailSubject('LOGIN-KNOWN', email, unit),
 });
 
-const limited = (...results: SlidingResult[]) => rateLimited(Math.max(1, ...results.map((r) => r.retryAfter)), {});
+const limited = (...results: TwoWindowResult[]) => rateLimited(Math.max(1, ...results.map((r) => r.retryAfter)), {});
 
 /**
  * Reserve one attempt for `email` (normalized) from `ip`, or throw 429: the address's failure budget
@@ -56,9 +56,9 @@ export async function reserveLogin(email: string, ip: string, now: number): Prom
   checkBudget(unit, now);
   const s = subjects(email, unit);
   const [byEmail, byIp, byAccount, over] = await Promise.all([
-    takeFromSlidingWindow(s.emailAddr, L.perEmailAndIp, L.windowSeconds, now),
-    takeFromSlidingWindow(s.addr, L.perIp, L.windowSeconds, now),
-    takeFromSlidingWindow(s.account, L.perAccount, L.accountWindowSeconds, now),
+    takeFromTwoWindows(s.emailAddr, L.perEmailAndIp, L.windowSeconds, now),
+    takeFromTwoWindows(s.addr, L.perIp, L.windowSeconds, now),
+    takeFromTwoWindows(s.account, L.perAccount, L.accountWindowSeconds, now),
     recordFailure(unit, now),
   ]);
   const giveBackTaken = () =>
@@ -84,7 +84,7 @@ export async function reserveLogin(email: string, ip: string, now: number): Prom
 export async function loginSucceeded(a: LoginAttempt): Promise<void> {
   const s = subjects(a.email, a.unit);
   await Promise.all([
-    clearSlidingWindow(s.emailAddr, L.windowSeconds, a.now),
+    clearTwoWindows(s.emailAddr, L.windowSeconds, a.now),
     giveBack(s.addr, L.windowSeconds, a.now),
     a.tookAccount ? giveBack(s.account, L.accountWindowSeconds, a.now) : undefined,
     forgiveFailure(a.unit, a.now),

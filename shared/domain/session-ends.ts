@@ -3,7 +3,7 @@ import { db } from '../clients.ts';
 import { audited, auditEntry } from '../db/audited.ts';
 import { auditPut } from '../db/entities/audit.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
-import { authFailSubject, clearSlidingWindow, takeFromSlidingWindow } from '../db/entities/counter.ts';
+import { authFailSubject, clearTwoWindows, takeFromTwoWindows } from '../db/entities/counter.ts';
 import { deleteSessionItem, keepSessionItem } from '../db/entities/session.ts';
 import { endSessionsItem, getUser, type User } from '../db/entities/user.ts';
 import { conflict, isConditionFailure, rateLimited, unauthorized, validationFailed } from '../errors.ts';
@@ -41,7 +41,7 @@ export async function changePassword(p: SessionPrincipal, input: { currentPasswo
   const { windowSeconds, perUser } = PASSWORD_CHECK_LIMITS;
   const [user, reserved] = await Promise.all([
     getUser(p.accountId, p.userId, true),
-    takeFromSlidingWindow(guesses, perUser, windowSeconds, now),
+    takeFromTwoWindows(guesses, perUser, windowSeconds, now),
   ]);
   if (!user) throw invalidSession();
   if (!reserved.allowed) throw rateLimited(reserved.retryAfter, {});
@@ -64,7 +64,7 @@ export async function changePassword(p: SessionPrincipal, input: { currentPasswo
     if (isConditionFailure(e)) throw validationFailed([{ path: 'currentPassword', message: 'was changed meanwhile; sign in again' }]);
     throw e;
   }
-  await clearSlidingWindow(guesses, windowSeconds, now);
+  await clearTwoWindows(guesses, windowSeconds, now);
 }
 
 /** A wrong current password: its audit entry alone (best effort: the refusal stands without it). */

@@ -61,28 +61,27 @@ export async function clearWindow(subject: string, windowSeconds: number, now: n
   await db().send(new DeleteCommand({ TableName: tableName(), Key: windowKey(subject, windowSeconds, now) }));
 }
 
-// Sliding windows: the same items (one per subject and fixed window), read as a sliding window. The
-// count of the last `windowSeconds` is estimated as the current window's count plus the previous
-// window's weighted by how much of it the sliding window still covers (rounded up), so a burst at a
-// window's end is not followed by a second full budget at the next window's start.
+// Two-window limits: the same items (one per subject and fixed window), read together with the
+// previous window. A unit is taken only while the current window's count plus the whole previous
+// window's count is under the limit. Any span of one window's length lies within two consecutive
+// windows, so no span ever holds more than the limit: a burst at a window's end is not followed by a
+// second full budget at the next window's start (as with fixed windows, twice the limit around the
+// boundary). Units taken in a window count against the next one too: after a burst, room comes back
+// at the end of the next window at the latest.
 
 /** The prefix of every counter of failed authentication (a narrow grant may write these alone). */
 export const authFailSubject = (...parts: string[]) => `AUTHFAIL#${parts.join('#')}`;
 
-export type SlidingResult = { allowed: boolean; retryAfter: number };
+export type TwoWindowResult = { allowed: boolean; retryAfter: number };
 
 const countOf = (item: Record<string, unknown> | undefined) => Number(item?.count ?? 0);
 
-/**
- * Seconds from `now` until one more unit fits, given the current window's count `c` and the previous
- * one's `p` (at least 1).
- */
-function secondsUntilRoom(c: number, p: number, limit: number, windowSeconds: number, now: number): number {
+/** Seconds from `now` until a unit fits, given the current window's count `c` (refused: `c + p >= limit`). */
+function secondsUntilRoom(c: number, limit: number, windowSeconds: number, now: number): number {
   const nowS = now / 1000;
   const start = Math.floor(nowS / windowSeconds) * windowSeconds;
-  let at: number;
-  if (c <= limit - 1) at = start + (p > 0 ? windowSeconds * Math.max(0, 1 - (limit - 1 - c) / p) : 0);
-  else at = start + windowSeconds + windowSeconds * Math.max(0, 1 - (limit - 1) / c);
+  // The next window has room when this one's count is under the limit; else the one after.
+  const at = start + (c < limit ? windowSeconds : 2 * windowSeconds);
   return Math.max(1, Math.ceil(at - nowS));
 }
 
@@ -96,24 +95,16 @@ async function windowCounts(subject: string, windowSeconds: number, now: number)
   return { c: countOf(c?.Item), p: countOf(p?.Item) };
 }
 
-/** The sliding count of `subject` now (what `takeFromSlidingWindow` compares with its limit). */
-export async function slidingCount(subject: string, windowSeconds: number, now: number): Promise<number> {
-  const { c, p } = await windowCounts(subject, windowSeconds, now);
-  const covered = 1 - (now / 1000 - Math.floor(now / 1000 / windowSeconds) * windowSeconds) / windowSeconds;
-  return c + Math.ceil(p * covered);
-}
-
 /**
- * Atomically take one unit from `subject`'s sliding window of `windowSeconds`, `limit` units at most:
- * the previous window's weighted count is read, and the current window's increment is conditional on
- * the sum staying within the limit (the previous window no longer grows), so concurrent callers can
- * never be admitted past it. Refused: the seconds until a unit fits, at the counts read.
+ * Atomically take one unit from `subject`'s two-window budget of `limit` units per `windowSeconds`:
+ * the previous window's count is read (it no longer grows), and the current window's increment is
+ * conditional on the sum staying within the limit, so concurrent callers can never be admitted past
+ * it. Refused: the seconds until a unit fits.
  */
-export async function takeFromSlidingWindow(subject: string, limit: number, windowSeconds: number, now: number): Promise<SlidingResult> {
+export async function takeFromTwoWindows(subject: string, limit: number, windowSeconds: number, now: number): Promise<TwoWindowResult> {
   const { c, p } = await windowCounts(subject, windowSeconds, now);
-  const covered = 1 - (now / 1000 - Math.floor(now / 1000 / windowSeconds) * windowSeconds) / windowSeconds;
-  const room = limit - Math.ceil(p * covered);
-  const refused = (count: number) => ({ allowed: false, retryAfter: secondsUntilRoom(count, p, limit, windowSeconds, now) });
+  const room = limit - p;
+  const refused = (count: number) => ({ allowed: false, retryAfter: secondsUntilRoom(count, limit, windowSeconds, now) });
   if (c >= room) return refused(c);
   const key = windowKey(subject, windowSeconds, now);
   try {
@@ -141,7 +132,7 @@ export async function takeFromSlidingWindow(subject: string, limit: number, wind
 }
 
 /** Forget the current and previous windows of `subject` (a reset, as of `now`). */
-export async function clearSlidingWindow(subject: string, windowSeconds: number, now: number): Promise<void> {
+export async function clearTwoWindows(subject: string, windowSeconds: number, now: number): Promise<void> {
   await Promise.all([clearWindow(subject, windowSeconds, now), clearWindow(subject, windowSeconds, now - windowSeconds * 1000)]);
 }
 
