@@ -1,7 +1,8 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { deleteSession, getSession, putSession } from '../db/entities/session.ts';
-import { getUser, getUserByEmail, setPasswordHash, type User } from '../db/entities/user.ts';
+import { getUser, setPasswordHash, type User } from '../db/entities/user.ts';
+import { getUsersByEmail } from '../db/entities/user-email.ts';
 import { getAccount } from '../db/entities/account.ts';
 import { config } from '../config.ts';
 import { forbidden, unauthorized } from '../errors.ts';
@@ -31,11 +32,12 @@ export async function login(email: string, password: string, sourceIp: string, n
   const normalized = email.trim().toLowerCase();
   const attempt = await reserveLogin(normalized, sourceIp, now);
   // Strongly consistent: a session made just after a password change or "sign out everywhere" must carry the new epoch.
-  const user = await getUserByEmail(normalized, true);
+  const members = await getUsersByEmail(normalized, true);
   const via = { ip: sourceIp, channel };
-  if (!(await verifyPassword(password, user?.passwordHash)) || !user) {
+  const user = await memberFor(members, password);
+  if (!user) {
     // A wrong password for a member's email is on their account's log (an unknown email is on none).
-    if (user) await signInFailed(user, via, 'password', now);
+    await Promise.all(members.map((m) => signInFailed(m, via, 'password', now)));
     throw badCredentials();
   }
   await Promise.all([loginSucceeded(attempt), needsRehash(user.passwordHash) ? upgradePasswordHash(user, password) : undefined]);
@@ -60,6 +62,21 @@ export async function login(email: string, password: string, sourceIp: string, n
     [audited({ kind: 'session', accountId: user.accountId, userId: user.userId, via }, 'session.signed_in', sessionObject(user), {}, now)],
   );
   return { token, expiresAt, user: { id: user.userId, email: user.email, role: user.role } };
+}
+
+/**
+ * The member the password signs in as: an email may be a member of several accounts, each with its
+ * own password; every one is checked (an unknown email costs one scrypt against a dummy hash), and the
+ * oldest enabled member whose password it is wins (a disabled one only when no enabled one matches).
+ */
+async function memberFor(members: User[], password: string): Promise<User | undefined> {
+  if (members.length === 0) {
+    await verifyPassword(password, undefined);
+    return undefined;
+  }
+  const matches: User[] = [];
+  for (const m of members) if (await verifyPassword(password, m.passwordHash)) matches.push(m);
+  return matches.find((m) => !m.disabled) ?? matches[0];
 }
 
 const sessionObject = (user: User) => ({ type: 'member', id: user.userId, name: user.email });
