@@ -73,7 +73,6 @@ import { route as schedulesUpdate } from './http/schedules/update.route.ts';
 import { route as schedulesDelete } from './http/schedules/delete.route.ts';
 import { route as schedulesRun } from './http/schedules/run.route.ts';
 import { route as schedulesEvents } from './http/schedules/events.route.ts';
-
 import { route as consoleLoginPage } from './http/console/login-page.route.ts';
 import { route as consoleLogin } from './http/console/login.route.ts';
 import { route as consoleLogout } from './http/console/logout.route.ts';
