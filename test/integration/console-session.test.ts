@@ -124,17 +124,7 @@ describe('sign-in CSRF', () => {
 
   it('refuses a sign-in form that did not come from our page, even with Origin: null and no Fetch Metadata (nothing checked, no session)', async () => {
     const nullOrigin = { origin: 'null' };
-    const mine = await signInPage();
-    const theirs = await signInPage();
-    const forged: { cookies?: string[]; form: Record<string, string> }[] = [
-      // A page elsewhere: the browser sends no pre-session cookie (SameSite=Strict), and it has no value.
-      { form: {} },
-      // It has made a value of its own (from its own visit), but the victim's browser has another cookie.
-      { cookies: mine.cookies, form: { page: theirs.page } },
-      { cookies: mine.cookies, form: { page: 'x.y' } },
-      { cookies: mine.cookies, form: {} },
-    ];
-    for (const f of forged) {
+    const refusedWith = async (f: { cookies?: string[]; form: Record<string, string> }) => {
       const res = await call(consoleLogin, {
         method: 'POST',
         path: '/console/login',
@@ -145,7 +135,15 @@ describe('sign-in CSRF', () => {
       expect(res.statusCode, JSON.stringify(f)).toBe(403);
       expect(res.body).toContain('This sign-in form has expired or did not come from this site');
       expect((res.cookies ?? []).filter((c) => c.startsWith('flowgate_session='))).toEqual([]);
-    }
+    };
+    // A page elsewhere: the browser sends no pre-session cookie (SameSite=Strict), and the form has no value.
+    await refusedWith({ form: {} });
+    const mine = await signInPage();
+    const theirs = await signInPage();
+    // The attacker made a value of their own (from their own visit), but the victim's browser has another cookie.
+    await refusedWith({ cookies: mine.cookies, form: { page: theirs.page } });
+    await refusedWith({ cookies: mine.cookies, form: { page: 'x.y' } });
+    await refusedWith({ cookies: mine.cookies, form: {} });
     // The page's own form, with Origin: null (some browsers send it for their own forms), signs in.
     const own = await call(consoleLogin, {
       method: 'POST',
