@@ -3,6 +3,7 @@ import { route as healthGet } from './http/health/get.route.ts';
 import { route as v1Openapi } from './http/v1/openapi.route.ts';
 import { route as authLogin } from './http/auth/login.route.ts';
 import { route as authLogout } from './http/auth/logout.route.ts';
+import { route as authLogoutEverywhere } from './http/auth/logout-everywhere.route.ts';
 import { route as authMe } from './http/auth/me.route.ts';
 import { route as membersList } from './http/members/list.route.ts';
 import { route as membersCreate } from './http/members/create.route.ts';
@@ -72,7 +73,6 @@ import { route as schedulesUpdate } from './http/schedules/update.route.ts';
 import { route as schedulesDelete } from './http/schedules/delete.route.ts';
 import { route as schedulesRun } from './http/schedules/run.route.ts';
 import { route as schedulesEvents } from './http/schedules/events.route.ts';
-
 import { route as consoleLoginPage } from './http/console/login-page.route.ts';
 import { route as consoleLogin } from './http/console/login.route.ts';
 import { route as consoleLogout } from './http/console/logout.route.ts';
@@ -114,6 +114,7 @@ import { route as consoleMemberAction } from './http/console/member-action.route
 import { route as consoleAccount } from './http/console/account.route.ts';
 import { route as consoleAccountProfile } from './http/console/account-profile.route.ts';
 import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
+import { route as consoleAccountSignOut } from './http/console/account-sign-out.route.ts';
 import { route as authProfile } from './http/auth/profile.route.ts';
 import { route as authPassword } from './http/auth/password.route.ts';
 import { route as consoleWebhooks } from './http/console/webhooks.route.ts';
@@ -155,6 +156,7 @@ export const routes = [
   v1Openapi,
   authLogin,
   authLogout,
+  authLogoutEverywhere,
   authMe,
   membersList,
   membersCreate,
@@ -265,6 +267,7 @@ export const routes = [
   consoleAccount,
   consoleAccountProfile,
   consoleAccountPassword,
+  consoleAccountSignOut,
   authProfile,
   authPassword,
   consoleWebhooks,

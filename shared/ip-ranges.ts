@@ -36,3 +36,16 @@ export function inRanges(ip: string, ranges: readonly Range[]): boolean {
   const a = parseIp(ip);
   return !!a && ranges.some(([net, bits]) => net.kind() === a.kind() && a.match(net, bits));
 }
+
+/**
+ * The unit a client address is counted in by the failure limits: an IPv4 address as is, an IPv6
+ * address by its /64 (one subscriber's network: a host picks any of its 2^64 addresses at will), as
+ * `2001:db8:1:2::/64`. Anything unparsable is counted as given (at most 64 characters).
+ */
+export function addressUnit(ip: string): string {
+  const a = parseIp(ip);
+  if (!a) return ip.slice(0, 64);
+  if (a.kind() === 'ipv4') return a.toString();
+  const parts = (a as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}

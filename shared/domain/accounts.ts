@@ -2,16 +2,8 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { accountCounterItems, accountItem, type Account } from '../db/entities/account.ts';
-import {
-  addAdminItem,
-  adminsKey,
-  claimSlackItem,
-  createUserItems,
-  ensureAdminSet,
-  listUsers,
-  type Role,
-  type User,
-} from '../db/entities/user.ts';
+import { addAdminItem, adminsKey, claimSlackItem, ensureAdminSet, listUsers, type Role, type User } from '../db/entities/user.ts';
+import { claimEmail, createUserItems, releaseEmail } from '../db/entities/user-email.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword } from '../passwords.ts';
@@ -50,7 +42,12 @@ export async function createAccount(
   return { account, admin };
 }
 
-/** Create a user in an existing account; the email must be unused across the service, a Slack user id in the account. */
+/**
+ * Create a user in an existing account; the email must be unused in the account (other accounts'
+ * members do not matter: an email may be a member of several), a Slack user id too. The email is
+ * claimed before the password is hashed, so a taken one is refused at once, and of many creations of
+ * one email at once only one does the hash's work; the claim is given up when the creation fails.
+ */
 export async function createUser(
   accountId: string,
   email: string,
@@ -61,13 +58,24 @@ export async function createUser(
   /** Further items of the same transaction (the audit entry), given the new user. */
   extra: (u: User) => TransactItem[] = () => [],
 ) {
-  const user = { ...(await newUser(accountId, email, password, role, now)), ...(slackUserId ? { slackUserId } : {}) };
-  if (role === 'admin') await ensureAdminSet(accountId);
-  if (slackUserId) await assertSlackUserFree(accountId, user.userId, slackUserId);
-  const items = [...createUserItems(user), ...(role === 'admin' ? [addAdminItem(accountId, user.userId)] : [])];
-  await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, user.userId, slackUserId)] : []), ...extra(user)], items.length);
-  return user;
+  const userId = newId('usr');
+  const lower = email.toLowerCase();
+  if (!(await claimEmail(accountId, lower, userId, now))) throw emailTaken();
+  try {
+    if (role === 'admin') await ensureAdminSet(accountId);
+    if (slackUserId) await assertSlackUserFree(accountId, userId, slackUserId);
+    const passwordHash = await hashPassword(password);
+    const user: User = { userId, accountId, email: lower, role, passwordHash, createdAt: now, ...(slackUserId ? { slackUserId } : {}) };
+    const items = [...createUserItems(user, true), ...(role === 'admin' ? [addAdminItem(accountId, userId)] : [])];
+    await transact([...items, ...(slackUserId ? [claimSlackItem(accountId, userId, slackUserId)] : []), ...extra(user)], items.length);
+    return user;
+  } catch (e) {
+    await releaseEmail(accountId, lower, userId);
+    throw e;
+  }
 }
+
+const emailTaken = () => conflict('EMAIL_TAKEN', 'A member of this account has this email.');
 
 async function newUser(accountId: string, email: string, password: string, role: Role, now: number): Promise<User> {
   return { userId: newId('usr'), accountId, email: email.toLowerCase(), role, passwordHash: await hashPassword(password), createdAt: now };
@@ -93,7 +101,7 @@ async function transact(TransactItems: TransactWriteCommandInput['TransactItems'
     if (isConditionFailure(e)) {
       const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
       if (slackClaim !== undefined && reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed') === slackClaim) throw slackUserTaken();
-      throw conflict('EMAIL_TAKEN', 'A user with this email already exists.');
+      throw emailTaken();
     }
     throw e;
   }

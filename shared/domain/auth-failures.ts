@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
-import { giveBack } from '../db/entities/counter.ts';
+import { authFailSubject, giveBack } from '../db/entities/counter.ts';
+import { addressUnit } from '../ip-ranges.ts';
 import { config } from '../config.ts';
 import { AppError, isConditionFailure, rateLimited } from '../errors.ts';
 import { emit } from '../metrics.ts';
@@ -12,6 +13,8 @@ import { emit } from '../metrics.ts';
  * is over its budget, even when an attacker shares the address (NAT, proxy). Over the budget, a failed
  * request answers 429 with `Retry-After` instead of 401, and this instance stops writing for that
  * address until the window ends.
+ *
+ * An address is counted as its unit (`addressUnit`: an IPv4 address, an IPv6 /64).
  *
  * Cost: one conditional UpdateItem per failed authentication (none once the instance knows the address
  * is over), nothing on any success path.
@@ -29,11 +32,12 @@ const refusal = (retryAfter: number) => {
 
 /** Throws 429 if this instance already knows `ip` is over its budget (no I/O). */
 export function checkBudget(ip: string, now = Date.now()): void {
-  const until = blocked.get(ip);
+  const unit = addressUnit(ip);
+  const until = blocked.get(unit);
   if (until === undefined) return;
   const left = until - Math.floor(now / 1000);
   if (left > 0) throw refusal(left);
-  blocked.delete(ip);
+  blocked.delete(unit);
 }
 
 /**
@@ -42,6 +46,7 @@ export function checkBudget(ip: string, now = Date.now()): void {
  * when the address is now over its budget, otherwise undefined.
  */
 export async function recordFailure(ip: string, now = Date.now()): Promise<number | undefined> {
+  const unit = addressUnit(ip);
   const limit = config().AUTH_FAILURE_LIMIT;
   const start = Math.floor(now / 1000 / AUTH_FAILURE_WINDOW_SECONDS) * AUTH_FAILURE_WINDOW_SECONDS;
   const resetAt = start + AUTH_FAILURE_WINDOW_SECONDS;
@@ -50,7 +55,7 @@ export async function recordFailure(ip: string, now = Date.now()): Promise<numbe
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { PK: `AUTHFAIL#${ip}`, SK: `WINDOW#${start}` }, // the layout of counter.ts's windows
+        Key: { PK: authFailSubject(unit), SK: `WINDOW#${start}` }, // the layout of counter.ts's windows
         UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
         ConditionExpression: 'attribute_not_exists(#count) OR #count <= :limit',
         ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
@@ -65,13 +70,13 @@ export async function recordFailure(ip: string, now = Date.now()): Promise<numbe
   }
   if (!over) return undefined;
   if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value as string);
-  blocked.set(ip, resetAt);
+  blocked.set(unit, resetAt);
   return resetAt - Math.floor(now / 1000);
 }
 
 /** Take back a failure recorded before the credential was checked (login reserves one; a success gives it back). */
 export async function forgiveFailure(ip: string, now = Date.now()): Promise<void> {
-  await giveBack(`AUTHFAIL#${ip}`, AUTH_FAILURE_WINDOW_SECONDS, now);
+  await giveBack(authFailSubject(addressUnit(ip)), AUTH_FAILURE_WINDOW_SECONDS, now);
 }
 
 /** The 429 for an address over its budget, `retryAfter` seconds before its window ends. */

@@ -5,7 +5,6 @@ import { listApiKeys, restoreApiKey, revokeApiKey } from '../db/entities/api-key
 import {
   addAdminItem,
   claimSlackItem,
-  emailKey,
   ensureAdminSet,
   genCondition,
   getUser,
@@ -18,6 +17,7 @@ import {
   type Role,
   type User,
 } from '../db/entities/user.ts';
+import { releaseEmailItems } from '../db/entities/user-email.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { assertSlackUserFree, createUser, slackUserTaken } from './accounts.ts';
@@ -187,20 +187,23 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
       const admin = isActiveAdmin(user);
       if (admin) await ensureAdminSet(p.accountId);
       const cond = asRead(user);
+      const before = [
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: userKey(p.accountId, userId),
+            ConditionExpression: cond.expression,
+            ExpressionAttributeNames: cond.names,
+            ExpressionAttributeValues: cond.values,
+          },
+        },
+        ...(await releaseEmailItems(user)),
+      ];
       try {
         await db().send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Delete: {
-                  TableName: tableName(),
-                  Key: userKey(p.accountId, userId),
-                  ConditionExpression: cond.expression,
-                  ExpressionAttributeNames: cond.names,
-                  ExpressionAttributeValues: cond.values,
-                },
-              },
-              { Delete: { TableName: tableName(), Key: emailKey(user.email) } },
+              ...before,
               ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
               ...(await memberGenItems(p.accountId, userId, (user.gen ?? 0) + 1)),
               ...(user.slackUserId ? [releaseSlackItem(p.accountId, userId, user.slackUserId)] : []),
@@ -209,8 +212,8 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
           }),
         );
       } catch (e) {
-        // Index 2 is the admin set only when an admin is removed (else the account item's generation copy).
-        if (isConditionFailure(e) && admin && refusedItem(e) === 2) throw lastAdmin();
+        // The item after the user's and their email's is the admin set only when an admin is removed.
+        if (isConditionFailure(e) && admin && refusedItem(e) === before.length) throw lastAdmin();
         throw e;
       }
     },

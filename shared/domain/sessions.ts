@@ -1,13 +1,13 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { deleteSession, getSession, putSession } from '../db/entities/session.ts';
-import { getUser, getUserByEmail, setPasswordHash, type User } from '../db/entities/user.ts';
+import { getUser, setPasswordHash, type User } from '../db/entities/user.ts';
+import { getUsersByEmail } from '../db/entities/user-email.ts';
 import { getAccount } from '../db/entities/account.ts';
-import { clearWindow, giveBack, takeFromWindow } from '../db/entities/counter.ts';
 import { config } from '../config.ts';
-import { forbidden, isConditionFailure, rateLimited, unauthorized, validationFailed } from '../errors.ts';
+import { forbidden, unauthorized } from '../errors.ts';
 import { logger } from '../logger.ts';
-import { checkBudget, forgiveFailure, overBudget, recordFailure } from './auth-failures.ts';
+import { loginSucceeded, reserveLogin } from './login-limits.ts';
 import { newTokenId } from '../ids.ts';
 import { hashPassword, needsRehash, verifyPassword } from '../passwords.ts';
 import { hashToken, mintToken, parseToken, safeEqual } from '../tokens.ts';
@@ -16,49 +16,31 @@ import type { AuditChannel } from '../db/entities/audit.ts';
 import { auditPut } from '../db/entities/audit.ts';
 import { auditEntry, audited } from '../db/audited.ts';
 
-/**
- * Failed logins allowed per window: per email from one address (the lockout a stranger elsewhere
- * cannot trigger), and per address across emails (password spraying). Successes are not counted.
- */
-export const LOGIN_LIMITS = { windowSeconds: 300, perEmailAndIp: 10, perIp: 50 } as const;
+export { LOGIN_LIMITS } from './login-limits.ts';
 
 const badCredentials = () => unauthorized('INVALID_CREDENTIALS', 'Email or password is wrong.');
 
 /**
- * Log in. Before the password is looked at, one attempt is reserved from each of the two login
- * windows (email + address, address) and from the address's failure budget shared with every route
- * (auth-failures.ts), three conditional increments in parallel, so concurrent guesses can never pass
- * a limit; a success gives all three back (the email + address window is cleared: reset on success).
- * So only failures stay counted. An unknown email costs a full scrypt like a known one, so the answer
- * takes the same time either way; a disabled member learns it only with the right password.
+ * Log in. Before the password is looked at, one attempt is reserved from each sign-in limit and from
+ * the address's failure budget shared with every route (login-limits.ts: conditional increments in
+ * parallel, so concurrent guesses can never pass a limit); a success gives them back (the email +
+ * address count is cleared: reset on success). So only failures stay counted. An unknown email costs
+ * a full scrypt like a known one, so the answer takes the same time either way; a disabled member
+ * learns it only with the right password.
  */
 export async function login(email: string, password: string, sourceIp: string, now = Date.now(), channel: AuditChannel = 'api') {
   const normalized = email.trim().toLowerCase();
-  checkBudget(sourceIp, now);
-  const subjects = [`LOGINFAIL#${normalized}#${sourceIp}`, `LOGINFAIL#IP#${sourceIp}`] as const;
-  const [byEmail, byIp, over] = await Promise.all([
-    takeFromWindow(subjects[0], LOGIN_LIMITS.perEmailAndIp, LOGIN_LIMITS.windowSeconds, now),
-    takeFromWindow(subjects[1], LOGIN_LIMITS.perIp, LOGIN_LIMITS.windowSeconds, now),
-    recordFailure(sourceIp, now),
-  ]);
-  if (over !== undefined) throw overBudget(over);
-  if (!byEmail.allowed || !byIp.allowed) {
-    const retry = Math.max(1, Math.max(byEmail.resetAt, byIp.resetAt) - Math.floor(now / 1000));
-    throw rateLimited(retry, {});
-  }
-  const user = await getUserByEmail(normalized);
+  const attempt = await reserveLogin(normalized, sourceIp, now);
+  // Strongly consistent: a session made just after a password change or "sign out everywhere" must carry the new epoch.
+  const members = await getUsersByEmail(normalized, true);
   const via = { ip: sourceIp, channel };
-  if (!(await verifyPassword(password, user?.passwordHash)) || !user) {
+  const user = await memberFor(members, password);
+  if (!user) {
     // A wrong password for a member's email is on their account's log (an unknown email is on none).
-    if (user) await signInFailed(user, via, 'password', now);
+    await Promise.all(members.map((m) => signInFailed(m, via, 'password', now)));
     throw badCredentials();
   }
-  await Promise.all([
-    clearWindow(subjects[0], LOGIN_LIMITS.windowSeconds, now),
-    giveBack(subjects[1], LOGIN_LIMITS.windowSeconds, now),
-    forgiveFailure(sourceIp, now),
-    needsRehash(user.passwordHash) ? upgradePasswordHash(user, password) : undefined,
-  ]);
+  await Promise.all([loginSucceeded(attempt), needsRehash(user.passwordHash) ? upgradePasswordHash(user, password) : undefined]);
   if (user.disabled) {
     await signInFailed(user, via, 'disabled', now);
     throw forbidden('MEMBER_DISABLED', 'This member is disabled; ask an account admin.');
@@ -75,10 +57,26 @@ export async function login(email: string, password: string, sourceIp: string, n
       createdAt: now,
       expiresAt,
       ...(user.gen ? { userGen: user.gen } : {}),
+      ...(user.sessionEpoch ? { userEpoch: user.sessionEpoch } : {}),
     },
     [audited({ kind: 'session', accountId: user.accountId, userId: user.userId, via }, 'session.signed_in', sessionObject(user), {}, now)],
   );
   return { token, expiresAt, user: { id: user.userId, email: user.email, role: user.role } };
+}
+
+/**
+ * The member the password signs in as: an email may be a member of several accounts, each with its
+ * own password; every one is checked (an unknown email costs one scrypt against a dummy hash), and the
+ * oldest enabled member whose password it is wins (a disabled one only when no enabled one matches).
+ */
+async function memberFor(members: User[], password: string): Promise<User | undefined> {
+  if (members.length === 0) {
+    await verifyPassword(password, undefined);
+    return undefined;
+  }
+  const matches: User[] = [];
+  for (const m of members) if (await verifyPassword(password, m.passwordHash)) matches.push(m);
+  return matches.find((m) => !m.disabled) ?? matches[0];
 }
 
 const sessionObject = (user: User) => ({ type: 'member', id: user.userId, name: user.email });
@@ -131,13 +129,15 @@ async function sessionOf(token: string, now: number, withAccount = false) {
   // The user is read on every request (never cached), so removing or disabling a member, or changing
   // their role, applies to their live sessions at once. A disable raises the membership generation,
   // so a session from before it stays refused after a re-enable (and one a login wrote while the
-  // disable committed is refused too).
+  // disable committed is refused too). A password change or "sign out everywhere" raises the session
+  // epoch the same way (session-ends.ts): a session of an older epoch is refused.
   const [user, account] = await Promise.all([
     getUser(session.accountId, session.userId),
     withAccount ? getAccount(session.accountId) : undefined,
   ]);
   const gen = user?.gen ?? 0;
-  if (!user || user.disabled || (session.userGen ?? 0) !== gen) throw invalidSession();
+  if (!user || user.disabled || (session.userGen ?? 0) !== gen || (session.userEpoch ?? 0) !== (user.sessionEpoch ?? 0))
+    throw invalidSession();
   const principal = {
     kind: 'session' as const,
     accountId: user.accountId,
@@ -161,23 +161,4 @@ export async function me(p: Extract<Principal, { kind: 'session' }>) {
     user: { id: user.userId, email: user.email, role: user.role },
     account: { id: account.accountId, name: account.name, plan: account.plan },
   };
-}
-
-/**
- * Change the caller's own password: the current one must be right (400 `VALIDATION_FAILED` at
- * `currentPassword` otherwise: a session alone does not change it). The hash is replaced on the condition
- * that it is the one checked, so a concurrent change makes this one fail rather than both pass.
- */
-export async function changePassword(p: Extract<Principal, { kind: 'session' }>, input: { currentPassword: string; newPassword: string }) {
-  const user = await getUser(p.accountId, p.userId);
-  if (!user) throw invalidSession();
-  if (!(await verifyPassword(input.currentPassword, user.passwordHash)))
-    throw validationFailed([{ path: 'currentPassword', message: 'is not your current password' }]);
-  try {
-    const entry = audited(p, 'password.changed', { type: 'user', id: user.userId, name: user.email });
-    await setPasswordHash(user, await hashPassword(input.newPassword), [entry]);
-  } catch (e) {
-    if (isConditionFailure(e)) throw validationFailed([{ path: 'currentPassword', message: 'was changed meanwhile; sign in again' }]);
-    throw e;
-  }
 }

@@ -288,7 +288,7 @@ describe('members', () => {
     await page.getByLabel('Email').fill(member.email);
     await page.getByRole('button', { name: 'Add member' }).click();
     await page.waitForLoadState();
-    expect(await page.locator('#member-email-error').textContent()).toBe('A user with this email already exists.');
+    expect(await page.locator('#member-email-error').textContent()).toBe('A member of this account has this email.');
     await expectAccessible(page);
     const added = uniqueEmail('added');
     await page.getByLabel('Email').fill(added);

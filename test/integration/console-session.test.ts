@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as overview } from '../../functions/http/console/overview.ts';
 import { handler as consoleLogin } from '../../functions/http/console/login.ts';
+import { handler as loginPage } from '../../functions/http/console/login-page.ts';
 import { handler as logout } from '../../functions/http/console/logout.ts';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from '../../shared/console/cookie.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
@@ -18,7 +19,14 @@ import { freshIp, sessionOf } from '../support/sessions.ts';
 type Result = { statusCode: number; headers?: Record<string, string>; cookies?: string[]; body?: string };
 const call = async (
   handler: (e: never, c: never) => Promise<unknown>,
-  opts: { method?: string; path: string; cookie?: string; form?: Record<string, string>; headers?: Record<string, string> },
+  opts: {
+    method?: string;
+    path: string;
+    cookie?: string;
+    cookies?: string[];
+    form?: Record<string, string>;
+    headers?: Record<string, string>;
+  },
 ) => {
   const event = apiEvent({
     method: opts.method ?? 'GET',
@@ -28,7 +36,21 @@ const call = async (
     sourceIp: freshIp(),
   });
   if (opts.cookie) event.cookies = [`flowgate_session=${opts.cookie}`];
+  if (opts.cookies) event.cookies = [...(event.cookies ?? []), ...opts.cookies];
   return (await handler(event as never, lambdaContext())) as Result;
+};
+/** What a browser gets from the sign-in page: its pre-session cookie (`name=value`) and the form's hidden value. */
+const signInPage = async (cookies?: string[]) => {
+  const res = await call(loginPage, { path: '/console/login', ...(cookies ? { cookies } : {}) });
+  expect(res.statusCode).toBe(200);
+  const page = /name="page" value="([^"]+)"/.exec(res.body ?? '')?.[1] as string;
+  expect(page).toBeTruthy();
+  return { cookies: cookies ?? (res.cookies ?? []).map((c) => c.split(';')[0] as string), page };
+};
+/** The sign-in form posted as a browser does after loading the page. */
+const signIn = async (form: Record<string, string>, headers?: Record<string, string>) => {
+  const { cookies, page } = await signInPage();
+  return call(consoleLogin, { method: 'POST', path: '/console/login', cookies, form: { page, ...form }, ...(headers ? { headers } : {}) });
 };
 const signedIn = async (token: string) => (await call(overview, { path: '/console', cookie: token })).statusCode === 200;
 
@@ -39,21 +61,14 @@ beforeAll(async () => {
 
 describe('the console session cookie', () => {
   it('is set by the sign-in form and opens the pages; a bad password sets nothing', async () => {
-    const bad = await call(consoleLogin, {
-      method: 'POST',
-      path: '/console/login',
-      form: { email: account.admin.email, password: 'nope' },
-    });
+    const bad = await signIn({ email: account.admin.email, password: 'nope' });
     expect(bad.statusCode).toBe(401);
     expect(bad.cookies ?? []).toEqual([]);
     expect(bad.body).toContain('Email or password is wrong');
-    const good = await call(consoleLogin, {
-      method: 'POST',
-      path: '/console/login',
-      form: { email: account.admin.email, password: PASSWORD, next: '/console/runs?status=FAILED' },
-    });
+    const good = await signIn({ email: account.admin.email, password: PASSWORD, next: '/console/runs?status=FAILED' });
     expect(good.statusCode).toBe(303);
     expect(good.headers?.location).toBe('/console/runs?status=FAILED');
+    expect(good.cookies?.[1]).toBe('flowgate_signin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0');
     const set = good.cookies?.[0] ?? '';
     expect(set).toMatch(/^flowgate_session=dys_\S+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
     const token = sessionCookie({ cookies: [set.split(';')[0] as string] }) as string;
@@ -95,6 +110,50 @@ describe('the console session cookie', () => {
     expect(after.cookies).toEqual([clearSessionCookie()]);
     await updateMember(adminSession(account), account.member.userId, { disabled: false });
     expect(await signedIn(token)).toBe(false);
+  });
+});
+
+describe('sign-in CSRF', () => {
+  it('the sign-in page sets an HttpOnly, SameSite=Strict pre-session cookie, and keeps the one a browser has', async () => {
+    const first = await call(loginPage, { path: '/console/login' });
+    expect(first.cookies).toHaveLength(1);
+    expect(first.cookies?.[0]).toMatch(/^flowgate_signin=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=86400$/);
+    const again = await call(loginPage, { path: '/console/login', cookies: [first.cookies?.[0]?.split(';')[0] as string] });
+    expect(again.cookies ?? []).toEqual([]);
+  });
+
+  it('refuses a sign-in form that did not come from our page, even with Origin: null and no Fetch Metadata (nothing checked, no session)', async () => {
+    const nullOrigin = { origin: 'null' };
+    const refusedWith = async (f: { cookies?: string[]; form: Record<string, string> }) => {
+      const res = await call(consoleLogin, {
+        method: 'POST',
+        path: '/console/login',
+        headers: nullOrigin,
+        ...(f.cookies ? { cookies: f.cookies } : {}),
+        form: { ...f.form, email: account.admin.email, password: PASSWORD },
+      });
+      expect(res.statusCode, JSON.stringify(f)).toBe(403);
+      expect(res.body).toContain('This sign-in form has expired or did not come from this site');
+      expect((res.cookies ?? []).filter((c) => c.startsWith('flowgate_session='))).toEqual([]);
+    };
+    // A page elsewhere: the browser sends no pre-session cookie (SameSite=Strict), and the form has no value.
+    await refusedWith({ form: {} });
+    const mine = await signInPage();
+    const theirs = await signInPage();
+    // The attacker made a value of their own (from their own visit), but the victim's browser has another cookie.
+    await refusedWith({ cookies: mine.cookies, form: { page: theirs.page } });
+    await refusedWith({ cookies: mine.cookies, form: { page: 'x.y' } });
+    await refusedWith({ cookies: mine.cookies, form: {} });
+    // The page's own form, with Origin: null (some browsers send it for their own forms), signs in.
+    const own = await call(consoleLogin, {
+      method: 'POST',
+      path: '/console/login',
+      headers: nullOrigin,
+      cookies: mine.cookies,
+      form: { page: mine.page, email: account.admin.email, password: PASSWORD },
+    });
+    expect(own.statusCode).toBe(303);
+    expect(own.cookies?.[0]).toMatch(/^flowgate_session=dys_/);
   });
 });
 

@@ -5,7 +5,8 @@ export const route = {
   method: 'POST',
   path: '/console/account/password',
   handler: 'http/console/account-password',
-  summary: 'Change my password (the current one first), as POST /api/auth/password; then back to the account (303)',
+  summary:
+    'Change my password (the current one first), as POST /api/auth/password (every other session ends); then back to the account (303)',
   tag: 'Console pages',
   auth: consolePage,
   grants: readWrite,
@@ -14,5 +15,5 @@ export const route = {
   maxBodyBytes: 4096,
   // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts): a check and a new hash.
   memoryMb: 1024,
-  errors: [...refuses(400, 'VALIDATION_FAILED')],
+  errors: [...refuses(400, 'VALIDATION_FAILED'), ...refuses(429, 'RATE_LIMITED')],
 } as const satisfies Route;

@@ -4,7 +4,7 @@
 import { route } from './account-password.route.ts';
 import { consoleHttp } from '../../../shared/console/console-http.tsx';
 import { seeOther } from '../../../shared/console/render.tsx';
-import { changePassword } from '../../../shared/domain/sessions.ts';
+import { changePassword } from '../../../shared/domain/session-ends.ts';
 import { fieldErrors } from '../../../shared/http/middleware/parse-request.ts';
 import { ChangePasswordBody } from '../../../shared/schemas/identity.ts';
 import { renderAccount } from './account-data.ts';

@@ -130,7 +130,18 @@ export function accountPage(
             errors={passwordErrors}
             first={passwordFirst}
           />
+          <p class="muted">Changing it signs you out everywhere else: other browsers and API sessions.</p>
           <button type="submit">Change password</button>
+        </form>
+      </section>
+      <section aria-labelledby="sessions-heading">
+        <h2 id="sessions-heading">Sessions</h2>
+        <p>Signed in somewhere you should not be, or on a computer you no longer use? End every session of yours, this one too.</p>
+        <form method="post" action="/console/account/sign-out-everywhere">
+          <Csrf session={session} />
+          <button type="submit" class="secondary">
+            Sign out everywhere
+          </button>
         </form>
       </section>
     </>,

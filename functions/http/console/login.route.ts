@@ -5,7 +5,7 @@ export const route = {
   method: 'POST',
   path: '/console/login',
   handler: 'http/console/login',
-  summary: 'Sign in (form: email, password, next): sets the session cookie',
+  summary: "Sign in (form: email, password, next, and the sign-in page's pre-session value): sets the session cookie",
   tag: 'Console pages',
   auth: none,
   grants: readWrite,
@@ -15,5 +15,5 @@ export const route = {
   // scrypt at N = 2^17 takes 128 MiB per hash (passwords.ts), as POST /api/auth/login.
   memoryMb: 1024,
   status: 303,
-  errors: [...refuses(401, 'INVALID_CREDENTIALS'), ...refuses(429, 'RATE_LIMITED')],
+  errors: [...refuses(401, 'INVALID_CREDENTIALS'), ...refuses(403, 'PAGE_FORM_INVALID'), ...refuses(429, 'RATE_LIMITED')],
 } as const satisfies Route;

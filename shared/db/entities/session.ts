@@ -15,6 +15,8 @@ export const Session = z.object({
   expiresAt: z.number(),
   /** The user's membership generation at login (user.ts `gen`; absent is 0): the session works only while it is current. */
   userGen: z.number().optional(),
+  /** The user's session epoch at login (user.ts `sessionEpoch`; absent is 0): the session works only while it is current. */
+  userEpoch: z.number().optional(),
 });
 export type Session = z.infer<typeof Session>;
 
@@ -45,3 +47,17 @@ export async function deleteSession(sessionId: string, extra: readonly TransactI
     writeWith({ Delete: { TableName: tableName(), Key: sessionKey(sessionId), ConditionExpression: 'attribute_exists(PK)' } }, extra),
   );
 }
+
+/** Transaction item: move a live session to session epoch `epoch` (the one that survives a password change). */
+export const keepSessionItem = (sessionId: string, epoch: number): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: sessionKey(sessionId),
+    UpdateExpression: 'SET userEpoch = :epoch',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':epoch': epoch },
+  },
+});
+
+/** Transaction item: delete a session (gone already is fine). */
+export const deleteSessionItem = (sessionId: string): TransactItem => ({ Delete: { TableName: tableName(), Key: sessionKey(sessionId) } });

@@ -6,7 +6,7 @@ import { isConditionFailure } from '../../errors.ts';
 import { queryAll } from '../query.ts';
 
 // Access patterns: get by account + id · list by account (PK, SK begins_with USER#) ·
-// get by email (global lookup item EMAIL#<email>, also what keeps emails unique) · the account's
+// the members an email signs in as (user-email.ts) · the account's
 // active admins (ACC#<account> / ADMINS: a string set of the enabled admins' ids, written in the same
 // transaction as every change that adds or removes one, so the last admin can never be lost) ·
 // the holder of a Slack user id in an account (ACC#<account> / SLACK#<id>, also what keeps them unique).
@@ -29,6 +29,13 @@ export const User = z.object({
    * brings none back by itself. Absent (older users) is 0.
    */
   gen: z.number().optional(),
+  /**
+   * Session epoch: raised by a password change and by "sign out everywhere" (sessions.ts). A session
+   * carries the epoch it was made under (session.ts `userEpoch`) and works only while it is current,
+   * so one write ends every session of the user, with no scan. Unlike `gen` it leaves API keys alone.
+   * Absent (older users) is 0.
+   */
+  sessionEpoch: z.number().optional(),
   /** Their Slack user id (U…): Slack approval messages reach them, and their Slack clicks are theirs. */
   slackUserId: z.string().optional(),
 });
@@ -48,8 +55,6 @@ export const publicUser = (u: User) => ({
 export const isActiveAdmin = (u: Pick<User, 'role' | 'disabled'>) => u.role === 'admin' && !u.disabled;
 
 export const userKey = (accountId: string, userId: string) => ({ PK: `ACC#${accountId}`, SK: `USER#${userId}` });
-export const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' });
-
 /**
  * The account item's attribute holding a member's current generation: the key check rides on the
  * rate-limit write every key-authenticated request makes to the account item anyway
@@ -138,34 +143,9 @@ export async function ensureAdminSet(accountId: string): Promise<void> {
   }
 }
 
-/** Transaction items that create a user and claim its email (fails if the email is taken). */
-export function createUserItems(u: User) {
-  return [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: { ...userKey(u.accountId, u.userId), type: 'user', ...u, email: u.email.toLowerCase() },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    {
-      Put: {
-        TableName: tableName(),
-        Item: { ...emailKey(u.email), type: 'email', accountId: u.accountId, userId: u.userId },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-  ];
-}
-
 export async function getUser(accountId: string, userId: string, consistent = false): Promise<User | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: userKey(accountId, userId), ConsistentRead: consistent }));
   return Item ? User.parse(Item) : undefined;
-}
-
-export async function getUserByEmail(email: string): Promise<User | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: emailKey(email) }));
-  return Item ? getUser(Item.accountId, Item.userId) : undefined;
 }
 
 export const listUsers = (accountId: string): Promise<User[]> =>
@@ -195,4 +175,33 @@ export async function setPasswordHash(
     },
     extra,
   );
+}
+
+/** Condition that `#epoch` holds session epoch `epoch` (absent counts as 0). */
+const epochCondition = (epoch: number) => (epoch === 0 ? '(attribute_not_exists(#epoch) OR #epoch = :epoch)' : '#epoch = :epoch');
+
+/**
+ * Transaction item: raise the user's session epoch from `u.sessionEpoch` (as read) to the next one,
+ * and replace the password hash when `passwordHash` is given (on the condition that the hash is still
+ * the one read). Refused when either changed since the read.
+ */
+export function endSessionsItem(
+  u: Pick<User, 'accountId' | 'userId' | 'passwordHash' | 'sessionEpoch'>,
+  passwordHash?: string,
+): TransactItem {
+  const epoch = u.sessionEpoch ?? 0;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: userKey(u.accountId, u.userId),
+      UpdateExpression: `SET #epoch = :next${passwordHash ? ', passwordHash = :new' : ''}`,
+      ConditionExpression: `attribute_exists(PK) AND ${epochCondition(epoch)}${passwordHash ? ' AND passwordHash = :old' : ''}`,
+      ExpressionAttributeNames: { '#epoch': 'sessionEpoch' },
+      ExpressionAttributeValues: {
+        ':epoch': epoch,
+        ':next': epoch + 1,
+        ...(passwordHash ? { ':new': passwordHash, ':old': u.passwordHash } : {}),
+      },
+    },
+  };
 }
