@@ -2,7 +2,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { Pluggable } from '@smithy/types';
 import { config } from './config.ts';
+import { isTransactionConflict } from './errors.ts';
 import { withPlugins } from './sdk-plugins.ts';
 
 /**
@@ -32,10 +34,42 @@ function lean<C extends { config: { signer?: unknown }; middlewareStack: { remov
   return withPlugins(client);
 }
 
+/** Tries of a DynamoDB call refused for a transaction in flight on one of its items (below). */
+export const CONFLICT_TRIES = 8;
+
+/**
+ * DynamoDB refuses a write (or cancels a transaction) while another transaction holds one of its items
+ * (`TransactionConflict`): nothing was written, and AWS's advice is to send it again after a pause; the
+ * SDK does not. Every call is sent again, as it was, up to CONFLICT_TRIES times with exponential
+ * backoff and full jitter (up to 10, 20, 40, … ms, at most 500; about a second in all): its conditions are checked afresh each time,
+ * so a write that lost its race to the other fails its condition then, as if it had come later.
+ */
+const retryTransactionConflicts: Pluggable<any, any> = {
+  applyToStack: (stack) =>
+    stack.add(
+      (next) => async (args) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await next({ ...args });
+          } catch (e) {
+            if (!isTransactionConflict(e) || attempt >= CONFLICT_TRIES) throw e;
+            await new Promise((r) => setTimeout(r, Math.random() * Math.min(500, 10 * 2 ** (attempt - 1))));
+          }
+        }
+      },
+      { step: 'initialize', priority: 'high', name: 'retryTransactionConflicts' },
+    ),
+};
+
 export const db = () =>
-  (ddb ??= DynamoDBDocumentClient.from(lean(new DynamoDBClient({})), {
+  (ddb ??= DynamoDBDocumentClient.from(lean(withConflictRetries(new DynamoDBClient({}))), {
     marshallOptions: { removeUndefinedValues: true },
   }));
+function withConflictRetries(client: DynamoDBClient): DynamoDBClient {
+  client.middlewareStack.use(retryTransactionConflicts);
+  return client;
+}
+
 export const queue = () => (sqs ??= lean(new SQSClient({})));
 /**
  * The S3 client, loaded on first use (import its commands with `await import(...)` too): few requests

@@ -11,7 +11,7 @@ import { TABLE } from '../../shared/db/table.ts';
  *   TransactGetItems with an item an ongoing TransactWriteItems, BatchWriteItem, PutItem, UpdateItem
  *   or DeleteItem writes, are cancelled: `TransactionCanceledException`, reason `TransactionConflict`.
  * Here every call of this process's DynamoDB clients holds its items from its send until its answer,
- * but no longer than LOCK_MS (DynamoDB Local runs one transaction at a time, so a call's answer can
+ * but no longer than LOCK_MS, 10 ms (DynamoDB Local runs one transaction at a time, so a call's answer can
  * wait behind many others; on AWS they run side by side and an item is held for the few milliseconds
  * its transaction takes). A call that meets an item held by another is refused the same way, before
  * it reaches the emulator, so it changes nothing. Reads (GetItem, Query, BatchGetItem) never conflict: they read what is committed.
@@ -27,7 +27,7 @@ const meets = (mine: Kind, other: Kind) =>
 const inFlight = new Map<string, Set<Call>>();
 
 /** The longest a call holds its items: about what a transaction of a few items takes on AWS. */
-export const LOCK_MS = 25;
+export const LOCK_MS = 10;
 
 let conflicts = 0;
 /** How many calls were refused for a conflict since the process started (tests read it). */

@@ -40,7 +40,9 @@ const newKey = (session: string, name: string) => call('POST', '/api/keys', sess
 const keyWorks = async (token: string) => (await call('GET', '/api/v1/me', token)).status;
 const sessionWorks = async (token: string) => (await call('GET', '/api/auth/me', token)).status;
 
-describe('key creation racing the owner’s removal', () => {
+// Twenty rounds of concurrent writes to one user item: with DynamoDB's transaction conflicts (which
+// the local stack raises, infra/local/conflicts.ts) each round waits out a few retries.
+describe('key creation racing the owner’s removal', { timeout: 90_000 }, () => {
   it('20 races: no key created around a removal works afterwards, nor the removed member’s session', async () => {
     const { admin, account } = await givenAccount();
     const adminSession = await login(admin.email);
