@@ -90,7 +90,7 @@ describe('key creation racing the owner’s removal', { timeout: 90_000 }, () =>
   });
 });
 
-describe('disable racing enable', () => {
+describe('disable racing enable', { timeout: 90_000 }, () => {
   it('20 races end in one consistent state: user, keys and sessions agree', async () => {
     const { admin, account } = await givenAccount();
     const adminSession = await login(admin.email);
