@@ -16,3 +16,17 @@ export function withPlugins<C extends { middlewareStack: { use: (p: Pluggable<an
   for (const p of plugins) client.middlewareStack.use(p);
   return client;
 }
+
+type Keeper = () => <R>(work: () => R) => R;
+let keeper: Keeper = () => (work) => work();
+
+/**
+ * Work done later on behalf of a function (a flush of the counts it made, shared/db/counters.ts) is
+ * done as that function: `keepIdentity()` where the work is asked for returns how to run it. On AWS an
+ * instance is one function, so it runs the work as it is; locally, where every function shares one
+ * process, the local stack sets the keeper to its IAM identity (infra/local/iam.ts `keepInvocation`).
+ */
+export const keepIdentity = () => keeper();
+export const setIdentityKeeper = (k: Keeper) => {
+  keeper = k;
+};

@@ -9,9 +9,9 @@ import { startLocalScheduler } from './scheduler.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
 import { invoke, workerFunction } from './lambda.ts';
-import { iamPlugin } from './iam.ts';
+import { iamPlugin, keepInvocation } from './iam.ts';
 import { conflictsPlugin } from './conflicts.ts';
-import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
+import { addSdkPlugin, setIdentityKeeper } from '../../shared/sdk-plugins.ts';
 import { seedDemo, type Demo } from './seed.ts';
 
 export type LocalStackOptions = {
@@ -50,6 +50,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // and concurrent writes to one item conflict as DynamoDB's transactions do (infra/local/conflicts.ts).
   addSdkPlugin(iamPlugin);
   addSdkPlugin(conflictsPlugin);
+  setIdentityKeeper(keepInvocation);
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { logger } from '../logger.ts';
+import { keepIdentity } from '../sdk-plugins.ts';
 
 // Plain increments that many requests or runs make on one item (a webhook's stats, a key's usage:
 // docs/webhooks.md "Stats and key usage"), summed in this function instance and written once per item per
@@ -13,9 +13,9 @@ import { logger } from '../logger.ts';
 export type CountWriter = (counts: ReadonlyMap<string, number>, latest: number | undefined) => Promise<void>;
 
 /**
- * `within`: the async context of the item's first count, which its write runs in. On AWS an instance is
- * one function, so that changes nothing; locally every function shares one process, and a write is
- * then made as the function that counted (its grants, infra/local/iam.ts), not as whichever flushes.
+ * `within`: how the item's write is run, as the function of its first count (`keepIdentity`). On AWS an
+ * instance is one function, so that changes nothing; locally every function shares one process, and a
+ * write is then made as the function that counted (its grants, infra/local/iam.ts), not as whichever flushes.
  */
 type Pending = { counts: Map<string, number>; latest: number | undefined; write: CountWriter; within: <R>(fn: () => R) => R };
 
@@ -30,7 +30,7 @@ function merge(
   counts: Iterable<[string, number]>,
   latest: number | undefined,
   write: CountWriter,
-  within: Pending['within'] = AsyncLocalStorage.snapshot(),
+  within: Pending['within'] = keepIdentity(),
 ) {
   const p = pending.get(item) ?? { counts: new Map<string, number>(), latest: undefined, write, within };
   for (const [name, n] of counts) p.counts.set(name, (p.counts.get(name) ?? 0) + n);

@@ -275,12 +275,14 @@ describe('a run whose message cannot be sent', () => {
   // Once the failing call is spent, the spy passes calls through to the real client.
   const realSend = (command: unknown) => (queue().send as (c: unknown) => Promise<unknown>)(command);
 
-  it('ends the run FAILED (DISPATCH_FAILED) and answers 500, so the retry is the one run', async () => {
+  it('ends the run FAILED (DISPATCH_FAILED) and answers 503 with Retry-After, so the retry is the one run', async () => {
     const h = await givenHook();
     const spy = failNextSend();
     const res = await h.trigger(JSON.stringify({ n: 1 }));
     spy.mockRestore();
-    expect(res.status).toBe(500);
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.json).toMatchObject({ code: 'TEMPORARILY_UNAVAILABLE' });
     const [failed] = await h.runs();
     expect(failed).toMatchObject({ status: 'FAILED', error: { code: 'DISPATCH_FAILED' } });
     expect(failed?.dispatch).toBeUndefined();
@@ -300,7 +302,7 @@ describe('a run whose message cannot be sent', () => {
     const h = await givenHook();
     const idem = { 'idempotency-key': `order-${randomUUID()}` };
     const spy = failNextSend();
-    expect((await h.trigger(JSON.stringify({ n: 2 }), 'application/json', idem)).status).toBe(500);
+    expect((await h.trigger(JSON.stringify({ n: 2 }), 'application/json', idem)).status).toBe(503);
     spy.mockRestore();
     const retry = await h.trigger(JSON.stringify({ n: 2 }), 'application/json', idem);
     expect(retry.status).toBe(200);

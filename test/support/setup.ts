@@ -1,8 +1,8 @@
 import { inject } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
-import { iamPlugin } from '../../infra/local/iam.ts';
+import { iamPlugin, keepInvocation } from '../../infra/local/iam.ts';
 import { conflictsPlugin } from '../../infra/local/conflicts.ts';
-import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
+import { addSdkPlugin, setIdentityKeeper } from '../../shared/sdk-plugins.ts';
 import { logger } from '../../shared/logger.ts';
 import { checkFetchedResponses } from './contract.ts';
 import { holdServerLogs } from './logs.ts';
@@ -31,6 +31,7 @@ resetConfig();
 addSdkPlugin(iamPlugin);
 // Concurrent writes to one item conflict as on DynamoDB (infra/local/conflicts.ts), which DynamoDB Local never does.
 addSdkPlugin(conflictsPlugin);
+setIdentityKeeper(keepInvocation);
 // The logger was made when the imports above loaded, before its level was set here.
 logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as Parameters<typeof logger.setLogLevel>[0]);
 holdServerLogs();
