@@ -21,7 +21,7 @@ const OTHER_MEANINGS: Record<string, Record<string, number>> = {
   'shared/db/entities/webhook.ts': { slack: 1 },
   'shared/http/webhook-senders.ts': { slack: 2 },
   'shared/domain/trigger-context.ts': { slack: 1 },
-  'shared/db/entities/user.ts': { email: 1 },
+  'shared/db/entities/user-email.ts': { email: 2 },
   // The sign-in form's email field.
   'functions/http/console/login-form.tsx': { email: 2 },
   'functions/http/console/login.ts': { email: 1 },
