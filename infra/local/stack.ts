@@ -10,6 +10,7 @@ import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
 import { invoke, workerFunction } from './lambda.ts';
 import { iamPlugin } from './iam.ts';
+import { configureFaults, type Faults, faultsPlugin, parseFaults } from './faults.ts';
 import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
 import { seedDemo, type Demo } from './seed.ts';
 
@@ -30,6 +31,8 @@ export type LocalStackOptions = {
    * minute on AWS). Tests of deadlines, reminders, escalation and callback timeouts set 1 or 2.
    */
   sweepSeconds?: number;
+  /** The faults to inject (`FAULTS`, infra/local/faults.ts); omitted: those `FAULTS` in the environment names. */
+  faults?: Faults;
 };
 
 /**
@@ -47,6 +50,9 @@ const SWEEP_FUNCTION: AsyncFunctionSettings = { ...workerFunction('sweep/schedul
 export async function startLocalStack(opts: LocalStackOptions) {
   // Every function's AWS calls are checked against its grants, as IAM does on AWS (infra/local/iam.ts).
   addSdkPlugin(iamPlugin);
+  // And, on request, faults as AWS raises them (docs/local-mode.md): `FAULTS` is checked before anything starts.
+  configureFaults('faults' in opts ? opts.faults : parseFaults(process.env.FAULTS));
+  addSdkPlugin(faultsPlugin);
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();

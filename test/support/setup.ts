@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
 import { iamPlugin } from '../../infra/local/iam.ts';
+import { configureFaults, faultsPlugin, parseFaults } from '../../infra/local/faults.ts';
 import { addSdkPlugin } from '../../shared/sdk-plugins.ts';
 import { logger } from '../../shared/logger.ts';
 import { checkFetchedResponses } from './contract.ts';
@@ -25,6 +26,9 @@ resetConfig();
 // IAM as on AWS: a handler's AWS calls are checked against its function's grants (infra/local/iam.ts),
 // here as in the local stack; a test's own setup calls are no function's and are not checked.
 addSdkPlugin(iamPlugin);
+// `FAULTS=… npm test`: the functions' work in every test under faults as AWS raises them (docs/local-mode.md).
+configureFaults(parseFaults(process.env.FAULTS));
+addSdkPlugin(faultsPlugin);
 // The logger was made when the imports above loaded, before its level was set here.
 logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as Parameters<typeof logger.setLogLevel>[0]);
 holdServerLogs();
