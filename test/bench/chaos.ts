@@ -5,7 +5,8 @@ import type { Demo } from '../../infra/local/seed.ts';
 import { type Answer, type AnswerLog, client, newAnswerLog, startListener } from './chaos-client.ts';
 
 /** Every fault kind at 5 %, as the issue asks. */
-export const CHAOS_FAULTS = 'dynamodb.throttle:0.05,dynamodb.error:0.05,sqs.duplicate:0.05,sqs.delay:0.05,s3.slowdown:0.05,lambda.crash:0.05,lambda.timeout:0.05';
+export const CHAOS_FAULTS =
+  'dynamodb.throttle:0.05,dynamodb.error:0.05,sqs.duplicate:0.05,sqs.delay:0.05,s3.slowdown:0.05,lambda.crash:0.05,lambda.timeout:0.05';
 
 export type ChaosTarget = {
   url: string;
@@ -55,7 +56,11 @@ function definitions(listener: string) {
           id: 'wait',
           type: 'wait_for_callback',
           timeoutSeconds: 3600,
-          request: { method: 'POST', url: `{% '${listener}/capture/' & $execution.id %}`, body: "{% { 'url': $callback.url, 'token': $callback.token } %}" },
+          request: {
+            method: 'POST',
+            url: `{% '${listener}/capture/' & $execution.id %}`,
+            body: "{% { 'url': $callback.url, 'token': $callback.token } %}",
+          },
         },
         { id: 'after', type: 'set', values: { done: true } },
       ],
@@ -91,7 +96,10 @@ export async function chaosSoak(target: ChaosTarget, opts: ChaosOptions) {
         await call('/api/workflows', { token, json: { name: `chaos ${kind} ${started}`, definition, recovery: kind !== 'webhook' } }),
       ).id;
     const apiKeyId = key.split('_')[1];
-    const webhook = must('webhook', await call('/api/webhooks', { token, json: { workflowId: workflows.webhook, name: 'chaos', apiKeyId } }));
+    const webhook = must(
+      'webhook',
+      await call('/api/webhooks', { token, json: { workflowId: workflows.webhook, name: 'chaos', apiKeyId } }),
+    );
     for (const n of [1, 2])
       must(
         'schedule',
@@ -178,7 +186,13 @@ export async function chaosSoak(target: ChaosTarget, opts: ChaosOptions) {
 type Run = { executionId: string; status: string; workflowId: string; scheduleId?: string; scheduledAt?: string; events: any[] };
 
 /** Wait until every run of the soak's workflows has ended (resuming the interrupted ones), then read each with its events. */
-async function settle(call: ReturnType<typeof client>, key: string, workflows: Record<string, string>, seconds: number, progress: (l: string) => void) {
+async function settle(
+  call: ReturnType<typeof client>,
+  key: string,
+  workflows: Record<string, string>,
+  seconds: number,
+  progress: (l: string) => void,
+) {
   const list = async () => {
     const all: any[] = [];
     for (const workflowId of Object.values(workflows)) {
@@ -199,7 +213,12 @@ async function settle(call: ReturnType<typeof client>, key: string, workflows: R
     if (open.length === 0 || Date.now() > deadline) break;
     for (const r of open.filter((x) => x.status === 'INTERRUPTED'))
       await call(`/api/v1/executions/${r.executionId}/resume`, { key, json: {}, final: () => true });
-    progress(`${open.length} runs not ended yet (${open.map((r) => r.status).join(',').slice(0, 120)})`);
+    progress(
+      `${open.length} runs not ended yet (${open
+        .map((r) => r.status)
+        .join(',')
+        .slice(0, 120)})`,
+    );
     await sleep(3000);
     runs = await list();
   }
@@ -244,29 +263,46 @@ async function check(c: CheckInput): Promise<Row[]> {
   const scheduled = c.runs.filter((r) => r.scheduleId);
   const ours = c.runs.filter((r) => !r.scheduleId);
   const extra = ours.filter((r) => !c.started.some((s) => s.executionId === r.executionId));
-  row('no run started that no request asked for', ours.length, extra.map((r) => `${r.executionId} (${r.status})`));
+  row(
+    'no run started that no request asked for',
+    ours.length,
+    extra.map((r) => `${r.executionId} (${r.status})`),
+  );
   const terminal = c.runs.map((r) => {
     const ends = r.events.filter((e) => TERMINAL.has(e.type)).length;
-    const seqs = r.events.map((e) => e.seq).filter((s) => s !== undefined).sort((a, b) => a - b);
+    const seqs = r.events
+      .map((e) => e.seq)
+      .filter((s) => s !== undefined)
+      .sort((a, b) => a - b);
     const gap = seqs.some((s, i) => i > 0 && s !== seqs[i - 1] + 1);
-    return r.status !== 'SUCCEEDED' || ends !== 1 || gap ? `${r.executionId}: ${r.status}, ${ends} terminal events, seq ${gap ? 'with a gap or twice' : 'contiguous'}` : '';
+    return r.status !== 'SUCCEEDED' || ends !== 1 || gap
+      ? `${r.executionId}: ${r.status}, ${ends} terminal events, seq ${gap ? 'with a gap or twice' : 'contiguous'}`
+      : '';
   });
   row('every run SUCCEEDED once: one terminal event, seq contiguous', c.runs.length, terminal.filter(Boolean));
   const approvals = c.started.filter((s) => s.kind === 'approval').map((s) => byId.get(s.executionId));
   row(
     'every approval decided once (POST, v1, one-click, console)',
     approvals.length,
-    approvals.flatMap((r) => (r && count(r, 'approval.decided') === 1 ? [] : [`${r?.executionId}: ${r ? count(r, 'approval.decided') : 'missing'} decisions`])),
+    approvals.flatMap((r) =>
+      r && count(r, 'approval.decided') === 1 ? [] : [`${r?.executionId}: ${r ? count(r, 'approval.decided') : 'missing'} decisions`],
+    ),
   );
   const callbacks = c.started.filter((s) => s.kind === 'callback').map((s) => byId.get(s.executionId));
   row(
     'every callback report applied once (each reported twice)',
     callbacks.length,
-    callbacks.flatMap((r) => (r && count(r, 'callback.reported') === 1 ? [] : [`${r?.executionId}: ${r ? count(r, 'callback.reported') : 'missing'} reports`])),
+    callbacks.flatMap((r) =>
+      r && count(r, 'callback.reported') === 1 ? [] : [`${r?.executionId}: ${r ? count(r, 'callback.reported') : 'missing'} reports`],
+    ),
   );
   const fires = new Map<string, number>();
   for (const r of scheduled) fires.set(`${r.scheduleId}@${r.scheduledAt}`, (fires.get(`${r.scheduleId}@${r.scheduledAt}`) ?? 0) + 1);
-  row('every schedule fire started at most one run', fires.size, [...fires].filter(([, n]) => n > 1).map(([f, n]) => `${f}: ${n} runs`));
+  row(
+    'every schedule fire started at most one run',
+    fires.size,
+    [...fires].filter(([, n]) => n > 1).map(([f, n]) => `${f}: ${n} runs`),
+  );
   // docs/runs-and-events.md: a written http_request is never repeated; one under way when its worker died runs again when the run is resumed.
   const effects: string[] = [];
   let calls = 0;

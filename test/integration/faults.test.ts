@@ -11,11 +11,15 @@ import { configureFaults, type Faults, faultCounts, parseFaults, SQS_DELAY_MAX_M
 import { identityOf, runAs } from '../../infra/local/iam.ts';
 import { invoke as invokeFunction, workerFunction } from '../../infra/local/lambda.ts';
 import { startPoller } from '../../infra/local/poller.ts';
-import { startServer } from '../../infra/local/server.ts';
+import { findRoute, functionOf, startServer } from '../../infra/local/server.ts';
 import { grantsOfWorker } from '../../infra/iam.ts';
 import { db, queue, storage, tableName } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
-import { eventually } from '../support/engine.ts';
+import { eventually, takeRunMessages, useOwnQueues } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { setFlow } from '../bench/flows.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { handler as startRunHandler } from '../../functions/http/v1/workflows/start-run.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 
 /**
@@ -259,5 +263,50 @@ describe('the SQS kinds, at the event source', () => {
     } finally {
       await p.stop();
     }
+  });
+});
+
+describe('what the faults revealed', () => {
+  it('a v1 start cut off between its run and its message: the retry with the same Idempotency-Key sends the message (the run does not stay PENDING)', async () => {
+    await useOwnQueues();
+    const team = await givenAccount();
+    const session = {
+      kind: 'session',
+      accountId: team.account.accountId,
+      userId: team.admin.userId,
+      role: 'admin',
+      sessionId: '',
+    } as const;
+    const workflow = await createWorkflow(session, { name: 'cut', definition: setFlow(1), recovery: false, editors: [] });
+    const { route } = findRoute('POST', `/api/v1/workflows/${workflow.workflowId}/runs`);
+    const start = (key: string) =>
+      invokeFunction(
+        functionOf(route),
+        startRunHandler as never,
+        apiEvent({
+          method: 'POST',
+          path: `/api/v1/workflows/${workflow.workflowId}/runs`,
+          params: { workflowId: workflow.workflowId },
+          headers: { authorization: `Bearer ${team.adminKey.token}`, 'idempotency-key': key },
+          body: { variables: {} },
+        }),
+      );
+    // The invocation crashes before each of its first calls in turn (one of them is the message's send), then the client retries.
+    const stuck: string[] = [];
+    for (let at = 0; at <= 12; at++) {
+      const draws = [0, (at + 0.5) / 13];
+      let i = 0;
+      setFaultRandom(() => draws[i++] ?? 0.99);
+      inject({ 'lambda.crash': 1 });
+      const key = `cut-${at}-${randomBytes(4).toString('hex')}`;
+      expect((await start(key)).status).toBe('error');
+      configureFaults(undefined);
+      const retried = await start(key);
+      expect(retried.status).toBe('ok');
+      const view = JSON.parse((retried as { result: { body: string } }).result.body) as { executionId: string; status: string };
+      const queued = (await takeRunMessages()).map((m) => m.executionId);
+      if (view.status === 'PENDING' && !queued.includes(view.executionId)) stuck.push(`crash before call ${at}`);
+    }
+    expect(stuck).toEqual([]);
   });
 });
