@@ -48,7 +48,8 @@ export async function freePort(): Promise<number> {
 /** The command `npm start` runs in `tree`, as arguments to its own Node binary. */
 function startArguments(tree: string): string[] {
   const start: string = JSON.parse(readFileSync(join(tree, 'package.json'), 'utf8')).scripts?.start ?? '';
-  const words = start.trim().split(/\s+/);
+  // `node scripts/ensure.mjs start && node --import tsx infra/local/main.ts`: the stack is the last command (the first installs what is missing).
+  const words = (start.split('&&').pop() ?? '').trim().split(/\s+/);
   if (words[0] === 'node') return words.slice(1);
   if (words[0] === 'tsx') return ['--import', 'tsx', ...words.slice(1)];
   throw new Error(`${tree}: cannot run its "npm start" (${start}) as a node process`);
