@@ -34,10 +34,14 @@ const current = new AsyncLocalStorage<Invocation>();
 export const runAs = <T>(invocation: Invocation, work: () => T): T => current.run(invocation, work);
 /** Run `work` as no function's (a test's own stand-in for another process, the operator). */
 export const outsideInvocations = <T>(work: () => T): T => current.exit(work);
-/** The keeper of deferred work (shared/sdk-plugins.ts): it runs as the invocation that asked for it, or as none. */
+/**
+ * The keeper of deferred work (shared/sdk-plugins.ts): it runs as the invocation that asked for it, or
+ * as none. Work of an invocation Lambda has since stopped runs as none: on AWS it would have been done
+ * before the stop or lost with the instance; locally it is done (it is never refused for ever).
+ */
 export const keepInvocation = () => {
   const invocation = current.getStore();
-  return <R>(work: () => R): R => (invocation ? current.run(invocation, work) : current.exit(work));
+  return <R>(work: () => R): R => (invocation && !invocation.ended ? current.run(invocation, work) : current.exit(work));
 };
 /** The invocation whose async context this is, if any. */
 export const currentInvocation = () => current.getStore();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import type { Worker } from '../../functions/bindings.ts';
 import { type FunctionGrant, grantsOfWorker } from '../iam.ts';
+import { planCut } from './faults.ts';
 import { identityOf, runAs } from './iam.ts';
 
 /**
@@ -17,6 +18,9 @@ export const workerFunction = (w: Worker, timeoutSeconds: number): FunctionSetti
   timeoutSeconds,
   grants: grantsOfWorker(w),
 });
+
+/** What Lambda reports of an invocation whose runtime died (an out-of-memory kill). */
+const crashed = () => Object.assign(new Error('Runtime exited with error: signal: killed'), { name: 'Runtime.ExitError' });
 
 /** How one invocation ended: its result, its error, or Lambda's timeout. */
 export type Invocation<R> = { status: 'ok'; result: R } | { status: 'error'; error: unknown } | { status: 'timeout' };
@@ -46,7 +50,10 @@ export function lambdaContext(fn: FunctionSettings, requestId: string, deadline:
  * treats the invocation as failed, as Lambda's callers do), the handler's promise runs on unobserved
  * but every AWS call it makes from then on fails (so it changes nothing more, as a stopped function
  * changes nothing), and the log gets Lambda's "Task timed out" line. Every AWS call of the invocation
- * is checked against the function's grants (infra/local/iam.ts).
+ * is checked against the function's grants (infra/local/iam.ts). With `FAULTS`' `lambda.crash` or
+ * `lambda.timeout` (infra/local/faults.ts), an invocation may stop part-way: before one of its AWS calls
+ * (that call and every later one fail) or as it ends (its answer is lost); the caller gets Lambda's
+ * `Runtime.ExitError` or its timeout, at once (a timeout is not waited out: what is cut off is the point).
  */
 export async function invoke<E, R>(
   fn: FunctionSettings,
@@ -59,9 +66,18 @@ export async function invoke<E, R>(
   const context = lambdaContext(fn, requestId, started + timeoutMs);
   const identity = fn.grants ? identityOf(fn.name, fn.grants) : undefined;
   let timer: NodeJS.Timeout | undefined;
+  let timerFired = false;
   const timedOut = new Promise<Invocation<R>>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'timeout' }), timeoutMs);
+    timer = setTimeout(() => {
+      timerFired = true;
+      resolve({ status: 'timeout' });
+    }, timeoutMs);
   });
+  // Whether it stops part-way (FAULTS); the health route reports the faults and is not subject to them.
+  const cut = identity && fn.name !== 'http-health-get' ? planCut(identity) : undefined;
+  const stopped = cut?.reached.then(
+    (kind): Invocation<R> => (kind === 'timeout' ? { status: 'timeout' } : { status: 'error', error: crashed() }),
+  );
   // Settled either way, so an abandoned handler that fails later is no unhandled rejection.
   const ran = Promise.resolve()
     .then(() => (identity ? runAs(identity, () => handler(event, context)) : handler(event, context)))
@@ -70,7 +86,16 @@ export async function invoke<E, R>(
       (error: unknown): Invocation<R> => ({ status: 'error', error }),
     );
   try {
-    const outcome = await Promise.race([ran, timedOut]);
+    let outcome = await Promise.race([ran, timedOut, ...(stopped ? [stopped] : [])]);
+    // Chosen to stop: where it stopped (or, if it ended first, as it ends: its answer is lost).
+    if (cut && stopped && !timerFired) {
+      cut.end();
+      outcome = await stopped;
+      if (outcome.status === 'error')
+        console.error(
+          `${new Date().toISOString()} ${requestId} ${fn.name}: Runtime exited with error: signal: killed (FAULTS lambda.crash)`,
+        );
+    }
     if (outcome.status === 'timeout') {
       // Lambda stops it here: the abandoned handler's later SDK calls fail (infra/local/iam.ts).
       if (identity) identity.ended = 'timeout';

@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { queue } from '../../shared/clients.ts';
+import { planDeliveries } from './faults.ts';
 import { type FunctionSettings, invoke } from './lambda.ts';
 
 type Worker = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -86,6 +87,22 @@ export function startPoller(queueUrl: string, worker: Worker, opts: PollerOption
     }
   };
 
+  const start = (batch: Message[]) => {
+    const job: Promise<void> = handle(batch)
+      .catch((e: unknown) => console.error('local poller: delete failed', e))
+      .finally(() => atWork.delete(job));
+    atWork.add(job);
+  };
+  /** Waiting deliveries (FAULTS): dropped at the stop, as their messages would come back after the visibility timeout. */
+  const waiting = new Set<NodeJS.Timeout>();
+  const deliverLater = (message: Message, afterMs: number) => {
+    const timer = setTimeout(() => {
+      waiting.delete(timer);
+      if (!stopping.signal.aborted) start([message]);
+    }, afterMs);
+    waiting.add(timer);
+  };
+
   const loop = async () => {
     while (!stopping.signal.aborted) {
       if (atWork.size >= slots) {
@@ -106,10 +123,10 @@ export function startPoller(queueUrl: string, worker: Worker, opts: PollerOption
           { abortSignal: stopping.signal },
         );
         if (Messages.length === 0) continue;
-        const job: Promise<void> = handle(Messages)
-          .catch((e: unknown) => console.error('local poller: delete failed', e))
-          .finally(() => atWork.delete(job));
-        atWork.add(job);
+        // A function's messages may come twice or late (FAULTS sqs.duplicate, sqs.delay); a test's stand-in's never.
+        const { now, later } = fn.grants ? planDeliveries(Messages) : { now: Messages, later: [] };
+        if (now.length) start(now);
+        for (const { message, afterMs } of later) deliverLater(message, afterMs);
       } catch (e) {
         if (stopping.signal.aborted) break;
         console.error('local poller: receive failed', e);
@@ -121,6 +138,7 @@ export function startPoller(queueUrl: string, worker: Worker, opts: PollerOption
   return {
     stop: async () => {
       stopping.abort();
+      for (const t of waiting) clearTimeout(t);
       await running;
       await Promise.all(atWork);
     },

@@ -11,6 +11,7 @@ import { startServer } from './server.ts';
 import { invoke, workerFunction } from './lambda.ts';
 import { iamPlugin, keepInvocation } from './iam.ts';
 import { conflictsPlugin } from './conflicts.ts';
+import { configureFaults, type Faults, faultsPlugin, parseFaults } from './faults.ts';
 import { addSdkPlugin, setIdentityKeeper } from '../../shared/sdk-plugins.ts';
 import { seedDemo, type Demo } from './seed.ts';
 
@@ -31,6 +32,8 @@ export type LocalStackOptions = {
    * minute on AWS). Tests of deadlines, reminders, escalation and callback timeouts set 1 or 2.
    */
   sweepSeconds?: number;
+  /** The faults to inject (`FAULTS`, infra/local/faults.ts); omitted: those `FAULTS` in the environment names. */
+  faults?: Faults;
 };
 
 /**
@@ -51,6 +54,9 @@ export async function startLocalStack(opts: LocalStackOptions) {
   addSdkPlugin(iamPlugin);
   addSdkPlugin(conflictsPlugin);
   setIdentityKeeper(keepInvocation);
+  // And, on request, faults as AWS raises them (docs/local-mode.md): `FAULTS` is checked before anything starts.
+  configureFaults('faults' in opts ? opts.faults : parseFaults(process.env.FAULTS));
+  addSdkPlugin(faultsPlugin);
   const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();

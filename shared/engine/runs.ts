@@ -188,6 +188,11 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       }
       const first = await getExecution(workflow.accountId, earlier.executionId);
       if (!first) throw notFound('EXECUTION_NOT_FOUND', 'The execution of this Idempotency-Key no longer exists.');
+      // The first try may have died between the run's write and its message (a crash, a timeout: its
+      // error answer is why this is a retry): a run still waiting for that dispatch gets it now. A message
+      // that did arrive claimed the run first, and this one is dropped by the claim, as a duplicate is.
+      if (first.status === 'PENDING' && first.dispatch && !first.lease)
+        await sendRunMessage({ accountId: first.accountId, executionId: first.executionId, dispatch: first.dispatch });
       return { execution: first, replayed: true };
     }
     await message().catch((cause: unknown) => {

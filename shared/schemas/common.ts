@@ -28,4 +28,11 @@ export const idOf = (code: string, noun: string, opts: { status?: 400 | 404; pat
     .regex(opts.pattern ?? ID)
     .register(idKinds, { code, noun, status: opts.status ?? 404 });
 
-export const Health = z.object({ status: z.literal('ok'), time: z.number() });
+export const Health = z.object({
+  status: z.literal('ok'),
+  time: z.number(),
+  faults: z
+    .record(z.string(), z.number().int().min(0))
+    .optional()
+    .describe('Local stack only, while `FAULTS` is set: the faults injected so far, by kind (docs/local-mode.md)'),
+});

@@ -27,6 +27,7 @@ const { values: flags, positionals: only } = parseArgs({
     'peer-target': { type: 'string', default: 'bench-auth' },
     workload: { type: 'string', default: 'set' },
     'cost-rate-limit': { type: 'string' },
+    runs: { type: 'string', default: '2000' },
   },
 });
 const PARTS = [
@@ -41,10 +42,12 @@ const PARTS = [
   'bundles',
   'cold-start',
   'cpu',
+  'chaos',
 ];
 const unknown = only.filter((p) => !PARTS.includes(p));
 if (unknown.length) throw new Error(`unknown part ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
-const wanted = (part: string) => only.length === 0 || only.includes(part);
+// `chaos` (minutes of faults) runs only when named.
+const wanted = (part: string) => (only.length === 0 && part !== 'chaos') || only.includes(part);
 const workload = (v: unknown): 'set' | 'realistic' => {
   if (v === 'set' || v === 'realistic') return v;
   throw new Error(`--workload must be set or realistic (got ${v})`);
@@ -180,6 +183,10 @@ if (wanted('cpu')) {
   );
   console.table(cpu.rows);
   results.cpuPerRequest = cpu;
+}
+if (wanted('chaos')) {
+  const { chaosPart } = await import('./chaos-part.ts');
+  results.chaos = await chaosPart(launchEnv, positive('runs', flags.runs));
 }
 mkdirSync('bench-results', { recursive: true });
 writeFileSync('bench-results/bench.json', `${JSON.stringify(results, null, 2)}\n`);

@@ -2,7 +2,7 @@
 // `npm start` starts it, so `npm run bench -- load` measures it from outside (and can measure
 // another commit's tree beside the working tree).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +48,8 @@ export async function freePort(): Promise<number> {
 /** The command `npm start` runs in `tree`, as arguments to its own Node binary. */
 function startArguments(tree: string): string[] {
   const start: string = JSON.parse(readFileSync(join(tree, 'package.json'), 'utf8')).scripts?.start ?? '';
-  const words = start.trim().split(/\s+/);
+  // `node scripts/ensure.mjs start && node --import tsx infra/local/main.ts`: the stack is the last command (the first installs what is missing).
+  const words = (start.split('&&').pop() ?? '').trim().split(/\s+/);
   if (words[0] === 'node') return words.slice(1);
   if (words[0] === 'tsx') return ['--import', 'tsx', ...words.slice(1)];
   throw new Error(`${tree}: cannot run its "npm start" (${start}) as a node process`);
@@ -69,7 +70,7 @@ export type StackProcess = Awaited<ReturnType<typeof startStackProcess>>;
  * bench measures the stack, not the limiter); resolves when `/api/health` answers 200 and the demo
  * is seeded.
  */
-export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessEnv) {
+export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessEnv, opts: { logFile?: string } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-bench-'));
   const port = await freePort();
   const child: ChildProcess = spawn(nodeBinary(tree), startArguments(tree), {
@@ -88,8 +89,10 @@ export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessE
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  const log = opts.logFile ? createWriteStream(opts.logFile) : undefined;
   child.stderr?.on('data', (c: Buffer) => {
     stderr = (stderr + c.toString()).slice(-4000);
+    log?.write(c);
   });
   const pid = child.pid as number;
   const url = `http://127.0.0.1:${port}`;

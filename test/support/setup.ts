@@ -2,6 +2,7 @@ import { inject } from 'vitest';
 import { resetConfig } from '../../shared/config.ts';
 import { iamPlugin, keepInvocation } from '../../infra/local/iam.ts';
 import { conflictsPlugin } from '../../infra/local/conflicts.ts';
+import { configureFaults, faultsPlugin, parseFaults } from '../../infra/local/faults.ts';
 import { addSdkPlugin, setIdentityKeeper } from '../../shared/sdk-plugins.ts';
 import { logger } from '../../shared/logger.ts';
 import { checkFetchedResponses } from './contract.ts';
@@ -32,6 +33,9 @@ addSdkPlugin(iamPlugin);
 // Concurrent writes to one item conflict as on DynamoDB (infra/local/conflicts.ts), which DynamoDB Local never does.
 addSdkPlugin(conflictsPlugin);
 setIdentityKeeper(keepInvocation);
+// `FAULTS=… npm test`: the functions' work in every test under faults as AWS raises them (docs/local-mode.md).
+configureFaults(parseFaults(process.env.FAULTS));
+addSdkPlugin(faultsPlugin);
 // The logger was made when the imports above loaded, before its level was set here.
 logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL as Parameters<typeof logger.setLogLevel>[0]);
 holdServerLogs();
