@@ -1,6 +1,6 @@
 // `npm run bench -- chaos`: mixed work on a local stack under every FAULTS kind (docs/local-mode.md),
 // through the public API as a careful client does it, then a check of what must hold whatever the
-// faults (issue 40, part 4; docs/performance.md "Chaos"). The short version is test/bench/chaos.test.ts.
+// faults (issue 40, part 4; docs/performance.md "Chaos"). A short version joins the suite once every invariant holds (docs/performance.md).
 import type { Demo } from '../../infra/local/seed.ts';
 import { type Answer, type AnswerLog, client, newAnswerLog, startListener } from './chaos-client.ts';
 
