@@ -188,10 +188,11 @@ describe('bundle size', () => {
   // 606.7 with the runs' listing shards (shardOf, LIST_SHARDS: issue 32).
   // 606.9 before the audit log; its retention setting and the caller's address on a key's principal add 0.7 (no audit code: it records no change).
   // 607.6 before failed authentications were counted per IPv6 /64 (addressUnit) under AUTHFAIL# subjects: 0.5 more (issue 41);
-  // 0.4 more with the SDK plugin hook (shared/sdk-plugins.ts: the local stack's IAM) and the counters writing in their counter's async context.
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 609.5 KiB (609.0 KiB measured)', async () => {
+  // 0.4 more with the SDK plugin hook (shared/sdk-plugins.ts: the local stack's IAM) and the counters writing as their counter's function;
+  // 0.6 more with the retry of DynamoDB's transaction conflicts (shared/clients.ts) and a replayed start resending its message (issue 40).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 610 KiB (609.6 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(609.5);
+    expect(bytes / KIB).toBeLessThanOrEqual(610);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {
