@@ -29,10 +29,6 @@ const inFlight = new Map<string, Set<Call>>();
 /** The longest a call holds its items: about what a transaction of a few items takes on AWS. */
 export const LOCK_MS = 10;
 
-let conflicts = 0;
-/** How many calls were refused for a conflict since the process started (tests read it). */
-export const conflictCount = () => conflicts;
-
 type Attr = unknown;
 const str = (v: Attr): string =>
   typeof v === 'string' || typeof v === 'number'
@@ -113,7 +109,6 @@ export const conflictsPlugin: Pluggable<any, any> = {
           for (const other of inFlight.get(item) ?? []) if (meets(kind, other.kind)) meeting.add(i);
         });
         if (meeting.size > 0) {
-          conflicts++;
           throw kind === 'write' ? conflictException() : cancelled(items.length, meeting);
         }
         const call: Call = { kind };
