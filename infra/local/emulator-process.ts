@@ -77,6 +77,9 @@ function awsLongPolling(q: Queue) {
     const from = caller.getStore();
     for (;;) {
       if (from?.gone) return [];
+      // local-aws-sqs makes each new message visible on a 0 ms timer of its own: let those already set
+      // run first, so a batch just sent is taken whole, not its first message alone.
+      await new Promise((r) => setTimeout(r, 0));
       const { ready, pending } = state(q);
       if (ready > 0) {
         const got = await receive({ ...opts, WaitTimeSeconds: 0, MaxNumberOfMessages: Math.min(ready, max) });

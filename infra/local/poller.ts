@@ -1,6 +1,5 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { queue } from '../../shared/clients.ts';
 import { planDeliveries } from './faults.ts';
 import { type FunctionSettings, invoke } from './lambda.ts';
