@@ -27,6 +27,8 @@ export const APP_METRICS = {
   ExecutionSucceeded: { unit: 'Count', dimensions: [] },
   ExecutionFailed: { unit: 'Count', dimensions: [] },
   ExecutionInterrupted: { unit: 'Count', dimensions: [] },
+  /** The scheduled sweep sent a run's message again: the run was not claimed when it was due (its message was never sent). */
+  DispatchResent: { unit: 'Count', dimensions: [] },
   ApprovalDecided: { unit: 'Count', dimensions: [] },
   ApprovalExpired: { unit: 'Count', dimensions: [] },
   /** Wall time of one executed step. */

@@ -106,8 +106,12 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   // in tests, are no restart.)
   if (restart) {
     const startup = (await import('../../functions/sweep/startup.ts')).handler;
-    const outcome = await invoke(workerFunction('sweep/startup', 300), startup, { redispatch: true, rule: 'all' });
-    if (outcome.status !== 'ok') throw outcome.status === 'error' ? outcome.error : new Error('the startup sweep timed out');
+    // It is idempotent, so an invocation cut off (FAULTS) is run again, as a deploy that is retried runs it again.
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await invoke(workerFunction('sweep/startup', 300), startup, { redispatch: true, rule: 'all' });
+      if (outcome.status === 'ok') break;
+      if (attempt === 3) throw outcome.status === 'error' ? outcome.error : new Error('the startup sweep timed out');
+    }
   }
   // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
   const workers = [

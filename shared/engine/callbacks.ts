@@ -1,7 +1,7 @@
 import { type Callback, type CallbackStatus, getCallback, handledCallbackUpdate } from '../db/entities/callback.ts';
 import { type Execution, executionKey } from '../db/entities/execution.ts';
 import type { RecordedReport, RunError } from '../db/entities/execution-state.ts';
-import { activeIndex } from '../db/entities/execution-index.ts';
+import { activeIndex, activeSortKey } from '../db/entities/execution-index.ts';
 import { eventsPut, newEvent } from '../db/entities/run-events.ts';
 import { buildUpdate, type Condition } from '../db/update.ts';
 import { writeDecision } from './decisions.ts';
@@ -41,7 +41,10 @@ export function reportTransition(
       report: JSON.stringify(report),
       updatedAt: now,
       seq,
-      ...(resumed ? activeIndex({ ...resumed, lease: undefined }) : {}),
+      // Handed to its message: due in the active index (\`resumed\`: it rejoins it).
+      ...(resumed
+        ? activeIndex({ ...resumed, dispatch, lease: undefined }, now)
+        : { GSI2SK: activeSortKey({ executionId: c.executionId, dispatch }, now) }),
     },
     ['callbackId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])],
     {

@@ -3,7 +3,7 @@ import { db } from '../clients.ts';
 import type { Approval } from '../db/entities/approval.ts';
 import type { RecordedDecision } from '../db/entities/execution-state.ts';
 import { eventsPut, newEvent, nextSeq, VOTE_ROOM } from '../db/entities/run-events.ts';
-import { activeIndex } from '../db/entities/execution-index.ts';
+import { activeIndex, activeSortKey } from '../db/entities/execution-index.ts';
 import { type Execution, executionKey, moveOldExecution } from '../db/entities/execution.ts';
 import { buildUpdate } from '../db/update.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
@@ -68,7 +68,10 @@ export function decisionTransition(
       decision: JSON.stringify(decision),
       updatedAt: now,
       seq,
-      ...(resumed ? activeIndex({ ...resumed, lease: undefined }) : {}),
+      // Handed to its message: due in the active index (\`resumed\`: it rejoins it).
+      ...(resumed
+        ? activeIndex({ ...resumed, dispatch, lease: undefined }, now)
+        : { GSI2SK: activeSortKey({ executionId: approval.executionId, dispatch }, now) }),
     },
     ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])],
     {

@@ -1,10 +1,18 @@
 // Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): the startup sweep and
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { currentStepId, type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import { ACTIVE_INDEX_ATTRIBUTES, ACTIVE_SHARDS, type ActiveKind, activeIndex, listActive } from '../db/entities/execution-index.ts';
+import {
+  ACTIVE_INDEX_ATTRIBUTES,
+  ACTIVE_SHARDS,
+  type ActiveKind,
+  type ActiveRange,
+  activeIndex,
+  activeSortKey,
+  listActive,
+} from '../db/entities/execution-index.ts';
 import { cancelledData, cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
 import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
 import { buildUpdate } from '../db/update.ts';
@@ -65,7 +73,7 @@ export const resumedEvent = (e: Execution, by: string, reason: string, now: numb
 export async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = [], extra: object[] = []) {
   const dispatch = newDispatch();
   const event = resumedEvent(e, by, reason, now);
-  const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, seq: event.seq, ...activeIndex({ ...e, lease: undefined }) };
+  const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, seq: event.seq, ...activeIndex({ ...e, dispatch, lease: undefined }, now) };
   await transition(
     e,
     buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),
@@ -99,13 +107,13 @@ const SHARDS_AT_ONCE = 8;
  * Every page of one kind's active runs (all shards, `SHARDS_AT_ONCE` at a time), `onPage` called on
  * each: calls for pages of different shards overlap.
  */
-async function eachActive(kind: ActiveKind, expiredBefore: number | undefined, onPage: (items: Execution[]) => Promise<void>) {
+async function eachActive(kind: ActiveKind, range: ActiveRange, onPage: (items: Execution[]) => Promise<void>) {
   let next = 0;
   const reader = async () => {
     for (let shard = next++; shard < ACTIVE_SHARDS; shard = next++) {
       let startKey: Record<string, unknown> | undefined;
       do {
-        const page = await listActive(kind, shard, expiredBefore, 100, startKey);
+        const page = await listActive(kind, shard, range, 100, startKey);
         await onPage(page.items);
         startKey = page.lastKey;
       } while (startKey);
@@ -151,7 +159,7 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
   const swept = (e: Execution) =>
     e.trigger === 'webhook' && IN_PROGRESS.includes(e.status) && (opts.rule !== 'orphaned' || isOrphaned(e, now));
   let interrupted = 0;
-  await eachActive('webhook', undefined, async (items) => {
+  await eachActive('webhook', { part: 'all' }, async (items) => {
     const results = await Promise.allSettled(
       items.map((seen) =>
         settle(seen, swept, async (e) => {
@@ -164,7 +172,7 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
   });
   let redispatched = 0;
   if (opts.redispatch) {
-    await eachActive('api', undefined, async (items) => {
+    await eachActive('api', { part: 'all' }, async (items) => {
       const waiting = items.filter((e) => e.dispatch && !e.lease && (e.status === 'PENDING' || e.status === 'RUNNING'));
       await Promise.all(
         waiting.map((e) =>
@@ -199,7 +207,7 @@ function recover(now: number) {
 export async function sweepCrashed(now = Date.now()): Promise<number> {
   let recovered = 0;
   for (const kind of ['webhook', 'api'] as const) {
-    await eachActive(kind, now, async (items) => {
+    await eachActive(kind, { part: 'expired', before: now }, async (items) => {
       // Counted once settled: pages of several shards settle at once (`recovered += await …` would read it first).
       const results = await Promise.allSettled(items.map((seen) => settle(seen, crashed(now), recover(now))));
       recovered += count(results, 'crashed run not recovered');
@@ -211,4 +219,50 @@ export async function sweepCrashed(now = Date.now()): Promise<number> {
 /** A redelivered message found its run held by an earlier attempt: recover it if that lease expired. */
 export async function recoverIfCrashed(e: Execution, now = Date.now()): Promise<boolean> {
   return crashed(now)(e) && settle(e, crashed(now), recover(now));
+}
+
+/** A run still waiting, unclaimed, for the dispatch it was handed to when the sweep read it. */
+const unclaimed = (dispatch: string | undefined) => (e: Execution) =>
+  (e.status === 'PENDING' || e.status === 'RUNNING') && !e.lease && e.dispatch !== undefined && e.dispatch === dispatch;
+
+/** The longest a run waits between two sends of its message by the sweep (on top of the grace). */
+const MAX_RESEND_BACKOFF_MS = 13 * 60_000;
+
+/**
+ * Send a run's message again: its due time moves on first (conditional on the run still waiting for
+ * this dispatch), then the message goes out with the same dispatch id, so a message that was only
+ * late and this one claim the run once between them. Cut off between the two, the next sweep sends it.
+ */
+async function resend(e: Execution, now: number) {
+  const dispatch = e.dispatch as string;
+  // The longer it has waited, the longer until the next try (a deep queue is not flooded with copies).
+  const backoff = Math.min(Math.max(now - e.updatedAt, 0), MAX_RESEND_BACKOFF_MS);
+  await db().send(
+    new UpdateCommand(
+      buildUpdate(executionKey(e.accountId, e.executionId), { GSI2SK: activeSortKey(e, now + backoff) }, [], {
+        expression: 'dispatch = :d AND attribute_not_exists(#lease)',
+        names: { '#lease': 'lease' },
+        values: { ':d': dispatch },
+      }),
+    ),
+  );
+  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, e.wakeAt ? (e.wakeAt - now) / 1000 : 0);
+  emit('DispatchResent');
+  logger.warn('run message sent again: the run was not claimed when it was due', { executionId: e.executionId, status: e.status });
+}
+
+/**
+ * The scheduled sweep's dispatch part: every run handed to a queue message that has not claimed it
+ * within \`DISPATCH_GRACE_MS\` of when it could (the message was never sent: the invocation that
+ * handed the run over was cut off before its send, or the send failed after the write).
+ */
+export async function sweepUnclaimed(now = Date.now()): Promise<number> {
+  let resent = 0;
+  for (const kind of ['webhook', 'api'] as const) {
+    await eachActive(kind, { part: 'overdue', before: now }, async (items) => {
+      const results = await Promise.allSettled(items.map((seen) => settle(seen, unclaimed(seen.dispatch), (e) => resend(e, now))));
+      resent += count(results, 'overdue run message not sent again');
+    });
+  }
+  return resent;
 }

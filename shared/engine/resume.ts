@@ -41,7 +41,7 @@ async function waitAgain(
   now: number,
   waitItems: object[],
 ) {
-  const fields = { status, updatedAt: now, seq: resumed.seq, ...activeIndex({ ...e, lease: undefined }) };
+  const fields = { status, updatedAt: now, seq: resumed.seq, ...activeIndex({ ...e, lease: undefined, dispatch: undefined }, now) };
   await db().send(
     new TransactWriteCommand({
       TransactItems: [

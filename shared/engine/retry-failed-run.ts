@@ -126,7 +126,7 @@ export async function retryRun(
         {
           Update: buildUpdate(
             executionKey(accountId, executionId),
-            { ...fields, ...activeIndex({ ...e, lease: undefined }) },
+            { ...fields, ...activeIndex({ ...e, ...fields, lease: undefined, wakeAt: undefined }, now) },
             remove,
             unchangedSince(e),
           ),

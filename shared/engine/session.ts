@@ -161,8 +161,8 @@ export class HeldRun {
     const remove = [...new Set([...only, ...this.dropped])];
     const set: Record<string, unknown> = { updatedAt: now };
     for (const k of this.changed) set[k] = (this.e as Record<string, unknown>)[k];
-    // The active index follows the lease: a run let go of (not ended) waits under `W#`.
-    if (remove.includes('lease') && !remove.includes('GSI2SK')) set.GSI2SK = activeSortKey(this.e.executionId, undefined);
+    // The active index follows the lease: a run let go of (not ended) waits for its message (`D#`) or a person (`W#`).
+    if (remove.includes('lease') && !remove.includes('GSI2SK')) set.GSI2SK = activeSortKey({ ...this.e, lease: undefined }, now);
     const events = this.groups.flat();
     const transaction = [
       { Update: buildUpdate(executionKey(this.e.accountId, this.e.executionId), storedFields(set), remove, heldBy(this.owner, now)) },

@@ -85,7 +85,7 @@ async function claim(
           new UpdateCommand({
             ...buildUpdate(
               executionKey(m.accountId, m.executionId),
-              { ...set, GSI2SK: activeSortKey(m.executionId, lease) },
+              { ...set, GSI2SK: activeSortKey({ executionId: m.executionId, lease }, now) },
               ['dispatch'],
               {
                 expression: 'dispatch = :d AND #status IN (:pending, :running)',

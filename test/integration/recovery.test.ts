@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { TransactionCanceledException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as decideHandler } from '../../functions/http/approvals/decide.ts';
@@ -7,7 +8,8 @@ import { handler as cancelHandler } from '../../functions/http/v1/executions/can
 import { handler as rerunHandler } from '../../functions/http/v1/executions/rerun.ts';
 import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
 import { handler as startupSweep } from '../../functions/sweep/startup.ts';
-import { db } from '../../shared/clients.ts';
+import { db, queue } from '../../shared/clients.ts';
+import { DISPATCH_GRACE_MS } from '../../shared/db/entities/execution-index.ts';
 import { getApproval, listApprovalsByStatus } from '../../shared/db/entities/approval.ts';
 import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
@@ -16,7 +18,7 @@ import { createKey } from '../../shared/domain/keys.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
-import { ORPHANED_PENDING_MS, sweepCrashed, sweepRestart } from '../../shared/engine/recovery.ts';
+import { ORPHANED_PENDING_MS, sweepCrashed, sweepRestart, sweepUnclaimed } from '../../shared/engine/recovery.ts';
 import { readStats } from '../../shared/db/entities/webhook.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
@@ -526,5 +528,101 @@ describe('manual handling over v1', () => {
     expect(res.json).toMatchObject({ status: 'CANCELLED' });
     expect((await getApproval(e.accountId, e.approvalId as string))?.status).toBe('CANCELLED');
     expect((await events(await read(e))).at(-1)).toMatchObject({ type: 'execution.cancelled', data: { from: 'INTERRUPTED' } });
+  });
+});
+
+describe('a run handed to a message that never went out', () => {
+  /** The next run message this code sends is lost: the invocation was cut off between its write and its send. */
+  function loseNextRunMessage() {
+    const client = queue();
+    const send = client.send.bind(client);
+    const spy = vi.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+      if (command instanceof SendMessageCommand) {
+        spy.mockRestore();
+        throw Object.assign(new Error('Runtime exited with error: signal: killed'), { name: 'Runtime.ExitError' });
+      }
+      return (send as (...a: unknown[]) => unknown)(command, ...rest);
+    }) as never);
+  }
+  const due = (from: number) => from + DISPATCH_GRACE_MS + 1_000;
+  // The sweep reads the whole table: the runs the tests above left handed to a message are carried on first.
+  beforeAll(async () => {
+    await sweepUnclaimed(Date.now() + 24 * 60 * 60_000);
+    await drain();
+  });
+
+  it('a start, a decision and a hand-off between workers are sent again once due, claimed once, and end once', async () => {
+    // A start whose message was lost (taken off the queue here and never delivered).
+    const start = await started(callFlow(`/u/start/${Math.random()}`), 'webhook');
+    // An approval decided, whose message was lost.
+    const approval = await started(approvalFlow(), 'api');
+    await deliver(approval.message);
+    const waiting = await read(approval.execution);
+    expect(waiting.status).toBe('WAITING_APPROVAL');
+    const decided = await invoke(
+      decideHandler,
+      apiEvent({
+        method: 'POST',
+        path: '/api/webhook-trigger/approval',
+        headers: key(),
+        body: { approvalId: waiting.approvalId, decision: 'approve' },
+      }),
+    );
+    expect(decided.status).toBe(200);
+    expect(await takeRunMessages(1)).toHaveLength(1);
+    // A worker that let the run go (asleep) and was cut off before sending its next message.
+    const sleeper = await started({ steps: [{ id: 'nap', type: 'delay', seconds: 1 }, { id: 'after', type: 'set', values: { woke: true } }] }, 'api');
+    loseNextRunMessage();
+    await expect(deliver(sleeper.message)).rejects.toThrow('signal: killed');
+    const asleep = await read(sleeper.execution);
+    expect(asleep).toMatchObject({ status: 'RUNNING', dispatch: expect.any(String) });
+    expect(asleep.lease).toBeUndefined();
+
+    const runs = [start.execution, approval.execution, sleeper.execution];
+    const now = Date.now();
+    // Not due yet: nothing is sent (a message may only be late).
+    expect(await sweepUnclaimed(now)).toBe(0);
+    expect(await takeRunMessages()).toEqual([]);
+    // Due: each run's message goes out again, with the dispatch the run waits for, once.
+    expect(await sweepUnclaimed(due(now))).toBe(3);
+    expect(await sweepUnclaimed(due(now))).toBe(0);
+    const resent = await takeRunMessages();
+    const waitingFor = await Promise.all(runs.map(read));
+    expect(resent.map((m) => [m.executionId, m.dispatch]).sort()).toEqual(waitingFor.map((e) => [e.executionId, e.dispatch]).sort());
+    // The late original of the start's message arrives too: one of the two claims the run.
+    for (const m of [...resent, start.message]) await deliver(m);
+    await drain();
+    for (const run of runs) {
+      const e = await read(run);
+      expect(e.status).toBe('SUCCEEDED');
+      const seqs = (await events(e)).map((ev) => ev.seq);
+      expect(seqs.filter((x, i) => i > 0 && x === seqs[i - 1])).toEqual([]);
+      expect((await eventTypes(e)).filter((t) => t === 'execution.succeeded')).toHaveLength(1);
+    }
+    // Ended runs leave the index: a later sweep finds nothing.
+    expect(await sweepUnclaimed(due(Date.now()) + 60 * 60_000)).toBe(0);
+  });
+
+  it('a run asleep until later, or claimed by its message, is not sent again; waiting longer waits longer for the next try', async () => {
+    const sleeper = await started({ steps: [{ id: 'nap', type: 'delay', seconds: 600 }] }, 'api');
+    await deliver(sleeper.message);
+    const asleep = await read(sleeper.execution);
+    expect(asleep.wakeAt).toBeGreaterThan(Date.now() + 590_000);
+    // Due only from its wake time on.
+    expect(await sweepUnclaimed(due(Date.now()))).toBe(0);
+    const first = due(asleep.wakeAt as number);
+    expect(await sweepUnclaimed(first)).toBe(1);
+    // The next try waits as long as the run has waited since it was handed over, not just the grace.
+    expect(await sweepUnclaimed(first + DISPATCH_GRACE_MS + 1_000)).toBe(0);
+    expect(await sweepUnclaimed(first + (first - asleep.updatedAt) + DISPATCH_GRACE_MS + 1_000)).toBe(1);
+    const copies = await takeRunMessages();
+    expect(copies.length).toBeGreaterThanOrEqual(1);
+    // The real message (hidden in SQS for 600 s) is not awaited: a copy claims the run and the rest are dropped.
+    for (const m of copies) await deliver(m);
+    const claimed = await read(sleeper.execution);
+    // Claimed by a copy, it sleeps again under a new dispatch, due from its wake time on.
+    expect(claimed).toMatchObject({ status: 'RUNNING', wakeAt: asleep.wakeAt });
+    expect(claimed.dispatch).not.toBe(asleep.dispatch);
+    expect(await sweepUnclaimed(due(Date.now()))).toBe(0);
   });
 });

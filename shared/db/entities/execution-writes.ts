@@ -10,7 +10,7 @@ import { nextSeq } from './run-events.ts';
 export const executionItem = (e: Execution) => ({
   ...executionKey(e.accountId, e.executionId),
   ...executionListings(e),
-  ...(IN_PROGRESS.includes(e.status) ? activeIndex(e) : {}),
+  ...(IN_PROGRESS.includes(e.status) ? activeIndex(e, e.updatedAt) : {}),
   type: 'execution',
   ...storedExecution(e),
 });
