@@ -73,7 +73,13 @@ export const resumedEvent = (e: Execution, by: string, reason: string, now: numb
 export async function redispatch(e: Execution, by: string, reason: string, now: number, extraRemove: string[] = [], extra: object[] = []) {
   const dispatch = newDispatch();
   const event = resumedEvent(e, by, reason, now);
-  const fields = { status: 'RUNNING' as const, dispatch, updatedAt: now, seq: event.seq, ...activeIndex({ ...e, dispatch, lease: undefined }, now) };
+  const fields = {
+    status: 'RUNNING' as const,
+    dispatch,
+    updatedAt: now,
+    seq: event.seq,
+    ...activeIndex({ ...e, dispatch, lease: undefined }, now),
+  };
   await transition(
     e,
     buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),

@@ -571,7 +571,15 @@ describe('a run handed to a message that never went out', () => {
     expect(decided.status).toBe(200);
     expect(await takeRunMessages(1)).toHaveLength(1);
     // A worker that let the run go (asleep) and was cut off before sending its next message.
-    const sleeper = await started({ steps: [{ id: 'nap', type: 'delay', seconds: 1 }, { id: 'after', type: 'set', values: { woke: true } }] }, 'api');
+    const sleeper = await started(
+      {
+        steps: [
+          { id: 'nap', type: 'delay', seconds: 1 },
+          { id: 'after', type: 'set', values: { woke: true } },
+        ],
+      },
+      'api',
+    );
     loseNextRunMessage();
     await expect(deliver(sleeper.message)).rejects.toThrow('signal: killed');
     const asleep = await read(sleeper.execution);
