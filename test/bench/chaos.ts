@@ -33,6 +33,7 @@ function definitions(listener: string) {
         { id: 'a', type: 'set', values: { a: 1 } },
         { id: 'call', type: 'http_request', method: 'POST', url: hit(''), timeoutMs: 5000 },
         { id: 'b', type: 'set', values: { b: 2 } },
+        { id: 'report', type: 'artifact', name: 'report.txt', content: "{% 'chaos ' & $execution.id %}" },
       ],
     },
     for_each: {
@@ -177,7 +178,11 @@ export async function chaosSoak(target: ChaosTarget, opts: ChaosOptions) {
     progress(`all ${opts.runs} started; settling`);
     const runs = await settle(call, key, workflows, opts.settleSeconds ?? 150, progress);
     const faults = must('health', await call('/api/health')).faults as Record<string, number>;
-    const rows = await check({ runs, started: started_, decisions, reports, listener, log, errors, target, opts });
+    // Each webhook run wrote its report (to S3, under s3.slowdown) once.
+    const artifacts = new Map<string, number>();
+    for (const s of started_.filter((x) => x.kind === 'webhook'))
+      artifacts.set(s.executionId, must('artifacts', await call(`/api/v1/executions/${s.executionId}/artifacts`, { key })).items.length);
+    const rows = await check({ runs, started: started_, decisions, reports, artifacts, listener, log, errors, target, opts });
     return { rows, faults, answers: log, seconds: Math.round((Date.now() - started) / 1000) };
   } finally {
     await listener.stop();
@@ -243,6 +248,7 @@ type CheckInput = {
   started: { kind: string; executionId: string }[];
   decisions: Map<string, number>;
   reports: Map<string, number>;
+  artifacts: Map<string, number>;
   listener: Awaited<ReturnType<typeof startListener>>;
   log: AnswerLog;
   errors: string[];
@@ -325,6 +331,11 @@ async function check(c: CheckInput): Promise<Row[]> {
       if (n > allowed || (r?.status === 'SUCCEEDED' && n === 0)) effects.push(`${p}: ${n} requests, ${allowed - 1} resumes`);
     }
   }
+  row(
+    'every artifact stored once (the webhook runs’ reports)',
+    c.artifacts.size,
+    [...c.artifacts].filter(([, n]) => n !== 1).map(([id, n]) => `${id}: ${n} artifacts`),
+  );
   row('every http_request effect at most once per attempt the run made (1 + its resumes)', calls, effects);
   row(
     `no 5xx but a 503 with Retry-After (503s: ${c.log.unavailable503}; API Gateway's 500 for a crashed or timed-out function: ${c.log.gateway5xx})`,
@@ -338,7 +349,10 @@ async function check(c: CheckInput): Promise<Row[]> {
   for (const [queue, bodies] of Object.entries(dead))
     for (const body of bodies) {
       deadCount++;
-      const ids = [...body.matchAll(/\b(ex|sch|dl|ap)_[0-9A-Za-z]{10,}/g)].map((m) => m[0]);
+      // A run's or a delivery's id, or (an asynchronous invocation's on-failure record) its request id.
+      const ids = [
+        ...body.matchAll(/\b(ex|sch|dl|ap)_[0-9A-Za-z]{10,}|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g),
+      ].map((m) => m[0]);
       if (!ids.some((id) => logs.includes(id))) unexplained.push(`${queue}: ${body.slice(0, 160)}`);
     }
   row(`nothing in a DLQ without a reason in the log (${Object.keys(dead).join(', ') || 'no queue given'})`, deadCount, unexplained);
