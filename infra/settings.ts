@@ -72,7 +72,12 @@ export const DYNAMODB = {
  * not grown yet, with a quarter of headroom. Measured (`npm run bench -- heat`): 8.2 write units a run
  * on the table, 5 on GSI2, 1 each on GSI1 and GSI3, no read that the caches leave.
  */
-export const WARM_TARGET = { scenario: '(a)', runsPerSecond: 1000, headroom: 1.25, writesPerRun: { table: 8.2, GSI1: 1, GSI2: 5, GSI3: 1 } };
+export const WARM_TARGET = {
+  scenario: '(a)',
+  runsPerSecond: 1000,
+  headroom: 1.25,
+  writesPerRun: { table: 8.2, GSI1: 1, GSI2: 5, GSI3: 1 },
+};
 
 /** `units` with headroom, rounded up to a thousand, never below what a new on-demand table has anyway. */
 export const warmFor = (units: number, floor: number) => Math.max(floor, Math.ceil((units * WARM_TARGET.headroom) / 1000) * 1000);

@@ -66,13 +66,17 @@ describe('the warm throughput of the table and each index', () => {
   });
 
   it('refuses at synth a part that does not exist, a key other than read and write, a warm value under AWS own, a maximum under 1', () => {
-    expect(() => capacitySettings({ warmThroughput: { GSI9: { write: 5000 } } })).toThrow(/warmThroughput: unknown part GSI9; parts: table, GSI1, GSI2, GSI3/);
+    expect(() => capacitySettings({ warmThroughput: { GSI9: { write: 5000 } } })).toThrow(
+      /warmThroughput: unknown part GSI9; parts: table, GSI1, GSI2, GSI3/,
+    );
     expect(() => capacitySettings({ warmThroughput: { table: { writes: 5000 } as never } })).toThrow(/unknown key writes/);
     expect(() => capacitySettings({ warmThroughput: { table: { write: 3999 } } })).toThrow(
       /warmThroughput.table.write must be a whole number of units a second of at least 4000, got 3999/,
     );
     expect(() => capacitySettings({ warmThroughput: { GSI1: { read: 12_000.5 } } })).toThrow(/GSI1.read must be a whole number/);
-    expect(() => capacitySettings({ onDemandThroughput: { table: { read: 0 } } })).toThrow(/onDemandThroughput.table.read .* at least 1, got 0/);
+    expect(() => capacitySettings({ onDemandThroughput: { table: { read: 0 } } })).toThrow(
+      /onDemandThroughput.table.read .* at least 1, got 0/,
+    );
     expect(() => tableOf({ warmThroughput: { table: { read: 100 } } })).toThrow(/at least 12000/);
     expect(DYNAMODB.newOnDemandWarm).toEqual({ read: 12_000, write: 4_000 });
   });
