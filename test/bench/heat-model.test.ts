@@ -16,7 +16,8 @@ import {
   valuesOf,
 } from './heat-model.ts';
 import type { Access } from './heat-record.ts';
-import { heatScenarios, REMINDER_EVERY_SECONDS, SWEEP_EVERY_SECONDS } from './heat.ts';
+import { readFileSync } from 'node:fs';
+import { defaultCapacity, heatScenarios, quotasSection, REMINDER_EVERY_SECONDS, SWEEP_EVERY_SECONDS } from './heat.ts';
 import type { Measurements } from './heat-scenarios.ts';
 import { type Reread, queryPartition, readParts, readUnits } from './read-units.ts';
 import { writeParts } from './write-units.ts';
@@ -307,5 +308,19 @@ describe("the issue's targets", () => {
       ['sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS],
     ]);
     expect([d?.counts.approval, d?.counts.schedule, d?.counts.account]).toEqual([1_000_000, 100_000, 1000]);
+  });
+
+  it('every requirement a target declares is named in docs/deploying.md "Quotas" and, by its figure, in the targets table of docs/performance.md', () => {
+    const performance = readFileSync(new URL('../../docs/performance.md', import.meta.url), 'utf8');
+    expect(performance).toContain('| | Target | Works, a second | The quotas it needs on AWS ([Quotas](deploying.md#quotas)) |');
+    expect(quotasSection()).toMatch(/^## Quotas/);
+    for (const s of [a, b, c, d]) {
+      const letter = s?.name.slice(0, 3) as string;
+      // No totals: only the documentation is checked.
+      expect(capacityGate(s as never, [], defaultCapacity(), quotasSection()).failures, letter).toEqual([]);
+      const row = performance.split('\n').find((l) => l.startsWith(`| ${letter} |`)) ?? '';
+      for (const r of s?.requires ?? []) expect(row, `${letter} ${requirementText(r)}`).toContain(r.atLeast.toLocaleString('en-US'));
+    }
+    expect(a?.requires).toEqual([]);
   });
 });
