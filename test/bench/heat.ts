@@ -179,7 +179,7 @@ const capacityView = (r: CapacityRow) => ({
   total: round(r.total),
   warm: r.warm,
   quota: r.quota,
-  needs: r.needs.map(requirementText).join('; '),
+  'over it: needs at least': r.needs.map(requirementText).join('; '),
 });
 
 /**
