@@ -2,7 +2,7 @@
 // the table in docs/deploying.md "Deploying to AWS" lists every key).
 import { App, Validations } from 'aws-cdk-lib';
 import { nagPacks } from './nag.ts';
-import { THROTTLE_CLASSES, type Throttle, type ThrottleClass } from './settings.ts';
+import { type PerPart, TABLE_PARTS, THROTTLE_CLASSES, type Throttle, type ThrottleClass } from './settings.ts';
 import { FlowgateStack } from './stack.ts';
 
 const app = new App();
@@ -84,6 +84,22 @@ function throttles(): Partial<Record<ThrottleClass, Throttle>> | undefined {
   return parsed as Partial<Record<ThrottleClass, Throttle>>;
 }
 
+/** `{"table":{"read":15000,"write":20000},"GSI2":{"write":8000}}`: JSON of the table's parts (the values are checked by the stack). */
+function perPart(key: string): PerPart | undefined {
+  const value = text(key);
+  if (value === undefined) return undefined;
+  const usage = `Context ${key} must be JSON like {"table":{"read":15000,"write":20000}} with parts ${TABLE_PARTS.join(', ')}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error(`${usage}, got ${value}`);
+  }
+  const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isObject(parsed) || !Object.values(parsed as object).every(isObject)) throw new Error(`${usage}, got ${value}`);
+  return parsed as PerPart;
+}
+
 function list(key: string): string[] | undefined {
   const value = text(key);
   return value === undefined
@@ -151,6 +167,8 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   authFailureLimit: int('authFailureLimit'),
   requestLogSample: share('requestLogSample'),
   throttles: throttles(),
+  warmThroughput: perPart('warmThroughput'),
+  onDemandThroughput: perPart('onDemandThroughput'),
   ...domain(),
   disableExecuteApiEndpoint: bool('disableExecuteApiEndpoint'),
   corsOrigins: list('corsOrigins'),

@@ -1,6 +1,7 @@
 import type { StackProps } from 'aws-cdk-lib';
 import type { Route } from '../shared/http/route.ts';
 import { PLAN_RATE_LIMITS } from '../shared/config.ts';
+import { TABLE } from '../shared/db/table.ts';
 
 /** API Gateway's throttle: steady requests per second and the bucket of a burst. */
 export type Throttle = { rateLimit: number; burstLimit: number };
@@ -44,6 +45,95 @@ export function defaultThrottles(planRateLimits: Partial<Record<string, number>>
     trigger: { rateLimit: planRate, burstLimit: 2 * planRate },
     approval: { rateLimit: planRate, burstLimit: 2 * planRate },
   };
+}
+
+/** Read and write units a second, of the table or one of its indexes. */
+export type Units = { read: number; write: number };
+/** The table (`table`) and its global secondary indexes, each with throughput of its own. */
+export const TABLE_PARTS: readonly string[] = ['table', ...TABLE.indexes.map((ix) => ix.name)];
+/** A setting per part of the table: `{ "table": { "write": 20000 }, "GSI2": { "read": 15000 } }`. */
+export type PerPart = Partial<Record<string, Partial<Units>>>;
+
+/**
+ * DynamoDB's figures the capacity settings and the heat bench's gates are checked against
+ * (docs/deploying.md "Quotas"): what a new on-demand table, and each of its indexes, serves at once
+ * before it grows (its warm throughput; it can only be raised), and the default per-table quota
+ * (Service Quotas "Table-level read/write throughput limit"), which binds the table and each index
+ * on its own.
+ */
+export const DYNAMODB = {
+  newOnDemandWarm: { read: 12_000, write: 4_000 } satisfies Units,
+  tableQuota: { read: 40_000, write: 40_000 } satisfies Units,
+} as const;
+
+/**
+ * The target the default warm throughput is sized for (docs/deploying.md "Quotas"): the heat bench's
+ * scenario (a), one account's 1,000 one-step webhook runs a second arriving at once on a table that has
+ * not grown yet, with a quarter of headroom. Measured (`npm run bench -- heat`): 8.2 write units a run
+ * on the table, 5 on GSI2, 1 each on GSI1 and GSI3, no read that the caches leave.
+ */
+export const WARM_TARGET = {
+  scenario: '(a)',
+  runsPerSecond: 1000,
+  headroom: 1.25,
+  writesPerRun: { table: 8.2, GSI1: 1, GSI2: 5, GSI3: 1 },
+};
+
+/** `units` with headroom, rounded up to a thousand, never below what a new on-demand table has anyway. */
+export const warmFor = (units: number, floor: number) => Math.max(floor, Math.ceil((units * WARM_TARGET.headroom) / 1000) * 1000);
+
+/**
+ * The default warm throughput of each part: `warmFor(1,000 runs/s × units a run)`: the table 11,000
+ * write units a second (8,200 × 1.25), GSI2 7,000 (5,000 × 1.25), GSI1 and GSI3 AWS's own 4,000 (1,250
+ * is under it); reads AWS's own 12,000 everywhere. Raising a part's warm throughput above AWS's is
+ * billed once and cannot be undone; a deploy below the part's current value fails.
+ */
+export const DEFAULT_WARM_THROUGHPUT: Readonly<Record<string, Units>> = Object.fromEntries(
+  TABLE_PARTS.map((part) => [
+    part,
+    {
+      read: DYNAMODB.newOnDemandWarm.read,
+      write: warmFor(
+        WARM_TARGET.runsPerSecond * (WARM_TARGET.writesPerRun[part as keyof typeof WARM_TARGET.writesPerRun] ?? 0),
+        DYNAMODB.newOnDemandWarm.write,
+      ),
+    },
+  ]),
+);
+
+/**
+ * The table's capacity settings, checked: the warm throughput of each part (the defaults, each value
+ * given replacing its own) and the optional on-demand maximum (OnDemandThroughput: requests beyond
+ * it are throttled; none by default).
+ */
+export function capacitySettings(props: Pick<FlowgateStackProps, 'warmThroughput' | 'onDemandThroughput'>): {
+  warm: Record<string, Units>;
+  max: Record<string, Partial<Units>>;
+} {
+  const check = (setting: string, given: PerPart | undefined, min: (part: string, op: keyof Units) => number) => {
+    for (const [part, units] of Object.entries(given ?? {})) {
+      if (!TABLE_PARTS.includes(part)) throw new Error(`${setting}: unknown part ${part}; parts: ${TABLE_PARTS.join(', ')}`);
+      for (const [op, n] of Object.entries(units ?? {})) {
+        if (op !== 'read' && op !== 'write') throw new Error(`${setting}.${part}: unknown key ${op}; keys: read, write`);
+        if (!Number.isInteger(n) || (n as number) < min(part, op)) {
+          throw new Error(`${setting}.${part}.${op} must be a whole number of units a second of at least ${min(part, op)}, got ${n}`);
+        }
+      }
+    }
+  };
+  // AWS's own warm throughput of a new on-demand part is the least there is: a lower value means nothing.
+  check('warmThroughput', props.warmThroughput, (_, op) => DYNAMODB.newOnDemandWarm[op]);
+  check('onDemandThroughput', props.onDemandThroughput, () => 1);
+  const warm = Object.fromEntries(
+    TABLE_PARTS.map((part) => [part, { ...(DEFAULT_WARM_THROUGHPUT[part] as Units), ...props.warmThroughput?.[part] }]),
+  );
+  const max = Object.fromEntries(
+    TABLE_PARTS.flatMap((part) => {
+      const m = props.onDemandThroughput?.[part];
+      return m && Object.keys(m).length ? [[part, { ...m }]] : [];
+    }),
+  );
+  return { warm, max };
 }
 
 /** The stack's settings (infra/app.ts reads them from the CDK context). */
@@ -95,6 +185,13 @@ export type FlowgateStackProps = StackProps & {
   authFailureLimit?: number;
   /** The share (0–1) of high-volume routes' successful requests that are logged (REQUEST_LOG_SAMPLE); default 1. */
   requestLogSample?: number;
+  /**
+   * Warm throughput (read and write units a second served at once) of the table and each index, over
+   * `DEFAULT_WARM_THROUGHPUT`: `{ "table": { "write": 110000 }, "GSI2": { "write": 55000 } }`.
+   */
+  warmThroughput?: PerPart;
+  /** Most read or write request units a second of the table and each index (OnDemandThroughput); default none. */
+  onDemandThroughput?: PerPart;
   /** Edge throttles per class of route (`Route.throttle`), over `defaultThrottles()`. */
   throttles?: Partial<Record<ThrottleClass, Throttle>>;
   /**

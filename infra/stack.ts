@@ -12,7 +12,7 @@ import { addSchedules } from './constructs/schedules.ts';
 import { addSecrets } from './constructs/secrets.ts';
 import { acknowledgeDataWildcards, addStorage } from './constructs/storage.ts';
 import { addQueueWorkers, addSweeps } from './constructs/workers.ts';
-import { type FlowgateStackProps, retentionSettings } from './settings.ts';
+import { capacitySettings, type FlowgateStackProps, retentionSettings } from './settings.ts';
 
 /**
  * The whole service: one table, the runs and notifications queues, the artifacts bucket, the keys,
@@ -37,7 +37,8 @@ export class FlowgateStack extends Stack {
     const removalPolicy = deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const { retentionDays, retryLimit, auditRetentionDays } = retentionSettings(props);
 
-    const storage = addStorage(this, { deletionProtection, removalPolicy, retentionDays });
+    const capacity = capacitySettings(props);
+    const storage = addStorage(this, { deletionProtection, removalPolicy, retentionDays, capacity });
     this.table = storage.table;
     this.queue = storage.queue;
     this.notifyQueue = storage.notifyQueue;

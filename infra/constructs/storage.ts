@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { ARTIFACTS_BUCKET, ASYNC_FAILURES_QUEUE, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
+import type { Units } from '../settings.ts';
 import { idOf } from './route-function.ts';
 
 /**
@@ -27,9 +28,25 @@ export type Storage = {
  */
 export function addStorage(
   stack: Stack,
-  props: { deletionProtection: boolean; removalPolicy: RemovalPolicy; retentionDays: number },
+  props: {
+    deletionProtection: boolean;
+    removalPolicy: RemovalPolicy;
+    retentionDays: number;
+    /** `capacitySettings()`: each part's warm throughput and its optional on-demand maximum. */
+    capacity: { warm: Record<string, Units>; max: Record<string, Partial<Units>> };
+  },
 ): Storage {
-  const { deletionProtection, removalPolicy, retentionDays } = props;
+  const { deletionProtection, removalPolicy, retentionDays, capacity } = props;
+  // What the table and each index serve at once (pre-warmed above AWS's own), and at most (none by default).
+  const throughput = (part: string) => {
+    const warm = capacity.warm[part] as Units;
+    const max = capacity.max[part];
+    return {
+      warmThroughput: { readUnitsPerSecond: warm.read, writeUnitsPerSecond: warm.write },
+      ...(max?.read !== undefined ? { maxReadRequestUnits: max.read } : {}),
+      ...(max?.write !== undefined ? { maxWriteRequestUnits: max.write } : {}),
+    };
+  };
   const table = new dynamodb.Table(stack, 'Table', {
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
@@ -42,6 +59,7 @@ export function addStorage(
     encryption: dynamodb.TableEncryption.AWS_MANAGED,
     deletionProtection,
     removalPolicy,
+    ...throughput('table'),
   });
   for (const ix of TABLE.indexes) {
     table.addGlobalSecondaryIndex({
@@ -50,6 +68,7 @@ export function addStorage(
       sortKey: { name: ix.sortKey, type: dynamodb.AttributeType.STRING },
       // Keys only (TABLE.projection): a write that leaves an item's index keys alone costs no index write.
       projectionType: dynamodb.ProjectionType.KEYS_ONLY,
+      ...throughput(ix.name),
     });
   }
 

@@ -1,4 +1,4 @@
-import { type FireEvent, fireTimes, localClock, type Timer } from '../../shared/schedules/clock.ts';
+import { type FireEvent, fireOffsetMs, fireTimes, localClock, type Timer } from '../../shared/schedules/clock.ts';
 import { type AsyncFunctionSettings, type AsyncInvokeOptions, invokeAsync } from './async-invoke.ts';
 import { type Invocation, workerFunction } from './lambda.ts';
 
@@ -18,7 +18,9 @@ export const armedFrom = (t: Pick<Timer, 'updatedAt'>, now: number) => Math.min(
 /**
  * The local stand-in for EventBridge Scheduler: one timer per enabled schedule, armed for the next fire
  * time `nextFireTimes` gives (the same expression rules as AWS), invoking the same fire handler
- * asynchronously, as the scheduler does on AWS: a fire that throws or times out is retried twice, then
+ * asynchronously, as the scheduler does on AWS, within the same window after its time (a `cron` or a
+ * `rate` at its schedule's fixed offset in the minute, `fireOffsetMs`; an `at()` on time), the event
+ * carrying the time it was due: a fire that throws or times out is retried twice, then
  * its record goes to the on-failure queue (infra/local/async-invoke.ts; `opts` for tests). Timers live in this process only: the local stack loads them from the table at start
  * (the sweep's drift repair), so fires missed while it was stopped are not replayed (as on AWS, where
  * a schedule fires only while it exists; docs/schedules.md).
@@ -44,11 +46,13 @@ export async function startLocalScheduler(
     if (!timer || stopped) return;
     const [next] = fireTimes(timer, after, 1);
     if (next === undefined) return;
-    const wait = next - Date.now();
+    // Due at `next`, started within its window: the event still says `next`, as AWS's scheduled time does.
+    const start = next + fireOffsetMs(timer);
+    const wait = start - Date.now();
     const handle = setTimeout(
       () => {
         armed.delete(scheduleId);
-        if (next > Date.now()) return arm(scheduleId, after);
+        if (start > Date.now()) return arm(scheduleId, after);
         const scheduledTime = new Date(next).toISOString();
         const event: FireEvent = { accountId: timer.accountId, scheduleId, scheduledTime };
         const fired = invokeAsync(FIRE_FUNCTION, handler, event, {

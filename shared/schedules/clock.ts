@@ -7,6 +7,7 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { config } from '../config.ts';
 import type { Schedule } from '../db/entities/schedule.ts';
@@ -96,12 +97,44 @@ export const FIRE_DELIVERY_WINDOW_MS = RETRY_WINDOW_MS + FIRE_MAX_EVENT_AGE_MS;
 /** What the sweep repairs is also what a client token makes safe to send twice: one token per version of the schedule. */
 const token = (t: Timer) => `${t.scheduleId}-${t.updatedAt}`.slice(0, 64);
 
+/**
+ * The window a recurring schedule's fires are spread over (EventBridge Scheduler's flexible time
+ * window, in minutes: 1 is its least): a fire of a `cron` or a `rate` starts within a minute after its
+ * time, so 100,000 schedules due at the same minute reach the scheduler's invocations quota and Lambda
+ * over the minute, not in its first second (docs/schedules.md "Fires, overlap and limits"). A
+ * one-time `at()` fires on time.
+ */
+export const FIRE_WINDOW_MINUTES = 1;
+
+/** How long after its time a schedule's fire may start: the window for a `cron` or a `rate`, 0 for an `at()`. */
+export function fireWindowMs(t: Pick<Timer, 'expression'>): number {
+  const parsed = parseScheduleExpression(t.expression);
+  return parsed.ok && parsed.value.kind !== 'at' ? FIRE_WINDOW_MINUTES * 60_000 : 0;
+}
+
+/** The CreateSchedule's FlexibleTimeWindow: the window of `fireWindowMs`, or none. */
+export function flexibleTimeWindow(t: Pick<Timer, 'expression'>) {
+  const ms = fireWindowMs(t);
+  return ms > 0 ? { Mode: 'FLEXIBLE' as const, MaximumWindowInMinutes: ms / 60_000 } : { Mode: 'OFF' as const };
+}
+
+/**
+ * Where in its window a schedule's fires start, locally (infra/local/scheduler.ts): a fixed offset,
+ * from a hash of the schedule's id, under `fireWindowMs` (EventBridge picks a moment within the window
+ * for each fire; a fixed one keeps a schedule's fires a period apart and is what the tests can check).
+ */
+export function fireOffsetMs(t: Pick<Timer, 'scheduleId' | 'expression'>): number {
+  const window = fireWindowMs(t);
+  if (window === 0) return 0;
+  return createHash('sha256').update(t.scheduleId).digest().readUInt32BE(0) % window;
+}
+
 /** The stack's scheduler settings a schedule is created with. */
 export type SchedulerSettings = { group: string; role: string; target: string; dlq: string };
 
 /**
  * The CreateSchedule (and UpdateSchedule) input of a schedule: named by its id in the stack's group,
- * read in its timezone, no flexible window, the fire function as target with the schedule and the
+ * read in its timezone, its fires spread over the window of `flexibleTimeWindow`, the fire function as target with the schedule and the
  * scheduled time as input, a retry policy of an hour and the DLQ for invoke failures; a one-time `at()` deletes itself.
  */
 export function createScheduleInput(t: Timer, s: SchedulerSettings, now = Date.now()) {
@@ -114,7 +147,7 @@ export function createScheduleInput(t: Timer, s: SchedulerSettings, now = Date.n
     ScheduleExpressionTimezone: t.timezone,
     ...(start !== undefined ? { StartDate: new Date(start) } : {}),
     ...(t.endAt !== undefined ? { EndDate: new Date(t.endAt) } : {}),
-    FlexibleTimeWindow: { Mode: 'OFF' as const },
+    FlexibleTimeWindow: flexibleTimeWindow(t),
     State: 'ENABLED' as const,
     // A one-time schedule deletes itself once it fired; the fire disables its item.
     ActionAfterCompletion: parsed.ok && parsed.value.kind === 'at' ? ('DELETE' as const) : ('NONE' as const),

@@ -1,7 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { difference, family, GATE, heat, keyFamily, perUnit, placeholders, project, shardsOf, valuesOf } from './heat-model.ts';
+import {
+  type Capacity,
+  capacityGate,
+  difference,
+  family,
+  GATE,
+  heat,
+  keyFamily,
+  perUnit,
+  placeholders,
+  project,
+  requirementText,
+  shardsOf,
+  totals,
+  valuesOf,
+} from './heat-model.ts';
 import type { Access } from './heat-record.ts';
-import { heatScenarios, REMINDER_EVERY_SECONDS, SWEEP_EVERY_SECONDS } from './heat.ts';
+import { readFileSync } from 'node:fs';
+import { defaultCapacity, heatScenarios, quotasSection, REMINDER_EVERY_SECONDS, SWEEP_EVERY_SECONDS } from './heat.ts';
 import type { Measurements } from './heat-scenarios.ts';
 import { type Reread, queryPartition, readParts, readUnits } from './read-units.ts';
 import { writeParts } from './write-units.ts';
@@ -177,6 +193,94 @@ describe('projection and gates', () => {
   });
 });
 
+describe('totals per table and index, gated against the warm throughput and the table-level quota', () => {
+  const write = (index: string, pk: string, units: number): Access => ({ op: 'write', command: 'PutItem', index, pk, sk: 'S', units });
+  /** One unit of work: 8 write units on the run's own partition, 5 on one active-index shard, a read of half a unit. */
+  const work = (i: number): Access[] => {
+    const r = `ex_${ulid(String.fromCharCode(104 + i))}`;
+    return [
+      write('table', `EX#${acc}#${r}`, 8),
+      write('GSI2', `RUN#ACTIVE#webhook#${i % 4}`, 5),
+      { op: 'read', command: 'GetItem', index: 'table', pk: `ACC#${acc}`, sk: 'ACCOUNT', units: 0.5 },
+    ];
+  };
+  const measured = perUnit(Array.from({ length: 10 }, (_, i) => work(i)).flat(), 10);
+  const at = (perSecond: number) =>
+    totals(project({ name: 't', parts: [{ work: 'w', perSecond, ...measured }], counts: { account: 1, run: perSecond, shard: 4 } }).keys);
+  const capacity: Capacity = {
+    warm: { table: { read: 12_000, write: 11_000 }, GSI2: { read: 12_000, write: 7_000 } },
+    quota: { read: 40_000, write: 40_000 },
+  };
+
+  it('sums the key families of each table and index: units of work a second × units a work, whatever the values they spread over', () => {
+    expect(at(1000)).toEqual([
+      { index: 'table', wcu: 8000, rcu: 500 },
+      { index: 'GSI2', wcu: 5000, rcu: 0 },
+    ]);
+  });
+
+  it('passes totals within the warm throughput, requiring nothing', () => {
+    const { rows, failures } = capacityGate({ name: '(a) t' }, at(1000), capacity, '');
+    expect(failures).toEqual([]);
+    expect(rows.find((r) => r.index === 'table' && r.op === 'write')).toMatchObject({
+      total: 8000,
+      warm: 11_000,
+      quota: 40_000,
+      needs: [],
+    });
+  });
+
+  it('fails a total over its warm throughput that the scenario does not declare, naming the pre-warm it needs', () => {
+    const { failures } = capacityGate({ name: '(x) t' }, at(2000), capacity, '');
+    expect(failures).toEqual([
+      '(x) table: 16,000 WRU/s is over its warm throughput (11,000 WRU/s): it needs pre-warm table writes to 16,000 WRU/s; declare it in the scenario\'s requires and name it in docs/deploying.md "Quotas"',
+      '(x) GSI2: 10,000 WRU/s is over its warm throughput (7,000 WRU/s): it needs pre-warm GSI2 writes to 10,000 WRU/s; declare it in the scenario\'s requires and name it in docs/deploying.md "Quotas"',
+    ]);
+  });
+
+  it('fails a total over the table-level quota, naming the quota increase, even when its pre-warm is declared', () => {
+    const requires = [
+      { kind: 'warm' as const, index: 'table', op: 'write' as const, atLeast: 100_000 },
+      { kind: 'warm' as const, index: 'GSI2', op: 'write' as const, atLeast: 100_000 },
+    ];
+    const { failures, rows } = capacityGate({ name: '(x) t', requires }, at(6000), capacity);
+    expect(failures).toEqual([
+      '(x) table: 48,000 WRU/s is over the table-level quota (40,000 WRU/s): it needs table-level write quota 48,000 WRU/s; declare it in the scenario\'s requires and name it in docs/deploying.md "Quotas"',
+    ]);
+    expect(rows.find((r) => r.index === 'table' && r.op === 'write')?.needs.map(requirementText)).toEqual([
+      'pre-warm table writes to 48,000 WRU/s',
+      'table-level write quota 48,000 WRU/s',
+    ]);
+    // Declared too low is not declared.
+    const low = capacityGate(
+      { name: '(x) t', requires: [...requires, { kind: 'quota', op: 'write', atLeast: 45_000 }] },
+      at(6000),
+      capacity,
+    );
+    expect(low.failures).toHaveLength(1);
+    expect(
+      capacityGate({ name: '(x) t', requires: [...requires, { kind: 'quota', op: 'write', atLeast: 50_000 }] }, at(6000), capacity)
+        .failures,
+    ).toEqual([]);
+  });
+
+  it('passes a declared requirement only when docs/deploying.md names it on a line of the scenario', () => {
+    const requires = [
+      { kind: 'warm' as const, index: 'table', op: 'write' as const, atLeast: 20_000 },
+      { kind: 'warm' as const, index: 'GSI2', op: 'write' as const, atLeast: 12_000 },
+    ];
+    const s = { name: '(x) t', requires };
+    const named = '| (x) | pre-warm table writes to 20,000 WRU/s; pre-warm GSI2 writes to 12,000 WRU/s |';
+    expect(capacityGate(s, at(2000), capacity, named).failures).toEqual([]);
+    expect(
+      capacityGate(s, at(2000), capacity, '| (y) | pre-warm table writes to 20,000 WRU/s; pre-warm GSI2 writes to 12,000 WRU/s |').failures,
+    ).toEqual([
+      '(x) requires pre-warm table writes to 20,000 WRU/s, which docs/deploying.md "Quotas" does not name on a line of (x)',
+      '(x) requires pre-warm GSI2 writes to 12,000 WRU/s, which docs/deploying.md "Quotas" does not name on a line of (x)',
+    ]);
+  });
+});
+
 describe("the issue's targets", () => {
   const none = { keys: [], items: [] };
   const m: Measurements = {
@@ -204,5 +308,19 @@ describe("the issue's targets", () => {
       ['sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS],
     ]);
     expect([d?.counts.approval, d?.counts.schedule, d?.counts.account]).toEqual([1_000_000, 100_000, 1000]);
+  });
+
+  it('every requirement a target declares is named in docs/deploying.md "Quotas" and, by its figure, in the targets table of docs/performance.md', () => {
+    const performance = readFileSync(new URL('../../docs/performance.md', import.meta.url), 'utf8');
+    expect(performance).toContain('| | Target | Works, a second | The quotas it needs on AWS ([Quotas](deploying.md#quotas)) |');
+    expect(quotasSection()).toMatch(/^## Quotas/);
+    for (const s of [a, b, c, d]) {
+      const letter = s?.name.slice(0, 3) as string;
+      // No totals: only the documentation is checked.
+      expect(capacityGate(s as never, [], defaultCapacity(), quotasSection()).failures, letter).toEqual([]);
+      const row = performance.split('\n').find((l) => l.startsWith(`| ${letter} |`)) ?? '';
+      for (const r of s?.requires ?? []) expect(row, `${letter} ${requirementText(r)}`).toContain(r.atLeast.toLocaleString('en-US'));
+    }
+    expect(a?.requires).toEqual([]);
   });
 });

@@ -19,6 +19,8 @@ import type { Access } from './heat-record.ts';
  *    values (each account the same share): per value = total / values.
  * 4. Gates. Half of DynamoDB's per-partition and per-item limits (1,000 write units and 3,000 read
  *    units a second), leaving room for bursts: a family over either is reported hot.
+ * 5. Totals. A table's or index's units a second are the sum of its key families' totals, gated
+ *    against what it serves at once (its warm throughput) and the per-table quota (`capacityGate`).
  */
 export const GATE = { wcu: 500, rcu: 1500 } as const;
 
@@ -120,7 +122,14 @@ export type Part = { work: string; perSecond: number; keys: Load[]; items: Load[
  * how many shards a key family with `<shard>` is written across, by the family's start (`RUN#ACTIVE#`),
  * else `counts.shard`.
  */
-export type Scenario = { name: string; parts: Part[]; counts: Record<string, number>; shards?: Record<string, number> };
+export type Scenario = {
+  name: string;
+  parts: Part[];
+  counts: Record<string, number>;
+  shards?: Record<string, number>;
+  /** What the scenario needs beyond a default deployment (`capacityGate`), each named in docs/deploying.md "Quotas". */
+  requires?: Requirement[];
+};
 /** A projected family: units a second on each of its `values`, and whether that is over a gate. */
 export type Row = Load & { values: number; totalWcu: number; totalRcu: number; hot: boolean };
 
@@ -178,4 +187,98 @@ export function project(s: Scenario): { keys: Row[]; items: Row[] } {
     keys: projectLoads(s.parts, (p) => p.keys, s),
     items: projectLoads(s.parts, (p) => p.items, s),
   };
+}
+
+/** A table's or index's units a second at a scenario's target. */
+export type Total = { index: string; wcu: number; rcu: number };
+
+/** Each table's and index's units a second: the sum of its key families' totals (an item family is part of its key's). */
+export function totals(keys: readonly Row[]): Total[] {
+  const by = new Map<string, Total>();
+  for (const k of keys) {
+    const t = by.get(k.index) ?? { index: k.index, wcu: 0, rcu: 0 };
+    t.wcu += k.totalWcu;
+    t.rcu += k.totalRcu;
+    by.set(k.index, t);
+  }
+  return [...by.values()].sort((a, b) => (a.index === 'table' ? -1 : b.index === 'table' ? 1 : a.index.localeCompare(b.index)));
+}
+
+type Op = 'read' | 'write';
+/**
+ * What a scenario needs beyond a default deployment: `warm`, a part's warm throughput raised (the
+ * `warmThroughput` setting: a pre-warm) to `atLeast` units a second; `quota`, the account's
+ * table-level quota (Service Quotas; one quota binds the table and each index on its own) raised to
+ * `atLeast`.
+ */
+export type Requirement = { kind: 'warm'; index: string; op: Op; atLeast: number } | { kind: 'quota'; op: Op; atLeast: number };
+/** The capacity a deployment has: each part's warm throughput, and the table-level quota. */
+export type Capacity = { warm: Record<string, { read: number; write: number }>; quota: { read: number; write: number } };
+
+const unit = (op: Op) => (op === 'write' ? 'WRU/s' : 'RRU/s');
+const whole = (x: number) => Math.ceil(x - 1e-9).toLocaleString('en-US');
+/** How a requirement is named, in the gate's messages and in docs/deploying.md "Quotas". */
+export const requirementText = (r: Requirement) =>
+  r.kind === 'warm'
+    ? `pre-warm ${r.index} ${r.op}s to ${whole(r.atLeast)} ${unit(r.op)}`
+    : `table-level ${r.op} quota ${whole(r.atLeast)} ${unit(r.op)}`;
+
+/** One part's reads or writes against what it has. */
+export type CapacityRow = { index: string; op: Op; total: number; warm: number; quota: number; needs: Requirement[] };
+
+/**
+ * The totals gate of one scenario: each part's reads and writes against its warm throughput (what it
+ * serves at once: more and it throttles until it has grown, twice its previous peak within 30 minutes
+ * at most) and against the table-level quota (more and it throttles for good). Where a total is over
+ * either the scenario must declare the pre-warm or the quota increase it needs (`requires`, at least the
+ * total); each requirement it declares must be named, as `requirementText` writes it, on a line of
+ * `documented` (docs/deploying.md "Quotas") that names the scenario (`(a)`). Failures say what is missing.
+ */
+export function capacityGate(
+  s: Pick<Scenario, 'name' | 'requires'>,
+  parts: readonly Total[],
+  capacity: Capacity,
+  documented?: string,
+): { rows: CapacityRow[]; failures: string[] } {
+  const letter = /^\(\w+\)/.exec(s.name)?.[0] ?? s.name;
+  const declared = s.requires ?? [];
+  const failures: string[] = [];
+  const names = [...new Set([...Object.keys(capacity.warm), ...parts.map((p) => p.index)])];
+  const rows: CapacityRow[] = [];
+  for (const index of names) {
+    const t = parts.find((p) => p.index === index) ?? { wcu: 0, rcu: 0 };
+    for (const op of ['write', 'read'] as const) {
+      const total = op === 'write' ? t.wcu : t.rcu;
+      const warm = capacity.warm[index]?.[op] ?? 0;
+      const quota = capacity.quota[op];
+      const needs: Requirement[] = [];
+      if (total > warm) needs.push({ kind: 'warm', index, op, atLeast: total });
+      if (total > quota) needs.push({ kind: 'quota', op, atLeast: total });
+      for (const need of needs) {
+        const covered = declared.some(
+          (r) =>
+            r.kind === need.kind &&
+            r.op === need.op &&
+            (r.kind === 'quota' || (need.kind === 'warm' && r.index === need.index)) &&
+            r.atLeast >= need.atLeast - 1e-9,
+        );
+        if (covered) continue;
+        const over =
+          need.kind === 'warm' ? `its warm throughput (${whole(warm)} ${unit(op)})` : `the table-level quota (${whole(quota)} ${unit(op)})`;
+        failures.push(
+          `${letter} ${index}: ${whole(total)} ${unit(op)} is over ${over}: it needs ${requirementText(need)}; declare it in the scenario's requires and name it in docs/deploying.md "Quotas"`,
+        );
+      }
+      rows.push({ index, op, total, warm, quota, needs });
+    }
+  }
+  if (documented !== undefined) {
+    const lines = documented.split('\n').filter((l) => l.includes(letter));
+    for (const r of declared) {
+      if (!lines.some((l) => l.includes(requirementText(r)))) {
+        failures.push(`${letter} requires ${requirementText(r)}, which docs/deploying.md "Quotas" does not name on a line of ${letter}`);
+      }
+    }
+  }
+  return { rows, failures };
 }

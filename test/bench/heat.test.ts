@@ -3,9 +3,10 @@ import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { useOwnQueues } from '../support/engine.ts';
-import { GATE, project, type Row } from './heat-model.ts';
+import { DEFAULT_WARM_THROUGHPUT, WARM_TARGET, warmFor } from '../../infra/settings.ts';
+import { capacityGate, GATE, project, type Row, type Scenario, totals } from './heat-model.ts';
 import { instrumentHeat } from './heat-record.ts';
-import { HEAT_COUNTERS, heatReport, heatScenarios } from './heat.ts';
+import { defaultCapacity, HEAT_COUNTERS, heatReport, heatScenarios, quotasSection } from './heat.ts';
 import { type Measurements, measureHeat } from './heat-scenarios.ts';
 
 /**
@@ -18,12 +19,12 @@ import { type Measurements, measureHeat } from './heat-scenarios.ts';
  */
 
 let m: Measurements;
-let projected: { name: string; keys: Row[]; items: Row[] }[];
+let projected: (Scenario & { keys: Row[]; items: Row[] })[];
 beforeAll(async () => {
   await useOwnQueues();
   instrumentHeat();
   m = await measureHeat();
-  projected = heatScenarios(m).map((s) => ({ name: s.name, ...project(s) }));
+  projected = heatScenarios(m).map((s) => ({ ...s, ...project(s) }));
 }, 300_000);
 
 const scenario = (letter: string) => {
@@ -161,5 +162,62 @@ describe('the heat model on the emulators', () => {
     const schedules = find(keys, 'GSI2', 'SCHEDULES#<shard>');
     expect(schedules).toMatchObject({ values: SWEEP_SHARDS, wcu: 0 });
     expect(schedules.rcu).toBeLessThan(GATE.rcu / 100);
+  });
+});
+
+describe('the totals of each table and index (issue 42, item 1; docs/deploying.md "Quotas")', () => {
+  /** Write and read units a second per part, rounded to a unit. */
+  const summed = (letter: string) =>
+    Object.fromEntries(totals(scenario(letter).keys).map((t) => [t.index, [Math.round(t.wcu), Math.round(t.rcu)]]));
+
+  it('sums each scenario per table and index, as docs/deploying.md gives them', () => {
+    expect(summed('a')).toEqual({ table: [8200, 0], GSI1: [1000, 0], GSI2: [5000, 0], GSI3: [1000, 0] });
+    expect(summed('b')).toEqual({ table: [91_309, 6700], GSI1: [9000, 0], GSI2: [25_000, 0], GSI3: [1000, 0] });
+    expect(summed('c')).toEqual({ table: [100_000, 0], GSI1: [10_000, 0], GSI2: [50_000, 0], GSI3: [10_000, 0] });
+    expect(summed('d')).toEqual({ table: [28_889, 8878], GSI1: [3333, 0], GSI2: [10_000, 3], GSI3: [3333, 0] });
+  });
+
+  it("the default warm throughput is (a)'s totals with a quarter of headroom: the writes a run makes, as infra/settings.ts states them", () => {
+    const a = totals(scenario('a').keys);
+    for (const t of a) {
+      expect(t.wcu / WARM_TARGET.runsPerSecond, t.index).toBeCloseTo(WARM_TARGET.writesPerRun[t.index as 'table'], 6);
+      expect(DEFAULT_WARM_THROUGHPUT[t.index]?.write, t.index).toBe(warmFor(t.wcu, 4000));
+    }
+  });
+
+  it('the gate holds: (a) needs nothing beyond a default deployment; (b)-(d) declare what they need and docs/deploying.md names it', () => {
+    const report = heatReport(m);
+    expect(report.map((r) => r.failures)).toEqual([[], [], [], []]);
+    expect(report[0]?.requires).toEqual([]);
+    for (const r of report.slice(1)) expect(r.requires.length, r.scenario).toBeGreaterThan(0);
+    expect(report[2]?.requires).toEqual([
+      'pre-warm table writes to 125,000 WRU/s',
+      'pre-warm GSI1 writes to 13,000 WRU/s',
+      'pre-warm GSI2 writes to 63,000 WRU/s',
+      'pre-warm GSI3 writes to 13,000 WRU/s',
+      'table-level write quota 125,000 WRU/s',
+    ]);
+  });
+
+  it('the gate fails a total over its capacity that the scenario does not declare, and a requirement the docs do not name', () => {
+    const c = scenario('c');
+    const undeclared = capacityGate({ name: c.name }, totals(c.keys), defaultCapacity(), quotasSection());
+    expect(undeclared.failures).toEqual([
+      expect.stringMatching(
+        /^\(c\) table: 100,000 WRU\/s is over its warm throughput \(11,000 WRU\/s\): it needs pre-warm table writes to 100,000 WRU\/s/,
+      ),
+      expect.stringMatching(
+        /^\(c\) table: 100,000 WRU\/s is over the table-level quota \(40,000 WRU\/s\): it needs table-level write quota 100,000/,
+      ),
+      expect.stringMatching(/^\(c\) GSI1: 10,000 WRU\/s is over its warm throughput \(4,000 WRU\/s\)/),
+      expect.stringMatching(/^\(c\) GSI2: 50,000 WRU\/s is over its warm throughput \(7,000 WRU\/s\)/),
+      expect.stringMatching(/^\(c\) GSI2: 50,000 WRU\/s is over the table-level quota/),
+      expect.stringMatching(/^\(c\) GSI3: 10,000 WRU\/s is over its warm throughput/),
+    ]);
+    const undocumented = capacityGate(c, totals(c.keys), defaultCapacity(), quotasSection('## Quotas\n| (c) | nothing |\n'));
+    expect(undocumented.failures).toHaveLength(c.requires?.length ?? 0);
+    expect(undocumented.failures[0]).toMatch(
+      /\(c\) requires pre-warm table writes to 125,000 WRU\/s, which docs\/deploying.md "Quotas" does not name/,
+    );
   });
 });

@@ -1,11 +1,27 @@
-import { AUDIT_SHARDS } from '../../shared/db/entities/audit.ts';
 // `npm run bench -- heat`: the heat model (docs/performance.md "Heat: per-key throughput at scale"):
-// what the measured works put on each key and item, projected to the issue's four targets.
+// what the measured works put on each key and item, and on each table and index, projected to the
+// issue's four targets, and gated.
+import { readFileSync } from 'node:fs';
+import { capacitySettings, DYNAMODB } from '../../infra/settings.ts';
+import { AUDIT_SHARDS } from '../../shared/db/entities/audit.ts';
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
 import { countersFor } from '../../shared/db/entities/rate-counters.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { listShards } from '../../shared/db/shards.ts';
-import { GATE, heat, type Part, project, type Row, type Scenario } from './heat-model.ts';
+import {
+  type Capacity,
+  type CapacityRow,
+  capacityGate,
+  GATE,
+  heat,
+  type Part,
+  project,
+  type Requirement,
+  requirementText,
+  type Row,
+  type Scenario,
+  totals,
+} from './heat-model.ts';
 import type { Measurements, PerUnit } from './heat-scenarios.ts';
 
 /**
@@ -70,7 +86,15 @@ export const SHARDS: Record<string, number> = {
   'AUDITBY#': AUDIT_SHARDS,
 };
 
-/** The issue's four targets (issue 32, item 1), each from the measured works. */
+const prewarm = (index: string, write: number): Requirement => ({ kind: 'warm', index, op: 'write', atLeast: write });
+const writeQuota = (write: number): Requirement => ({ kind: 'quota', op: 'write', atLeast: write });
+
+/**
+ * The issue's four targets (issue 32, item 1), each from the measured works, and what each needs
+ * beyond a default deployment (issue 42; docs/deploying.md "Quotas"): the totals with a quarter of
+ * headroom, rounded up to a thousand (as the default warm throughput is sized for (a), which needs
+ * nothing more).
+ */
 export function heatScenarios(m: Measurements): Scenario[] {
   const fires = 100_000 / SWEEP_EVERY_SECONDS;
   return (
@@ -79,6 +103,7 @@ export function heatScenarios(m: Measurements): Scenario[] {
         name: '(a) one account, 1,000 runs/s of the one-step webhook run',
         parts: [part('one-step webhook run', 1000, m.oneStep)],
         counts: counts(1, 1000),
+        requires: [],
       },
       {
         name: '(b) one account, 1,000 runs/s of a 10-step run with an http_request, an approval and a callback',
@@ -90,11 +115,21 @@ export function heatScenarios(m: Measurements): Scenario[] {
           ),
         ],
         counts: counts(1, 1000),
+        // Table 91,309 WRU/s, GSI1 9,000, GSI2 25,000.
+        requires: [prewarm('table', 115_000), prewarm('GSI1', 12_000), prewarm('GSI2', 32_000), writeQuota(115_000)],
       },
       {
         name: '(c) 1,000 accounts at 10 runs/s each',
         parts: [part('one-step webhook run, batches of several accounts', 10_000, m.manyAccounts)],
         counts: counts(1000, 10_000),
+        // Table 100,000 WRU/s, GSI1 10,000, GSI2 50,000, GSI3 10,000.
+        requires: [
+          prewarm('table', 125_000),
+          prewarm('GSI1', 13_000),
+          prewarm('GSI2', 63_000),
+          prewarm('GSI3', 13_000),
+          writeQuota(125_000),
+        ],
       },
       {
         name: '(d) 1,000,000 pending approvals reminded hourly, 100,000 schedules firing each minute',
@@ -106,6 +141,8 @@ export function heatScenarios(m: Measurements): Scenario[] {
         ],
         // 1,000 accounts; each schedule on a workflow of its own; the approvals all distinct.
         counts: counts(1000, fires, { workflow: 100_000, schedule: 100_000, approval: 1_000_000 }),
+        // Table 28,889 WRU/s, GSI2 10,000: averaged over the minute, which the schedules' window spreads their fires over.
+        requires: [prewarm('table', 37_000), prewarm('GSI2', 13_000)],
       },
     ] as Scenario[]
   ).map((s) => ({ ...s, shards: SHARDS }));
@@ -125,11 +162,37 @@ const view = (r: Row) => ({
 const named = (r: Row) =>
   `${r.index} ${r.key}${r.item ? ` / ${r.item}` : ''}: ${round(r.wcu)} WCU/s, ${round(r.rcu)} RCU/s${r.hot ? ' (over)' : ''}`;
 
-/** Every scenario projected: key and item rows, hottest first; the families over a gate, and the five hottest. */
-export function heatReport(m: Measurements) {
+/** A default deployment's capacity: the default warm throughput of each part, the default table-level quota. */
+export const defaultCapacity = (): Capacity => ({ warm: capacitySettings({}).warm, quota: { ...DYNAMODB.tableQuota } });
+
+/** docs/deploying.md's "Quotas" section, where each scenario's requirements must be named. */
+export function quotasSection(page = readFileSync(new URL('../../docs/deploying.md', import.meta.url), 'utf8')): string {
+  const start = /^## Quotas$/m.exec(page)?.index;
+  if (start === undefined) return '';
+  const end = page.indexOf('\n## ', start + 1);
+  return page.slice(start, end < 0 ? undefined : end);
+}
+
+const capacityView = (r: CapacityRow) => ({
+  index: r.index,
+  units: r.op === 'write' ? 'WRU/s' : 'RRU/s',
+  total: round(r.total),
+  warm: r.warm,
+  quota: r.quota,
+  'over it: needs at least': r.needs.map(requirementText).join('; '),
+});
+
+/**
+ * Every scenario projected: key and item rows, hottest first; the families over a gate, and the five
+ * hottest; each table's and index's totals, gated against `capacity` (a default deployment's) with
+ * the requirements the scenario declares, named in `documented` (docs/deploying.md "Quotas").
+ */
+export function heatReport(m: Measurements, capacity: Capacity = defaultCapacity(), documented: string = quotasSection()) {
   return heatScenarios(m).map((s) => {
     const { keys, items } = project(s);
     const all = [...keys, ...items].sort((x, y) => heat(y) - heat(x));
+    const parts = totals(keys);
+    const gate = capacityGate(s, parts, capacity, documented);
     return {
       scenario: s.name,
       works: s.parts.map((p) => ({ work: p.work, perSecond: round(p.perSecond) })),
@@ -137,6 +200,10 @@ export function heatReport(m: Measurements) {
       items: items.map(view),
       over: all.filter((r) => r.hot).map(named),
       hottest: all.slice(0, 5).map(named),
+      totals: parts.map((t) => ({ index: t.index, 'WRU/s': round(t.wcu), 'RRU/s': round(t.rcu) })),
+      capacity: gate.rows.map(capacityView),
+      requires: (s.requires ?? []).map(requirementText),
+      failures: gate.failures,
     };
   });
 }
@@ -153,7 +220,15 @@ export async function heatPart() {
     console.table(s.items.slice(0, 8));
     console.log(`over a gate: ${s.over.length ? s.over.join('; ') : 'none'}`);
     console.log(`hottest: ${s.hottest.join('; ')}`);
+    console.log('units a second on each table and index, against its warm throughput and the table-level quota:');
+    console.table(s.capacity);
+    console.log(`requires: ${s.requires.length ? s.requires.join('; ') : 'nothing beyond a default deployment'}`);
   }
+  const failures = report.flatMap((s) => s.failures);
+  console.log(
+    `\nCapacity gate: ${failures.length ? `FAILED\n  ${failures.join('\n  ')}` : 'every total within its capacity or its declared, documented requirement'}`,
+  );
+  if (failures.length) process.exitCode = 1;
   // The units per unit of work as measured, so that every projected figure can be checked by hand.
-  return { gate: GATE, scenarios: report, measured };
+  return { gate: GATE, capacity: defaultCapacity(), scenarios: report, measured };
 }

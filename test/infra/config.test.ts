@@ -175,7 +175,7 @@ describe('app context', () => {
   it('refuses webAclArn and points at CloudFront, a domain without certificate, malformed alarm and throttle settings, and a prod stage without alarm destination', {
     timeout: 180_000,
   }, async () => {
-    const [waf, halfDomain, email, topic, throttles, prod, sweep, sample] = await Promise.all([
+    const [waf, halfDomain, email, topic, throttles, prod, sweep, sample, warm] = await Promise.all([
       runApp({ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/x/1' }),
       runApp({ domainName: 'api.example.com' }),
       runApp({ alarmEmail: 'not-an-address' }),
@@ -184,8 +184,10 @@ describe('app context', () => {
       runApp({ stage: 'prod' }),
       runApp({ restartSweep: 'some' }),
       runApp({ requestLogSample: '2' }),
+      runApp({ warmThroughput: '{"table":12000}' }),
     ]);
-    for (const r of [waf, halfDomain, email, topic, throttles, prod, sweep, sample]) expect(r.failed).toBe(true);
+    for (const r of [waf, halfDomain, email, topic, throttles, prod, sweep, sample, warm]) expect(r.failed).toBe(true);
+    expect(warm.stderr).toMatch(/Context warmThroughput must be JSON like .* with parts table, GSI1, GSI2, GSI3/);
     expect(sample.stderr).toMatch(/requestLogSample must be a number from 0 to 1, got 2/);
     expect(sweep.stderr).toMatch(/restartSweep must be "orphaned" or "all"/);
     expect(waf.stderr).toMatch(/WAF cannot be associated with an API Gateway HTTP API/);
@@ -207,11 +209,23 @@ describe('app context', () => {
           throttles: '{"login":{"rateLimit":2,"burstLimit":4}}',
           tracing: 'true',
           requestLogSample: '0.1',
+          warmThroughput: '{"table":{"write":20000},"GSI2":{"write":9000}}',
+          onDemandThroughput: '{"table":{"read":30000}}',
         },
         outdir,
       );
       expect(r.stderr).toBe('');
       const template = JSON.parse(readFileSync(join(outdir, 'flowgate-prod.template.json'), 'utf8'));
+      // The table's capacity from the context: the warm throughput given over the defaults, the on-demand maximum.
+      const table = Object.values<{ Type: string; Properties: Record<string, any> }>(template.Resources).find(
+        (x) => x.Type === 'AWS::DynamoDB::Table',
+      )?.Properties;
+      expect(table?.WarmThroughput).toEqual({ ReadUnitsPerSecond: 12_000, WriteUnitsPerSecond: 20_000 });
+      expect(table?.OnDemandThroughput).toEqual({ MaxReadRequestUnits: 30_000 });
+      expect(table?.GlobalSecondaryIndexes.find((ix: { IndexName: string }) => ix.IndexName === 'GSI2').WarmThroughput).toEqual({
+        ReadUnitsPerSecond: 12_000,
+        WriteUnitsPerSecond: 9000,
+      });
       const types = Object.values<{ Type: string }>(template.Resources).map((x) => x.Type);
       expect(types.filter((t) => t === 'AWS::CloudWatch::Alarm')).toHaveLength(Object.keys(ALARMS).length);
       expect(types).toContain('AWS::SNS::Subscription');

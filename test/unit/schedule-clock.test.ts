@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { armedFrom } from '../../infra/local/scheduler.ts';
-import { createScheduleInput, fireTimes, RETRY_WINDOW_MS } from '../../shared/schedules/clock.ts';
+import {
+  createScheduleInput,
+  FIRE_WINDOW_MINUTES,
+  fireOffsetMs,
+  fireTimes,
+  fireWindowMs,
+  RETRY_WINDOW_MS,
+} from '../../shared/schedules/clock.ts';
 
 /** What each schedule asks EventBridge Scheduler for (the AWS clock sends exactly this to CreateSchedule and UpdateSchedule). */
 
@@ -13,14 +20,14 @@ const SETTINGS = {
 const timer = { accountId: 'acc_1', scheduleId: 'sch_01jabcdefghjkmnpqrstvwxyz0', timezone: 'Europe/Berlin', updatedAt: 1_700_000_000_000 };
 
 describe('the CreateSchedule input', () => {
-  it('names the schedule by its id in the group, reads it in its timezone, fires exactly on time into the fire function, with retries and the DLQ', () => {
+  it('names the schedule by its id in the group, reads it in its timezone, fires within a minute of its time into the fire function, with retries and the DLQ', () => {
     const input = createScheduleInput({ ...timer, expression: 'cron(0 9 * * ? *)' }, SETTINGS);
     expect(input).toEqual({
       Name: timer.scheduleId,
       GroupName: SETTINGS.group,
       ScheduleExpression: 'cron(0 9 * * ? *)',
       ScheduleExpressionTimezone: 'Europe/Berlin',
-      FlexibleTimeWindow: { Mode: 'OFF' },
+      FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: 1 },
       State: 'ENABLED',
       ActionAfterCompletion: 'NONE',
       Target: {
@@ -50,6 +57,8 @@ describe('the CreateSchedule input', () => {
       SETTINGS,
     );
     expect(input.ActionAfterCompletion).toBe('DELETE');
+    // A one-time fire is on time: no window.
+    expect(input.FlexibleTimeWindow).toEqual({ Mode: 'OFF' });
     expect(input).toMatchObject({ StartDate: new Date('2029-12-01T00:00:00Z'), EndDate: new Date('2030-02-01T00:00:00Z') });
   });
 
@@ -58,6 +67,45 @@ describe('the CreateSchedule input', () => {
     expect(createScheduleInput({ ...timer, expression: 'rate(2 hours)' }, SETTINGS).ClientToken).toBe(a);
     expect(createScheduleInput({ ...timer, expression: 'rate(1 hour)', updatedAt: timer.updatedAt + 1 }, SETTINGS).ClientToken).not.toBe(a);
     expect(a.length).toBeLessThanOrEqual(64);
+  });
+});
+
+describe("the fires' window: minute-aligned schedules spread over the minute", () => {
+  const ids = Array.from({ length: 1000 }, (_, i) => `sch_01j${String(i).padStart(23, '0')}`);
+
+  it('every cron and rate is sent with a one-minute flexible window; an at() with none', () => {
+    expect(FIRE_WINDOW_MINUTES).toBe(1);
+    for (const expression of ['cron(* * * * ? *)', 'rate(1 minute)', 'rate(2 hours)', 'cron(0 9 ? * MON-FRI *)']) {
+      expect(createScheduleInput({ ...timer, expression }, SETTINGS).FlexibleTimeWindow, expression).toEqual({
+        Mode: 'FLEXIBLE',
+        MaximumWindowInMinutes: 1,
+      });
+      expect(fireWindowMs({ expression })).toBe(60_000);
+    }
+    expect(fireWindowMs({ expression: 'at(2030-01-01T09:00:00)' })).toBe(0);
+  });
+
+  it("locally each schedule's fires start at a fixed offset under the window, from its id; an at() at 0", () => {
+    const every = ids.map((scheduleId) => fireOffsetMs({ scheduleId, expression: 'cron(* * * * ? *)' }));
+    for (const o of every) {
+      expect(Number.isInteger(o)).toBe(true);
+      expect(o).toBeGreaterThanOrEqual(0);
+      expect(o).toBeLessThan(60_000);
+    }
+    // The same id, the same offset, whatever its expression (a rate and a cron alike).
+    expect(fireOffsetMs({ scheduleId: ids[7] as string, expression: 'rate(5 minutes)' })).toBe(every[7]);
+    expect(fireOffsetMs({ scheduleId: ids[7] as string, expression: 'at(2030-01-01T09:00:00)' })).toBe(0);
+  });
+
+  it('1,000 schedules due at the same minute start spread over it: each tenth of the minute gets a tenth of them, give or take half', () => {
+    const tenths = Array.from({ length: 10 }, () => 0);
+    for (const scheduleId of ids) tenths[Math.floor(fireOffsetMs({ scheduleId, expression: 'rate(1 minute)' }) / 6000)]! += 1;
+    for (const n of tenths) {
+      expect(n).toBeGreaterThan(50);
+      expect(n).toBeLessThan(150);
+    }
+    // Not the first second: at most a few dozen of 1,000 (on EventBridge all of them, before the window).
+    expect(ids.filter((scheduleId) => fireOffsetMs({ scheduleId, expression: 'rate(1 minute)' }) < 1000).length).toBeLessThan(40);
   });
 });
 
