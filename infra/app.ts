@@ -161,6 +161,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),
+  succeededWebhookRetentionDays: int('succeededWebhookRetentionDays'),
   auditRetentionDays: int('auditRetentionDays'),
   retryLimit: int('retryLimit'),
   restartSweep: restartSweep(),

@@ -21,6 +21,8 @@ export const DEFAULTS = {
   runsBatchingWindowSeconds: 0,
   /** Days finished runs, their events, approvals and artifacts are kept (DynamoDB TTL, S3 lifecycle). */
   retentionDays: 90,
+  /** Days a webhook run that SUCCEEDED is kept (SUCCEEDED_WEBHOOK_RETENTION_DAYS; at most retentionDays). */
+  succeededWebhookRetentionDays: 30,
   /** Days an account's audit log entries are kept (AUDIT_RETENTION_DAYS, DynamoDB TTL). */
   auditRetentionDays: 365,
   /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT). */
@@ -172,6 +174,12 @@ export type FlowgateStackProps = StackProps & {
    * RETENTION_DAYS (DynamoDB TTL) and the artifacts bucket's lifecycle rule, from one setting.
    */
   retentionDays?: number;
+  /**
+   * Days a webhook run that SUCCEEDED is kept, with its last events (SUCCEEDED_WEBHOOK_RETENTION_DAYS,
+   * 1-3,650, at most `retentionDays`); default 30. Failed, cancelled and interrupted runs, and runs
+   * started otherwise, keep `retentionDays`.
+   */
+  succeededWebhookRetentionDays?: number;
   /** Days an account's audit log entries are kept (AUDIT_RETENTION_DAYS, DynamoDB TTL, 1-3,650); default 365. */
   auditRetentionDays?: number;
   /** How many times one FAILED run may be retried from its failed step (RETRY_LIMIT, 0-1,000); default 10. */
@@ -218,7 +226,9 @@ export type FlowgateStackProps = StackProps & {
 };
 
 /** The settings the functions' environment and the bucket's lifecycle share, checked. */
-export function retentionSettings(props: Pick<FlowgateStackProps, 'retentionDays' | 'retryLimit' | 'auditRetentionDays'>) {
+export function retentionSettings(
+  props: Pick<FlowgateStackProps, 'retentionDays' | 'retryLimit' | 'auditRetentionDays' | 'succeededWebhookRetentionDays'>,
+) {
   const retentionDays = props.retentionDays ?? DEFAULTS.retentionDays;
   const auditRetentionDays = props.auditRetentionDays ?? DEFAULTS.auditRetentionDays;
   if (!Number.isInteger(auditRetentionDays) || auditRetentionDays < 1 || auditRetentionDays > 3650) {
@@ -231,5 +241,16 @@ export function retentionSettings(props: Pick<FlowgateStackProps, 'retentionDays
   if (!Number.isInteger(retentionDays) || retentionDays < 1 || retentionDays > 3650) {
     throw new Error(`retentionDays must be a whole number of days from 1 to 3650, got ${retentionDays}`);
   }
-  return { retentionDays, retryLimit, auditRetentionDays };
+  const succeededWebhookRetentionDays =
+    props.succeededWebhookRetentionDays ?? Math.min(DEFAULTS.succeededWebhookRetentionDays, retentionDays);
+  if (
+    !Number.isInteger(succeededWebhookRetentionDays) ||
+    succeededWebhookRetentionDays < 1 ||
+    succeededWebhookRetentionDays > retentionDays
+  ) {
+    throw new Error(
+      `succeededWebhookRetentionDays must be a whole number of days from 1 to retentionDays (${retentionDays}), got ${succeededWebhookRetentionDays}`,
+    );
+  }
+  return { retentionDays, retryLimit, auditRetentionDays, succeededWebhookRetentionDays };
 }

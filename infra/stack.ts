@@ -35,7 +35,7 @@ export class FlowgateStack extends Stack {
     super(scope, id, props);
     const deletionProtection = props.deletionProtection ?? true;
     const removalPolicy = deletionProtection ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    const { retentionDays, retryLimit, auditRetentionDays } = retentionSettings(props);
+    const { retentionDays, retryLimit, auditRetentionDays, succeededWebhookRetentionDays } = retentionSettings(props);
 
     const capacity = capacitySettings(props);
     const storage = addStorage(this, { deletionProtection, removalPolicy, retentionDays, capacity });
@@ -56,7 +56,14 @@ export class FlowgateStack extends Stack {
     // functions reference the API's id, the API references no function (integrations and routes do).
     const publicBaseUrl =
       props.publicBaseUrl ?? (customDomain ? `https://${props.domainName}` : Lazy.string({ produce: () => this.api.apiEndpoint }));
-    const functions = new Functions(this, props, { publicBaseUrl, retentionDays, retryLimit, auditRetentionDays, removalPolicy });
+    const functions = new Functions(this, props, {
+      publicBaseUrl,
+      retentionDays,
+      succeededWebhookRetentionDays,
+      retryLimit,
+      auditRetentionDays,
+      removalPolicy,
+    });
 
     const { fire, schedules, resources } = addSchedules(this, {
       functions,

@@ -67,6 +67,11 @@ const SETTINGS = {
   AUTH_FAILURE_LIMIT: z.coerce.number().int().min(1).default(300),
   /** Finished runs, their events, approvals and artifacts are deleted this many days later (DynamoDB TTL, S3 lifecycle). */
   RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+  /**
+   * A webhook run that SUCCEEDED is deleted this many days after it finished instead (never later than
+   * RETENTION_DAYS): with its last events; the events written before its end keep RETENTION_DAYS.
+   */
+  SUCCEEDED_WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** An account's audit log entries are deleted this many days after they were written (DynamoDB TTL). */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   /**

@@ -11,6 +11,7 @@ export type FunctionSettings = {
   /** Base of the links the service builds: resolved once the API exists. */
   publicBaseUrl: string;
   retentionDays: number;
+  succeededWebhookRetentionDays: number;
   auditRetentionDays: number;
   retryLimit: number;
   /** Of the functions' log groups. */
@@ -43,6 +44,7 @@ export class Functions {
       ...(props.rateLimits && { RATE_LIMITS: props.rateLimits }),
       ...(props.httpStepAllowlist && { HTTP_STEP_ALLOWLIST: props.httpStepAllowlist }),
       RETENTION_DAYS: String(settings.retentionDays),
+      SUCCEEDED_WEBHOOK_RETENTION_DAYS: String(settings.succeededWebhookRetentionDays),
       AUDIT_RETENTION_DAYS: String(settings.auditRetentionDays),
       AUTH_FAILURE_LIMIT: String(props.authFailureLimit ?? DEFAULTS.authFailureLimit),
       ...(props.requestLogSample !== undefined && { REQUEST_LOG_SAMPLE: String(props.requestLogSample) }),

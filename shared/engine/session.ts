@@ -167,7 +167,8 @@ export class HeldRun {
     const transaction = [
       { Update: buildUpdate(executionKey(this.e.accountId, this.e.executionId), storedFields(set), remove, heldBy(this.owner, now)) },
       ...this.items,
-      ...this.groups.map((g) => eventsPut(this.e.accountId, g)),
+      // The events written with the run's end expire with it (its retention by outcome).
+      ...this.groups.map((g) => eventsPut(this.e.accountId, g, typeof set.ttl === 'number' ? set.ttl : undefined)),
     ];
     try {
       // A cancel request written while this transaction is in flight makes DynamoDB refuse it: again,
@@ -201,7 +202,7 @@ export class HeldRun {
 
   /** End the run (SUCCEEDED, FAILED): it leaves the active index, and its retention starts. */
   async end(fields: Partial<Execution>): Promise<boolean> {
-    const { set, remove } = finishing(Date.now());
+    const { set, remove } = finishing(Date.now(), { ...this.e, ...fields });
     this.update({ ...fields, ...(set as Partial<Execution>) });
     if (IN_PROGRESS.includes(this.e.status)) throw new Error('end() needs a final status');
     return this.flush(remove);

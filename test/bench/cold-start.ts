@@ -23,6 +23,22 @@ export const median = (xs: number[]) => {
   return s.length % 2 ? (s[(s.length - 1) / 2] as number) : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
 };
 
+/**
+ * A function's INIT as Lambda bills it, approximated on this machine: a fresh Node process from its
+ * start (`performance.now()` counts from the process's time origin) until the bundle is imported, the
+ * runtime's own start-up included; median of `runs` processes (ms). Lambda's INIT also includes the
+ * sandbox's start and runs at the function's memory share of a vCPU, so the figure is a floor.
+ */
+export function initTimes(file: string, runs = 10) {
+  const script = `await import(${JSON.stringify(`file://${resolve(file)}`)}); console.log(performance.now());`;
+  const times = Array.from({ length: runs }, () => {
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { env: ENV, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`import of ${file} failed: ${r.stderr}`);
+    return Number(r.stdout.trim());
+  });
+  return median(times);
+}
+
 /** Wall time of the import alone, in `runs` fresh processes: median, min, max (ms). */
 export function importTimes(file: string, runs = 20) {
   const times = Array.from({ length: runs }, () => {

@@ -1,31 +1,38 @@
 import { PRICES } from './prices.ts';
-import { type CostRow, measureCost } from './cost.ts';
+import { COLD_START_RATE, type CostResult, MINUTES_A_MONTH, measureCost } from './cost.ts';
+import { fixedPerMillion } from './cost-model.ts';
 import type { BenchData } from './scenarios.ts';
 
 const dollars = (n: number) => Number(n.toFixed(2));
+/** Runs a month the stage's fixed cost is spread over, in the report. */
+export const VOLUMES = [1e6, 10e6, 100e6] as const;
 
 /**
- * The cost part of `npm run bench`: the bill per million runs per scenario, its lines, and Step Functions
- * beside it, on an account whose limit is `rateLimit` a minute (by default the team plan's: `measureCost`).
+ * The cost part of `npm run bench`: the bill per million runs per scenario at full worker batches and
+ * at one run a batch, its lines, Step Functions beside it, and the stage's fixed monthly cost, on an
+ * account whose limit is `rateLimit` a minute (by default the team plan's: `measureCost`).
  */
-export async function costPart(
-  d: BenchData,
-  opts: { rateLimit?: number } = {},
-): Promise<{ rateLimit: number; counters: number; rows: CostRow[] }> {
-  const { rows, rateLimit, counters } = await measureCost(d, opts);
+export async function costPart(d: BenchData, opts: { rateLimit?: number } = {}): Promise<CostResult> {
+  const result = await measureCost(d, opts);
+  const { rows, rateLimit, counters, stage, sweep, fixed } = result;
   console.log(
     `\nAWS bill per million runs, ${PRICES.region}, ${PRICES.asOf} (docs/performance.md "The price of a million runs"), USD; ` +
-      `an account limited to ${rateLimit.toLocaleString('en-US')} requests a minute (${counters} rate counter${counters > 1 ? 's' : ''})`,
+      `an account limited to ${rateLimit.toLocaleString('en-US')} requests a minute (${counters} rate counter${counters > 1 ? 's' : ''}); ` +
+      `variable cost only (the stage's fixed cost below)`,
   );
   console.table(
     rows.map((r) => ({
       scenario: r.scenario,
+      'runs a batch': r.perBatch,
       lambda: dollars(r.bill.lambda),
+      INIT: dollars(r.bill.init),
       'API Gateway': dollars(r.bill.apiGateway),
       SQS: dollars(r.bill.sqs),
-      DynamoDB: dollars(r.bill.dynamodb),
+      'DynamoDB requests': dollars(r.bill.dynamodb),
+      'storage + PITR': dollars(r.bill.storage),
       S3: dollars(r.bill.s3),
       logs: dollars(r.bill.logs),
+      'access log': dollars(r.bill.accessLog),
       total: dollars(r.bill.total),
       'Step Functions Standard': dollars(r.stepFunctions.standard),
       'Step Functions Express': dollars(r.stepFunctions.express),
@@ -35,20 +42,37 @@ export async function costPart(
   console.table(
     rows.map((r) => ({
       scenario: r.scenario,
+      'runs a batch': r.perBatch,
       invocations: Number(r.usage.lambdaInvocations.toFixed(2)),
       'GB-s': Number(r.usage.lambdaGbSeconds.toFixed(5)),
       'SQS requests': Number(r.usage.sqsRequests.toFixed(2)),
       WRU: Number(r.usage.writeUnits.toFixed(1)),
       RRU: Number(r.usage.readUnits.toFixed(1)),
+      'stored bytes (table + indexes)': `${Math.round(r.stored.tableBytes)} + ${Math.round(r.stored.indexBytes)}`,
+      'kept days': r.stored.days,
+      'run items without TTL': r.stored.withoutTtl,
       'log bytes': Math.round(r.usage.logBytes),
       'log events': Number(r.usage.logEvents.toFixed(1)),
       'of which metric (EMF) bytes': Math.round(r.metricLogs.bytes),
-      'metric events': Number(r.metricLogs.events.toFixed(1)),
+      'Step Functions transitions': r.transitions,
     })),
   );
-  for (const r of rows) {
-    console.log(`\nWrite units per run by item, ${r.scenario}`);
+  console.log(
+    `\nINIT, measured (fresh Node process to the bundle imported, median of 10): trigger ${stage.init.triggerMs.toFixed(0)} ms, ` +
+      `runs worker ${stage.init.workerMs.toFixed(0)} ms; billed at a stated cold-start rate of ${COLD_START_RATE * 100} % of invocations. ` +
+      `Access log: ${stage.accessLog.bytes} bytes a request; logs kept ${stage.logRetentionDays} days.`,
+  );
+  console.log(
+    `\nThe stage's fixed cost a month, from its synthesized template, USD (the scheduled sweep measured idle: ` +
+      `${sweep.ms.toFixed(0)} ms, ${sweep.calls} calls, ${sweep.readUnits} read units an invocation, ${Math.round(MINUTES_A_MONTH)} a month)`,
+  );
+  console.table(fixed.lines.map((l) => ({ what: l.what, quantity: Math.round(l.quantity), monthly: dollars(l.monthly) })));
+  console.log(
+    `total ${dollars(fixed.total)} a month: ${VOLUMES.map((v) => `$${dollars(fixedPerMillion(fixed.total, v))}/M at ${v / 1e6} M runs a month`).join(', ')}`,
+  );
+  for (const r of rows.filter((x) => x.perBatch === 1)) {
+    console.log(`\nWrite units per run by item, ${r.scenario}, one run a batch`);
     console.table(r.writes);
   }
-  return { rateLimit, counters, rows };
+  return result;
 }

@@ -5,8 +5,9 @@ import { TABLE } from '../../shared/db/table.ts';
 /**
  * Write units by AWS's published sizing rules, computed from the actual items: a write costs one unit
  * per KB (rounded up) of the larger of the item before and after it; a transaction doubles that; each
- * index whose entry is written costs the same again (an entry that moves, a new key, is a delete and a
- * put; an update that leaves an index's keys alone costs that keys-only index nothing). Item sizes:
+ * index whose entry is written costs one unit per KB of the entry, never doubled (DynamoDB applies a
+ * transaction's index changes as standard writes); an entry that moves, a new key, is a delete and a
+ * put; an update that leaves an index's keys alone costs that keys-only index nothing. Item sizes:
  * attribute names plus values (strings and binaries by their UTF-8 bytes, numbers about one byte per
  * two digits plus one, 1 for booleans and null, lists and maps 3 plus 1 per element plus their
  * contents). DynamoDB Local's own ConsumedCapacity is not used: for transactions it reports figures
@@ -66,9 +67,18 @@ export function writeParts(before: Item, after: Item, transactional: boolean, ke
   for (const ix of TABLE.indexes) {
     const [old, now] = [indexEntry(before, ix), indexEntry(after, ix)];
     if (old?.pk === now?.pk && old?.sk === now?.sk) continue; // keys-only: unchanged keys, no index write
-    for (const e of [old, now]) if (e) parts.push({ index: ix.name, pk: e.pk, sk: e.sk, units: units(e.bytes) * factor });
+    for (const e of [old, now]) if (e) parts.push({ index: ix.name, pk: e.pk, sk: e.sk, units: units(e.bytes) });
   }
   return parts;
+}
+
+/**
+ * The bytes DynamoDB stores for one item: the item and each index entry it has (keys only: the
+ * table's and the index's keys), each with 100 bytes of overhead.
+ */
+export function storedBytes(item: Record<string, unknown>): { table: number; indexes: number } {
+  const indexes = TABLE.indexes.reduce((n, ix) => n + (indexEntry(item, ix)?.bytes ?? 0), 0);
+  return { table: itemBytes(item) + 100, indexes };
 }
 
 /** The units one item's write costs, table and indexes (undefined: absent). */

@@ -274,6 +274,17 @@ describe('FlowgateStack', () => {
       expect(() => build({ retentionDays: 0 })).toThrow(/retentionDays/);
     });
 
+    it('keeps succeeded webhook runs succeededWebhookRetentionDays (30, never past retentionDays): SUCCEEDED_WEBHOOK_RETENTION_DAYS', () => {
+      const days = (t: Template) =>
+        new Set(ownFunctions(t).map(([, fn]) => fn.Properties.Environment.Variables.SUCCEEDED_WEBHOOK_RETENTION_DAYS));
+      expect([...days(template)]).toEqual(['30']);
+      expect([...days(routeFunctions)]).toEqual(['30']);
+      expect([...days(build({ retentionDays: 14 }).template)]).toEqual(['14']);
+      expect([...days(build({ succeededWebhookRetentionDays: 7 }).functions)]).toEqual(['7']);
+      expect(() => build({ succeededWebhookRetentionDays: 91 })).toThrow(/succeededWebhookRetentionDays/);
+      expect(() => build({ succeededWebhookRetentionDays: 0 })).toThrow(/succeededWebhookRetentionDays/);
+    });
+
     it('lets the table go when deletion protection is off', () => {
       const t = synth({ deletionProtection: false });
       t.hasResource('AWS::DynamoDB::Table', {

@@ -1,4 +1,4 @@
-import { retentionTtl } from '../retention.ts';
+import { retentionTtl, runRetentionDays } from '../retention.ts';
 import { buildUpdate, type Condition } from '../update.ts';
 import { type Execution, executionKey, executionListings, storedExecution } from './execution.ts';
 import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from './execution-index.ts';
@@ -34,9 +34,12 @@ export const heldBy = (owner: string, now: number): Condition => ({
   values: { ':running': 'RUNNING', ':owner': owner, ':now': now },
 });
 
-/** What every write that finishes a run sets (the retention clock starts) and removes (it leaves the active index). */
-export const finishing = (now: number) => ({
-  set: { finishedAt: now, updatedAt: now, ttl: retentionTtl(now) },
+/**
+ * What every write that finishes a run sets (the retention clock starts: by the run's outcome when
+ * `ended` gives it, `runRetentionDays`; else the longest) and removes (it leaves the active index).
+ */
+export const finishing = (now: number, ended?: { status: string; trigger?: string }) => ({
+  set: { finishedAt: now, updatedAt: now, ttl: retentionTtl(now, ended ? runRetentionDays(ended) : undefined) },
   remove: ['dispatch', 'lease', 'wakeAt', 'approvalId', 'decision', 'callbackId', 'report', ...ACTIVE_INDEX_ATTRIBUTES],
 });
 

@@ -59,9 +59,9 @@ export function sequenced(first: number, events: readonly RunEvent[]): { events:
 /**
  * A transaction (or batch) item appending events to a run's log: one item per step or transition,
  * holding its events in order (a step's `step.started` and `step.succeeded`, and the run's end when it
- * is the last). Kept `RETENTION_DAYS` after it was written.
+ * is the last). Kept `RETENTION_DAYS` after it was written, or until `ttl` (the run's, written with its end).
  */
-export const eventsPut = (accountId: string, events: readonly RunEvent[]) => {
+export const eventsPut = (accountId: string, events: readonly RunEvent[], ttl?: number) => {
   const [first] = events;
   if (!first) throw new Error('eventsPut needs at least one event');
   return {
@@ -73,7 +73,7 @@ export const eventsPut = (accountId: string, events: readonly RunEvent[]) => {
         type: 'events',
         accountId,
         events: JSON.stringify(events),
-        ttl: retentionTtl(first.at),
+        ttl: ttl ?? retentionTtl(first.at),
       },
     },
   };
