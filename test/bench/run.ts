@@ -42,6 +42,7 @@ const PARTS = [
   'bundles',
   'cold-start',
   'cpu',
+  'fairness',
   'chaos',
 ];
 const unknown = only.filter((p) => !PARTS.includes(p));
@@ -79,7 +80,7 @@ if (wanted('load')) {
   );
 }
 
-const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost'];
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost', 'fairness'];
 const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
 if (emulators) {
   try {
@@ -146,6 +147,11 @@ if (emulators) {
       console.table(dispatch);
       results.loadInProcess = rows;
       results.dispatch = dispatch;
+    }
+    if (wanted('fairness')) {
+      // Last of these: it starts the local stack in this process (its SDK plugins stay).
+      const { fairnessPart } = await import('./fairness.ts');
+      results.fairness = await fairnessPart();
     }
   } finally {
     await emulators.stop();
