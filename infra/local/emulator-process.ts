@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import S3rver from 's3rver';
-import { type Entry, FairState, receiptMessageId } from './fair-queue.ts';
+import { type Entry, FairState, IN_ORDER_TAG, receiptMessageId } from './fair-queue.ts';
 
 const [kind, dir] = process.argv.slice(2);
 
@@ -26,6 +26,7 @@ type Queue = {
   ReceiveMessageWaitTimeSeconds?: number;
   DelaySeconds?: number;
   MessageRetentionPeriod: number;
+  Tags: Record<string, string>;
 };
 
 /** The request a receive serves: `gone` once its client hung up (an aborted long poll). */
@@ -155,7 +156,7 @@ function fairQueue(q: Queue) {
     fair.cleared();
   };
   q.receive = (opts) => {
-    if (!fair.picks(Number(opts.MaxNumberOfMessages ?? 1))) return receive(opts);
+    if (q.Tags[IN_ORDER_TAG] === 'true' || !fair.picks(Number(opts.MaxNumberOfMessages ?? 1))) return receive(opts);
     const take = async () => {
       const picks = fair.picks(Number(opts.MaxNumberOfMessages ?? 1));
       if (!picks) return receive(opts);

@@ -20,6 +20,12 @@ export type Entry = {
  */
 export const FAIR = { minInFlight: 30, minShare: 0.1, quietAfterMs: 5 * 60_000 };
 
+/**
+ * A queue tagged so (`true`) hands out the oldest ready messages whatever their group, as a standard
+ * queue did before fair queues: the fairness bench's comparison (test/bench/fairness.ts), nothing AWS has.
+ */
+export const IN_ORDER_TAG = 'local:in-order';
+
 /** One queue's messages as the fairness rules see them. */
 export class FairState {
   /** Every message the queue holds, in the order it was sent (the emulator's own order). */

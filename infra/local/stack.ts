@@ -41,7 +41,7 @@ export type LocalStackOptions = {
  * (`runsWorkerConcurrency`, 50); here one process shares two cores with DynamoDB Local, and a few
  * receive loops keep a busy batch from holding the next one back.
  */
-const LOCAL_RUNS_CONCURRENCY = 4;
+export const LOCAL_RUNS_CONCURRENCY = 4;
 const SWEEP_FUNCTION: AsyncFunctionSettings = { ...workerFunction('sweep/scheduled', 60), config: 'sweep/scheduled' };
 
 /**
