@@ -17,6 +17,7 @@ import { type Later, processNotice } from '../../shared/notifications/notices.ts
 import { logger } from '../../shared/logger.ts';
 import { holdMetrics } from '../../shared/metrics.ts';
 import { parseMessage } from './message.ts';
+import { tenantGroup } from '../../shared/engine/dispatch.ts';
 
 requireConfig(workerSettings('worker/notify'));
 
@@ -49,10 +50,11 @@ const MAX_DELAY_SECONDS = 900;
 
 /** Queue each message's next attempt; one that cannot be queued fails the notice, which comes back and plans them again. */
 async function sendLater(later: Later[]) {
-  for (const { message, delaySeconds } of later)
+  for (const { message, delaySeconds, accountId } of later)
     await queue().send(
       new SendMessageCommand({
         QueueUrl: config().NOTIFY_QUEUE_URL,
+        ...tenantGroup(accountId),
         MessageBody: JSON.stringify(message),
         DelaySeconds: Math.min(delaySeconds, MAX_DELAY_SECONDS),
       }),

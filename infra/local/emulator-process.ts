@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createServer } from 'node:http';
 import { createRequestHandler } from 'local-aws-sqs';
 import S3rver from 's3rver';
+import { type Entry, FairState, IN_ORDER_TAG, receiptMessageId } from './fair-queue.ts';
 
 const [kind, dir] = process.argv.slice(2);
 
@@ -20,8 +21,12 @@ type Queue = {
   setRecord(...args: unknown[]): unknown;
   getAttributes(names: string[]): Record<string, string | number>;
   changeVisibility(receiptHandle: string, seconds: number): unknown;
+  delete(receiptHandle: string): unknown;
+  clearRecords(): void;
   ReceiveMessageWaitTimeSeconds?: number;
   DelaySeconds?: number;
+  MessageRetentionPeriod: number;
+  Tags: Record<string, string>;
 };
 
 /** The request a receive serves: `gone` once its client hung up (an aborted long poll). */
@@ -109,6 +114,66 @@ function awsLongPolling(q: Queue) {
   };
 }
 
+/** Which queue's fairness state holds each message (a message moved to a dead-letter queue leaves its source's). */
+const holder = new Map<string, FairState>();
+
+/**
+ * SQS fair queues (./fair-queue.ts): every receive, short or long (whose takes come through here too),
+ * gets the ready messages the fairness rules pick. While no tenant is noisy that is local-aws-sqs's own
+ * choice, the oldest ready messages, untouched. Otherwise the ready messages not picked are marked
+ * delayed while local-aws-sqs takes the picked ones (one such receive at a time per queue; local-aws-sqs
+ * takes them within its 10 ms tick), then marked ready again and the waiting long polls woken.
+ */
+function fairQueue(q: Queue) {
+  const fair = new FairState(() => q.MessageRetentionPeriod);
+  const receive = q.receive.bind(q);
+  const setRecord = q.setRecord.bind(q);
+  const remove = q.delete.bind(q);
+  const clear = q.clearRecords.bind(q);
+  q.setRecord = (...args: unknown[]) => {
+    const out = setRecord(...args);
+    // local-aws-sqs moves a message to the dead-letter queue, or back, under its own id: it left its first queue.
+    if (typeof args[1] === 'string') holder.get(args[1])?.removed(args[1]);
+    // A standard queue's new message: the entry local-aws-sqs keeps (a FIFO queue's duplicate answers a copy).
+    if (out && typeof out === 'object' && 'visible' in out && 'record' in out) {
+      const entry = out as Entry;
+      fair.added(entry);
+      holder.set(entry.record.MessageId, fair);
+    }
+    return out;
+  };
+  q.delete = (receiptHandle: string) => {
+    const out = remove(receiptHandle);
+    const id = receiptMessageId(receiptHandle);
+    if (id && holder.get(id) === fair) {
+      fair.removed(id);
+      holder.delete(id);
+    }
+    return out;
+  };
+  q.clearRecords = () => {
+    clear();
+    fair.cleared();
+  };
+  q.receive = (opts) => {
+    if (q.Tags[IN_ORDER_TAG] === 'true' || !fair.picks(Number(opts.MaxNumberOfMessages ?? 1))) return receive(opts);
+    const take = async () => {
+      const picks = fair.picks(Number(opts.MaxNumberOfMessages ?? 1));
+      if (!picks) return receive(opts);
+      const release = fair.holdOthers(picks);
+      try {
+        return await receive({ ...opts, WaitTimeSeconds: 0, MaxNumberOfMessages: picks.length });
+      } finally {
+        release();
+        notify(q);
+      }
+    };
+    const turn = fair.lock.then(take, take);
+    fair.lock = turn.catch(() => undefined);
+    return turn;
+  };
+}
+
 async function sqs() {
   const { service, requestHandler } = createRequestHandler({
     port: 0,
@@ -123,6 +188,8 @@ async function sqs() {
     for (const q of service.Queues) {
       if (!patched.has(q)) {
         patched.add(q);
+        // Fairness first: the long poll's takes go through it.
+        fairQueue(q);
         awsLongPolling(q);
       }
     }

@@ -15,6 +15,8 @@ const toRecord = (m: Message, queueArn: string): SQSRecord => ({
     SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
     SenderId: m.Attributes?.SenderId ?? 'local',
     ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    // A fair queue's message keeps its tenant (docs/architecture.md "Fair tenants").
+    ...(m.Attributes?.MessageGroupId ? { MessageGroupId: m.Attributes.MessageGroupId } : {}),
   },
   messageAttributes: Object.fromEntries(
     Object.entries(m.MessageAttributes ?? {}).map(([k, v]) => [
@@ -52,7 +54,8 @@ export type PollerOptions = {
  * they are there, and up to `concurrency` invocations hand SQS-shaped batches of up to `batchSize`
  * to the worker within the function's timeout, delete what succeeded and leave reported failures,
  * crashed batches and timed-out batches to come back after the visibility timeout. While every
- * invocation is busy nothing is received. `stop()` ends the long poll at once (the emulator takes
+ * invocation is busy nothing is received. Which messages a receive brings is the queue's choice, as on
+ * AWS: on a fair queue, quiet tenants' messages before a noisy tenant's backlog (infra/local/fair-queue.ts). `stop()` ends the long poll at once (the emulator takes
  * nothing for a receive whose client hung up) and waits for the invocations at work.
  */
 export function startPoller(queueUrl: string, worker: Worker, opts: PollerOptions) {

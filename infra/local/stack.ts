@@ -34,6 +34,8 @@ export type LocalStackOptions = {
   sweepSeconds?: number;
   /** The faults to inject (`FAULTS`, infra/local/faults.ts); omitted: those `FAULTS` in the environment names. */
   faults?: Faults;
+  /** Runs-worker invocations at once (default `LOCAL_RUNS_CONCURRENCY`; the fairness bench uses the event source's on AWS). */
+  runsConcurrency?: number;
 };
 
 /**
@@ -41,7 +43,7 @@ export type LocalStackOptions = {
  * (`runsWorkerConcurrency`, 50); here one process shares two cores with DynamoDB Local, and a few
  * receive loops keep a busy batch from holding the next one back.
  */
-const LOCAL_RUNS_CONCURRENCY = 4;
+export const LOCAL_RUNS_CONCURRENCY = 4;
 const SWEEP_FUNCTION: AsyncFunctionSettings = { ...workerFunction('sweep/scheduled', 60), config: 'sweep/scheduled' };
 
 /**
@@ -72,7 +74,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   try {
     started = await startServer({ host: opts.host, port: opts.port, ready });
     process.env.PUBLIC_BASE_URL ??= started.url;
-    poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60);
+    poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60, opts.runsConcurrency ?? LOCAL_RUNS_CONCURRENCY);
     const server = started.server;
     const demo: Demo | undefined =
       opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail, opts.demoRun) : undefined;
@@ -99,7 +101,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
 }
 
 /** The startup sweep (on a restart), the queue pollers feeding the workers, and the scheduled sweep's timer. */
-async function startWorkers(restart: boolean, sweepSeconds: number) {
+async function startWorkers(restart: boolean, sweepSeconds: number, runsConcurrency: number) {
   const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
   // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
@@ -117,7 +119,7 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
   const workers = [
     startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {
       fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS),
-      concurrency: LOCAL_RUNS_CONCURRENCY,
+      concurrency: runsConcurrency,
     }),
     startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler, {
       fn: workerFunction('worker/notify', WORKER_TIMEOUT_SECONDS),

@@ -5,6 +5,7 @@ import { config } from '../config.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { type Delivery, getDelivery, listApprovalDeliveries, listExecutionDeliveries, requeueDelivery } from '../db/entities/delivery.ts';
 import { conflict, notFound } from '../errors.ts';
+import { tenantGroup } from '../engine/dispatch.ts';
 import { logger } from '../logger.ts';
 import { assertReviewer, requireApproval } from './approvals.ts';
 import { requireExecution } from './executions.ts';
@@ -69,6 +70,7 @@ export async function redeliver(accountId: string, deliveryId: string, now: numb
     await queue().send(
       new SendMessageCommand({
         QueueUrl: config().NOTIFY_QUEUE_URL,
+        ...tenantGroup(accountId),
         MessageBody: JSON.stringify({ kind: d.kind, deliveryId: d.deliveryId, payload: d.message, redelivery: true }),
       }),
     );

@@ -16,11 +16,21 @@ export const newDispatch = () => randomUUID();
 /** SQS delays are at most 15 minutes; longer waits are made of several hops. */
 export const MAX_DELAY_SECONDS = 900;
 
+/**
+ * The message group of an account's messages on the runs and notifications queues (standard queues):
+ * with a group on each message they are SQS fair queues, the account being the tenant. While one
+ * account holds a disproportionate share of the messages in flight, SQS hands out the other accounts'
+ * messages first, so a noisy account's backlog does not raise their dwell time (docs/architecture.md
+ * "Fair tenants"). No queue setting is needed; a group on a standard queue does not order its messages.
+ */
+export const tenantGroup = (accountId: string) => ({ MessageGroupId: accountId });
+
 export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<void> {
   const url = config().RUNS_QUEUE_URL;
   await queue().send(
     new SendMessageCommand({
       QueueUrl: url,
+      ...tenantGroup(m.accountId),
       MessageBody: JSON.stringify({ ...m, sentAt: m.sentAt ?? Date.now() }),
       DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
     }),

@@ -8,6 +8,7 @@ import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import type { WorkflowDefinition } from './definition.ts';
 import { asksPeople, everyStep } from './every-step.ts';
+import { tenantGroup } from './dispatch.ts';
 import { runDefinition } from './versions.ts';
 
 /** A notifications-queue message: deliver `event` to target number `target` of the run's workflow. */
@@ -125,7 +126,10 @@ async function queueNotices(
       const { Failed = [] } = await queue().send(
         new SendMessageBatchCommand({
           QueueUrl: url,
-          Entries: messages.slice(i, i + 10).map((m, j) => ({ Id: String(j), MessageBody: JSON.stringify(m) })),
+          // Every message of the batch is the run's account's (approval notices included): its fair-queue group.
+          Entries: messages
+            .slice(i, i + 10)
+            .map((m, j) => ({ Id: String(j), ...tenantGroup(e.accountId), MessageBody: JSON.stringify(m) })),
         }),
       );
       if (Failed.length) logger.error('notifications not queued', { executionId: e.executionId, failed: Failed.map((f) => f.Code) });

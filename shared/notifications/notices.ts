@@ -3,8 +3,8 @@ import { logger } from '../logger.ts';
 import { jobDeliveryId, planNotice } from './approval-plan.ts';
 import { approvalKind, eventDeliveryId, type Memo, processDelivery, type QueueMessage } from './senders.ts';
 
-/** A message to put back on the notifications queue, `delaySeconds` later (one delivery's next attempt). */
-export type Later = { message: Extract<QueueMessage, { kind: string }>; delaySeconds: number };
+/** A message to put back on the notifications queue, `delaySeconds` later (one delivery's next attempt), in its account's fair-queue group. */
+export type Later = { message: Extract<QueueMessage, { kind: string }>; delaySeconds: number; accountId: string };
 
 /**
  * An approval notice (kind `approval`), in the notifications worker: planned into its messages
@@ -29,7 +29,7 @@ export async function processNotice(payload: unknown, noticeId: string | undefin
       payload: job,
     };
     const { retryInSeconds } = await processDelivery(message, Date.now, memo);
-    if (retryInSeconds !== undefined) later.push({ message, delaySeconds: retryInSeconds });
+    if (retryInSeconds !== undefined) later.push({ message, delaySeconds: retryInSeconds, accountId: notice.accountId });
   }
   return later;
 }

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark of docs/performance.md, printed as tables and written to bench-results/bench.json.
-// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's, and `--cost-rate-limit`
-// the `cost` part's (docs/performance.md).
+// `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's, `--cost-rate-limit`
+// the `cost` part's and `--runs-concurrency` the `fairness` part's (docs/performance.md).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startEmulators } from '../../infra/local/emulators.ts';
@@ -28,6 +28,7 @@ const { values: flags, positionals: only } = parseArgs({
     workload: { type: 'string', default: 'set' },
     'cost-rate-limit': { type: 'string' },
     runs: { type: 'string', default: '2000' },
+    'runs-concurrency': { type: 'string' },
   },
 });
 const PARTS = [
@@ -42,6 +43,7 @@ const PARTS = [
   'bundles',
   'cold-start',
   'cpu',
+  'fairness',
   'chaos',
 ];
 const unknown = only.filter((p) => !PARTS.includes(p));
@@ -79,7 +81,7 @@ if (wanted('load')) {
   );
 }
 
-const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost'];
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost', 'fairness'];
 const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
 if (emulators) {
   try {
@@ -146,6 +148,13 @@ if (emulators) {
       console.table(dispatch);
       results.loadInProcess = rows;
       results.dispatch = dispatch;
+    }
+    if (wanted('fairness')) {
+      // Last of these: it starts the local stack in this process (its SDK plugins stay).
+      const { fairnessPart } = await import('./fairness.ts');
+      results.fairness = await fairnessPart(
+        flags['runs-concurrency'] ? positive('runs-concurrency', flags['runs-concurrency']) : undefined,
+      );
     }
   } finally {
     await emulators.stop();

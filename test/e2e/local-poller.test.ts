@@ -307,3 +307,73 @@ describe('local poller', () => {
     expect(batches).toEqual([]);
   });
 });
+
+describe('a fair queue (messages with a MessageGroupId on a standard queue), through the local poller', () => {
+  /** `n` messages of `group`, sent in batches of 10 (bodies `<group>-<i>`, in order). */
+  const sendGroup = async (queueUrl: string, group: string, n: number) => {
+    for (let i = 0; i < n; i += 10)
+      await queue().send(
+        new SendMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: Array.from({ length: Math.min(10, n - i) }, (_, j) => ({
+            Id: String(j),
+            MessageGroupId: group,
+            MessageBody: `${group}-${i + j}`,
+          })),
+        }),
+      );
+  };
+
+  it('serves a quiet group before the backlog of a group that holds most messages in flight; the backlog still drains, in order', async () => {
+    const queueUrl = await givenQueue();
+    // A backlog of 100 from the noisy group, then one message from a quiet one: the oldest-first order would hand it out last.
+    await sendGroup(queueUrl, 'noisy', 100);
+    await sendGroup(queueUrl, 'quiet', 1);
+    const batches: { bodies: string[]; groups: (string | undefined)[] }[] = [];
+    const worker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      batches.push({ bodies: event.Records.map((r) => r.body), groups: event.Records.map((r) => r.attributes.MessageGroupId) });
+      // Slow work: the first three batches keep 30 of the noisy group's messages in flight, which makes it a noisy neighbour.
+      await new Promise((r) => setTimeout(r, 300));
+      return { batchItemFailures: [] };
+    };
+    pollers.push(startPoller(queueUrl, worker, { fn: STUB, concurrency: 4 }));
+    await eventually(
+      async () => batches.flatMap((b) => b.bodies).length,
+      (n) => n >= 101,
+    );
+    const quietBatch = batches.findIndex((b) => b.bodies.includes('quiet-0'));
+    // Three batches of the noisy group's oldest (30 in flight: noisy), then the quiet message first, not after 100.
+    expect(batches.slice(0, 3).map((b) => b.bodies)).toEqual(
+      [0, 10, 20].map((from) => Array.from({ length: 10 }, (_, i) => `noisy-${from + i}`)),
+    );
+    expect(quietBatch).toBe(3);
+    // Noisy messages are not held back when no quiet one waits: the rest of its backlog, oldest first.
+    const noisy = batches.flatMap((b) => b.bodies).filter((b) => b.startsWith('noisy-'));
+    expect(noisy).toEqual(Array.from({ length: 100 }, (_, i) => `noisy-${i}`));
+    // Each record carries its group, as Lambda's event does.
+    expect(new Set(batches.flatMap((b) => b.groups))).toEqual(new Set(['noisy', 'quiet']));
+    await eventually(
+      () => held(queueUrl),
+      (n) => n === 0,
+    );
+  });
+
+  it('below the noisy share (fewer than 30 in flight) hands out the oldest messages first, whatever their group', async () => {
+    const queueUrl = await givenQueue();
+    await sendGroup(queueUrl, 'busy', 40);
+    await sendGroup(queueUrl, 'other', 1);
+    const bodies: string[] = [];
+    const worker = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+      bodies.push(...event.Records.map((r) => r.body));
+      await new Promise((r) => setTimeout(r, 100));
+      return { batchItemFailures: [] };
+    };
+    // Two invocations at once: at most 20 in flight, so no group is noisy.
+    pollers.push(startPoller(queueUrl, worker, { fn: STUB, concurrency: 2 }));
+    await eventually(
+      async () => bodies.length,
+      (n) => n >= 41,
+    );
+    expect(bodies.indexOf('other-0')).toBe(40);
+  });
+});

@@ -1,0 +1,159 @@
+// `npm run bench -- fairness [--runs-concurrency N]`: fair tenants on the local stack (docs/performance.md
+// "Fair tenants"). Account A starts 500 runs whose http_request waits 2 s (a slow server on 127.0.0.1);
+// once they are all in (A's backlog waits in the runs queue), account B starts 50 one-step runs. B's
+// time from trigger to finish alone, under A's load on the fair queue (the account is the runs
+// messages' group), and under the same load on a queue that hands out the oldest first (a local-only
+// tag, the comparison); the check: B's p99 under load on the fair queue ≤ 2× B alone. The local stack
+// runs LOCAL_RUNS_CONCURRENCY runs-worker invocations unless `--runs-concurrency` says otherwise.
+import { createServer } from 'node:http';
+import { GetQueueAttributesCommand, TagQueueCommand, UntagQueueCommand } from '@aws-sdk/client-sqs';
+import { IN_ORDER_TAG } from '../../infra/local/fair-queue.ts';
+import { LOCAL_RUNS_CONCURRENCY, startLocalStack } from '../../infra/local/stack.ts';
+import { queue } from '../../shared/clients.ts';
+import { config } from '../../shared/config.ts';
+import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
+import { createKey } from '../../shared/domain/keys.ts';
+import { createWebhook } from '../../shared/domain/webhooks.ts';
+import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
+import { useOwnQueues } from '../support/engine.ts';
+import { givenAccount } from '../support/fixtures.ts';
+import { setFlow } from './flows.ts';
+
+export const FAIRNESS = { noisyRuns: 500, noisyWaitMs: 2_000, quietRuns: 50, clientConnections: 50, gate: 2 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+
+/** An account with a webhook that starts `definition`, and its trigger key. */
+async function tenant(definition: WorkflowDefinition) {
+  const a = await givenAccount({ plan: 'team' });
+  const owner = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
+  const key = await createKey(owner, { name: 'trigger', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
+  const workflow = await createWorkflow(owner, { name: 'fairness', definition, recovery: false, editors: [] });
+  const webhook = await createWebhook(
+    owner,
+    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'fairness', apiKeyId: key.id }),
+  );
+  return { accountId: a.account.accountId, path: `/api/webhooks/${webhook.webhookId}/trigger`, token: key.token };
+}
+type Tenant = Awaited<ReturnType<typeof tenant>>;
+
+type Sent = { executionId: string; sentAt: number; answeredAt: number };
+
+/** Trigger `n` runs of `t`, `connections` requests at a time; each run's id and when its trigger was sent. */
+async function trigger(base: string, t: Tenant, n: number, connections: number) {
+  const started: Sent[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, connections) }, async () => {
+      while (next < n) {
+        next++;
+        const sentAt = Date.now();
+        const res = await fetch(`${base}${t.path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+          body: '{"n":1}',
+        });
+        const body = (await res.json()) as { executionId?: string };
+        if (res.status >= 300 || !body.executionId) throw new Error(`trigger answered ${res.status}: ${JSON.stringify(body)}`);
+        started.push({ executionId: body.executionId, sentAt, answeredAt: Date.now() });
+      }
+    }),
+  );
+  return started;
+}
+
+/** Wait until every run has ended; per run, the ms from its trigger's send to its answer and to the run's end. */
+async function finished(t: Tenant, runs: Sent[], timeoutMs = 300_000) {
+  const deadline = Date.now() + timeoutMs;
+  const ended = new Map<string, Execution>();
+  while (ended.size < runs.length) {
+    if (Date.now() > deadline) throw new Error(`${runs.length - ended.size} runs of ${t.accountId} did not end in ${timeoutMs} ms`);
+    for (const r of runs) {
+      if (ended.has(r.executionId)) continue;
+      const e = await getExecution(t.accountId, r.executionId);
+      if (e?.finishedAt !== undefined) {
+        if (e.status !== 'SUCCEEDED') throw new Error(`run ${r.executionId} ended ${e.status}`);
+        ended.set(r.executionId, e);
+      }
+    }
+    if (ended.size < runs.length) await sleep(250);
+  }
+  const sorted = (ms: number[]) => ms.sort((x, y) => x - y);
+  return {
+    total: sorted(runs.map((r) => (ended.get(r.executionId)?.finishedAt as number) - r.sentAt)),
+    answer: sorted(runs.map((r) => r.answeredAt - r.sentAt)),
+  };
+}
+
+/** Trigger → finish, and the trigger's answer alone (the rest is the queue and the worker). */
+const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>>) => ({
+  scenario,
+  runs: ms.total.length,
+  p50ms: percentile(ms.total, 50),
+  p99ms: percentile(ms.total, 99),
+  maxMs: ms.total.at(-1) ?? NaN,
+  'answer p50': percentile(ms.answer, 50),
+  'answer p99': percentile(ms.answer, 99),
+});
+
+export async function fairnessPart(runsConcurrency = LOCAL_RUNS_CONCURRENCY) {
+  const slow = createServer((_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), FAIRNESS.noisyWaitMs);
+  });
+  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+  const slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}/slow`;
+  // Fresh queues; the runs' http_request may call the slow server on 127.0.0.1 (docs/local-mode.md).
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  const stack = await startLocalStack({ host: '127.0.0.1', port: 0, emulators: 'reuse', runsConcurrency });
+  try {
+    const noisy = await tenant(
+      WorkflowDefinition.parse({ steps: [{ id: 'call', type: 'http_request', method: 'GET', url: slowUrl, timeoutMs: 10_000 }] }),
+    );
+    const quiet = await tenant(setFlow(1));
+    const c = FAIRNESS.clientConnections;
+    // A warm-up of both (caches, DynamoDB Local's JIT, the slow server's connections), B's at its measured size, then B alone.
+    await finished(noisy, await trigger(stack.url, noisy, 40, 10));
+    for (let i = 0; i < 2; i++) await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+    const alone = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+    const runsQueue = config().RUNS_QUEUE_URL;
+    /** A's 500 go in (its backlog waits in the runs queue), then B's 50; both until every run has ended. */
+    const underLoad = async () => {
+      const noisyRuns = await trigger(stack.url, noisy, FAIRNESS.noisyRuns, c);
+      const { Attributes = {} } = await queue().send(
+        new GetQueueAttributesCommand({
+          QueueUrl: runsQueue,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      // local-aws-sqs counts the messages in flight in ApproximateNumberOfMessages too.
+      const backlog = Number(Attributes.ApproximateNumberOfMessages) - Number(Attributes.ApproximateNumberOfMessagesNotVisible);
+      const quietMs = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+      return { quietMs, noisyMs: await finished(noisy, noisyRuns), backlog };
+    };
+    const fair = await underLoad();
+    // The same on a runs queue that hands out the oldest messages first, as before fair queues (a local-only tag).
+    await queue().send(new TagQueueCommand({ QueueUrl: runsQueue, Tags: { [IN_ORDER_TAG]: 'true' } }));
+    const inOrder = await underLoad().finally(() => queue().send(new UntagQueueCommand({ QueueUrl: runsQueue, TagKeys: [IN_ORDER_TAG] })));
+    const rows = [
+      row('B alone', alone),
+      row("B under A's load, fair queue", fair.quietMs),
+      row("B under A's load, oldest first", inOrder.quietMs),
+      row(`A: ${FAIRNESS.noisyRuns} runs, fair queue`, fair.noisyMs),
+    ];
+    const ratio = Math.round((percentile(fair.quietMs.total, 99) / percentile(alone.total, 99)) * 100) / 100;
+    const held = ratio <= FAIRNESS.gate;
+    console.log(
+      `\nFair tenants: B's ${FAIRNESS.quietRuns} one-step runs, trigger → finish (ms), alone and after A's ${FAIRNESS.noisyRuns} runs of a ${FAIRNESS.noisyWaitMs / 1000} s http_request (${fair.backlog} and ${inOrder.backlog} of A's messages waiting when B began); ${runsConcurrency} runs-worker invocations of up to 10`,
+    );
+    console.table(rows);
+    console.log(`B's p99 under load (fair queue) / alone: ${ratio} (gate ≤ ${FAIRNESS.gate}): ${held ? 'holds' : 'FAILS'}`);
+    return { rows, ratio, held, backlog: { fair: fair.backlog, inOrder: inOrder.backlog } };
+  } finally {
+    await stack.stop();
+    slow.closeAllConnections();
+    slow.close();
+  }
+}
