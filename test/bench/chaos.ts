@@ -238,7 +238,9 @@ async function settle(
       events.push(...page.items);
       cursor = page.nextCursor;
     } while (cursor);
-    out.push({ ...r, events });
+    // The run as it is now (the listing is an index: it may lag behind the run's last write).
+    const now = must('run', await call(`/api/v1/executions/${r.executionId}`, { key }));
+    out.push({ ...r, status: now.status, events });
   }
   return out;
 }

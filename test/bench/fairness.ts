@@ -3,12 +3,15 @@
 // once they are all in (A's backlog waits in the runs queue), account B starts 50 one-step runs. B's
 // time from trigger to finish alone, under A's load on the fair queue (the account is the runs
 // messages' group), and under the same load on a queue that hands out the oldest first (a local-only
-// tag, the comparison); the check: B's p99 under load on the fair queue ≤ 2× B alone. The local stack
-// runs LOCAL_RUNS_CONCURRENCY runs-worker invocations unless `--runs-concurrency` says otherwise.
+// tag, the comparison); the check: B's p99 under load on the fair queue ≤ 2× B alone. It runs as many
+// runs-worker invocations as a deployed stack does (`runsWorkerConcurrency`, 50) unless
+// `--runs-concurrency` says otherwise, and A starts enough runs to leave a backlog behind them all
+// (at least 500; twice the runs the invocations hold at once).
 import { createServer } from 'node:http';
 import { GetQueueAttributesCommand, TagQueueCommand, UntagQueueCommand } from '@aws-sdk/client-sqs';
 import { IN_ORDER_TAG } from '../../infra/local/fair-queue.ts';
-import { LOCAL_RUNS_CONCURRENCY, startLocalStack } from '../../infra/local/stack.ts';
+import { startLocalStack } from '../../infra/local/stack.ts';
+import { DEFAULTS } from '../../infra/settings.ts';
 import { queue } from '../../shared/clients.ts';
 import { config } from '../../shared/config.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
@@ -99,7 +102,8 @@ const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>>) => ({
   'answer p99': percentile(ms.answer, 99),
 });
 
-export async function fairnessPart(runsConcurrency = LOCAL_RUNS_CONCURRENCY) {
+export async function fairnessPart(runsConcurrency: number = DEFAULTS.runsWorkerConcurrency) {
+  const noisyCount = Math.max(FAIRNESS.noisyRuns, runsConcurrency * 10 * 2);
   const slow = createServer((_req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), FAIRNESS.noisyWaitMs);
   });
@@ -119,9 +123,9 @@ export async function fairnessPart(runsConcurrency = LOCAL_RUNS_CONCURRENCY) {
     for (let i = 0; i < 2; i++) await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
     const alone = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
     const runsQueue = config().RUNS_QUEUE_URL;
-    /** A's 500 go in (its backlog waits in the runs queue), then B's 50; both until every run has ended. */
+    /** A's runs go in (its backlog waits in the runs queue), then B's 50; both until every run has ended. */
     const underLoad = async () => {
-      const noisyRuns = await trigger(stack.url, noisy, FAIRNESS.noisyRuns, c);
+      const noisyRuns = await trigger(stack.url, noisy, noisyCount, c);
       const { Attributes = {} } = await queue().send(
         new GetQueueAttributesCommand({
           QueueUrl: runsQueue,
@@ -141,12 +145,12 @@ export async function fairnessPart(runsConcurrency = LOCAL_RUNS_CONCURRENCY) {
       row('B alone', alone),
       row("B under A's load, fair queue", fair.quietMs),
       row("B under A's load, oldest first", inOrder.quietMs),
-      row(`A: ${FAIRNESS.noisyRuns} runs, fair queue`, fair.noisyMs),
+      row(`A: ${noisyCount} runs, fair queue`, fair.noisyMs),
     ];
     const ratio = Math.round((percentile(fair.quietMs.total, 99) / percentile(alone.total, 99)) * 100) / 100;
     const held = ratio <= FAIRNESS.gate;
     console.log(
-      `\nFair tenants: B's ${FAIRNESS.quietRuns} one-step runs, trigger → finish (ms), alone and after A's ${FAIRNESS.noisyRuns} runs of a ${FAIRNESS.noisyWaitMs / 1000} s http_request (${fair.backlog} and ${inOrder.backlog} of A's messages waiting when B began); ${runsConcurrency} runs-worker invocations of up to 10`,
+      `\nFair tenants: B's ${FAIRNESS.quietRuns} one-step runs, trigger → finish (ms), alone and after A's ${noisyCount} runs of a ${FAIRNESS.noisyWaitMs / 1000} s http_request (${fair.backlog} and ${inOrder.backlog} of A's messages waiting when B began); ${runsConcurrency} runs-worker invocations of up to 10`,
     );
     console.table(rows);
     console.log(`B's p99 under load (fair queue) / alone: ${ratio} (gate ≤ ${FAIRNESS.gate}): ${held ? 'holds' : 'FAILS'}`);
