@@ -115,18 +115,19 @@ export function heatScenarios(m: Measurements): Scenario[] {
           ),
         ],
         counts: counts(1, 1000),
-        // Table 91,309 WRU/s, GSI1 9,000, GSI2 25,000.
-        requires: [prewarm('table', 115_000), prewarm('GSI1', 12_000), prewarm('GSI2', 32_000), writeQuota(115_000)],
+        // Table 91,309 WRU/s, GSI1 5,000, GSI2 20,000.
+        requires: [prewarm('table', 115_000), prewarm('GSI1', 7_000), prewarm('GSI2', 25_000), writeQuota(115_000)],
       },
       {
         name: '(c) 1,000 accounts at 10 runs/s each',
         parts: [part('one-step webhook run, batches of several accounts', 10_000, m.manyAccounts)],
         counts: counts(1000, 10_000),
-        // Table 100,000 WRU/s, GSI1 10,000, GSI2 50,000, GSI3 10,000.
+        // Table 100,000 WRU/s, GSI1 10,000, GSI2 40,000, GSI3 10,000. GSI2 is at the table-level quota, not
+        // over it (the gate's rule): the table's increase is what (c) needs of the quota.
         requires: [
           prewarm('table', 125_000),
           prewarm('GSI1', 13_000),
-          prewarm('GSI2', 63_000),
+          prewarm('GSI2', 50_000),
           prewarm('GSI3', 13_000),
           writeQuota(125_000),
         ],
@@ -141,8 +142,8 @@ export function heatScenarios(m: Measurements): Scenario[] {
         ],
         // 1,000 accounts; each schedule on a workflow of its own; the approvals all distinct.
         counts: counts(1000, fires, { workflow: 100_000, schedule: 100_000, approval: 1_000_000 }),
-        // Table 28,889 WRU/s, GSI2 10,000: averaged over the minute, which the schedules' window spreads their fires over.
-        requires: [prewarm('table', 37_000), prewarm('GSI2', 13_000)],
+        // Table 28,889 WRU/s, GSI2 6,667: averaged over the minute, which the schedules' window spreads their fires over.
+        requires: [prewarm('table', 37_000), prewarm('GSI2', 9_000)],
       },
     ] as Scenario[]
   ).map((s) => ({ ...s, shards: SHARDS }));

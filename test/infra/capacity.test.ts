@@ -32,7 +32,7 @@ describe('the warm throughput of the table and each index', () => {
     expect(DEFAULT_WARM_THROUGHPUT).toEqual({
       table: { read: 12_000, write: 11_000 },
       GSI1: { read: 12_000, write: 4_000 },
-      GSI2: { read: 12_000, write: 7_000 },
+      GSI2: { read: 12_000, write: 5_000 },
       GSI3: { read: 12_000, write: 4_000 },
     });
     expect(WARM_TARGET).toMatchObject({ runsPerSecond: 1000, headroom: 1.25 });
@@ -42,7 +42,7 @@ describe('the warm throughput of the table and each index', () => {
     expect(table.WarmThroughput).toEqual(warm(12_000, 11_000));
     expect(TABLE.indexes.map((ix) => [ix.name, index(ix.name).WarmThroughput])).toEqual([
       ['GSI1', warm(12_000, 4_000)],
-      ['GSI2', warm(12_000, 7_000)],
+      ['GSI2', warm(12_000, 5_000)],
       ['GSI3', warm(12_000, 4_000)],
     ]);
     expect(table.BillingMode).toBe('PAY_PER_REQUEST');
