@@ -193,9 +193,11 @@ describe('bundle size', () => {
   // 607.6 before failed authentications were counted per IPv6 /64 (addressUnit) under AUTHFAIL# subjects: 0.5 more (issue 41);
   // 0.4 more with the SDK plugin hook (shared/sdk-plugins.ts: the local stack's IAM) and the counters writing as their counter's function;
   // 0.6 more with the retry of DynamoDB's transaction conflicts (shared/clients.ts) and a replayed start resending its message (issue 40).
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 610 KiB (609.6 KiB measured)', async () => {
+  // 0.5 more: a run handed to its message is placed by its due time in the active index (D#, issue 40), and the runs
+  // messages carry the account as their group (fair queues, issue 42).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 611 KiB (610.1 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(610);
+    expect(bytes / KIB).toBeLessThanOrEqual(611);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {

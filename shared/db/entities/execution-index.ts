@@ -6,8 +6,9 @@ import { shardOf } from '../shards.ts';
  * The active index (GSI2, sparse): every in-progress run, so the sweeps never scan. Partitions by
  * trigger kind (the startup sweep reads only the webhook runs) and by a shard of the id (a hot index
  * partition would throttle the base table's writes). It is one key for the whole deployment, so it is
- * sized for the heat model's (c), 1,000 accounts at 10 runs a second: about 5 index write units a run
- * (claim, release, finish) are 50,000 a second, under 400 a shard with 128 (the gate: 500). It may
+ * sized for the heat model's (c), 1,000 accounts at 10 runs a second: about 4 index write units a run
+ * (the start's put, the claim's delete and put, the end's delete) are 40,000 a second, about 313 a
+ * shard with 128 (the gate: 500). It may
  * only grow (a run keeps its shard until it leaves the index; the sweeps read every shard).
  * The sort key puts runs a worker holds under `L#<lease expiry>`, so the crash sweep reads only
  * expired leases; runs handed to a queue message (PENDING, or RUNNING between workers or asleep)
