@@ -98,16 +98,15 @@ describe('FlowgateStack', () => {
       expect(memory('HttpMembersCreate')).toEqual([1024]);
     });
 
-    it('runs every function on Node 24, arm64, untraced, with its own log group', () => {
+    it('runs every function on Node 24, arm64, untraced, without runtime source maps, with its own log group', () => {
       for (const [, fn] of functionsOf(built)) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
         expect(fn.Properties.TracingConfig).toBeUndefined();
         expect(fn.Properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.any(String) });
-        expect(fn.Properties.Environment.Variables).toMatchObject({
-          NODE_OPTIONS: '--enable-source-maps',
-          POWERTOOLS_SERVICE_NAME: 'flowgate',
-        });
+        expect(fn.Properties.Environment.Variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'flowgate' });
+        // No --enable-source-maps (test/infra/source-maps.test.ts: the maps are not in the assets either).
+        expect(fn.Properties.Environment.Variables).not.toHaveProperty('NODE_OPTIONS');
       }
     });
 
