@@ -108,6 +108,8 @@ async function startWorkers(restart: boolean, sweepSeconds: number) {
     const startup = (await import('../../functions/sweep/startup.ts')).handler;
     const outcome = await invoke(workerFunction('sweep/startup', 300), startup, { redispatch: true, rule: 'all' });
     if (outcome.status !== 'ok') throw outcome.status === 'error' ? outcome.error : new Error('the startup sweep timed out');
+    // On AWS a failed sweep lets the deployment go on (it reports instead); a local start stops, as before.
+    if (!outcome.result.ok) throw new Error(`the startup sweep failed: ${outcome.result.error}`);
   }
   // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
   const workers = [
