@@ -168,7 +168,8 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
   let backlog: Promise<number> | undefined;
   let seenBacklog: number | undefined;
   const queueBacklog = async () => {
-    seenBacklog = await (backlog ??= runsQueueBacklog());
+    backlog ??= runsQueueBacklog();
+    seenBacklog = await backlog;
     return seenBacklog;
   };
   const inProgress = (e: Execution) => e.trigger === 'webhook' && IN_PROGRESS.includes(e.status);
