@@ -157,6 +157,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   ...alarms(),
   waiveAlarmDestination: bool('waiveAlarmDestination'),
   tracing: bool('tracing'),
+  lambdaConcurrencyLimit: int('lambdaConcurrencyLimit'),
 });
 
 app.synth();
