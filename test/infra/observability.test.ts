@@ -391,7 +391,7 @@ describe('alarms an on-call engineer would miss otherwise', () => {
     for (const [id, name] of [
       ['claimed', 'ClaimedAccountConcurrency'],
       ['running', 'ConcurrentExecutions'],
-    ]) {
+    ] as const) {
       // No dimension: the account's, in this region.
       expect(s[id]).toEqual({ Metric: { Namespace: 'AWS/Lambda', MetricName: name }, Period: 60, Stat: 'Maximum' });
     }
