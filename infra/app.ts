@@ -158,6 +158,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   waiveAlarmDestination: bool('waiveAlarmDestination'),
   tracing: bool('tracing'),
   lambdaConcurrencyLimit: int('lambdaConcurrencyLimit'),
+  rollbackAlarms: bool('rollbackAlarms'),
 });
 
 app.synth();

@@ -117,6 +117,11 @@ export type FlowgateStackProps = StackProps & {
   waiveAlarmDestination?: boolean;
   /** X-Ray active tracing of every function; default off (docs/deploying.md "Operating"). */
   tracing?: boolean;
+  /**
+   * `false`: the canaries of this deploy ignore their rollback alarms (docs/deploying.md "Releases"), for a
+   * fix deployed while those alarms fire; default true.
+   */
+  rollbackAlarms?: boolean;
   /** The account's Lambda concurrency quota in the stack's region (the headroom alarm's 100 %); default 1,000. */
   lambdaConcurrencyLimit?: number;
   // No `webAclArn`: AWS WAF cannot be associated with an HTTP API (only REST API stages, CloudFront,

@@ -73,7 +73,7 @@ export class FlowgateStack extends Stack {
       },
     });
     // The canaries of the trigger and the queue workers (their aliases and deployment groups).
-    const releases = new Releases(this);
+    const releases = new Releases(this, { rollbackAlarms: props.rollbackAlarms });
     const { api, fallback, accessLogs } = addApi(this, {
       props,
       functions,

@@ -49,7 +49,11 @@ export class Releases {
   readonly application: codedeploy.LambdaApplication;
   readonly canaries = new Map<CanaryHandler, Canary>();
 
-  constructor(stack: Stack) {
+  /** With `rollbackAlarms: false`, the canaries still run but no alarm stops them (a fix deployed while they fire). */
+  private readonly ignoreAlarms: boolean;
+
+  constructor(stack: Stack, opts: { rollbackAlarms?: boolean } = {}) {
+    this.ignoreAlarms = opts.rollbackAlarms === false;
     this.application = new codedeploy.LambdaApplication(stack, 'Releases', { applicationName: `${stack.stackName}-releases` });
   }
 
@@ -83,7 +87,8 @@ export class Releases {
       alias,
       deploymentConfig: CANARY,
       role: iam.Role.fromRoleArn(fn, 'CanaryRoleRef', role.roleArn, { mutable: false }),
-      autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: true },
+      autoRollback: { failedDeployment: true, stoppedDeployment: true, deploymentInAlarm: !this.ignoreAlarms },
+      ignoreAlarmConfiguration: this.ignoreAlarms,
     });
     group.node.addDependency(role);
     this.canaries.set(handler, { fn, alias, group });

@@ -107,10 +107,9 @@ describe('releases through canaries', () => {
       const integration = resources[apiRoute.Properties.Target['Fn::Join'][1][1].Ref]!;
       const output = (integration.Properties.IntegrationUri['Fn::GetAtt'][1] as string).replace(/^Outputs\./, '');
       expect(outputs[output]?.Value, route.handler).toEqual({ Ref: aliasId });
+      const fnId = functionOf(route.handler);
       const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) =>
-        [p.Properties.FunctionName?.Ref, p.Properties.FunctionName?.['Fn::GetAtt']?.[0]].some(
-          (x) => x === aliasId || x === functionOf(route.handler),
-        ),
+        [p.Properties.FunctionName?.Ref, p.Properties.FunctionName?.['Fn::GetAtt']?.[0]].some((x) => x === aliasId || x === fnId),
       );
       expect(permissions).toHaveLength(1);
       expect(permissions[0]![1].Properties).toMatchObject({ FunctionName: { Ref: aliasId }, Principal: 'apigateway.amazonaws.com' });
@@ -131,6 +130,27 @@ describe('releases through canaries', () => {
       expect(JSON.stringify(mapping.Properties.FunctionName)).toContain(JSON.stringify({ Ref: aliasId }));
       expect(JSON.stringify(mapping.Properties.FunctionName)).toContain(`:${LIVE_ALIAS}`);
       // The alias invokes with the function's role: its consume grant is the function's (test/infra/iam.test.ts).
+    }
+  });
+
+  it('with rollbackAlarms false (a fix deployed while its alarms fire), the canaries run and no alarm stops them', () => {
+    const hotfix = templatesOf(
+      new FlowgateStack(new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } }), 'flowgate-fix', {
+        stage: 'fix',
+        rollbackAlarms: false,
+      }),
+    );
+    const groups = [hotfix.template, hotfix.functions].flatMap((t) =>
+      Object.values(t.findResources('AWS::CodeDeploy::DeploymentGroup') as Record<string, Resource>),
+    );
+    expect(groups).toHaveLength(CANARY_HANDLERS.length);
+    for (const g of groups) {
+      expect(g.Properties).toMatchObject({
+        DeploymentConfigName: 'CodeDeployDefault.LambdaCanary10Percent5Minutes',
+      });
+      expect(g.Properties.AlarmConfiguration.Enabled).toBe(false);
+      expect(g.Properties.AutoRollbackConfiguration.Events).toEqual(expect.arrayContaining(['DEPLOYMENT_FAILURE']));
+      expect(g.Properties.AutoRollbackConfiguration.Events).not.toContain('DEPLOYMENT_STOP_ON_ALARM');
     }
   });
 
