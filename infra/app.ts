@@ -176,6 +176,8 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   ...alarms(),
   waiveAlarmDestination: bool('waiveAlarmDestination'),
   tracing: bool('tracing'),
+  lambdaConcurrencyLimit: int('lambdaConcurrencyLimit'),
+  rollbackAlarms: bool('rollbackAlarms'),
 });
 
 app.synth();

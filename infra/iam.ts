@@ -26,6 +26,8 @@ export type FunctionGrant =
   | 'queue:consume-notify'
   /** The schedule fire deletes the timers of gone or finished schedules, nothing else. */
   | 'schedules:delete'
+  /** The startup sweep reads the runs queue's message counts (a deep queue's PENDING runs are not orphaned). */
+  | 'queue:backlog'
   /** Drift repair lists the group's schedules (ListSchedules has no resource type). */
   | 'schedules:list'
   /** Lambda's async queue delivers a failed event's record to the on-failure queue with the function's role. */
@@ -115,6 +117,8 @@ function statementsOfGrant(grant: FunctionGrant, a: Arns): Statement[] {
     case 'queue:send':
       // Whatever starts or moves runs also emits events, which go to the notifications queue.
       return [{ actions: ['sqs:SendMessage'], resources: [a.queue, a.notifyQueue] }];
+    case 'queue:backlog':
+      return [{ actions: ['sqs:GetQueueAttributes'], resources: [a.queue] }];
     case 'queue:consume-runs':
       return [{ actions: CONSUME_ACTIONS, resources: [a.queue] }];
     case 'queue:consume-notify':
@@ -196,7 +200,7 @@ const WORKER_EXTRAS: Record<Worker, readonly FunctionGrant[]> = {
   'worker/execute': ['queue:consume-runs'],
   'worker/notify': ['queue:consume-notify'],
   'sweep/scheduled': ['schedules:list', 'async:on-failure'],
-  'sweep/startup': [],
+  'sweep/startup': ['queue:backlog'],
   'schedule/fire': ['schedules:delete', 'async:on-failure'],
   'worker/audit-events': ['stream:read', 'events:put'],
 };

@@ -31,6 +31,8 @@ export const DEFAULTS = {
   restartSweep: 'orphaned',
   /** Failed authentications per source address per minute before a failing request gets 429 (AUTH_FAILURE_LIMIT). */
   authFailureLimit: 300,
+  /** The account's Lambda concurrency quota per region, AWS's default: the concurrency-headroom alarm fires at 80 % of it. */
+  lambdaConcurrencyLimit: 1000,
 } as const;
 
 /**
@@ -221,6 +223,13 @@ export type FlowgateStackProps = StackProps & {
   waiveAlarmDestination?: boolean;
   /** X-Ray active tracing of every function; default off (docs/deploying.md "Operating"). */
   tracing?: boolean;
+  /**
+   * `false`: the canaries of this deploy ignore their rollback alarms (docs/deploying.md "Releases"), for a
+   * fix deployed while those alarms fire; default true.
+   */
+  rollbackAlarms?: boolean;
+  /** The account's Lambda concurrency quota in the stack's region (the headroom alarm's 100 %); default 1,000. */
+  lambdaConcurrencyLimit?: number;
   // No `webAclArn`: AWS WAF cannot be associated with an HTTP API (only REST API stages, CloudFront,
   // ALB, AppSync, ...), so a CfnWebACLAssociation on this stage fails at deploy. The way to put WAF in
   // front is a CloudFront distribution with the web ACL whose origin is the API (docs/deploying.md, "Deploying to AWS").
@@ -254,4 +263,11 @@ export function retentionSettings(
     );
   }
   return { retentionDays, retryLimit, auditRetentionDays, succeededWebhookRetentionDays };
+}
+
+/** The account's Lambda concurrency quota the headroom alarm measures against, checked. */
+export function lambdaConcurrencyLimit(props: Pick<FlowgateStackProps, 'lambdaConcurrencyLimit'>): number {
+  const limit = props.lambdaConcurrencyLimit ?? DEFAULTS.lambdaConcurrencyLimit;
+  if (!Number.isInteger(limit) || limit < 10) throw new Error(`lambdaConcurrencyLimit must be a whole number of at least 10, got ${limit}`);
+  return limit;
 }

@@ -8,11 +8,12 @@ import { addApi, addCustomDomain } from './constructs/api.ts';
 import { addAuditEvents } from './constructs/audit-events.ts';
 import { Functions } from './constructs/functions.ts';
 import { Observability } from './constructs/observability.ts';
+import { Releases } from './constructs/releases.ts';
 import { addSchedules } from './constructs/schedules.ts';
 import { addSecrets } from './constructs/secrets.ts';
 import { acknowledgeDataWildcards, addStorage } from './constructs/storage.ts';
 import { addQueueWorkers, addSweeps } from './constructs/workers.ts';
-import { capacitySettings, type FlowgateStackProps, retentionSettings } from './settings.ts';
+import { capacitySettings, type FlowgateStackProps, lambdaConcurrencyLimit, retentionSettings } from './settings.ts';
 
 /**
  * The whole service: one table, the runs and notifications queues, the artifacts bucket, the keys,
@@ -79,12 +80,22 @@ export class FlowgateStack extends Stack {
         reviewLinkSecret,
       },
     });
-    const { api, fallback } = addApi(this, { props, functions, resources, cursorSecret, customDomain, removalPolicy });
+    // The canaries of the trigger and the queue workers (their aliases and deployment groups).
+    const releases = new Releases(this, { rollbackAlarms: props.rollbackAlarms });
+    const { api, fallback, accessLogs } = addApi(this, {
+      props,
+      functions,
+      resources,
+      cursorSecret,
+      customDomain,
+      removalPolicy,
+      releases,
+    });
     this.api = api;
-    const { runsWorker, notifyWorker } = addQueueWorkers({ props, functions, resources });
+    const { runsWorker, notifyWorker } = addQueueWorkers({ props, functions, resources, releases });
     functions.group('Fallback', fallback);
     const { auditWorker, auditDlq } = addAuditEvents(this, { props, functions, resources });
-    const { sweep } = addSweeps(this, { props, functions, resources, table: this.table, asyncFailures: storage.asyncFailures });
+    const { sweep } = addSweeps(this, { props, functions, resources, table: this.table, asyncFailures: storage.asyncFailures, releases });
     acknowledgeDataWildcards(this, this.bucket);
 
     if (props.stage === 'prod' && !props.alarmEmail && !props.alarmTopicArn && !props.waiveAlarmDestination) {
@@ -104,9 +115,12 @@ export class FlowgateStack extends Stack {
       asyncFailures: storage.asyncFailures,
       auditEvents: { worker: auditWorker, dlq: auditDlq },
       table: this.table,
+      apiAccessLogs: accessLogs,
+      lambdaConcurrencyLimit: lambdaConcurrencyLimit(props),
       alarmEmail: props.alarmEmail,
       alarmTopicArn: props.alarmTopicArn,
     });
+    releases.rollBackOn(this.observability.alarms);
 
     // With the execute-api endpoint off, the custom domain is the API's only address.
     new CfnOutput(this, 'ApiUrl', { value: props.disableExecuteApiEndpoint ? `https://${props.domainName}` : this.api.apiEndpoint });

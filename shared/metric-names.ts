@@ -41,6 +41,10 @@ export const APP_METRICS = {
   ScheduleFired: { unit: 'Count', dimensions: [] },
   ScheduleSkipped: { unit: 'Count', dimensions: [] },
   ScheduleFailed: { unit: 'Count', dimensions: [] },
+  /** Webhook runs a release's startup sweep interrupted (functions/sweep/startup.ts); 0 too, once per release. */
+  ReleaseInterrupted: { unit: 'Count', dimensions: [] },
+  /** The startup sweep threw or ran out of time; the deployment went on (functions/sweep/startup.ts). */
+  StartupSweepFailed: { unit: 'Count', dimensions: [] },
   /** The sweep found a schedule item without its timer or a timer without its item, and repaired it. */
   ScheduleDriftRepaired: { unit: 'Count', dimensions: [] },
 } as const satisfies Record<string, { unit: 'Count' | 'Milliseconds'; dimensions: readonly string[] }>;

@@ -1,16 +1,16 @@
-import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cw from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/metric-names.ts';
+import { capacityAndReleaseAlarms, countEdgeThrottles, FIVE_MINUTES, ONE_MINUTE } from './alarm-metrics.ts';
 
-export const FIVE_MINUTES = Duration.minutes(5);
-export const ONE_MINUTE = Duration.minutes(1);
+export { EDGE_THROTTLE_PATTERN, FIFTEEN_MINUTES, FIVE_MINUTES, ONE_MINUTE } from './alarm-metrics.ts';
 
 /** What the alarms watch (and the dashboard shows). */
 export type WatchedResources = {
@@ -29,6 +29,10 @@ export type WatchedResources = {
   table: dynamodb.ITable;
   /** Audit entries onto EventBridge: the stream's worker (its errors and iterator age alarms) and its DLQ. */
   auditEvents: { worker: IFunction; dlq: IQueue };
+  /** The HTTP API's access log: the edge's own 429s are counted from it (API Gateway publishes no throttle metric for HTTP APIs). */
+  apiAccessLogs: logs.ILogGroup;
+  /** The account's Lambda concurrency quota in this region (the headroom alarm's 100 %). */
+  lambdaConcurrencyLimit: number;
 };
 
 /**
@@ -78,6 +82,14 @@ export const ALARMS = {
   auditEventsErrors: 'audit-events-errors',
   auditEventsAge: 'audit-events-iterator-age',
   auditEventsDlq: 'audit-events-dlq-not-empty',
+  api5xxLowVolume: 'api-5xx-low-volume',
+  edgeThrottles: 'api-edge-throttles',
+  concurrencyHeadroom: 'lambda-concurrency-headroom',
+  dynamoHotPartition: 'dynamodb-throttled-hot-partition',
+  dynamoTableLimit: 'dynamodb-throttled-table-limit',
+  dynamoOnDemandMax: 'dynamodb-throttled-on-demand-maximum',
+  releaseInterrupted: 'release-interrupted-runs',
+  startupSweepFailed: 'startup-sweep-failed',
 } as const;
 export type AlarmKey = keyof typeof ALARMS;
 
@@ -104,6 +116,7 @@ export function addAlarms(
   props: WatchedResources & { name: string; min5xx: number; topic: sns.ITopic | undefined },
 ): Record<AlarmKey, cw.Alarm> {
   const { api, queues, table, topic, min5xx } = props;
+  countEdgeThrottles(scope, props.apiAccessLogs, props.name);
   const alarm = (
     key: AlarmKey,
     description: string,
@@ -276,5 +289,6 @@ export function addAlarms(
       { threshold: 900_000, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
     ),
     auditEventsDlq: dlqAlarm('auditEventsDlq', props.auditEvents.dlq, 'The audit-events worker'),
+    ...capacityAndReleaseAlarms(alarm, { api, table, min5xx, lambdaConcurrencyLimit: props.lambdaConcurrencyLimit, name: props.name }),
   };
 }

@@ -22,6 +22,7 @@ import type { FlowgateStackProps } from '../settings.ts';
 import { corsPreflight, throttleRoutes } from './edge.ts';
 import type { Functions } from './functions.ts';
 import { grantsOfRoute, pages } from '../iam.ts';
+import { isCanaried, type Releases } from './releases.ts';
 import { type Bindable, idOf } from './route-function.ts';
 
 /** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
@@ -110,6 +111,8 @@ export type ApiProps = {
   cursorSecret: ISecret;
   customDomain: DomainName | undefined;
   removalPolicy: RemovalPolicy;
+  /** The canaries: the trigger's routes invoke their function's `live` alias. */
+  releases: Releases;
 };
 
 /**
@@ -118,7 +121,7 @@ export type ApiProps = {
  * All in the stack itself or its nested stacks of route functions, so the logical ids stay those of
  * the one-file stack.
  */
-export function addApi(stack: Stack, { props, functions, resources, cursorSecret, customDomain, removalPolicy }: ApiProps) {
+export function addApi(stack: Stack, { props, functions, resources, cursorSecret, customDomain, removalPolicy, releases }: ApiProps) {
   const fallback = functions.create('http/fallback');
   const api = new HttpApi(stack, 'Api', {
     apiName: `flowgate-${props.stage}`,
@@ -158,7 +161,9 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     });
     if (pages(route)) handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
     functions.group(route.tag, handler);
-    const integration = new RouteIntegration(`${idOf(route.handler)}Integration`, handler);
+    // A canaried route invokes its function's `live` alias (and only the alias may be invoked by the API).
+    const target = isCanaried(route.handler) ? releases.canary(handler) : handler;
+    const integration = new RouteIntegration(`${idOf(route.handler)}Integration`, target);
     if (whole) {
       const apiRoute = new HttpRoute(scope, `${idOf(route.handler)}Route`, {
         httpApi: api,
@@ -172,10 +177,10 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     }
   }
   // The stage's per-route throttles name routes that may be in those stacks: they exist first.
-  const stage = configureDefaultStage(stack, api, props, removalPolicy);
+  const { stage, accessLogs } = configureDefaultStage(stack, api, props, removalPolicy);
   for (const nested of wholeRouteStacks) stage.node.addDependency(nested);
   if (customDomain) new ApiMapping(stack, 'ApiMapping', { api, domainName: customDomain });
-  return { api, fallback };
+  return { api, fallback, accessLogs };
 }
 
 /**
@@ -191,5 +196,5 @@ function configureDefaultStage(stack: Stack, api: HttpApi, props: FlowgateStackP
   });
   stage.accessLogSettings = { destinationArn: accessLogs.logGroupArn, format: ACCESS_LOG_FORMAT };
   throttleRoutes(stage, props);
-  return stage;
+  return { stage, accessLogs };
 }

@@ -51,5 +51,9 @@ export function appWidgets(): cw.IWidget[] {
       app('NotificationFailed', cw.Stats.SUM, 'failed attempts'),
     ]),
     graph('Delivery failures', [app('DeliveryFailed', cw.Stats.SUM, 'failed for good (delivery log)')]),
+    graph('Releases (startup sweep)', [
+      app('ReleaseInterrupted', cw.Stats.SUM, 'runs interrupted by a release'),
+      app('StartupSweepFailed', cw.Stats.SUM, 'sweep failed (the deploy went on)'),
+    ]),
   ];
 }

@@ -1,4 +1,6 @@
+import { SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const shim = (file: string) => fileURLToPath(new URL(`./bundle-shims/${file}`, import.meta.url));
@@ -35,13 +37,18 @@ export const ALIASES: Record<string, string> = {
 };
 
 /**
- * How every function is bundled: ESM for Node 24, minified, with source maps and the AWS SDK inside
- * (one version, the one the tests ran against). Read by `RouteFunction` (CDK) and by the bundle-size
- * benchmark (`test/bench/`), so the measured bundles are the deployed ones.
+ * How every function is bundled: ESM for Node 24, minified, with an external source map and the AWS
+ * SDK inside (one version, the one the tests ran against). Read by `RouteFunction` (CDK) and by the
+ * bundle-size benchmark (`test/bench/`), so the measured bundles are the deployed ones.
+ *
+ * The map is written beside the bundle without a `sourceMappingURL` comment, and `RouteFunction`
+ * moves it out of the function's asset (`sourceMapsOut`): the function runs without
+ * `--enable-source-maps` and without its map (docs/deploying.md "Decoding a stack trace").
  */
 export const BUNDLING = {
   minify: true,
   sourceMap: true,
+  sourceMapMode: SourceMapMode.EXTERNAL,
   target: 'node24',
   mainFields: ['module', 'main'],
   // Some bundled CommonJS dependencies still call require(); ESM output has none.
@@ -59,9 +66,29 @@ export const esbuildOptions = (entry: string, outfile: string): BuildOptions => 
   format: 'esm',
   target: BUNDLING.target,
   minify: BUNDLING.minify,
-  sourcemap: BUNDLING.sourceMap,
+  sourcemap: 'external',
   mainFields: BUNDLING.mainFields,
   banner: { js: BUNDLING.banner },
   external: BUNDLING.externalModules,
   alias: ALIASES,
 });
+
+/** Where a synth leaves the source maps of the bundles: `<cloud assembly>/source-maps/<handler>.mjs.map`. */
+export const sourceMapOf = (assemblyDir: string, handler: string) => join(assemblyDir, 'source-maps', `${handler}.mjs.map`);
+
+/**
+ * The bundling hooks that move a function's source map out of its asset, to `sourceMapOf`, once
+ * esbuild has written it: the asset (and its hash) is the bundle alone. With Node itself, so it works
+ * wherever the local bundling does.
+ */
+export function sourceMapsOut(assemblyDir: string, handler: string) {
+  const move =
+    "const f=require('node:fs'),p=require('node:path');f.mkdirSync(p.dirname(process.argv[2]),{recursive:true});f.renameSync(process.argv[1],process.argv[2])";
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (_inputDir: string, outputDir: string) => [
+      `"${process.execPath}" -e "${move}" "${join(outputDir, 'index.mjs.map')}" "${sourceMapOf(assemblyDir, handler)}"`,
+    ],
+  };
+}

@@ -13,6 +13,7 @@ import { releaseDigest } from '../release.ts';
 import { DEFAULTS, type FlowgateStackProps } from '../settings.ts';
 import { configureAsyncInvoke } from './async-invokes.ts';
 import type { Functions } from './functions.ts';
+import type { Releases } from './releases.ts';
 import type { Bindable } from './route-function.ts';
 
 // The workers' and sweeps' grants are WORKERS[...].grants (functions/bindings.ts: the functions check
@@ -20,11 +21,22 @@ import type { Bindable } from './route-function.ts';
 // those of the one-file stack.
 
 /** The queue consumers: the runs worker (worker/execute) and the notifications worker (worker/notify). */
-export function addQueueWorkers({ props, functions, resources }: { props: FlowgateStackProps; functions: Functions; resources: Bindable }) {
+export function addQueueWorkers({
+  props,
+  functions,
+  resources,
+  releases,
+}: {
+  props: FlowgateStackProps;
+  functions: Functions;
+  resources: Bindable;
+  releases: Releases;
+}) {
   const options = { timeoutSeconds: WORKER_TIMEOUT_SECONDS };
   const runsWorker = functions.create('worker/execute', options).bind(resources, grantsOfWorker('worker/execute'));
   const runsBatchingWindow = props.runsBatchingWindowSeconds ?? DEFAULTS.runsBatchingWindowSeconds;
-  runsWorker.addEventSource(
+  // Each queue invokes its worker's `live` alias: a release reaches it through a canary (releases.ts).
+  releases.canary(runsWorker).addEventSource(
     new SqsEventSource(resources.queue, {
       batchSize: 10,
       ...(runsBatchingWindow > 0 && { maxBatchingWindow: Duration.seconds(runsBatchingWindow) }),
@@ -34,7 +46,7 @@ export function addQueueWorkers({ props, functions, resources }: { props: Flowga
   );
   functions.group('Runs worker', runsWorker);
   const notifyWorker = functions.create('worker/notify', options).bind(resources, grantsOfWorker('worker/notify'));
-  notifyWorker.addEventSource(
+  releases.canary(notifyWorker).addEventSource(
     new SqsEventSource(resources.notifyQueue, {
       batchSize: 10,
       maxBatchingWindow: Duration.seconds(1),
@@ -63,7 +75,8 @@ export function addSweeps(
     resources,
     table,
     asyncFailures,
-  }: { props: FlowgateStackProps; functions: Functions; resources: Bindable; table: ITable; asyncFailures: IQueue },
+    releases,
+  }: { props: FlowgateStackProps; functions: Functions; resources: Bindable; table: ITable; asyncFailures: IQueue; releases: Releases },
 ) {
   const sweep = functions.create('sweep/scheduled', { timeoutSeconds: 60 }).bind(resources, grantsOfWorker('sweep/scheduled'), {
     asyncFailures: asyncFailures.queueArn,
@@ -90,7 +103,8 @@ export function addSweeps(
   new triggers.Trigger(stack, 'StartupSweep', {
     handler: startup,
     timeout: Duration.minutes(5),
-    executeAfter: [table, ...functions.all().filter((f) => f !== startup)],
+    // ... and once the canaries have finished: an alias's update ends when its CodeDeploy deployment does.
+    executeAfter: [table, ...functions.all().filter((f) => f !== startup), ...releases.all()],
   });
   acknowledgeTriggerProvider(stack);
   return { sweep, startup };

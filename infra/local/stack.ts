@@ -111,7 +111,11 @@ async function startWorkers(restart: boolean, sweepSeconds: number, runsConcurre
     // It is idempotent, so an invocation cut off (FAULTS) is run again, as a deploy that is retried runs it again.
     for (let attempt = 1; ; attempt++) {
       const outcome = await invoke(workerFunction('sweep/startup', 300), startup, { redispatch: true, rule: 'all' });
-      if (outcome.status === 'ok') break;
+      if (outcome.status === 'ok') {
+        // On AWS a failed sweep lets the deployment go on (it reports instead); a local start stops, as before.
+        if (!outcome.result.ok) throw new Error(`the startup sweep failed: ${outcome.result.error}`);
+        break;
+      }
       if (attempt === 3) throw outcome.status === 'error' ? outcome.error : new Error('the startup sweep timed out');
     }
   }

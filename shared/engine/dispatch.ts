@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, type QueueAttributeName, SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { queue } from '../clients.ts';
 import { config } from '../config.ts';
@@ -35,4 +35,22 @@ export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<v
       DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
     }),
   );
+}
+
+/** What SQS counts on a queue: messages ready, in flight (received, not deleted) and delayed. */
+const BACKLOG_ATTRIBUTES: QueueAttributeName[] = [
+  'ApproximateNumberOfMessages',
+  'ApproximateNumberOfMessagesNotVisible',
+  'ApproximateNumberOfMessagesDelayed',
+];
+
+/**
+ * The runs queue's messages as SQS counts them: ready, in flight and delayed together (approximate:
+ * the counts trail the queue by about a minute). The startup sweep's `queue:backlog` grant.
+ */
+export async function runsQueueBacklog(): Promise<number> {
+  const { Attributes = {} } = await queue().send(
+    new GetQueueAttributesCommand({ QueueUrl: config().RUNS_QUEUE_URL, AttributeNames: BACKLOG_ATTRIBUTES }),
+  );
+  return BACKLOG_ATTRIBUTES.reduce((sum, name) => sum + (Number(Attributes[name]) || 0), 0);
 }

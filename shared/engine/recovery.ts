@@ -19,7 +19,7 @@ import { buildUpdate } from '../db/update.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { newDispatch, sendRunMessage } from './dispatch.ts';
+import { newDispatch, runsQueueBacklog, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { countAcceptedTrigger } from './runs.ts';
 
@@ -136,36 +136,63 @@ const count = (results: PromiseSettledResult<boolean>[], what: string) => {
 export type RestartRule = 'all' | 'orphaned';
 
 /**
- * A PENDING run whose message has not claimed it for this long has lost it (SQS delays are at most
- * 15 minutes; the runs queue's age alarm fires at 5).
+ * A PENDING run older than this whose message the runs queue cannot be holding has lost it (SQS
+ * delays are at most 15 minutes; the runs queue's age alarm fires at 5).
  */
 export const ORPHANED_PENDING_MS = 15 * 60_000;
 
 /**
  * On AWS a release ends no invocation and loses no message: a run is orphaned only when nothing can
- * carry it on, a lease that expired (its worker died) or a PENDING run whose message is long overdue.
+ * carry it on, a lease that expired (its worker died) or a PENDING run whose message is gone: over
+ * `ORPHANED_PENDING_MS` old while the runs queue holds no message at all (`backlog`: ready, in
+ * flight and delayed). A PENDING run is never judged by its age alone: in a deep queue (a burst, a
+ * slow tenant, a throttled worker) a healthy run waits longer than that, and only the queue's
+ * emptiness says its message is not there (SQS cannot be asked for one message, nor peeked at).
  * A live lease, a message on its way (PENDING, or RUNNING without a lease: sleeping, handed off) and
  * a run waiting for its approval carry on.
  */
-export const isOrphaned = (e: Execution, now: number) =>
+export const isOrphaned = (e: Execution, now: number, backlog: number) =>
   (e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt <= now) ||
-  (e.status === 'PENDING' && now - e.updatedAt > ORPHANED_PENDING_MS);
+  (e.status === 'PENDING' && now - e.updatedAt > ORPHANED_PENDING_MS && backlog === 0);
+
+/** A PENDING run the "orphaned" rule looks at the runs queue for (it is old enough to have lost its message). */
+const overduePending = (e: Execution, now: number) => e.status === 'PENDING' && now - e.updatedAt > ORPHANED_PENDING_MS;
+
+export type RestartResult = {
+  interrupted: number;
+  redispatched: number;
+  /** Overdue PENDING runs left waiting because the runs queue was not empty (`isOrphaned`). */
+  spared: number;
+  /** The runs queue's messages when the sweep looked (only when an overdue PENDING run made it look). */
+  backlog?: number;
+};
 
 /**
  * The startup sweep (after every deployment; at every `npm start`): webhook runs in progress become
  * INTERRUPTED (reason `restart`) and are never replayed: with `rule: "all"` every one (local mode,
  * where a start is a real process restart, or a stack that wants a release to be a hard cut), with
- * `"orphaned"` only those nothing can carry on (`isOrphaned`, AWS's default). Idempotent: interrupted
- * runs leave the index, so a second sweep finds nothing. `redispatch` (local mode, whose queue does not
- * survive a restart) re-sends the message every other waiting run needs; the dispatch id makes
- * duplicates harmless.
+ * `"orphaned"` only those nothing can carry on (`isOrphaned`, AWS's default: it reads the runs
+ * queue's counts once, when an overdue PENDING run makes it ask). Idempotent: interrupted runs leave
+ * the index, so a second sweep finds nothing. `redispatch` (local mode, whose queue does not survive a
+ * restart) re-sends the message every other waiting run needs; the dispatch id makes duplicates harmless.
  */
-export async function sweepRestart(opts: { now?: number; redispatch?: boolean; rule?: RestartRule } = {}) {
+export async function sweepRestart(opts: { now?: number; redispatch?: boolean; rule?: RestartRule } = {}): Promise<RestartResult> {
   const now = opts.now ?? Date.now();
-  const swept = (e: Execution) =>
-    e.trigger === 'webhook' && IN_PROGRESS.includes(e.status) && (opts.rule !== 'orphaned' || isOrphaned(e, now));
+  const orphanedOnly = opts.rule === 'orphaned';
+  let backlog: Promise<number> | undefined;
+  let seenBacklog: number | undefined;
+  const queueBacklog = async () => {
+    backlog ??= runsQueueBacklog();
+    seenBacklog = await backlog;
+    return seenBacklog;
+  };
+  const inProgress = (e: Execution) => e.trigger === 'webhook' && IN_PROGRESS.includes(e.status);
   let interrupted = 0;
+  let spared = 0;
   await eachActive('webhook', { part: 'all' }, async (items) => {
+    const queued = orphanedOnly && items.some((e) => inProgress(e) && overduePending(e, now)) ? await queueBacklog() : 0;
+    const swept = (e: Execution) => inProgress(e) && (!orphanedOnly || isOrphaned(e, now, queued));
+    spared += items.filter((e) => orphanedOnly && inProgress(e) && overduePending(e, now) && !swept(e)).length;
     const results = await Promise.allSettled(
       items.map((seen) =>
         settle(seen, swept, async (e) => {
@@ -176,6 +203,11 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
     );
     interrupted += count(results, 'run not interrupted');
   });
+  if (spared > 0)
+    logger.warn('overdue PENDING runs left waiting: the runs queue is not empty, their messages may be in it', {
+      spared,
+      backlog: seenBacklog,
+    });
   let redispatched = 0;
   if (opts.redispatch) {
     await eachActive('api', { part: 'all' }, async (items) => {
@@ -191,7 +223,7 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
       redispatched += waiting.length;
     });
   }
-  return { interrupted, redispatched };
+  return { interrupted, redispatched, spared, ...(seenBacklog !== undefined && { backlog: seenBacklog }) };
 }
 
 const crashed = (now: number) => (e: Execution) => e.status === 'RUNNING' && e.lease !== undefined && e.lease.expiresAt <= now;

@@ -3,7 +3,8 @@ import { App } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { ALARMS } from '../../infra/constructs/alarms.ts';
+import { ALARMS, EDGE_THROTTLE_PATTERN } from '../../infra/constructs/alarms.ts';
+import { TABLE } from '../../shared/db/table.ts';
 import { APP_METRICS, METRICS_NAMESPACE } from '../../infra/constructs/observability.ts';
 import type { FlowgateStackProps } from '../../infra/settings.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
@@ -321,6 +322,132 @@ describe('alarms for the silent failures', () => {
       }
       expect(metrics.find((m) => m.Expression)?.Expression).toMatch(/^\w+( \+ \w+){6}$/);
     }
+  });
+});
+
+describe('alarms an on-call engineer would miss otherwise', () => {
+  type Query = {
+    Id: string;
+    Expression?: string;
+    MetricStat?: {
+      Metric: { Namespace: string; MetricName: string; Dimensions?: { Name: string; Value: unknown }[] };
+      Period: number;
+      Stat: string;
+    };
+  };
+  const queries = (key: keyof typeof ALARMS) => alarm(template, key).Metrics as Query[];
+  const expressionOf = (key: keyof typeof ALARMS) => queries(key).find((q) => q.Expression)?.Expression;
+  const stats = (key: keyof typeof ALARMS) =>
+    Object.fromEntries(
+      queries(key)
+        .filter((q) => q.MetricStat)
+        .map((q) => [q.Id, q.MetricStat!]),
+    );
+
+  it("fire on the edge's own 429s, counted from the access log (a function's 429 is not one), in 2 of 3 five-minute periods", () => {
+    const [[, filter] = []] = all(template, 'AWS::Logs::MetricFilter');
+    const [logsId] = all(template, 'AWS::Logs::LogGroup').find(([id]) => id.startsWith('ApiAccessLogs'))!;
+    expect(filter!.Properties).toMatchObject({
+      LogGroupName: { Ref: logsId },
+      FilterPattern: EDGE_THROTTLE_PATTERN,
+      MetricTransformations: [{ MetricNamespace: `Flowgate/${STACK}`, MetricName: 'EdgeThrottled', MetricValue: '1' }],
+    });
+    // The gateway's throttle and nothing else: its status and its own error message, which a function's answer never has.
+    expect(EDGE_THROTTLE_PATTERN).toContain('$.status = "429"');
+    expect(EDGE_THROTTLE_PATTERN).toContain('$.error = "Too Many Requests"');
+    expect(alarm(template, 'edgeThrottles').Metrics).toEqual([
+      expect.objectContaining({
+        MetricStat: { Metric: { Namespace: `Flowgate/${STACK}`, MetricName: 'EdgeThrottled' }, Period: 300, Stat: 'Sum' },
+      }),
+    ]);
+    expect(alarm(template, 'edgeThrottles')).toMatchObject({
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+    });
+  });
+
+  it('fire on 3 or more 5xx in 15 minutes of a quiet API (where the rate alarm looks at nothing), and not on one blip', () => {
+    const a = alarm(template, 'api5xxLowVolume');
+    expect(a).toMatchObject({ Threshold: 3, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    // Quiet: under 3 × the rate alarm's minimum of a 5-minute window; busy windows count 0 here (the rate alarm decides).
+    expect(expressionOf('api5xxLowVolume')).toBe('IF(FILL(requests, 0) < 300, FILL(errors, 0), 0)');
+    expect(stats('api5xxLowVolume')).toMatchObject({
+      requests: { Metric: { MetricName: 'Count' }, Period: 900, Stat: 'Sum' },
+      errors: { Metric: { MetricName: '5xx' }, Period: 900, Stat: 'Sum' },
+    });
+  });
+
+  it("fire when the account's Lambda concurrency (claimed or running) passes 80 % of its quota in 3 of 5 minutes", () => {
+    expect(alarm(template, 'concurrencyHeadroom')).toMatchObject({
+      Threshold: 800,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+    });
+    expect(expressionOf('concurrencyHeadroom')).toBe('MAX([FILL(claimed, 0), FILL(running, 0)])');
+    const s = stats('concurrencyHeadroom');
+    for (const [id, name] of [
+      ['claimed', 'ClaimedAccountConcurrency'],
+      ['running', 'ConcurrentExecutions'],
+    ] as const) {
+      // No dimension: the account's, in this region.
+      expect(s[id]).toEqual({ Metric: { Namespace: 'AWS/Lambda', MetricName: name }, Period: 60, Stat: 'Maximum' });
+    }
+    const raised = build({ lambdaConcurrencyLimit: 5000 }).template;
+    expect(alarm(raised, 'concurrencyHeadroom').Threshold).toBe(4000);
+    expect(() => build({ lambdaConcurrencyLimit: 0 })).toThrow(/lambdaConcurrencyLimit must be a whole number of at least 10/);
+  });
+
+  it('fire on DynamoDB throttles by reason (hot partition, table limit, on-demand maximum), reads and writes of the table and every index', () => {
+    const [tableId] = all(template, 'AWS::DynamoDB::Table')[0]!;
+    for (const [key, reason] of [
+      ['dynamoHotPartition', 'KeyRangeThroughput'],
+      ['dynamoTableLimit', 'AccountLimit'],
+      ['dynamoOnDemandMax', 'MaxOnDemandThroughput'],
+    ] as const) {
+      expect(alarm(template, key)).toMatchObject({
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+      });
+      const metrics = Object.values(stats(key)).map((m) => m.Metric);
+      expect(metrics.length).toBe(2 * (1 + TABLE.indexes.length));
+      expect(metrics.length).toBeLessThanOrEqual(10);
+      expect(new Set(metrics.map((m) => m.MetricName))).toEqual(new Set([`Read${reason}ThrottleEvents`, `Write${reason}ThrottleEvents`]));
+      const indexes = metrics.map((m) => m.Dimensions?.find((d) => d.Name === 'GlobalSecondaryIndexName')?.Value ?? 'table');
+      expect(new Set(indexes)).toEqual(new Set(['table', ...TABLE.indexes.map((ix) => ix.name)]));
+      for (const m of metrics) {
+        expect(m.Namespace).toBe('AWS/DynamoDB');
+        expect(m.Dimensions).toContainEqual({ Name: 'TableName', Value: { Ref: tableId } });
+      }
+      expect(expressionOf(key)).toMatch(/^FILL\(\w+, 0\)( \+ FILL\(\w+, 0\)){7}$/);
+    }
+  });
+
+  it("fire when a release's startup sweep interrupted runs, and when it failed (the deployment went on)", () => {
+    for (const [key, metric] of [
+      ['releaseInterrupted', 'ReleaseInterrupted'],
+      ['startupSweepFailed', 'StartupSweepFailed'],
+    ] as const) {
+      expect(alarm(template, key)).toMatchObject({
+        Namespace: METRICS_NAMESPACE,
+        MetricName: metric,
+        Dimensions: [{ Name: 'service', Value: 'flowgate' }],
+        Statistic: 'Sum',
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+      });
+      expect(APP_METRICS[metric]).toEqual({ unit: 'Count', dimensions: [] });
+    }
+  });
+
+  it('each have a runbook line in docs/deploying.md', () => {
+    const page = readFileSync(new URL('../../docs/deploying.md', import.meta.url), 'utf8');
+    for (const name of Object.values(ALARMS)) expect(page, name).toContain(`| \`…-${name}\``);
   });
 });
 

@@ -13,7 +13,8 @@ import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { isConsolePage, type Route, routeKey } from '../../shared/http/route.ts';
 import { ASSET } from '../../shared/console/asset-names.generated.ts';
 import { apiEvent, lambdaContext } from '../support/http.ts';
-import { allResources, ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
+import { aliasFunctionId, allResources, ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
+import { isCanaried, RESOURCES_PER_CANARY } from '../../infra/constructs/releases.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -98,16 +99,15 @@ describe('FlowgateStack', () => {
       expect(memory('HttpMembersCreate')).toEqual([1024]);
     });
 
-    it('runs every function on Node 24, arm64, untraced, with its own log group', () => {
+    it('runs every function on Node 24, arm64, untraced, without runtime source maps, with its own log group', () => {
       for (const [, fn] of functionsOf(built)) {
         expect(fn.Properties.Runtime).toBe('nodejs24.x');
         expect(fn.Properties.Architectures).toEqual(['arm64']);
         expect(fn.Properties.TracingConfig).toBeUndefined();
         expect(fn.Properties.LoggingConfig.LogGroup).toEqual({ Ref: expect.any(String) });
-        expect(fn.Properties.Environment.Variables).toMatchObject({
-          NODE_OPTIONS: '--enable-source-maps',
-          POWERTOOLS_SERVICE_NAME: 'flowgate',
-        });
+        expect(fn.Properties.Environment.Variables).toMatchObject({ POWERTOOLS_SERVICE_NAME: 'flowgate' });
+        // No --enable-source-maps (test/infra/source-maps.test.ts: the maps are not in the assets either).
+        expect(fn.Properties.Environment.Variables).not.toHaveProperty('NODE_OPTIONS');
       }
     });
 
@@ -451,17 +451,18 @@ describe('FlowgateStack', () => {
     // The first ROUTES_KEPT_IN_STACK routes keep their API route and integration in the stack; later ones are whole in theirs.
     const kept = Math.min(routes.length, ROUTES_KEPT_IN_STACK);
     const whole = routes.length - kept;
+    /** The routes released through a canary (the trigger's): 5 resources more each, beside their function. */
+    const canaried = routes.filter((r) => isCanaried(r.handler)).length;
     it('puts 5 of the 7 resources of a kept route in the route functions stacks and 2 in the stack, a later route whole in its stack', () => {
-      expect(counts(routeFunctions)[0]).toBe(5 * routes.length + 2 * whole);
-      for (const type of [
-        'AWS::Lambda::Function',
-        'AWS::IAM::Role',
-        'AWS::IAM::Policy',
-        'AWS::Logs::LogGroup',
-        'AWS::Lambda::Permission',
-      ]) {
+      expect(canaried).toBe(2);
+      expect(counts(routeFunctions)[0]).toBe(5 * routes.length + 2 * whole + RESOURCES_PER_CANARY * canaried);
+      for (const type of ['AWS::Lambda::Function', 'AWS::Logs::LogGroup', 'AWS::Lambda::Permission']) {
         routeFunctions.resourceCountIs(type, routes.length);
       }
+      // ... and the canaries' CodeDeploy roles and their policies.
+      for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy']) routeFunctions.resourceCountIs(type, routes.length + canaried);
+      for (const type of ['AWS::Lambda::Version', 'AWS::Lambda::Alias', 'AWS::CodeDeploy::DeploymentGroup'])
+        routeFunctions.resourceCountIs(type, canaried);
       routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', whole);
       routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Integration', whole);
       // ... and the fallback's; the stack's two permissions are the fallback's and the sweep schedule's.
@@ -475,10 +476,21 @@ describe('FlowgateStack', () => {
       const resources = allResources(built);
       for (const route of routes) {
         const fnId = routeFunctionId(template, routeFunctions, routeKey(route));
-        const permissions = Object.values(resources).filter(
+        const onFunction = Object.values(resources).filter(
           (r) => r.Type === 'AWS::Lambda::Permission' && r.Properties.FunctionName?.['Fn::GetAtt']?.[0] === fnId,
         );
-        expect(permissions, routeKey(route)).toHaveLength(1);
+        const onAlias = Object.values(resources).filter((r) => {
+          const ref = r.Properties.FunctionName?.Ref;
+          return (
+            r.Type === 'AWS::Lambda::Permission' &&
+            resources[ref]?.Type === 'AWS::Lambda::Alias' &&
+            aliasFunctionId(routeFunctions, ref) === fnId
+          );
+        });
+        // A canaried route's API may invoke its function's live alias only (what its integration names), others the function.
+        expect(onFunction, routeKey(route)).toHaveLength(isCanaried(route.handler) ? 0 : 1);
+        expect(onAlias, routeKey(route)).toHaveLength(isCanaried(route.handler) ? 1 : 0);
+        const permissions = [...onFunction, ...onAlias];
         const { Properties: p } = permissions[0]!;
         expect(p.Action).toBe('lambda:InvokeFunction');
         expect(p.Principal).toBe('apigateway.amazonaws.com');
@@ -494,7 +506,9 @@ describe('FlowgateStack', () => {
       expect(7 * WHOLE_ROUTES_PER_NESTED_STACK).toBeLessThanOrEqual(0.7 * 500);
       expect(2 * WHOLE_ROUTES_PER_NESTED_STACK).toBeLessThanOrEqual(0.7 * 200);
       const [resources, parameters, outputs] = counts(nested[0]!);
-      expect([resources, outputs]).toEqual([5 * ROUTES_PER_NESTED_STACK, 2 * ROUTES_PER_NESTED_STACK]);
+      // The first holds the trigger's two routes, and their canaries.
+      expect([resources, outputs]).toEqual([5 * ROUTES_PER_NESTED_STACK + RESOURCES_PER_CANARY * canaried, 2 * ROUTES_PER_NESTED_STACK]);
+      expect(resources).toBeLessThanOrEqual(0.7 * 500);
       expect(parameters).toBeLessThanOrEqual(0.7 * 200);
     });
   });

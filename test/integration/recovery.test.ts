@@ -22,6 +22,10 @@ import { ORPHANED_PENDING_MS, sweepCrashed, sweepRestart, sweepUnclaimed } from 
 import { readStats } from '../../shared/db/entities/webhook.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
+import { invoke as invokeFunction, workerFunction } from '../../infra/local/lambda.ts';
+import { config, resetConfig } from '../../shared/config.ts';
+import { logger } from '../../shared/logger.ts';
+import { resetMetrics } from '../../shared/metrics.ts';
 import { takeRunMessages, useOwnQueues, useOwnTable } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
@@ -184,7 +188,7 @@ describe('the startup sweep', () => {
 
     // As `npm start` runs it (a real restart), or a stack with restartSweep "all".
     const first = await startupSweep({ rule: 'all' });
-    expect(first).toEqual({ interrupted: 3, redispatched: 0 });
+    expect(first).toEqual({ ok: true, interrupted: 3, redispatched: 0, spared: 0 });
     // The run interrupted before any worker claimed it counts its trigger now (the others did at their claim).
     expect(await accepted()).toBe(counted + 1);
     for (const [run, from] of [
@@ -211,7 +215,7 @@ describe('the startup sweep', () => {
 
     // Twice in a row: the second sweep finds nothing and changes nothing.
     const after = await Promise.all([pending, waiting, running].map((r) => read(r.execution)));
-    expect(await startupSweep({ rule: 'all' })).toEqual({ interrupted: 0, redispatched: 0 });
+    expect(await startupSweep({ rule: 'all' })).toEqual({ ok: true, interrupted: 0, redispatched: 0, spared: 0 });
     expect(await Promise.all([pending, waiting, running].map((r) => read(r.execution)))).toEqual(after);
     expect(await accepted()).toBe(counted + 1);
 
@@ -285,7 +289,20 @@ describe('the startup sweep after a release on AWS', () => {
       api: 'RUNNING',
     });
 
-    await sweepRestart({ rule: 'orphaned' });
+    // The runs queue is not empty (the messages above are in flight): the overdue run's may be among them.
+    expect(await sweepRestart({ rule: 'orphaned' })).toMatchObject({ interrupted: 1, spared: 1, backlog: expect.any(Number) });
+    expect(await status()).toEqual({
+      live: 'RUNNING',
+      expired: 'INTERRUPTED',
+      waiting: 'WAITING_APPROVAL',
+      sleeping: 'RUNNING',
+      inFlight: 'PENDING',
+      overdue: 'PENDING',
+      api: 'RUNNING',
+    });
+    // An empty runs queue holds no message of the overdue run: it lost it, and the sweep interrupts it.
+    await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+    expect(await sweepRestart({ rule: 'orphaned' })).toEqual({ interrupted: 1, redispatched: 0, spared: 0, backlog: 0 });
     expect(await status()).toEqual({
       live: 'RUNNING',
       expired: 'INTERRUPTED',
@@ -312,6 +329,74 @@ describe('the startup sweep after a release on AWS', () => {
     // The API run's expired lease is the crash sweep's: it interrupts it (no recovery), reason crash.
     expect(await sweepCrashed()).toBe(1);
     expect(await read(api.execution)).toMatchObject({ status: 'INTERRUPTED', interruptReason: 'crash' });
+  });
+});
+
+describe('a release with a deep runs queue', () => {
+  /** The startup sweep as the local stack invokes a function: its own IAM grants enforced, within its timeout. */
+  const sweepAsDeployed = () => invokeFunction(workerFunction('sweep/startup', 300), startupSweep, { rule: 'orphaned' });
+  /** 20 minutes ago: the queue is that far behind, past ORPHANED_PENDING_MS. */
+  const behind = () => Date.now() - ORPHANED_PENDING_MS - 5 * 60_000;
+
+  it('leaves every PENDING run waiting in the queue, however long it has waited, and each runs once its message comes', async () => {
+    await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+    const workflow = await workflowOf(approvalFlow());
+    const deep = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        startRun({ workflow, trigger: 'webhook', webhookId: 'wh_test', variables: {} }, behind()).then((r) => r.execution),
+      ),
+    );
+    const outcome = await sweepAsDeployed();
+    expect(outcome).toMatchObject({ status: 'ok', result: { ok: true, interrupted: 0, spared: 30 } });
+    expect(outcome.status === 'ok' && outcome.result.ok && outcome.result.backlog).toBeGreaterThanOrEqual(30);
+    for (const e of deep) expect((await read(e)).status).toBe('PENDING');
+    // The queue catches up: every run is taken by its message and goes on.
+    await drain();
+    for (const e of deep) expect((await read(e)).status).toBe('WAITING_APPROVAL');
+  });
+
+  it('a failing sweep does not fail the deployment: the function answers (no error for the trigger to fail on), logs, and emits StartupSweepFailed', async () => {
+    await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+    const workflow = await workflowOf(approvalFlow());
+    const overdue = (await startRun({ workflow, trigger: 'webhook', webhookId: 'wh_test', variables: {} }, behind())).execution;
+    // The runs queue cannot be read (deleted by hand, or its grant gone): the sweep throws.
+    const url = config().RUNS_QUEUE_URL as string;
+    process.env.RUNS_QUEUE_URL = `${url}-gone`;
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    resetConfig();
+    resetMetrics();
+    const logged = vi.spyOn(logger, 'error');
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    let outcome: Awaited<ReturnType<typeof sweepAsDeployed>>;
+    let errors: unknown[] = [];
+    try {
+      outcome = await sweepAsDeployed();
+      errors = logged.mock.calls.map(([message]) => message);
+    } finally {
+      spy.mockRestore();
+      logged.mockRestore();
+      process.env.RUNS_QUEUE_URL = url;
+      process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+      resetConfig();
+      resetMetrics();
+    }
+    // CDK's trigger provider fails the deployment on an error of the function, and only then: there is none.
+    expect(outcome).toMatchObject({ status: 'ok', result: { ok: false, error: expect.any(String) } });
+    const emf = lines.filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(emf.some((m) => m.StartupSweepFailed === 1)).toBe(true);
+    expect(emf.some((m) => 'ReleaseInterrupted' in m)).toBe(false);
+    expect(errors).toContainEqual(expect.stringContaining('startup sweep failed'));
+    // Nothing was half-done: the run waits for the next sweep.
+    expect((await read(overdue)).status).toBe('PENDING');
+    // And a sweep that works again does its work (the queue is empty: the overdue run's message is gone).
+    while ((await takeRunMessages()).length);
+    await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+    expect(await sweepAsDeployed()).toMatchObject({ status: 'ok', result: { ok: true, interrupted: 1, spared: 0, backlog: 0 } });
+    expect((await read(overdue)).status).toBe('INTERRUPTED');
   });
 });
 

@@ -53,9 +53,13 @@ export function routeFunctionId(parent: Template, functions: Template, routeKey:
     const route = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey);
     if (!route) continue;
     const integration = resources[route.Properties.Target['Fn::Join'][1][1].Ref]!;
-    const uri = integration.Properties.IntegrationUri['Fn::GetAtt'] as [string, string];
-    if (whole) return uri[0];
-    return functions.toJSON().Outputs[uri[1].replace(/^Outputs\./, '')].Value['Fn::GetAtt'][0];
+    const uri = integration.Properties.IntegrationUri;
+    // The function's ARN, or (a canaried route: infra/constructs/releases.ts) its `live` alias's.
+    const target: { 'Fn::GetAtt'?: [string, string]; Ref?: string } = whole
+      ? uri
+      : functions.toJSON().Outputs[(uri['Fn::GetAtt'] as [string, string])[1].replace(/^Outputs\./, '')].Value;
+    if (target['Fn::GetAtt']) return target['Fn::GetAtt'][0];
+    return aliasFunctionId(functions, target.Ref as string);
   }
   throw new Error(`No route ${routeKey}`);
 }
@@ -74,4 +78,11 @@ export function allResources({ template, functions }: { template: Template; func
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x)]));
   };
   return { ...template.toJSON().Resources, ...(substitute(functions.toJSON().Resources) as Record<string, Resource>) };
+}
+
+/** The logical id of the function behind an alias of `t`, or fails when `aliasId` is no alias. */
+export function aliasFunctionId(t: Template, aliasId: string): string {
+  const alias = (t.toJSON().Resources as Record<string, Resource>)[aliasId];
+  if (alias?.Type !== 'AWS::Lambda::Alias') throw new Error(`${aliasId} is not an alias`);
+  return alias.Properties.FunctionName.Ref;
 }
