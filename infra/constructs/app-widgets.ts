@@ -37,6 +37,7 @@ export function appWidgets(): cw.IWidget[] {
       app('ExecutionSucceeded', cw.Stats.SUM, 'succeeded'),
       app('ExecutionFailed', cw.Stats.SUM, 'failed'),
       app('ExecutionInterrupted', cw.Stats.SUM, 'interrupted'),
+      app('DispatchResent', cw.Stats.SUM, 'run messages sent again by the sweep'),
     ]),
     graph('Approvals', [app('ApprovalDecided', cw.Stats.SUM, 'decided'), app('ApprovalExpired', cw.Stats.SUM, 'expired')]),
     graph('Step duration (ms)', [app('StepDuration', cw.Stats.p(50), 'p50'), app('StepDuration', cw.Stats.p(99), 'p99')]),
