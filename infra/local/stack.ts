@@ -8,6 +8,7 @@ import { startPoller } from './poller.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
+import { startAuditStream } from './audit-stream.ts';
 import { invoke, workerFunction } from './lambda.ts';
 import { iamPlugin, keepInvocation } from './iam.ts';
 import { conflictsPlugin } from './conflicts.ts';
@@ -34,6 +35,11 @@ export type LocalStackOptions = {
   sweepSeconds?: number;
   /** The faults to inject (`FAULTS`, infra/local/faults.ts); omitted: those `FAULTS` in the environment names. */
   faults?: Faults;
+  /**
+   * Whether the table's stream feeds the audit-events worker (infra/local/audit-stream.ts); default:
+   * when the stack starts its own emulators (`npm start`), not on reused ones (tests: no stream there).
+   */
+  auditStream?: boolean;
 };
 
 /**
@@ -65,6 +71,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // server listens. Requests (health too) wait until the sweep and the workers are in place and the demo is seeded.
   let started: { server: Server; url: string } | undefined;
   let poller: { stop: () => Promise<unknown> } | undefined;
+  let stream: Awaited<ReturnType<typeof startAuditStream>> | undefined;
   let open: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => {
     open = resolve;
@@ -73,6 +80,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     started = await startServer({ host: opts.host, port: opts.port, ready });
     process.env.PUBLIC_BASE_URL ??= started.url;
     poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60);
+    if (opts.auditStream ?? Boolean(emulators)) stream = await startAuditStream({ dataDir: opts.dataDir });
     const server = started.server;
     const demo: Demo | undefined =
       opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail, opts.demoRun) : undefined;
@@ -82,17 +90,21 @@ export async function startLocalStack(opts: LocalStackOptions) {
       url: started.url,
       /** Where the mail the stack sent can be read: the SES emulator's web viewer. */
       mailViewer: process.env.AWS_ENDPOINT_URL_SESV2,
+      /** Where the audit entries went onto EventBridge: the local default bus (absent: none, or another endpoint). */
+      eventBus: stream?.eventBus,
       demo,
       stop: async () => {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));
         await poller?.stop();
+        await stream?.stop();
         await emulators?.stop();
       },
     };
   } catch (e) {
     started?.server.close();
     await poller?.stop();
+    await stream?.stop();
     await emulators?.stop();
     throw e;
   }
