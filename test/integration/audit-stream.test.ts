@@ -84,7 +84,8 @@ const details = () => listener.entries().map((e) => JSON.parse(e.Detail as strin
 const putDetails = () => {
   // The entries EventBridge accepted (a refused one is sent again, and counted once it is accepted).
   const accepted: ReturnType<typeof details> = [];
-  for (const r of listener.requests) for (const e of r.entries) if (!listener.state.refuse(e)) accepted.push(JSON.parse(e.Detail as string));
+  for (const r of listener.requests)
+    for (const e of r.entries) if (!listener.state.refuse(e)) accepted.push(JSON.parse(e.Detail as string));
   return accepted;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -94,13 +95,22 @@ const seqOf = (r: DynamoDBRecord) => r.dynamodb?.SequenceNumber as string;
 async function adminOf() {
   const a = await givenAccount();
   const ip = freshIp();
-  const session = await invoke(login, apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: a.admin.email, password: PASSWORD }, sourceIp: ip }));
+  const session = await invoke(
+    login,
+    apiEvent({ method: 'POST', path: '/api/auth/login', body: { email: a.admin.email, password: PASSWORD }, sourceIp: ip }),
+  );
   expect(session.status).toBe(200);
   const token = session.json.token as string;
   const keyNamed = async (name: string) => {
     const res = await invoke(
       createKey,
-      apiEvent({ method: 'POST', path: '/api/keys', headers: bearer(token), sourceIp: ip, body: { name, scopes: ['WORKFLOW_READ'], validityDays: 7 } }),
+      apiEvent({
+        method: 'POST',
+        path: '/api/keys',
+        headers: bearer(token),
+        sourceIp: ip,
+        body: { name, scopes: ['WORKFLOW_READ'], validityDays: 7 },
+      }),
     );
     expect(res.status, res.body).toBe(201);
     return res.json.id as string;
@@ -122,7 +132,10 @@ describe('the audit stream, as Lambda maps it to the worker', () => {
     for (let i = 0; i < 12; i++) keys.push(await admin.keyNamed(`key ${i}`));
     const log = await admin.auditLog();
     const ours = () => details().filter((d) => d.action === 'key.created' && keys.includes(d.object.id));
-    await eventually(async () => ours(), (d) => d.length >= keys.length);
+    await eventually(
+      async () => ours(),
+      (d) => d.length >= keys.length,
+    );
     await sleep(1_000);
     expect(ours().map((d) => d.object.id)).toEqual(keys);
     // Every entry of the account's log, each once, and as the API answers it.
@@ -189,7 +202,10 @@ describe('the audit stream, as Lambda maps it to the worker', () => {
     expect(put.filter((id) => id === after)).toHaveLength(11);
     // The shard goes on past the failed batch.
     const next = await admin.keyNamed('next');
-    await eventually(async () => putDetails().filter((d) => d.object.id === next), (d) => d.length === 1);
+    await eventually(
+      async () => putDetails().filter((d) => d.object.id === next),
+      (d) => d.length === 1,
+    );
     expect(await dlqMessages()).toEqual([]);
   });
 
@@ -215,7 +231,10 @@ describe('the audit stream, as Lambda maps it to the worker', () => {
       },
     });
     const [failure] = await eventually(dlqMessages, (m) => m.length > 0);
-    await eventually(async () => done, (d) => d.length === 9);
+    await eventually(
+      async () => done,
+      (d) => d.length === 9,
+    );
     expect(invocations.map((b) => b.map(nOf))).toEqual([
       [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
       [0, 1, 2, 3, 4],
