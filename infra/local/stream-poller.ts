@@ -13,10 +13,13 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { db, queue } from '../../shared/clients.ts';
 import { withPlugins } from '../../shared/sdk-plugins.ts';
+import { wait } from './async-invoke.ts';
 import { identityOf, outsideInvocations, runAs } from './iam.ts';
 import { type FunctionSettings, type Invocation, invoke, lambdaContext } from './lambda.ts';
 import { REGION } from './provision.ts';
-import { checkPattern, compareSequenceNumbers, lambdaRecord, matchesFilters } from './stream-records.ts';
+import { checkPattern, compareSequenceNumbers, lambdaRecord, matchesFilters, type StreamFailureRecord } from './stream-records.ts';
+
+export type { StreamFailureRecord } from './stream-records.ts';
 
 /** An event source mapping's settings, as the CDK stack gives them (functions/audit-stream.ts). */
 export type StreamMapping = {
@@ -26,23 +29,6 @@ export type StreamMapping = {
   reportBatchItemFailures: boolean;
   maximumRetryAttempts: number;
   startingPosition: 'TRIM_HORIZON' | 'LATEST';
-};
-
-/** What Lambda sends to a stream mapping's on-failure destination: the failed batch's place in the stream, not its records. */
-export type StreamFailureRecord = {
-  requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted'; approximateInvokeCount: number };
-  responseContext: { statusCode: 200; executedVersion: '$LATEST'; functionError?: 'Unhandled' };
-  version: '1.0';
-  timestamp: string;
-  DDBStreamBatchInfo: {
-    shardId: string;
-    startSequenceNumber: string;
-    endSequenceNumber: string;
-    approximateArrivalOfFirstRecord: string;
-    approximateArrivalOfLastRecord: string;
-    batchSize: number;
-    streamArn: string;
-  };
 };
 
 export type StreamPollerOptions = {
@@ -63,21 +49,6 @@ export type StreamPollerOptions = {
 };
 
 const SHARD_REFRESH_MS = 5_000;
-
-/** Waits `ms`, or less if `signal` aborts: true when it waited the whole time. */
-function wait(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (whole: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', aborted);
-      resolve(whole);
-    };
-    const aborted = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    signal.addEventListener('abort', aborted, { once: true });
-  });
-}
 
 const log = (line: string, e?: unknown) =>
   console.error(`${new Date().toISOString()} local stream: ${line}`, ...(e === undefined ? [] : [e instanceof Error ? e.message : e]));

@@ -28,6 +28,23 @@ export function lambdaRecord(record: _Record, streamArn: string, region: string)
   };
 }
 
+/** What Lambda sends to a stream mapping's on-failure destination: the failed batch's place in the stream, not its records. */
+export type StreamFailureRecord = {
+  requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted'; approximateInvokeCount: number };
+  responseContext: { statusCode: 200; executedVersion: '$LATEST'; functionError?: 'Unhandled' };
+  version: '1.0';
+  timestamp: string;
+  DDBStreamBatchInfo: {
+    shardId: string;
+    startSequenceNumber: string;
+    endSequenceNumber: string;
+    approximateArrivalOfFirstRecord: string;
+    approximateArrivalOfLastRecord: string;
+    batchSize: number;
+    streamArn: string;
+  };
+};
+
 type Rule = string | number | boolean | null | Record<string, unknown>;
 
 /** Whether `value` (a field of the event, absent: undefined) matches one rule of a filter's list. */
