@@ -29,7 +29,7 @@ const TABLE_NAME = 'flowgate';
  * asynchronous invocations' and the audit stream's on-failure queues (infra/local/async-invoke.ts,
  * infra/local/stream-poller.ts) and the bucket, from the same definitions the CDK stack uses; what
  * exists already (a data folder) is kept, and a table from before the stream gets it. `stream: false`
- * (the tests' shared table, which no stream poller reads) leaves the stream out.
+ * (the tests' and the bench's emulators, where no stream poller reads it) leaves the stream out.
  */
 export async function provision(
   endpoints: { dynamodb: string; sqs: string; s3: string },

@@ -63,7 +63,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // And, on request, faults as AWS raises them (docs/local-mode.md): `FAULTS` is checked before anything starts.
   configureFaults('faults' in opts ? opts.faults : parseFaults(process.env.FAULTS));
   addSdkPlugin(faultsPlugin);
-  const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
+  const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir, stream: true });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();
   // The functions check their settings when they are imported; one process holds them all, so the

@@ -8,15 +8,11 @@ declare module 'vitest' {
   }
 }
 
-/**
- * One set of real emulators (DynamoDB Local, local SQS, s3rver) for the whole test run. The shared
- * table has no stream: no test reads it (test/integration/audit-stream.test.ts reads tables of its own),
- * and DynamoDB Local spends about a third more CPU on every write it records in one.
- */
+/** One set of real emulators (DynamoDB Local, local SQS, s3rver) for the whole test run. */
 export default async function setup(project: TestProject) {
   // A malformed FAULTS stops the run before anything starts, with what is wrong (docs/local-mode.md).
   parseFaults(process.env.FAULTS);
-  const emulators = await startEmulators({ stream: false });
+  const emulators = await startEmulators();
   project.provide('emulatorEnv', emulators.env);
   return () => emulators.stop();
 }
