@@ -109,7 +109,9 @@ export async function startStreamPoller(opts: StreamPollerOptions) {
   /** Where to retry a batch from after an answer: done (undefined), or the index of the first record to try again. */
   function retryFrom(outcome: Invocation<DynamoDBBatchResponse | undefined>, batch: _Record[]): number | undefined {
     if (outcome.status !== 'ok') return 0;
-    const failures = mapping.reportBatchItemFailures ? (outcome.result?.batchItemFailures ?? []) : [];
+    const reported: unknown = mapping.reportBatchItemFailures ? outcome.result?.batchItemFailures : undefined;
+    // Not a list: the answer is malformed, and the whole batch failed.
+    const failures = (Array.isArray(reported) ? reported : reported == null ? [] : [null]) as { itemIdentifier?: unknown }[];
     if (failures.length === 0) return undefined;
     const at = failures.map((f) => batch.findIndex((r) => typeof f?.itemIdentifier === 'string' && seq(r) === f.itemIdentifier));
     // An empty, missing or unknown identifier: the whole batch failed.

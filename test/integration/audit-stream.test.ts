@@ -253,6 +253,21 @@ describe('the audit stream, as Lambda maps it to the worker', () => {
     expect(failure?.responseContext).toEqual({ statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' });
   });
 
+  it('takes an answer that names no record of the batch, or is not a list, as the whole batch failed: retried whole, retries counted', async () => {
+    await adminOf();
+    const answers: unknown[] = [{ batchItemFailures: [{ itemIdentifier: '' }] }, { batchItemFailures: { itemIdentifier: 'x' } }];
+    await startMapping({
+      fn: { name: 'odd-answers', timeoutSeconds: 5 },
+      mapping: { maximumRetryAttempts: 1 },
+      handler: async () => (answers.shift() ?? { batchItemFailures: [] }) as DynamoDBBatchResponse,
+    });
+    const [failure] = await eventually(dlqMessages, (m) => m.length > 0);
+    const first = invocations[0]?.map(seqOf) ?? [];
+    expect(first.length).toBeGreaterThan(0);
+    expect(invocations.map((b) => b.map(seqOf))).toEqual([first, first]);
+    expect(failure?.DDBStreamBatchInfo).toMatchObject({ startSequenceNumber: first[0], batchSize: first.length });
+  });
+
   it('treats an invocation past its timeout as failed: retried, then described on the DLQ', async () => {
     await adminOf();
     // Not bisected here: the whole batch, tried twice.
