@@ -2,7 +2,8 @@
 // the event source mapping's filter lets no other record through, and this checks again) goes onto
 // the account's default EventBridge bus as `source: "flowgate"`, `detail-type: "Audit entry"`, its
 // detail the entry without the table's own attributes, so customers can route it to their SIEM with
-// a rule. Locally there is no stream: audit entries are in the table only.
+// a rule. Locally the stream poller (infra/local/stream-poller.ts) runs the same mapping on DynamoDB
+// Local's stream (functions/audit-stream.ts), and the entries go onto a local default bus.
 //
 // A batch is at most 10 records (PutEvents takes 10 entries). Entries PutEvents reports as failed are
 // sent again, twice, within the invocation; what still fails is reported as batch item failures, so

@@ -3,24 +3,17 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AUDIT_EVENTS_MAPPING, AUDIT_EVENTS_TIMEOUT_SECONDS } from '../../functions/audit-stream.ts';
+import { AUDIT_EVENTS_DLQ } from '../../shared/db/table.ts';
 import { grantsOfWorker } from '../iam.ts';
 import type { FlowgateStackProps } from '../settings.ts';
 import type { Functions } from './functions.ts';
 import type { Bindable } from './route-function.ts';
 
-/**
- * The records the audit-events worker is invoked for (Lambda's event filtering): new account audit
- * entries, items of type `audit` under `AUDIT#<account>` (an approval's own history records are of type
- * `audit` too, under the approval's run: not these).
- */
-export const AUDIT_EVENTS_FILTER = {
-  eventName: ['INSERT'],
-  dynamodb: { NewImage: { type: { S: ['audit'] }, PK: { S: [{ prefix: 'AUDIT#' }] } } },
-} as const;
-/** Stream records a batch: PutEvents takes 10 entries a request. */
-export const AUDIT_EVENTS_BATCH = 10;
-/** Retries of a failing batch (each split by bisection counts), then its description goes to the DLQ. */
-export const AUDIT_EVENTS_RETRIES = 10;
+/** Its mapping's settings (functions/audit-stream.ts: the local stack's stream poller applies the same). */
+export const AUDIT_EVENTS_FILTER = AUDIT_EVENTS_MAPPING.filter;
+export const AUDIT_EVENTS_BATCH = AUDIT_EVENTS_MAPPING.batchSize;
+export const AUDIT_EVENTS_RETRIES = AUDIT_EVENTS_MAPPING.maximumRetryAttempts;
 
 /**
  * Audit entries onto EventBridge (functions/worker/audit-events.ts): the table's stream (new images),
@@ -37,11 +30,11 @@ export function addAuditEvents(
   const streamArn = table.tableStreamArn;
   if (!streamArn) throw new Error('The table has no stream: addStorage sets NEW_IMAGE');
   const nested = new NestedStack(stack, 'AuditEvents', { description: `Flowgate audit entries onto EventBridge (${props.stage})` });
-  const worker = functions.create('worker/audit-events', { timeoutSeconds: 30 }, nested);
+  const worker = functions.create('worker/audit-events', { timeoutSeconds: AUDIT_EVENTS_TIMEOUT_SECONDS }, nested);
   const dlq = new sqs.Queue(nested, 'AuditEventsDlq', {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
-    retentionPeriod: Duration.days(14),
+    retentionPeriod: Duration.days(AUDIT_EVENTS_DLQ.retentionDays),
   });
   Validations.of(dlq).acknowledge({
     id: 'AwsSolutions-SQS3',
@@ -51,13 +44,13 @@ export function addAuditEvents(
   worker.bind(resources, grantsOfWorker('worker/audit-events'), { auditDlq: dlq.queueArn });
   worker.addEventSourceMapping('Stream', {
     eventSourceArn: streamArn,
-    startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-    batchSize: AUDIT_EVENTS_BATCH,
-    bisectBatchOnError: true,
-    reportBatchItemFailures: true,
-    retryAttempts: AUDIT_EVENTS_RETRIES,
+    startingPosition: lambda.StartingPosition[AUDIT_EVENTS_MAPPING.startingPosition],
+    batchSize: AUDIT_EVENTS_MAPPING.batchSize,
+    bisectBatchOnError: AUDIT_EVENTS_MAPPING.bisectBatchOnFunctionError,
+    reportBatchItemFailures: AUDIT_EVENTS_MAPPING.reportBatchItemFailures,
+    retryAttempts: AUDIT_EVENTS_MAPPING.maximumRetryAttempts,
     onFailure: new SqsDlq(dlq),
-    filters: [lambda.FilterCriteria.filter(AUDIT_EVENTS_FILTER)],
+    filters: [lambda.FilterCriteria.filter(AUDIT_EVENTS_MAPPING.filter)],
   });
   functions.group('Audit events', worker);
   return { auditWorker: worker, auditDlq: dlq };

@@ -53,7 +53,7 @@ export function addStorage(
     timeToLiveAttribute: TABLE.ttlAttribute,
     // New images of the written items: the audit-events worker puts each new audit entry on EventBridge
     // (infra/constructs/audit-events.ts). Added to a deployed table in place.
-    stream: dynamodb.StreamViewType.NEW_IMAGE,
+    stream: dynamodb.StreamViewType[TABLE.stream],
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: dynamodb.TableEncryption.AWS_MANAGED,

@@ -77,7 +77,7 @@ function responsePayload(outcome: Exclude<Invocation<unknown>, { status: 'ok' }>
 }
 
 /** Waits `ms`, or less if `signal` aborts: true when it waited the whole time. */
-function wait(ms: number, signal?: AbortSignal): Promise<boolean> {
+export function wait(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (whole: boolean) => {

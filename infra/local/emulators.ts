@@ -28,9 +28,11 @@ export async function freePort(): Promise<number> {
  * With `dataDir`, DynamoDB and S3 keep their data there (DynamoDB's working copy on tmpfs where
  * there is one: see `dynamoDbFolder`) and the endpoints and pids are written to
  * `<dataDir>/emulators.json` for the operator CLI and the bench; without it everything is in memory
- * (tests, bench).
+ * (tests, bench). With `stream` the table has the CDK table's stream (`npm start`: its audit stream
+ * reads it); without, none (the tests and the bench, which read no stream: DynamoDB Local spends about a
+ * third more CPU on each write it records in one).
  */
-export async function startEmulators(opts: { dataDir?: string } = {}): Promise<Emulators> {
+export async function startEmulators(opts: { dataDir?: string; stream?: boolean } = {}): Promise<Emulators> {
   const { dataDir } = opts;
   let previous: State | undefined;
   if (dataDir) {
@@ -67,7 +69,7 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       s3: `http://127.0.0.1:${s3.port}`,
       ses: `http://127.0.0.1:${ses.port}`,
     };
-    const names = await provision(endpoints, java);
+    const names = await provision(endpoints, java, { stream: opts.stream ?? false });
     const env = {
       AWS_REGION: REGION,
       AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
@@ -83,6 +85,8 @@ export async function startEmulators(opts: { dataDir?: string } = {}): Promise<E
       NOTIFY_QUEUE_URL: names.notifyQueueUrl,
       // Lambda's on-failure destination of the asynchronous invocations (infra/local/async-invoke.ts); no function reads it.
       ASYNC_FAILURES_QUEUE_URL: names.asyncFailuresQueueUrl,
+      // The audit stream's on-failure destination (infra/local/stream-poller.ts); no function reads it.
+      AUDIT_EVENTS_DLQ_URL: names.auditEventsDlqUrl,
       ARTIFACTS_BUCKET: names.bucket,
       // The local keyring of account secrets (shared/keyring.ts): created 0600 on first use.
       SECRETS_KEY_FILE: join(dataDir ?? `${s3Dir}-keys`, 'secrets.key'),

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pluggable } from '@smithy/types';
 import { type FunctionGrant, type Statement, statementsOf, type Arns } from '../iam.ts';
-import { TABLE } from '../../shared/db/table.ts';
+import { AUDIT_EVENTS_DLQ, TABLE } from '../../shared/db/table.ts';
 import { REGION } from './provision.ts';
 
 /**
@@ -54,10 +54,11 @@ export function localArns(env: NodeJS.ProcessEnv = process.env): Arns {
   const table = `arn:aws:dynamodb:${account}:table/${env.TABLE_NAME ?? 'flowgate'}`;
   return {
     table,
-    tableStream: `${table}/stream/local`,
+    // DynamoDB Local labels a stream with its creation time, as DynamoDB does: any stream of this table.
+    tableStream: `${table}/stream/*`,
     queue: `arn:aws:sqs:${account}:${last(env.RUNS_QUEUE_URL ?? 'runs')}`,
     notifyQueue: `arn:aws:sqs:${account}:${last(env.NOTIFY_QUEUE_URL ?? 'notifications')}`,
-    auditDlq: `arn:aws:sqs:${account}:audit-events-dlq`,
+    auditDlq: `arn:aws:sqs:${account}:${last(env.AUDIT_EVENTS_DLQ_URL ?? AUDIT_EVENTS_DLQ.name)}`,
     asyncFailures: `arn:aws:sqs:${account}:${last(env.ASYNC_FAILURES_QUEUE_URL ?? 'async-failures')}`,
     bucket: `arn:aws:s3:::${env.ARTIFACTS_BUCKET ?? 'artifacts'}`,
     secretsKey: `arn:aws:kms:${account}:key/local`,
@@ -165,6 +166,21 @@ export function checksOf(client: string, command: string, input: Record<string, 
     }
     case 'S3Client':
       return [{ action: `s3:${op}`, resource: `arn:aws:s3:::${input.Bucket}${input.Key === undefined ? '' : `/${input.Key}`}` }];
+    // A stream's calls name it by ARN (GetRecords by its iterator, which begins with the stream's ARN).
+    case 'DynamoDBStreamsClient': {
+      const arn = String(input.StreamArn ?? String(input.ShardIterator ?? '').split('|')[0]);
+      const stream = /:table\/([^/]+)\/stream\/(.+)$/.exec(arn);
+      return [{ action: `dynamodb:${op}`, resource: stream ? `${tableArn(stream[1] as string)}/stream/${stream[2]}` : '*' }];
+    }
+    // PutEvents is authorized on each entry's bus (no name: the default bus).
+    case 'EventBridgeClient': {
+      const bus = (name: unknown) =>
+        typeof name === 'string' && name.startsWith('arn:')
+          ? name
+          : `arn:aws:events:${REGION}:${LOCAL_ACCOUNT}:event-bus/${typeof name === 'string' && name !== '' ? name : 'default'}`;
+      const entries: { EventBusName?: string }[] = op === 'PutEvents' ? (input.Entries ?? []) : [{}];
+      return [...new Set(entries.map((e) => bus(e.EventBusName)))].map((resource) => ({ action: `events:${op}`, resource }));
+    }
     case 'SESv2Client': {
       const from = String(input.FromEmailAddress ?? '');
       const domain = from.replace(/^.*</, '').replace(/>.*$/, '').split('@').pop();

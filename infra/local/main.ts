@@ -47,6 +47,8 @@ const stack = await startLocalStack({
 console.log(stack.demo ? demoBanner(stack.demo, await demoSchedules(stack.demo)) : `Flowgate local stack ready at ${stack.url}`);
 // Approval mail (email channels) goes to the SES emulator: read it there.
 if (stack.mailViewer) console.log(`Mail sent by the stack (SES emulator): ${stack.mailViewer}\n`);
+// Audit entries go onto EventBridge from the table's stream, as on AWS: here onto a local default bus.
+if (stack.eventBus) console.log(`Audit entries put on EventBridge (local default bus): ${stack.eventBus}\n`);
 
 let stopping = false;
 const shutdown = async (signal: string) => {

@@ -4,11 +4,20 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { ARTIFACTS_BUCKET, ASYNC_FAILURES_QUEUE, createTableInput, NOTIFY_QUEUE, RUNS_QUEUE, TABLE } from '../../shared/db/table.ts';
+import {
+  ARTIFACTS_BUCKET,
+  ASYNC_FAILURES_QUEUE,
+  AUDIT_EVENTS_DLQ,
+  createTableInput,
+  NOTIFY_QUEUE,
+  RUNS_QUEUE,
+  TABLE,
+} from '../../shared/db/table.ts';
 
 /** Credentials the emulators accept (s3rver checks for these). */
 export const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -16,11 +25,17 @@ export const REGION = 'us-east-1';
 const TABLE_NAME = 'flowgate';
 
 /**
- * Once DynamoDB Local answers, the table (with its TTL), the queues with their DLQs, the asynchronous
- * invocations' on-failure queue (infra/local/async-invoke.ts) and the bucket, from the same definitions
- * the CDK stack uses; what exists already (a data folder) is kept.
+ * Once DynamoDB Local answers, the table (with its TTL and its stream), the queues with their DLQs, the
+ * asynchronous invocations' and the audit stream's on-failure queues (infra/local/async-invoke.ts,
+ * infra/local/stream-poller.ts) and the bucket, from the same definitions the CDK stack uses; what
+ * exists already (a data folder) is kept, and a table from before the stream gets it. `stream: false`
+ * (the tests' and the bench's emulators, where no stream poller reads it) leaves the stream out.
  */
-export async function provision(endpoints: { dynamodb: string; sqs: string; s3: string }, java: ChildProcess) {
+export async function provision(
+  endpoints: { dynamodb: string; sqs: string; s3: string },
+  java: ChildProcess,
+  { stream = true }: { stream?: boolean } = {},
+) {
   const common = { region: REGION, credentials: CREDENTIALS };
   const ddb = new DynamoDBClient({ ...common, endpoint: endpoints.dynamodb, maxAttempts: 1 });
   const deadline = Date.now() + 60_000;
@@ -34,12 +49,16 @@ export async function provision(endpoints: { dynamodb: string; sqs: string; s3: 
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  const exists = await ddb.send(new DescribeTableCommand({ TableName: TABLE_NAME })).then(
-    () => true,
-    () => false,
+  const existing = await ddb.send(new DescribeTableCommand({ TableName: TABLE_NAME })).then(
+    (d) => d.Table,
+    () => undefined,
   );
-  if (!exists) {
-    await ddb.send(new CreateTableCommand(createTableInput(TABLE_NAME)));
+  if (existing && stream && !existing.LatestStreamArn)
+    await ddb.send(
+      new UpdateTableCommand({ TableName: TABLE_NAME, StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE.stream } }),
+    );
+  if (!existing) {
+    await ddb.send(new CreateTableCommand(createTableInput(TABLE_NAME, { stream })));
     await ddb.send(
       new UpdateTimeToLiveCommand({ TableName: TABLE_NAME, TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true } }),
     );
@@ -69,6 +88,12 @@ export async function provision(endpoints: { dynamodb: string; sqs: string; s3: 
       Attributes: { MessageRetentionPeriod: String(ASYNC_FAILURES_QUEUE.retentionDays * 24 * 3600) },
     }),
   );
+  const { QueueUrl: auditEventsDlqUrl } = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: AUDIT_EVENTS_DLQ.name,
+      Attributes: { MessageRetentionPeriod: String(AUDIT_EVENTS_DLQ.retentionDays * 24 * 3600) },
+    }),
+  );
   const s3 = new S3Client({ ...common, endpoint: endpoints.s3, forcePathStyle: true });
   const hasBucket = await s3.send(new HeadBucketCommand({ Bucket: ARTIFACTS_BUCKET.name })).then(
     () => true,
@@ -81,6 +106,7 @@ export async function provision(endpoints: { dynamodb: string; sqs: string; s3: 
     queueUrl,
     notifyQueueUrl,
     asyncFailuresQueueUrl: asyncFailuresQueueUrl as string,
+    auditEventsDlqUrl: auditEventsDlqUrl as string,
     bucket: ARTIFACTS_BUCKET.name,
   };
 }

@@ -8,6 +8,7 @@ import { startPoller } from './poller.ts';
 import { startLocalScheduler } from './scheduler.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { startServer } from './server.ts';
+import { startAuditStream } from './audit-stream.ts';
 import { invoke, workerFunction } from './lambda.ts';
 import { iamPlugin, keepInvocation } from './iam.ts';
 import { conflictsPlugin } from './conflicts.ts';
@@ -36,6 +37,11 @@ export type LocalStackOptions = {
   faults?: Faults;
   /** Runs-worker invocations at once (default `LOCAL_RUNS_CONCURRENCY`; the fairness bench uses the event source's on AWS). */
   runsConcurrency?: number;
+  /**
+   * Whether the table's stream feeds the audit-events worker (infra/local/audit-stream.ts); default:
+   * when the stack starts its own emulators (`npm start`), not on reused ones (tests: no stream there).
+   */
+  auditStream?: boolean;
 };
 
 /**
@@ -59,7 +65,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // And, on request, faults as AWS raises them (docs/local-mode.md): `FAULTS` is checked before anything starts.
   configureFaults('faults' in opts ? opts.faults : parseFaults(process.env.FAULTS));
   addSdkPlugin(faultsPlugin);
-  const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir });
+  const emulators = opts.emulators === 'reuse' ? undefined : await startEmulators({ dataDir: opts.dataDir, stream: true });
   if (emulators) Object.assign(process.env, emulators.env);
   resetConfig();
   // The functions check their settings when they are imported; one process holds them all, so the
@@ -67,6 +73,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
   // server listens. Requests (health too) wait until the sweep and the workers are in place and the demo is seeded.
   let started: { server: Server; url: string } | undefined;
   let poller: { stop: () => Promise<unknown> } | undefined;
+  let stream: Awaited<ReturnType<typeof startAuditStream>> | undefined;
   let open: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => {
     open = resolve;
@@ -75,6 +82,7 @@ export async function startLocalStack(opts: LocalStackOptions) {
     started = await startServer({ host: opts.host, port: opts.port, ready });
     process.env.PUBLIC_BASE_URL ??= started.url;
     poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60, opts.runsConcurrency ?? LOCAL_RUNS_CONCURRENCY);
+    if (opts.auditStream ?? Boolean(emulators)) stream = await startAuditStream({ dataDir: opts.dataDir });
     const server = started.server;
     const demo: Demo | undefined =
       opts.seed && opts.dataDir ? await seedDemo(opts.dataDir, started.url, opts.seedEmail, opts.demoRun) : undefined;
@@ -84,17 +92,21 @@ export async function startLocalStack(opts: LocalStackOptions) {
       url: started.url,
       /** Where the mail the stack sent can be read: the SES emulator's web viewer. */
       mailViewer: process.env.AWS_ENDPOINT_URL_SESV2,
+      /** Where the audit entries went onto EventBridge: the local default bus (absent: none, or another endpoint). */
+      eventBus: stream?.eventBus,
       demo,
       stop: async () => {
         server.closeAllConnections();
         await new Promise((r) => server.close(r));
         await poller?.stop();
+        await stream?.stop();
         await emulators?.stop();
       },
     };
   } catch (e) {
     started?.server.close();
     await poller?.stop();
+    await stream?.stop();
     await emulators?.stop();
     throw e;
   }

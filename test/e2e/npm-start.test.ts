@@ -100,6 +100,19 @@ describe('npm start', () => {
       (e) => e.status === 'SUCCEEDED',
     );
     expect(done.steps.map((s: { status: string }) => s.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    // The decision's audit entry went from the table's stream onto the local default bus, whose printed
+    // address lists what was put (docs/local-mode.md "The audit stream").
+    await eventually(
+      async () => first.output(),
+      (o) => o.includes('EventBridge (local default bus): put flowgate "Audit entry" approval.approved'),
+    );
+    const bus = /Audit entries put on EventBridge \(local default bus\): (http:\/\/\S+)/.exec(first.output())?.[1];
+    const put = ((await (await fetch(bus as string)).json()) as { entries: { DetailType: string; Detail: string }[] }).entries;
+    expect(
+      put
+        .filter((e) => e.DetailType === 'Audit entry' && JSON.parse(e.Detail).object?.id === waiting.approvalId)
+        .map((e) => JSON.parse(e.Detail).action),
+    ).toEqual(['approval.approved']);
 
     // Each emulator is a process of its own, recorded for the bench and the next start; DynamoDB
     // Local works on tmpfs where the machine has one.

@@ -38,10 +38,11 @@ export async function useOwnQueues(env: Record<string, string> = {}) {
 /**
  * Give this test file a table of its own, for tests of what reads the whole table (the sweeps) and
  * must neither see nor touch the runs of files running beside it. Call in beforeAll, first.
+ * `stream`: with the CDK table's stream (the audit stream's tests); without, by default, as the shared table.
  */
-export async function useOwnTable() {
+export async function useOwnTable({ stream = false }: { stream?: boolean } = {}) {
   const name = `flowgate-${randomBytes(4).toString('hex')}`;
-  await db().send(new CreateTableCommand(createTableInput(name)));
+  await db().send(new CreateTableCommand(createTableInput(name, { stream })));
   process.env.TABLE_NAME = name;
   resetConfig();
 }
