@@ -1,6 +1,6 @@
 // Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): the startup sweep and
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../clients.ts';
 import { currentStepId, type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
@@ -10,7 +10,6 @@ import {
   type ActiveKind,
   type ActiveRange,
   activeIndex,
-  activeSortKey,
   listActive,
 } from '../db/entities/execution-index.ts';
 import { cancelledData, cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
@@ -94,7 +93,7 @@ export async function redispatch(e: Execution, by: string, reason: string, now: 
  * Run `act` on the run as the caller saw it, re-reading it (consistently: the index is not) when it
  * changed meanwhile, as long as `applies` still holds. Every write is conditional on the state read.
  */
-async function settle(seen: Execution, applies: (e: Execution) => boolean, act: (e: Execution) => Promise<void>): Promise<boolean> {
+export async function settle(seen: Execution, applies: (e: Execution) => boolean, act: (e: Execution) => Promise<void>): Promise<boolean> {
   return retryConflicts(
     async (attempt) => {
       const e = attempt === 1 ? seen : await getExecutionToChange(seen.accountId, seen.executionId);
@@ -113,7 +112,7 @@ const SHARDS_AT_ONCE = 8;
  * Every page of one kind's active runs (all shards, `SHARDS_AT_ONCE` at a time), `onPage` called on
  * each: calls for pages of different shards overlap.
  */
-async function eachActive(kind: ActiveKind, range: ActiveRange, onPage: (items: Execution[]) => Promise<void>) {
+export async function eachActive(kind: ActiveKind, range: ActiveRange, onPage: (items: Execution[]) => Promise<void>) {
   let next = 0;
   const reader = async () => {
     for (let shard = next++; shard < ACTIVE_SHARDS; shard = next++) {
@@ -128,7 +127,7 @@ async function eachActive(kind: ActiveKind, range: ActiveRange, onPage: (items: 
   await Promise.all(Array.from({ length: SHARDS_AT_ONCE }, reader));
 }
 
-const count = (results: PromiseSettledResult<boolean>[], what: string) => {
+export const count = (results: PromiseSettledResult<boolean>[], what: string) => {
   for (const r of results) if (r.status === 'rejected') logger.error(what, { error: r.reason as Error });
   return results.filter((r) => r.status === 'fulfilled' && r.value).length;
 };
@@ -257,50 +256,4 @@ export async function sweepCrashed(now = Date.now()): Promise<number> {
 /** A redelivered message found its run held by an earlier attempt: recover it if that lease expired. */
 export async function recoverIfCrashed(e: Execution, now = Date.now()): Promise<boolean> {
   return crashed(now)(e) && settle(e, crashed(now), recover(now));
-}
-
-/** A run still waiting, unclaimed, for the dispatch it was handed to when the sweep read it. */
-const unclaimed = (dispatch: string | undefined) => (e: Execution) =>
-  (e.status === 'PENDING' || e.status === 'RUNNING') && !e.lease && e.dispatch !== undefined && e.dispatch === dispatch;
-
-/** The longest a run waits between two sends of its message by the sweep (on top of the grace). */
-const MAX_RESEND_BACKOFF_MS = 13 * 60_000;
-
-/**
- * Send a run's message again: its due time moves on first (conditional on the run still waiting for
- * this dispatch), then the message goes out with the same dispatch id, so a message that was only
- * late and this one claim the run once between them. Cut off between the two, the next sweep sends it.
- */
-async function resend(e: Execution, now: number) {
-  const dispatch = e.dispatch as string;
-  // The longer it has waited, the longer until the next try (a deep queue is not flooded with copies).
-  const backoff = Math.min(Math.max(now - e.updatedAt, 0), MAX_RESEND_BACKOFF_MS);
-  await db().send(
-    new UpdateCommand(
-      buildUpdate(executionKey(e.accountId, e.executionId), { GSI2SK: activeSortKey(e, now + backoff) }, [], {
-        expression: 'dispatch = :d AND attribute_not_exists(#lease)',
-        names: { '#lease': 'lease' },
-        values: { ':d': dispatch },
-      }),
-    ),
-  );
-  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, e.wakeAt ? (e.wakeAt - now) / 1000 : 0);
-  emit('DispatchResent');
-  logger.warn('run message sent again: the run was not claimed when it was due', { executionId: e.executionId, status: e.status });
-}
-
-/**
- * The scheduled sweep's dispatch part: every run handed to a queue message that has not claimed it
- * within \`DISPATCH_GRACE_MS\` of when it could (the message was never sent: the invocation that
- * handed the run over was cut off before its send, or the send failed after the write).
- */
-export async function sweepUnclaimed(now = Date.now()): Promise<number> {
-  let resent = 0;
-  for (const kind of ['webhook', 'api'] as const) {
-    await eachActive(kind, { part: 'overdue', before: now }, async (items) => {
-      const results = await Promise.allSettled(items.map((seen) => settle(seen, unclaimed(seen.dispatch), (e) => resend(e, now))));
-      resent += count(results, 'overdue run message not sent again');
-    });
-  }
-  return resent;
 }
