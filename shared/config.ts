@@ -102,6 +102,11 @@ const SETTINGS = {
    * Local mode always sweeps `all`: `npm start` is a real process restart.
    */
   RESTART_SWEEP: z.enum(['orphaned', 'all']).default('orphaned'),
+  /**
+   * How long after its message can first be received a run handed to one may go unclaimed before the
+   * scheduled sweep sends the message again (docs/runs-and-events.md). Tests that wait for it shorten it.
+   */
+  DISPATCH_GRACE_SECONDS: z.coerce.number().int().min(5).max(900).default(120),
   /** Account secrets' keyring on AWS: the KMS key (id, ARN or alias) their data keys are made under. */
   SECRETS_KEY_ID: z.string().min(1).optional(),
   /** Account secrets' keyring locally (without SECRETS_KEY_ID): a key file, created 0600 on first use. */

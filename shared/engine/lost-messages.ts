@@ -43,7 +43,7 @@ async function resend(e: Execution, now: number) {
 
 /**
  * The scheduled sweep's dispatch part: every run handed to a queue message that has not claimed it
- * within \`DISPATCH_GRACE_MS\` of when it could (the message was never sent: the invocation that
+ * within `DISPATCH_GRACE_SECONDS` of when it could (the message was never sent: the invocation that
  * handed the run over was cut off before its send, or the send failed after the write).
  */
 export async function sweepUnclaimed(now = Date.now()): Promise<number> {

@@ -9,7 +9,7 @@ import { handler as rerunHandler } from '../../functions/http/v1/executions/reru
 import { handler as resumeHandler } from '../../functions/http/v1/executions/resume.ts';
 import { handler as startupSweep } from '../../functions/sweep/startup.ts';
 import { db, queue } from '../../shared/clients.ts';
-import { DISPATCH_GRACE_MS } from '../../shared/db/entities/execution-index.ts';
+import { dispatchGraceMs } from '../../shared/db/entities/execution-index.ts';
 import { getApproval, listApprovalsByStatus } from '../../shared/db/entities/approval.ts';
 import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
@@ -630,7 +630,7 @@ describe('a run handed to a message that never went out', () => {
       return (send as (...a: unknown[]) => unknown)(command, ...rest);
     }) as never);
   }
-  const due = (from: number) => from + DISPATCH_GRACE_MS + 1_000;
+  const due = (from: number) => from + dispatchGraceMs() + 1_000;
   // The sweep reads the whole table: the runs the tests above left handed to a message are carried on first.
   beforeAll(async () => {
     await sweepUnclaimed(Date.now() + 24 * 60 * 60_000);
@@ -707,8 +707,8 @@ describe('a run handed to a message that never went out', () => {
     const first = due(asleep.wakeAt as number);
     expect(await sweepUnclaimed(first)).toBe(1);
     // The next try waits as long as the run has waited since it was handed over, not just the grace.
-    expect(await sweepUnclaimed(first + DISPATCH_GRACE_MS + 1_000)).toBe(0);
-    expect(await sweepUnclaimed(first + (first - asleep.updatedAt) + DISPATCH_GRACE_MS + 1_000)).toBe(1);
+    expect(await sweepUnclaimed(first + dispatchGraceMs() + 1_000)).toBe(0);
+    expect(await sweepUnclaimed(first + (first - asleep.updatedAt) + dispatchGraceMs() + 1_000)).toBe(1);
     const copies = await takeRunMessages();
     expect(copies.length).toBeGreaterThanOrEqual(1);
     // The real message (hidden in SQS for 600 s) is not awaited: a copy claims the run and the rest are dropped.

@@ -1,3 +1,4 @@
+import { config } from '../../config.ts';
 import { type Execution, executionMove, moveOldExecution, parseExecution } from './execution.ts';
 import { queryPage } from '../query.ts';
 import { shardOf } from '../shards.ts';
@@ -27,9 +28,10 @@ const DUE = 'D#';
 const at = (ms: number) => String(ms).padStart(15, '0');
 /**
  * How long after its message can first be received a run handed to it may go unclaimed before the
- * sweep sends the message again (with the same dispatch id: a duplicate is dropped by the claim).
+ * sweep sends the message again (with the same dispatch id: a duplicate is dropped by the claim):
+ * `DISPATCH_GRACE_SECONDS`, 2 minutes by default.
  */
-export const DISPATCH_GRACE_MS = 2 * 60_000;
+export const dispatchGraceMs = () => config().DISPATCH_GRACE_SECONDS * 1000;
 /** SQS delays are at most 15 minutes: a run asleep for longer is carried by several messages. */
 const MAX_DELAY_MS = 900_000;
 type Placed = Pick<Execution, 'executionId' | 'lease' | 'dispatch' | 'wakeAt'>;
@@ -38,7 +40,7 @@ export const activeSortKey = (e: Placed, now: number) => {
   if (e.lease) return `${LEASED}${at(e.lease.expiresAt)}#${e.executionId}`;
   if (e.dispatch === undefined) return `W#${e.executionId}`;
   const visible = Math.min(Math.max(now, e.wakeAt ?? now), now + MAX_DELAY_MS);
-  return `${DUE}${at(visible + DISPATCH_GRACE_MS)}#${e.executionId}`;
+  return `${DUE}${at(visible + dispatchGraceMs())}#${e.executionId}`;
 };
 /** Both active-index attributes of an in-progress run, as it is written at `now`. */
 export const activeIndex = (e: Placed & Pick<Execution, 'trigger'>, now: number) => ({
