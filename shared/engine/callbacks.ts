@@ -41,7 +41,7 @@ export function reportTransition(
       report: JSON.stringify(report),
       updatedAt: now,
       seq,
-      // Handed to its message: due in the active index (\`resumed\`: it rejoins it).
+      // Handed to its message: due in the active index (`resumed`: it rejoins it).
       ...(resumed
         ? activeIndex({ ...resumed, dispatch, lease: undefined }, now)
         : { GSI2SK: activeSortKey({ executionId: c.executionId, dispatch }, now) }),

@@ -68,7 +68,7 @@ export function decisionTransition(
       decision: JSON.stringify(decision),
       updatedAt: now,
       seq,
-      // Handed to its message: due in the active index (\`resumed\`: it rejoins it).
+      // Handed to its message: due in the active index (`resumed`: it rejoins it).
       ...(resumed
         ? activeIndex({ ...resumed, dispatch, lease: undefined }, now)
         : { GSI2SK: activeSortKey({ executionId: approval.executionId, dispatch }, now) }),
