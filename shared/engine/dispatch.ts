@@ -25,6 +25,9 @@ export const MAX_DELAY_SECONDS = 900;
  */
 export const tenantGroup = (accountId: string) => ({ MessageGroupId: accountId });
 
+/** The delay (seconds) of the message of a run asleep until `wakeAt` (none when awake). */
+export const delayUntil = (wakeAt: number | undefined, now: number) => (wakeAt ? (wakeAt - now) / 1000 : 0);
+
 export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<void> {
   const url = config().RUNS_QUEUE_URL;
   await queue().send(

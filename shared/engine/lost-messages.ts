@@ -1,19 +1,16 @@
 // Lost messages (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): a run handed to a
 // queue message waits in the active index under its due time (`D#`); the scheduled sweep sends the
 // message of a run still unclaimed when it is due again. Crashes and restarts are ./recovery.ts.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
-import { type Execution, executionKey } from '../db/entities/execution.ts';
-import { activeSortKey } from '../db/entities/execution-index.ts';
-import { buildUpdate } from '../db/update.ts';
+import type { Execution } from '../db/entities/execution.ts';
+import { postponeDue } from '../db/entities/execution-index.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { sendRunMessage } from './dispatch.ts';
+import { delayUntil, sendRunMessage } from './dispatch.ts';
 import { count, eachActive, settle } from './recovery.ts';
 
 /** A run still waiting, unclaimed, for the dispatch it was handed to when the sweep read it. */
 const unclaimed = (dispatch: string | undefined) => (e: Execution) =>
-  (e.status === 'PENDING' || e.status === 'RUNNING') && !e.lease && e.dispatch !== undefined && e.dispatch === dispatch;
+  dispatch !== undefined && e.dispatch === dispatch && !e.lease && (e.status === 'PENDING' || e.status === 'RUNNING');
 
 /** The longest a run waits between two sends of its message by the sweep (on top of the grace). */
 const MAX_RESEND_BACKOFF_MS = 13 * 60_000;
@@ -27,16 +24,8 @@ async function resend(e: Execution, now: number) {
   const dispatch = e.dispatch as string;
   // The longer it has waited, the longer until the next try (a deep queue is not flooded with copies).
   const backoff = Math.min(Math.max(now - e.updatedAt, 0), MAX_RESEND_BACKOFF_MS);
-  await db().send(
-    new UpdateCommand(
-      buildUpdate(executionKey(e.accountId, e.executionId), { GSI2SK: activeSortKey(e, now + backoff) }, [], {
-        expression: 'dispatch = :d AND attribute_not_exists(#lease)',
-        names: { '#lease': 'lease' },
-        values: { ':d': dispatch },
-      }),
-    ),
-  );
-  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, e.wakeAt ? (e.wakeAt - now) / 1000 : 0);
+  await postponeDue(e, now + backoff);
+  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, delayUntil(e.wakeAt, now));
   emit('DispatchResent');
   logger.warn('run message sent again: the run was not claimed when it was due', { executionId: e.executionId, status: e.status });
 }

@@ -18,7 +18,7 @@ import { buildUpdate } from '../db/update.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { newDispatch, runsQueueBacklog, sendRunMessage } from './dispatch.ts';
+import { delayUntil, newDispatch, runsQueueBacklog, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 import { countAcceptedTrigger } from './runs.ts';
 
@@ -86,7 +86,7 @@ export async function redispatch(e: Execution, by: string, reason: string, now: 
     fields,
     extra,
   );
-  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, e.wakeAt ? (e.wakeAt - now) / 1000 : 0);
+  await sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch }, delayUntil(e.wakeAt, now));
 }
 
 /**
@@ -213,10 +213,7 @@ export async function sweepRestart(opts: { now?: number; redispatch?: boolean; r
       const waiting = items.filter((e) => e.dispatch && !e.lease && (e.status === 'PENDING' || e.status === 'RUNNING'));
       await Promise.all(
         waiting.map((e) =>
-          sendRunMessage(
-            { accountId: e.accountId, executionId: e.executionId, dispatch: e.dispatch as string },
-            e.wakeAt ? (e.wakeAt - now) / 1000 : 0,
-          ),
+          sendRunMessage({ accountId: e.accountId, executionId: e.executionId, dispatch: e.dispatch as string }, delayUntil(e.wakeAt, now)),
         ),
       );
       redispatched += waiting.length;

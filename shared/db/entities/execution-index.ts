@@ -1,5 +1,8 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../clients.ts';
 import { config } from '../../config.ts';
-import { type Execution, executionMove, moveOldExecution, parseExecution } from './execution.ts';
+import { buildUpdate } from '../update.ts';
+import { type Execution, executionKey, executionMove, moveOldExecution, parseExecution } from './execution.ts';
 import { queryPage } from '../query.ts';
 import { shardOf } from '../shards.ts';
 
@@ -47,6 +50,22 @@ export const activeIndex = (e: Placed & Pick<Execution, 'trigger'>, now: number)
   GSI2PK: activePartition(activeKind(e.trigger), shardOf(e.executionId, ACTIVE_SHARDS)),
   GSI2SK: activeSortKey(e, now),
 });
+/**
+ * Move a run handed to a message to a later due time (as if its message could first be received at
+ * `visibleFrom`), only while it still waits, unclaimed, for `e.dispatch`: the sweep's next try.
+ */
+export async function postponeDue(e: Execution, visibleFrom: number): Promise<void> {
+  await db().send(
+    new UpdateCommand(
+      buildUpdate(executionKey(e.accountId, e.executionId), { GSI2SK: activeSortKey(e, visibleFrom) }, [], {
+        expression: 'dispatch = :d AND attribute_not_exists(#lease)',
+        names: { '#lease': 'lease' },
+        values: { ':d': e.dispatch },
+      }),
+    ),
+  );
+}
+
 /** What a run that stops being in progress (finished, interrupted) removes. */
 export const ACTIVE_INDEX_ATTRIBUTES = ['GSI2PK', 'GSI2SK'] as const;
 
