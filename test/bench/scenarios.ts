@@ -7,7 +7,7 @@ import { db, queue } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { type Execution, getExecution, listExecutions } from '../../shared/db/entities/execution.ts';
 import { caches, keyRead, readThrough, webhookRead } from '../../shared/domain/records.ts';
-import { currentWorkflow, forgetWorkflow } from '../../shared/engine/versions.ts';
+import { currentWorkflow, currentWorkflows, forgetWorkflow } from '../../shared/engine/versions.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
@@ -70,8 +70,10 @@ export async function givenBenchData() {
 }
 export type BenchData = Awaited<ReturnType<typeof givenBenchData>>;
 
+/** A cold instance: no record and no current workflow cached (a workflow's versions stay: they never change). */
 export const clearCaches = () => {
   for (const c of Object.values(caches)) c.clear();
+  currentWorkflows.clear();
 };
 
 export const triggerRequest = (webhookId: string, token: string, body: object = { n: 1 }) =>
@@ -123,6 +125,9 @@ export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
   );
   rows.push(await measure('trigger', 'cold', trigger));
   rows.push(await measure('trigger', 'warm', trigger));
+  // The same webhook's runs all through the queue (what a workflow with an external step costs the trigger).
+  rows.push(await withInline(false, () => measure('trigger, queued run', 'cold', trigger)));
+  rows.push(await withInline(false, () => measure('trigger, queued run', 'warm', trigger)));
 
   // The third request of a minute on the pro account (2 a minute), all three inside one fixed window.
   const proTrigger = () => triggerRequest(proHook.webhook.webhookId, proHook.key.token);
