@@ -200,7 +200,9 @@ async function webhookRunCost(
   });
   const executionIds = triggered.result;
   // Runs that finished in their trigger (docs/runs-and-events.md) have no message for the worker.
-  const queued = (await Promise.all(executionIds.map((id) => getExecution(hook.webhook.accountId, id)))).some((e) => !finished(e ?? { status: 'PENDING' }));
+  const queued = (await Promise.all(executionIds.map((id) => getExecution(hook.webhook.accountId, id)))).some(
+    (e) => !finished(e ?? { status: 'PENDING' }),
+  );
   const messages: RunMessage[] = [];
   for (let i = 0; i < 20 && queued && messages.length < runs; i++)
     messages.push(...(await takeRunMessages()).filter((m) => executionIds.includes(m.executionId)));
@@ -289,7 +291,10 @@ async function measureInlineRunCosts(d: BenchData): Promise<RunCost[]> {
     await inline(d.teamHook, 'finished in its trigger: webhook run, 1 set step'),
     await inline(await hookOn(d, 5), 'finished in its trigger: webhook run, 5 set steps'),
     await inline(await hookOn(d, 0, switchFlow(), '3-case switch'), 'finished in its trigger: webhook run, 3-case switch + 1 set'),
-    await inline(await hookOn(d, 0, forEachFlow(100), 'for_each of 100'), 'finished in its trigger: webhook run, for_each of 100 items × 1 set'),
+    await inline(
+      await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
+      'finished in its trigger: webhook run, for_each of 100 items × 1 set',
+    ),
   ];
 }
 
