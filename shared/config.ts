@@ -107,6 +107,12 @@ const SETTINGS = {
    * scheduled sweep sends the message again (docs/runs-and-events.md). Tests that wait for it shorten it.
    */
   DISPATCH_GRACE_SECONDS: z.coerce.number().int().min(5).max(900).default(120),
+  /**
+   * `on`: a webhook run whose steps only change the run (`set`, `switch`, `fail`, loops of them)
+   * finishes in its trigger, written once, with no queue message (docs/runs-and-events.md). `off`:
+   * every run goes through the runs queue (the benches measure the queued path with it).
+   */
+  INLINE_RUNS: z.enum(['on', 'off']).default('on'),
   /** Account secrets' keyring on AWS: the KMS key (id, ARN or alias) their data keys are made under. */
   SECRETS_KEY_ID: z.string().min(1).optional(),
   /** Account secrets' keyring locally (without SECRETS_KEY_ID): a key file, created 0600 on first use. */

@@ -3,7 +3,9 @@ import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
 import { authMode, type Webhook } from '../db/entities/webhook.ts';
+import { runInline, runsInline } from '../engine/inline.ts';
 import { startRun } from '../engine/runs.ts';
+import { currentWorkflow } from '../engine/versions.ts';
 import { emit } from '../metrics.ts';
 import { triggerContextOf } from './trigger-context.ts';
 
@@ -52,16 +54,27 @@ export type Trigger = {
 };
 
 /**
+ * The workflow as it is now, when its runs finish in their trigger (`runsInline`): read through the
+ * 5 s cache the worker uses, so a busy webhook reads it once in 5 s per instance. Otherwise the run is
+ * queued by reference and takes its workflow when the worker picks it up.
+ */
+async function inlineWorkflow(w: Webhook) {
+  if (config().INLINE_RUNS === 'off') return undefined;
+  const workflow = await currentWorkflow(w.accountId, w.workflowId);
+  return workflow && runsInline(workflow.definition) ? workflow : undefined;
+}
+
+/**
  * One new execution for an accepted trigger (or the earlier one, replayed, for a known key). Round
- * trips (docs/performance.md): the execution (with its first event) and its queue message go out
- * together; the trigger reads no workflow: the run takes it when the worker picks it up.
+ * trips (docs/performance.md): a run that finishes in its trigger is written once, ended; any other
+ * run's execution (with its first event) and its queue message go out together.
  */
 export async function startTriggeredRun(t: Trigger, now = Date.now()) {
   const { webhook: w, payload } = t;
   const dedupe = t.idempotencyKey
     ? { key: t.idempotencyKey, scope: `WH#${w.webhookId}`, label: 'Idempotency-Key' }
     : t.deliveryId && { key: t.deliveryId, scope: `WHD#${w.webhookId}`, label: 'delivery id' };
-  const stored = await storablePayload(w.accountId, w.webhookId, payload, now);
+  const [stored, inline] = await Promise.all([storablePayload(w.accountId, w.webhookId, payload, now), inlineWorkflow(w)]);
   const triggerContext = triggerContextOf(w, t.headers ?? {}, payload);
   const { execution, replayed } = await startRun(
     {
@@ -72,6 +85,7 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
       variables: mapVariables(payload, w.variableMapping),
       idempotency: dedupe ? { ...dedupe, request: payload } : undefined,
       extra: { ...stored, authMode: authMode(w), keyId: t.keyId, sourceIp: t.sourceIp, ...(triggerContext ? { triggerContext } : {}) },
+      ended: inline && ((execution, started) => runInline(execution, started, inline)),
     },
     now,
   );

@@ -31,14 +31,16 @@ export const stepBudgetMs = (step: Step | NestedStep) => stepModule(step).budget
 /** Steps whose effect lives outside the run (a request sent, an object stored): the run's progress is written before them. */
 const external = (step: Step | NestedStep) => stepModule(step).externalEffect;
 
-/** Run the held run's steps until it ends, waits (approval, callback, delay, a retry's backoff) or needs a fresh invocation. */
-export async function executeSteps(run: HeldRun, remainingMs: () => number): Promise<void> {
+/**
+ * Run the held run's steps until it ends, waits (approval, callback, delay, a retry's backoff) or needs
+ * a fresh invocation (its time is short, or it did its `pace`'s share).
+ */
+export async function executeSteps(run: HeldRun, remainingMs: () => number, pace = new Pace()): Promise<void> {
   if (!(await applyDecision(run))) return;
   if (!(await applyReport(run))) return;
   const { wakeAt } = run.e;
   if (wakeAt !== undefined && wakeAt > Date.now() + 500) return run.release(wakeAt);
   wake(run);
-  const pace = new Pace();
   for (;;) {
     const here = locate(run);
     if (!here) return finish(run);

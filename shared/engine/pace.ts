@@ -14,15 +14,19 @@ export const PACE = { stepsPerYield: 50, msPerYield: 10, stepsPerInvocation: 2_0
 /** Yields to the event loop so far, in this process (tests count them). */
 export const paced = { yields: 0 };
 
-/** One invocation's pace for one run. */
+/** One invocation's pace for one run; `share` is what it may spend on the run (steps, and ms of its time). */
 export class Pace {
   private steps = 0;
   private sinceYield = 0;
-  private lastYield = performance.now();
+  private readonly began = performance.now();
+  private lastYield = this.began;
+
+  constructor(private readonly share: { steps: number; ms?: number } = { steps: PACE.stepsPerInvocation }) {}
 
   /** This invocation executed its share of the run's steps: the run goes to a fresh message. */
   get spent() {
-    return this.steps >= PACE.stepsPerInvocation;
+    const { steps, ms } = this.share;
+    return this.steps >= steps || (ms !== undefined && performance.now() - this.began >= ms);
   }
 
   /** One step executed; every `stepsPerYield` steps (or `msPerYield`), a turn of the event loop for the rest of the process. */

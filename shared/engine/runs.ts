@@ -3,7 +3,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
-import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
+import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
 import { executionItem, executionItemBytes, finishing, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
@@ -59,6 +59,12 @@ export type StartRun = {
    * run; without `idempotency` the start is then that transaction instead of one BatchWrite.
    */
   alongside?: (execution: Execution) => Record<string, unknown>[];
+  /**
+   * A run that may end where it starts (`./inline.ts`): given the new run and its first event, it
+   * executes the run in memory and returns the items that write it ended, which are written instead
+   * of the start's (no queue message), or undefined to queue the run as usual.
+   */
+  ended?: (execution: Execution, started: RunEvent) => Promise<{ items: Record<string, unknown>[]; run: Execution } | undefined>;
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -145,10 +151,14 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       now,
     ),
   };
-  const items = [executionItem(execution), eventsPut(execution.accountId, [started]).Put.Item];
+  // A run that ends where it starts is written once, ended, and needs no message.
+  const ran = await input.ended?.(execution, started);
+  const items = ran?.items ?? [executionItem(execution), eventsPut(execution.accountId, [started]).Put.Item];
   const idem = input.idempotency;
   const message = () =>
-    sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
+    ran
+      ? Promise.resolve()
+      : sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
@@ -202,7 +212,10 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     });
   }
   emit('ExecutionStarted');
-  await notifyTargets(execution, [started]);
+  if (ran) {
+    emit(ran.run.status === 'SUCCEEDED' ? 'ExecutionSucceeded' : 'ExecutionFailed');
+    countAcceptedTrigger(ran.run);
+  } else await notifyTargets(execution, [started]);
   return { execution, replayed: false };
 }
 

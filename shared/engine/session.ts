@@ -3,7 +3,7 @@ import { db } from '../clients.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import { eventsPut, newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
 import { activeSortKey } from '../db/entities/execution-index.ts';
-import { cancelledData, cancelledUpdate, finishing, heldBy } from '../db/entities/execution-writes.ts';
+import { cancelledData, cancelledUpdate, executionItem, finishing, heldBy } from '../db/entities/execution-writes.ts';
 import { type Execution, executionKey, getExecution, storedFields } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
 import { buildUpdate } from '../db/update.ts';
@@ -31,6 +31,11 @@ export const CHECKPOINT_LIMITS = { items: 64, bytes: 2_000_000 };
 const FIT_ANY_SIZE = 8;
 
 const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+
+/** A run that has not been written yet would have to be (it waits, sleeps, or goes on in a fresh invocation): see `HeldRun.unwritten`. */
+export class NotInline extends Error {
+  override name = 'NotInline';
+}
 
 /**
  * A run held by this worker invocation, with the progress not written yet. Steps without an external
@@ -63,11 +68,29 @@ export class HeldRun {
   private measured = 0;
   private measuredItems = 0;
 
+  /** The items of a run that ended before it was ever written (`unwritten`), for its start to write. */
+  private ended: Record<string, unknown>[] | undefined;
+
   constructor(
     public e: Execution,
     readonly definition: WorkflowDefinition | undefined,
     readonly owner: string,
+    private readonly unwrittenRun = false,
   ) {}
+
+  /**
+   * A run nobody has written yet, executed where it starts (`./inline.ts`): its steps run in memory as
+   * a worker's would, and when it ends, `endedItems` are what its start writes (the run, ended, and its
+   * events). Anything that would need a write before the end (a wait, a sleep, a checkpoint, a
+   * hand-off to a fresh invocation) throws `NotInline`, and the start queues the run as usual.
+   */
+  static unwritten(e: Execution, definition: WorkflowDefinition) {
+    return new HeldRun(e, definition, '', true);
+  }
+
+  get endedItems() {
+    return this.ended;
+  }
 
   get dirty() {
     return this.changed.size > 0 || this.dropped.size > 0 || this.groups.length > 0 || this.items.length > 0;
@@ -159,6 +182,7 @@ export class HeldRun {
   async flush(only: readonly string[] = []): Promise<boolean> {
     const now = Date.now();
     const remove = [...new Set([...only, ...this.dropped])];
+    if (this.unwrittenRun) return this.settle(remove, now);
     const set: Record<string, unknown> = { updatedAt: now };
     for (const k of this.changed) set[k] = (this.e as Record<string, unknown>)[k];
     // The active index follows the lease: a run let go of (not ended) waits for its message (`D#`) or a person (`W#`).
@@ -194,6 +218,19 @@ export class HeldRun {
     return true;
   }
 
+  /**
+   * An unwritten run's "write": only its end, kept as the items its start writes (false: nothing was
+   * written, so no caller counts an end). Its events go in as few items as fit (`MERGED_EVENTS`).
+   */
+  private settle(remove: readonly string[], now: number): false {
+    if (IN_PROGRESS.includes(this.e.status) || this.items.length > 0) throw new NotInline('the run must be written before its end');
+    const e: Record<string, unknown> = { ...this.e, updatedAt: now };
+    for (const k of remove) delete e[k];
+    const ttl = typeof e.ttl === 'number' ? e.ttl : undefined;
+    this.ended = [executionItem(e as Execution), ...packed(this.groups).map((g) => eventsPut(this.e.accountId, g, ttl).Put.Item)];
+    return false;
+  }
+
   /** Leave the run (no lease): it waits in the active index for a message or a person. */
   async letGo(fields: Partial<Execution>): Promise<boolean> {
     this.update(fields);
@@ -226,6 +263,20 @@ export class HeldRun {
     const delaySeconds = until === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000);
     await sendRunMessage({ accountId: this.e.accountId, executionId: this.e.executionId, dispatch }, delaySeconds);
   }
+}
+
+/** Event groups joined into as few items as fit `MERGED_EVENTS` and `MERGED_BYTES`, in order. */
+function packed(groups: readonly RunEvent[][]): RunEvent[][] {
+  const out: { events: RunEvent[]; bytes: number }[] = [];
+  for (const g of groups) {
+    const bytes = jsonBytes(g);
+    const last = out.at(-1);
+    if (last && last.events.length + g.length <= MERGED_EVENTS && last.bytes + bytes <= MERGED_BYTES) {
+      last.events.push(...g);
+      last.bytes += bytes;
+    } else out.push({ events: [...g], bytes });
+  }
+  return out.map((o) => o.events);
 }
 
 /** A write lost its condition: end the run CANCELLED if that was asked for, else stop without touching it. */

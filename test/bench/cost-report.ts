@@ -1,15 +1,16 @@
 import { PRICES } from './prices.ts';
-import { COLD_START_RATE, type CostResult, MINUTES_A_MONTH, measureCost } from './cost.ts';
+import { COLD_START_RATE, type CostResult, IN_TRIGGER, MINUTES_A_MONTH, measureCost } from './cost.ts';
 import { fixedPerMillion } from './cost-model.ts';
 import type { BenchData } from './scenarios.ts';
 
 const dollars = (n: number) => Number(n.toFixed(2));
+const batch = (perBatch: number) => (perBatch === IN_TRIGGER ? 'in its trigger' : perBatch);
 /** Runs a month the stage's fixed cost is spread over, in the report. */
 export const VOLUMES = [1e6, 10e6, 100e6] as const;
 
 /**
  * The cost part of `npm run bench`: the bill per million runs per scenario at full worker batches and
- * at one run a batch, its lines, Step Functions beside it, and the stage's fixed monthly cost, on an
+ * at one run a batch (every run queued), and for runs of `set` steps finished in their trigger; its lines, Step Functions beside it, and the stage's fixed monthly cost, on an
  * account whose limit is `rateLimit` a minute (by default the team plan's: `measureCost`).
  */
 export async function costPart(d: BenchData, opts: { rateLimit?: number } = {}): Promise<CostResult> {
@@ -23,7 +24,7 @@ export async function costPart(d: BenchData, opts: { rateLimit?: number } = {}):
   console.table(
     rows.map((r) => ({
       scenario: r.scenario,
-      'runs a batch': r.perBatch,
+      'runs a batch': batch(r.perBatch),
       lambda: dollars(r.bill.lambda),
       INIT: dollars(r.bill.init),
       'API Gateway': dollars(r.bill.apiGateway),
@@ -42,7 +43,7 @@ export async function costPart(d: BenchData, opts: { rateLimit?: number } = {}):
   console.table(
     rows.map((r) => ({
       scenario: r.scenario,
-      'runs a batch': r.perBatch,
+      'runs a batch': batch(r.perBatch),
       invocations: Number(r.usage.lambdaInvocations.toFixed(2)),
       'GB-s': Number(r.usage.lambdaGbSeconds.toFixed(5)),
       'SQS requests': Number(r.usage.sqsRequests.toFixed(2)),
@@ -70,8 +71,8 @@ export async function costPart(d: BenchData, opts: { rateLimit?: number } = {}):
   console.log(
     `total ${dollars(fixed.total)} a month: ${VOLUMES.map((v) => `$${dollars(fixedPerMillion(fixed.total, v))}/M at ${v / 1e6} M runs a month`).join(', ')}`,
   );
-  for (const r of rows.filter((x) => x.perBatch === 1)) {
-    console.log(`\nWrite units per run by item, ${r.scenario}, one run a batch`);
+  for (const r of rows.filter((x) => x.perBatch === 1 || x.perBatch === IN_TRIGGER)) {
+    console.log(`\nWrite units per run by item, ${r.scenario}, ${r.perBatch === 1 ? 'one run a batch' : 'finished in its trigger'}`);
     console.table(r.writes);
   }
   return result;

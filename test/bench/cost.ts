@@ -40,7 +40,7 @@ import { recordHeat, unrecorded } from './heat-record.ts';
 import { warm } from './heat-work.ts';
 import { setFlow } from './flows.ts';
 import { givenAccount } from '../support/fixtures.ts';
-import { BENCH_RATE_LIMITS, type BenchData, hookOn, triggerRequest } from './scenarios.ts';
+import { BENCH_RATE_LIMITS, type BenchData, hookOn, triggerRequest, withInline } from './scenarios.ts';
 
 /** The functions' memory (infra/constructs/route-function.ts: 256 MB unless a route says otherwise; the trigger and the runs worker do not). */
 const MEMORY_MB = 256;
@@ -60,6 +60,9 @@ export const COLD_START_RATE = 0.01;
  * batching window by default).
  */
 export const BATCHES = [10, 1] as const;
+
+/** `perBatch` of a row whose runs finish in their trigger (docs/runs-and-events.md): no queue, no worker batch. */
+export const IN_TRIGGER = 0;
 
 type Invocations = { trigger: number[]; worker: number[]; ids: string[] };
 
@@ -420,7 +423,11 @@ export async function measureCost(bench: BenchData, opts: { rateLimit?: number }
     });
     const stage = await measureStage(byId, first.webhook.webhookId, Buffer.byteLength(JSON.stringify(probe.json)));
     const rows: CostRow[] = [];
-    for (const perBatch of BATCHES) for (const [name, hook] of hooks) rows.push(await scenario(name, hook, perBatch, stage));
+    // The queued path, whatever the steps: every run through the runs queue and the worker.
+    for (const perBatch of BATCHES)
+      for (const [name, hook] of hooks) rows.push(await withInline(false, () => scenario(name, hook, perBatch, stage)));
+    // Runs of `set` steps as deployed: they finish in their trigger (the realistic workload's http_request is queued: above).
+    for (const [name, hook] of hooks.slice(0, 2)) rows.push(await scenario(name, hook, IN_TRIGGER, stage));
     return { rows, rateLimit, counters: countersFor(rateLimit), stage, sweep, fixed };
   } finally {
     listener.close();

@@ -7,11 +7,11 @@ import { db, queue } from '../../shared/clients.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { type Execution, getExecution, listExecutions } from '../../shared/db/entities/execution.ts';
 import { caches, keyRead, readThrough, webhookRead } from '../../shared/domain/records.ts';
-import { currentWorkflow, forgetWorkflow } from '../../shared/engine/versions.ts';
+import { currentWorkflow, currentWorkflows, forgetWorkflow } from '../../shared/engine/versions.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
-import { startRun } from '../../shared/engine/runs.ts';
+import { finished, startRun } from '../../shared/engine/runs.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
@@ -70,8 +70,10 @@ export async function givenBenchData() {
 }
 export type BenchData = Awaited<ReturnType<typeof givenBenchData>>;
 
+/** A cold instance: no record and no current workflow cached (a workflow's versions stay: they never change). */
 export const clearCaches = () => {
   for (const c of Object.values(caches)) c.clear();
+  currentWorkflows.clear();
 };
 
 export const triggerRequest = (webhookId: string, token: string, body: object = { n: 1 }) =>
@@ -123,6 +125,9 @@ export async function measureRoundTrips(d: BenchData): Promise<RoundTrips[]> {
   );
   rows.push(await measure('trigger', 'cold', trigger));
   rows.push(await measure('trigger', 'warm', trigger));
+  // The same webhook's runs all through the queue (what a workflow with an external step costs the trigger).
+  rows.push(await withInline(false, () => measure('trigger, queued run', 'cold', trigger)));
+  rows.push(await withInline(false, () => measure('trigger, queued run', 'warm', trigger)));
 
   // The third request of a minute on the pro account (2 a minute), all three inside one fixed window.
   const proTrigger = () => triggerRequest(proHook.webhook.webhookId, proHook.key.token);
@@ -194,12 +199,16 @@ async function webhookRunCost(
     return ids;
   });
   const executionIds = triggered.result;
+  // Runs that finished in their trigger (docs/runs-and-events.md) have no message for the worker.
+  const queued = (await Promise.all(executionIds.map((id) => getExecution(hook.webhook.accountId, id)))).some(
+    (e) => !finished(e ?? { status: 'PENDING' }),
+  );
   const messages: RunMessage[] = [];
-  for (let i = 0; i < 20 && messages.length < runs; i++)
+  for (let i = 0; i < 20 && queued && messages.length < runs; i++)
     messages.push(...(await takeRunMessages()).filter((m) => executionIds.includes(m.executionId)));
   // Taking the messages off the queue may take longer than the caches keep a record.
   await warmCaches(hook);
-  const worked = await recordCalls(() => runBatch(messages, 'm'));
+  const worked = queued ? await recordCalls(() => runBatch(messages, 'm')) : { calls: [] as Call[] };
   const later: Call[] = [];
   if (between) {
     const answered = await recordCalls(async () => {
@@ -244,6 +253,20 @@ export async function hookOn(d: BenchData, steps: number, definition: WorkflowDe
   return { key: d.teamHook.key, workflow, webhook };
 }
 
+/** `fn` with webhook runs that may finish in their trigger (`on`, the default) or all queued (`INLINE_RUNS`). */
+export async function withInline<T>(on: boolean, fn: () => Promise<T>): Promise<T> {
+  const before = process.env.INLINE_RUNS;
+  process.env.INLINE_RUNS = on ? 'on' : 'off';
+  resetConfig();
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.INLINE_RUNS;
+    else process.env.INLINE_RUNS = before;
+    resetConfig();
+  }
+}
+
 /** The runs worker's batch size on AWS (infra/constructs/workers.ts): a busy webhook's runs arrive in batches of up to 10. */
 const BATCH = 10;
 
@@ -252,6 +275,31 @@ const BATCH = 10;
  * each further `set` step adds, and a one-step run in a full batch of one webhook's runs.
  */
 export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
+  return [...(await withInline(false, () => measureQueuedRunCosts(d))), ...(await measureInlineRunCosts(d))];
+}
+
+/**
+ * Runs that finish in their trigger (docs/runs-and-events.md): a one-step and a five-step webhook run,
+ * a switch and a 100-item loop, each written once, ended, by the trigger (warm).
+ */
+async function measureInlineRunCosts(d: BenchData): Promise<RunCost[]> {
+  const inline = async (hook: BenchData['teamHook'], scenario: string) => {
+    await webhookRunCost(hook, 'warm-up');
+    return webhookRunCost(hook, scenario);
+  };
+  return [
+    await inline(d.teamHook, 'finished in its trigger: webhook run, 1 set step'),
+    await inline(await hookOn(d, 5), 'finished in its trigger: webhook run, 5 set steps'),
+    await inline(await hookOn(d, 0, switchFlow(), '3-case switch'), 'finished in its trigger: webhook run, 3-case switch + 1 set'),
+    await inline(
+      await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
+      'finished in its trigger: webhook run, for_each of 100 items × 1 set',
+    ),
+  ];
+}
+
+/** The queued path (every run through the runs queue and the worker), whatever its steps. */
+async function measureQueuedRunCosts(d: BenchData): Promise<RunCost[]> {
   const five = await hookOn(d, 5);
   // Each after a warm-up: the workflow's version is then cached for good, and the first use of a key
   // in a UTC day (one more write) is behind.

@@ -20,7 +20,7 @@ import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
-import { startRun } from '../../shared/engine/runs.ts';
+import { finished, startRun } from '../../shared/engine/runs.ts';
 import { LEASE_MS, processRunMessage } from '../../shared/engine/worker.ts';
 import { resumeAfterDecision, takeRunMessages, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -585,10 +585,14 @@ describe('$trigger', () => {
         }),
       );
       expect(res.status).toBe(200);
-      const [message] = await takeRunMessages(1);
-      await deliver_(message as RunMessage);
-      await drain();
-      return read({ accountId: account.account.accountId, executionId: res.json.executionId as string });
+      const run = { accountId: account.account.accountId, executionId: res.json.executionId as string };
+      // A run of `set` and `switch` steps finishes in its trigger; any other goes through the worker.
+      if (!finished(await read(run))) {
+        const [message] = await takeRunMessages(1);
+        await deliver_(message as RunMessage);
+        await drain();
+      }
+      return read(run);
     };
     return { workflow, webhook, deliver };
   }

@@ -13,7 +13,8 @@ import { apiEvent, invoke } from '../support/http.ts';
 
 // The application's metrics are EMF lines on stdout, in the namespace and dimensions the dashboard reads.
 beforeAll(async () => {
-  await useOwnQueues({ POWERTOOLS_METRICS_DISABLED: 'false' });
+  // Runs through the worker (a batch of 3): the `set` workflows here would otherwise finish in their trigger.
+  await useOwnQueues({ POWERTOOLS_METRICS_DISABLED: 'false', INLINE_RUNS: 'off' });
   resetMetrics();
 });
 afterAll(() => {

@@ -33,7 +33,9 @@ import { grantsOfWorker } from '../../infra/iam.ts';
 // the key's usage when the run leaves PENDING, written once per worker batch (`counters.ts`); the
 // rate-limit count lives on the account item.
 
-beforeAll(() => useOwnQueues());
+// The queued path of webhook runs (its workflows are `set` steps, which would otherwise finish in
+// their trigger: test/integration/inline-runs.test.ts).
+beforeAll(() => useOwnQueues({ INLINE_RUNS: 'off' }));
 
 const work = { remainingMs: () => 60_000 };
 const run = (m: RunMessage) => processRunMessage(m, work);

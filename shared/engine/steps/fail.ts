@@ -20,6 +20,7 @@ export const failStep: LeafStepModule<'fail', typeof FailStep> = {
   type: 'fail',
   schema: FailStep,
   externalEffect: false,
+  inline: true,
   budgetMs: () => 2_000,
   endsRun: true,
   run: stepFault(async (step, ctx) => ({

@@ -21,6 +21,7 @@ export const forEachStep: ContainerStepModule<'for_each', typeof fields, { id: s
   type: 'for_each',
   fields,
   externalEffect: false,
+  inline: true,
   budgetMs: () => 2_000,
   movesRun: true,
   run: stepFault(async (step, ctx) => {

@@ -11,6 +11,7 @@ export const setStep: LeafStepModule<'set', typeof SetStep> = {
   type: 'set',
   schema: SetStep,
   externalEffect: false,
+  inline: true,
   budgetMs: () => 2_000,
   run: stepFault(async (step, ctx) => {
     const values = (await evaluateTemplate(step.values, ctx.scope)) as Record<string, unknown>;

@@ -32,6 +32,7 @@ export const switchStep: LeafStepModule<'switch', typeof SwitchStep> = {
   type: 'switch',
   schema: SwitchStep,
   externalEffect: false,
+  inline: true,
   budgetMs: () => 2_000,
   movesRun: true,
   targets: (step) => [

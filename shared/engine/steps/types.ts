@@ -94,6 +94,11 @@ export type StepFacts<S> = {
   run: (step: S, ctx: StepContext) => Promise<Outcome>;
   /** A cancel asked for while it runs aborts it (a long request). */
   abortsOnCancel?: boolean;
+  /**
+   * It changes nothing but the run and waits for nothing (no request, no object stored, no person, no
+   * time): a run made only of such steps may run to its end where it starts (`../inline.ts`).
+   */
+  inline?: boolean;
   /** Its `sleep` holds the step RUNNING until the run's wake, which ends it. */
   sleeps?: boolean;
   /** It never goes on: when it runs, the run ends (a `fail`). */

@@ -1,0 +1,60 @@
+import type { Execution } from '../db/entities/execution.ts';
+import type { RunEvent } from '../db/entities/run-events.ts';
+import type { Workflow } from '../db/entities/workflow.ts';
+import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
+import type { WorkflowDefinition } from './definition.ts';
+import { everyStep } from './every-step.ts';
+import { executeSteps } from './execute.ts';
+import { Pace } from './pace.ts';
+import { runFromWorkflow } from './runs.ts';
+import { HeldRun, NotInline } from './session.ts';
+import type { Defined } from './versions.ts';
+import { stepModule } from './steps/index.ts';
+
+/**
+ * Runs that end where they start (docs/runs-and-events.md "Runs that finish in their trigger"). A run
+ * whose steps all change only the run and wait for nothing (`set`, `switch`, `fail`, a `for_each` of
+ * those: their modules' `inline`) has nothing a queue and a worker would add: no effect to write
+ * progress before, no time to wait out. Its trigger executes it in memory, on the same step loop a
+ * worker uses, and writes it once, ended: no queue message, no claim, no second invocation.
+ *
+ * What it may spend there is bounded (`INLINE_SHARE`: steps and milliseconds); a run that needs more,
+ * or would wait or sleep after all (a step's retry backoff), is queued as any other run, with nothing
+ * of its in-memory progress kept (there was no effect to keep).
+ */
+export const INLINE_SHARE = { steps: 1_000, ms: 50 };
+
+/** The longest a step of an inline run may be planned to take (the step loop's check before each step). */
+const INLINE_TIME_MS = 60_000;
+
+/** Whether a definition's runs may run inline: every step (nested ones too) `inline`, and no notification target (the trigger sends none). */
+export const runsInline = (def: WorkflowDefinition) =>
+  !def.notifications?.length && everyStep(def).every((s) => stepModule(s).inline === true);
+
+/**
+ * Execute a run that is about to be written (`execution`, PENDING, and its first event `started`)
+ * to its end in memory. Returns the items that write it, ended (the run, its events), or undefined when
+ * it is to be queued instead (inputs the workflow refuses go to the worker, which fails the run as for
+ * any start by reference; a run that outgrows `INLINE_SHARE` or must wait).
+ */
+export async function runInline(
+  execution: Execution,
+  started: RunEvent,
+  workflow: Defined<Workflow>,
+): Promise<{ items: Record<string, unknown>[]; run: Execution } | undefined> {
+  const resolved = runFromWorkflow(workflow, execution.variables);
+  if (!resolved.ok) return undefined;
+  const { dispatch: _queued, ...created } = structuredClone(execution);
+  const e: Execution = { ...created, ...resolved.fields, status: 'RUNNING', seq: 0 };
+  if (executionItemBytes(e) > MAX_EXECUTION_ITEM_BYTES) return undefined;
+  const run = HeldRun.unwritten(e, workflow.definition);
+  run.record([{ ...started, seq: undefined }]);
+  try {
+    await executeSteps(run, () => INLINE_TIME_MS, new Pace(INLINE_SHARE));
+  } catch (err) {
+    if (err instanceof NotInline) return undefined;
+    throw err;
+  }
+  const items = run.endedItems;
+  return items ? { items, run: run.e } : undefined;
+}
