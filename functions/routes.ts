@@ -144,6 +144,9 @@ import { route as consoleChannelRedeliver } from './http/console/channel-redeliv
 import { route as auditList } from './http/audit/list.route.ts';
 import { route as consoleAudit } from './http/console/audit.route.ts';
 import { route as consoleAuditExport } from './http/console/audit-export.route.ts';
+import { route as v1WorkflowSchema } from './http/v1/schemas/workflow.route.ts';
+import { route as workflowsPutByKey } from './http/workflows/put-by-key.route.ts';
+import { route as workflowsDeleteByKey } from './http/workflows/delete-by-key.route.ts';
 
 /**
  * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
@@ -297,4 +300,7 @@ export const routes = [
   auditList,
   consoleAudit,
   consoleAuditExport,
+  v1WorkflowSchema,
+  workflowsPutByKey,
+  workflowsDeleteByKey,
 ] as const satisfies readonly Route[];
