@@ -21,7 +21,7 @@ export type PlanItem = {
 type View = { id: string; name: string; description: string | null; definition: unknown; recovery: boolean; editors: string[] };
 type WorkflowView = View & { code: { key: string; origin: string | null } | null; version: number };
 
-const byKey = (key: string) => `/api/workflows/by-key/${encodeURIComponent(key)}`;
+const byKey = (key: string) => `/api/workflow-keys/${encodeURIComponent(key)}`;
 
 /** Where a folder's files live, for the console: the repository (its remote without credentials) and the path in it. */
 export function originOf(file: string): string {

@@ -74,7 +74,7 @@ export function workflowJsonSchema(): Record<string, unknown> {
 /** The schema as the repository keeps it and the route serves it: two-space JSON and a final newline. */
 export const workflowJsonSchemaText = () => `${JSON.stringify(workflowJsonSchema(), null, 2)}\n`;
 
-/** `PUT /api/workflows/by-key/{key}`: a workflow file's settings (its key in the path), where it lives, and what export adopts. */
+/** `PUT /api/workflow-keys/{key}`: a workflow file's settings (its key in the path), where it lives, and what export adopts. */
 export const WorkflowCodeBody = WorkflowBody.extend({
   origin: z.string().max(500).optional().describe('Where the file lives (a repository and a path): the console shows it.'),
   adopt: idOf('WORKFLOW_NOT_FOUND', 'Workflow')

@@ -13,14 +13,14 @@ import { adminSession, givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
-/** Workflows as code through the by-key routes (`PUT`/`DELETE /api/workflows/by-key/{key}`), in-process on the emulators. */
+/** Workflows as code through the by-key routes (`PUT`/`DELETE /api/workflow-keys/{key}`), in-process on the emulators. */
 
 const put = (session: string, key: string, body: object, dryRun = false) =>
   invoke(
     putByKey,
     apiEvent({
       method: 'PUT',
-      path: `/api/workflows/by-key/${key}`,
+      path: `/api/workflow-keys/${key}`,
       params: { key },
       headers: bearer(session),
       body,
@@ -28,7 +28,7 @@ const put = (session: string, key: string, body: object, dryRun = false) =>
     }),
   );
 const del = (session: string, key: string) =>
-  invoke(deleteByKey, apiEvent({ method: 'DELETE', path: `/api/workflows/by-key/${key}`, params: { key }, headers: bearer(session) }));
+  invoke(deleteByKey, apiEvent({ method: 'DELETE', path: `/api/workflow-keys/${key}`, params: { key }, headers: bearer(session) }));
 
 const definition = (x = 1) => ({ steps: [{ id: 'a', type: 'set', values: { x } }] });
 const file = (x = 1) => ({ name: 'Coded', definition: definition(x), origin: 'git@example.com:acme/flows.git workflows/coded.json' });
@@ -55,7 +55,7 @@ beforeAll(async () => {
   [adminA, memberA, adminB] = await Promise.all([sessionOf(a.admin.email), sessionOf(a.member.email), sessionOf(b.admin.email)]);
 });
 
-describe('PUT /api/workflows/by-key/{key}', () => {
+describe('PUT /api/workflow-keys/{key}', () => {
   it('a dry run checks and answers what would change, writing nothing', async () => {
     const before = await partition(a.account.accountId);
     const res = await put(adminA, 'dry', file(), true);

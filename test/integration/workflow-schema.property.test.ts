@@ -160,7 +160,7 @@ describe('the schema and the validator agree with the server on generated defini
           putByKey,
           apiEvent({
             method: 'PUT',
-            path: '/api/workflows/by-key/generated',
+            path: '/api/workflow-keys/generated',
             params: { key: 'generated' },
             query: { dryRun: 'true' },
             headers: bearer(session),

@@ -4,7 +4,7 @@ import { managesSchedules, refuses, session } from '../../route-kinds.ts';
 
 export const route = {
   method: 'DELETE',
-  path: '/api/workflows/by-key/{key}',
+  path: '/api/workflow-keys/{key}',
   handler: 'http/workflows/delete-by-key',
   summary: 'Delete the workflow with this key (workflows as code: `flowgate apply --prune`)',
   tag: 'Console',

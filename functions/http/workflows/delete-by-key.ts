@@ -1,4 +1,4 @@
-// DELETE /api/workflows/by-key/{key}
+// DELETE /api/workflow-keys/{key}
 import { route } from './delete-by-key.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { noContent } from '../../../shared/http/responses.ts';

@@ -4,7 +4,7 @@ import { DEFINITION_BYTES, readWrite, refuses, secretUseErrors, session } from '
 
 export const route = {
   method: 'PUT',
-  path: '/api/workflows/by-key/{key}',
+  path: '/api/workflow-keys/{key}',
   handler: 'http/workflows/put-by-key',
   summary:
     'Apply a workflow file (workflows as code): create the workflow with this key, update it, or leave it when nothing differs; `?dryRun=true` only says which',

@@ -1,4 +1,4 @@
-// PUT /api/workflows/by-key/{key}
+// PUT /api/workflow-keys/{key}
 import { route } from './put-by-key.route.ts';
 import { http } from '../../../shared/http/handler.ts';
 import { ok } from '../../../shared/http/responses.ts';
