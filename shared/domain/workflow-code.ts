@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { getWorkflow, type Workflow, type WorkflowCode } from '../db/entities/workflow.ts';
-import { markWorkflowCode, workflowIdByKey } from '../db/entities/workflow-keys.ts';
+import { listCodeWorkflows, markWorkflowCode, workflowIdByKey } from '../db/entities/workflow-keys.ts';
 import { audited, type Via } from '../db/audited.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { definitionOf, forgetWorkflow } from '../engine/versions.ts';
@@ -147,4 +147,26 @@ export async function removeWorkflowByKey(p: Actor, key: string): Promise<{ work
   if (!id) throw notFound('WORKFLOW_NOT_FOUND', `No workflow has the key ${key}.`);
   await removeWorkflow(p, id);
   return { workflowId: id };
+}
+
+/** A folder's workflow, as the stack's workflows carry it: its key and its file's settings. */
+export type FolderWorkflow = { key: string; settings: CodeInput };
+
+/**
+ * Apply a whole folder (the stack's workflows, docs/workflows-as-code.md "With the stack"): each file as
+ * `flowgate apply` does, then with `prune` delete the workflows managed by code that the folder lacks.
+ */
+export async function applyWorkflowFolder(p: Actor, folder: readonly FolderWorkflow[], opts: { prune: boolean }) {
+  const changes: CodeChange[] = [];
+  for (const w of folder) changes.push(await applyWorkflowFile(p, w.key, w.settings, { dryRun: false }));
+  const deleted: string[] = [];
+  if (opts.prune) {
+    const keys = new Set(folder.map((w) => w.key));
+    for (const { key } of await listCodeWorkflows(p.accountId))
+      if (!keys.has(key)) {
+        await removeWorkflowByKey(p, key);
+        deleted.push(key);
+      }
+  }
+  return { changes, deleted };
 }

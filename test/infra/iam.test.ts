@@ -18,7 +18,12 @@ import { FlowgateStack } from '../../infra/stack.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
 const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-const stack = new FlowgateStack(app, 'flowgate-test', { stage: 'test', sesIdentity: 'example.com' });
+// With the stack's workflows (docs/workflows-as-code.md), so that their function is covered too.
+const stack = new FlowgateStack(app, 'flowgate-test', {
+  stage: 'test',
+  sesIdentity: 'example.com',
+  workflows: { dir: 'docs/examples/workflows', account: 'acc_01jdz1aaaaaaaaaaaaaaaaaaaa' },
+});
 const functions = stack.node.findAll().filter((c): c is RouteFunction => c instanceof RouteFunction);
 const templates = new Map<Stack, Template>();
 const templateOf = (s: Stack) => templates.get(s) ?? templates.set(s, Template.fromStack(s)).get(s)!;

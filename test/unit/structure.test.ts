@@ -20,8 +20,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared/http/'], // the middy stack, pages, problem mapping
   ['shared/console/'], // the console's pages: session cookie, CSRF, the document and its components
   ['functions/'], // handlers, the route table, workers
+  ['cli/'], // flowgate, the workflows-as-code command (docs/workflows-as-code.md); the stack checks its folder with it
   ['infra/'], // CDK and the local stack
-  ['cli/'], // flowgate, the workflows-as-code command (docs/workflows-as-code.md)
 ];
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -1,6 +1,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, isTransactionConflict } from '../../errors.ts';
+import { queryAll } from '../query.ts';
 import type { TransactItem } from '../transact.ts';
 import { buildUpdate } from '../update.ts';
 import { type Workflow, type WorkflowCode, workflowChanged, workflowKey } from './workflow.ts';
@@ -48,3 +49,17 @@ export async function markWorkflowCode(w: Workflow, code: WorkflowCode, extra: r
     throw e;
   }
 }
+
+/** The account's workflows managed by code: each one's id and key (every workflow item read, their ids and marks only). */
+export const listCodeWorkflows = async (accountId: string): Promise<{ workflowId: string; key: string }[]> =>
+  (
+    await queryAll(
+      {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': `ACC#${accountId}`, ':sk': 'WF#' },
+        ProjectionExpression: 'workflowId, #code',
+        ExpressionAttributeNames: { '#code': 'code' },
+      },
+      (i) => ({ workflowId: String(i.workflowId), key: (i.code as { key?: unknown } | undefined)?.key }),
+    )
+  ).flatMap((w) => (typeof w.key === 'string' ? [{ workflowId: w.workflowId, key: w.key }] : []));
