@@ -5,7 +5,9 @@
 // resource leaves the workflows as they are.
 import { requireConfig } from '../../shared/config.ts';
 import { listUsers } from '../../shared/db/entities/user.ts';
-import { applyWorkflowFolder, type FolderWorkflow } from '../../shared/domain/workflow-code.ts';
+import * as z from 'zod';
+import { applyWorkflowFolder } from '../../shared/domain/workflow-code.ts';
+import { WorkflowCodeBody } from '../../shared/schemas/workflow-file.ts';
 import { AppError } from '../../shared/errors.ts';
 import { logger } from '../../shared/logger.ts';
 import { workerSettings } from '../bindings.ts';
@@ -21,6 +23,8 @@ export type StackWorkflowsEvent = {
   ResourceProperties: { Account: string; Owner?: string; Prune?: string; Workflows: string };
 };
 
+const Folder = z.array(z.object({ key: z.string(), settings: WorkflowCodeBody }));
+
 /** The member the workflows it creates belong to: `Owner` (an email), else the account's first admin. */
 async function ownerOf(accountId: string, email: string | undefined) {
   const users = (await listUsers(accountId)).filter((u) => !u.disabled).sort((a, b) => a.createdAt - b.createdAt);
@@ -30,6 +34,7 @@ async function ownerOf(accountId: string, email: string | undefined) {
 }
 
 const reasonOf = (e: unknown) => {
+  if (e instanceof z.ZodError) return `invalid workflows: ${e.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`;
   if (e instanceof AppError) {
     const errors = ((e.extra.body?.errors ?? []) as { path: string; message: string }[]).map((f) => `${f.path} ${f.message}`);
     return [`${e.code}: ${e.message}`, ...errors].join('; ');
@@ -47,7 +52,8 @@ export const handler = async (event: StackWorkflowsEvent) => {
     else {
       const owner = await ownerOf(props.Account, props.Owner);
       const actor = { accountId: props.Account, userId: owner.userId, role: owner.role, kind: 'operator' as const };
-      const folder = JSON.parse(props.Workflows) as FolderWorkflow[];
+      // Parsed as the API parses a file's settings: defaults applied, definitions checked.
+      const folder = Folder.parse(JSON.parse(props.Workflows));
       const { changes, deleted } = await applyWorkflowFolder(actor, folder, { prune: props.Prune === 'true' });
       const count = (a: string) => String(changes.filter((c) => c.action === a).length);
       const data = { created: count('create'), updated: count('update'), unchanged: count('unchanged'), deleted: String(deleted.length) };

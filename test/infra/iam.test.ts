@@ -80,3 +80,19 @@ describe('IAM: the template and the local enforcement are one source', () => {
     expect(new Set(templateStatements(f))).toEqual(new Set(boundStatements(f)));
   });
 });
+
+describe("the stack's workflows (docs/workflows-as-code.md)", () => {
+  it('are a custom resource backed by code/apply, carrying the folder checked at synth and the account', () => {
+    const resources = templateOf(stack).findResources('Custom::FlowgateWorkflows');
+    const [resource] = Object.values(resources) as { Properties: Record<string, any> }[];
+    expect(Object.keys(resources)).toHaveLength(1);
+    expect(resource?.Properties).toMatchObject({ Account: 'acc_01jdz1aaaaaaaaaaaaaaaaaaaa', Prune: 'false' });
+    const folder = JSON.parse(resource?.Properties.Workflows);
+    expect(folder.map((w: { key: string }) => w.key)).toEqual(['deploy-approval']);
+    expect(folder[0].settings).toMatchObject({
+      name: 'Deploy with approval',
+      recovery: false,
+      origin: expect.stringMatching(/^cdk deploy flowgate-test: /),
+    });
+  });
+});
