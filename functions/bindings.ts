@@ -38,6 +38,11 @@ export const WORKERS = {
    * the stream records it is given, never the table; the stack grants the stream and events:PutEvents.
    */
   'worker/audit-events': { grants: [], settings: [] },
+  /**
+   * The stack's workflows (a custom resource, only with the `workflowsDir` context): applies a folder of
+   * workflow files to one account; a pruned workflow's schedules go with it, timers included.
+   */
+  'code/apply': { grants: ['table:read', 'table:write', 'schedules:manage'], settings: [] },
 } as const satisfies Record<string, { grants: readonly Grant[]; settings: readonly Setting[] }>;
 
 export type Worker = keyof typeof WORKERS;

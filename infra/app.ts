@@ -6,6 +6,16 @@ import { type PerPart, TABLE_PARTS, THROTTLE_CLASSES, type Throttle, type Thrott
 import { FlowgateStack } from './stack.ts';
 
 const app = new App();
+
+/** The stack's workflows: a folder (`workflowsDir`) applied to an account (`workflowsAccount`), both or neither. */
+function workflows() {
+  const dir = text('workflowsDir');
+  const account = text('workflowsAccount');
+  if (!dir && !account) return {};
+  if (!dir || !account)
+    throw new Error('Context workflowsDir and workflowsAccount go together: the folder and the account it is applied to');
+  return { workflows: { dir, account, owner: text('workflowsOwner'), prune: bool('workflowsPrune') } };
+}
 // cdk-nag at every synth: an unacknowledged finding fails it (acknowledgements: Validations.of(...)).
 Validations.of(app).addPlugins(...nagPacks(app));
 
@@ -178,6 +188,7 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   tracing: bool('tracing'),
   lambdaConcurrencyLimit: int('lambdaConcurrencyLimit'),
   rollbackAlarms: bool('rollbackAlarms'),
+  ...workflows(),
 });
 
 app.synth();

@@ -203,6 +203,7 @@ const WORKER_EXTRAS: Record<Worker, readonly FunctionGrant[]> = {
   'sweep/startup': ['queue:backlog'],
   'schedule/fire': ['schedules:delete', 'async:on-failure'],
   'worker/audit-events': ['stream:read', 'events:put'],
+  'code/apply': [],
 };
 
 /** A worker's, sweep's or the schedule fire's grants. */

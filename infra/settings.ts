@@ -144,6 +144,11 @@ export function capacitySettings(props: Pick<FlowgateStackProps, 'warmThroughput
 /** The stack's settings (infra/app.ts reads them from the CDK context). */
 export type FlowgateStackProps = StackProps & {
   stage: string;
+  /**
+   * The stack's workflows (docs/workflows-as-code.md "With the stack"): a folder of workflow files applied
+   * to one account at every deployment (`workflowsDir`, `workflowsAccount`, `workflowsOwner`, `workflowsPrune`).
+   */
+  workflows?: { dir: string; account: string; owner?: string; prune?: boolean };
   /** Table deletion protection and RETAIN of stateful resources; default true. */
   deletionProtection?: boolean;
   /** JSON like `{"pro": 20}`, passed to every function as RATE_LIMITS. */

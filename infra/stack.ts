@@ -11,6 +11,7 @@ import { Observability } from './constructs/observability.ts';
 import { Releases } from './constructs/releases.ts';
 import { addSchedules } from './constructs/schedules.ts';
 import { addSecrets } from './constructs/secrets.ts';
+import { addStackWorkflows } from './constructs/code-workflows.ts';
 import { acknowledgeDataWildcards, addStorage } from './constructs/storage.ts';
 import { addQueueWorkers, addSweeps } from './constructs/workers.ts';
 import { capacitySettings, type FlowgateStackProps, lambdaConcurrencyLimit, retentionSettings } from './settings.ts';
@@ -97,6 +98,7 @@ export class FlowgateStack extends Stack {
     const { auditWorker, auditDlq } = addAuditEvents(this, { props, functions, resources });
     const { sweep } = addSweeps(this, { props, functions, resources, table: this.table, asyncFailures: storage.asyncFailures, releases });
     acknowledgeDataWildcards(this, this.bucket);
+    addStackWorkflows(this, { props, functions, resources });
 
     if (props.stage === 'prod' && !props.alarmEmail && !props.alarmTopicArn && !props.waiveAlarmDestination) {
       throw new Error(

@@ -1,4 +1,5 @@
-import { deleteWorkflow, listWorkflows, putWorkflow, type Workflow, workflowChanged } from '../db/entities/workflow.ts';
+import { deleteWorkflow, listWorkflows, putWorkflow, type Workflow, type WorkflowCode, workflowChanged } from '../db/entities/workflow.ts';
+import { claimWorkflowKey, releaseWorkflowKey } from '../db/entities/workflow-keys.ts';
 import { getUser, listUsers } from '../db/entities/user.ts';
 import { deleteWebhookItem, listWebhooks } from '../db/entities/webhook.ts';
 import { listChannelItems } from '../db/entities/channel.ts';
@@ -29,6 +30,8 @@ export const workflowView = (w: Workflow) => ({
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
   version: w.version,
+  // Managed by code: its key and where its file lives (docs/workflows-as-code.md).
+  code: w.code ? { key: w.code.key, origin: w.code.origin ?? null } : null,
 });
 
 /** The v1 summary: variables with defaults and the steps' id, type and title; never notification secrets. */
@@ -46,7 +49,7 @@ export function workflowSummary(w: Workflow) {
   };
 }
 
-async function checkEditors(accountId: string, editors: readonly string[]) {
+export async function checkEditors(accountId: string, editors: readonly string[]) {
   const users = await Promise.all(editors.map((id) => getUser(accountId, id)));
   const missing = editors.filter((_, i) => !users[i]);
   if (missing.length)
@@ -115,9 +118,10 @@ export async function checkDefinition(p: Actor, definition: WorkflowDefinition, 
   await checkSecretUse(p, restoreSecrets(definition, current));
 }
 
-type WorkflowInput = { name: string; description?: string; definition: WorkflowDefinition; recovery: boolean; editors: string[] };
+export type WorkflowInput = { name: string; description?: string; definition: WorkflowDefinition; recovery: boolean; editors: string[] };
 
-export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now()): Promise<Workflow> {
+/** A new workflow; with `code`, managed by code under that key (refused with 409 when the key is taken meanwhile). */
+export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.now(), code?: WorkflowCode): Promise<Workflow> {
   await checkEditors(p.accountId, input.editors);
   await checkQuorums(p.accountId, input.definition);
   await checkChannels(p.accountId, input.definition);
@@ -135,9 +139,11 @@ export async function createWorkflow(p: Actor, input: WorkflowInput, now = Date.
     createdAt: now,
     updatedAt: now,
     version: 1,
+    ...(code ? { code } : {}),
   };
   await putWorkflow(w, undefined, [
-    audited(p, 'workflow.created', { type: 'workflow', id: w.workflowId, name: w.name, version: 1 }, {}, now),
+    audited(p, 'workflow.created', { type: 'workflow', id: w.workflowId, name: w.name, version: 1 }, code ? { key: code.key } : {}, now),
+    ...(code ? [claimWorkflowKey(p.accountId, code.key, w.workflowId)] : []),
   ]);
   return w;
 }
@@ -153,7 +159,7 @@ export async function updateWorkflow(
   workflowId: string,
   patch: Partial<WorkflowInput>,
   now = Date.now(),
-  opts: { restoredFrom?: number; expectedVersion?: number } = {},
+  opts: { restoredFrom?: number; expectedVersion?: number; code?: WorkflowCode } = {},
 ): Promise<Workflow> {
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may change this workflow.');
@@ -173,6 +179,7 @@ export async function updateWorkflow(
     updatedAt: now,
     updatedBy: p.userId,
     version: w.version + 1,
+    ...(opts.code ? { code: opts.code } : {}),
   };
   const entry = audited(
     p,
@@ -181,7 +188,8 @@ export async function updateWorkflow(
     { changed: changedFields(patch), ...(opts.restoredFrom === undefined ? {} : { restoredFrom: opts.restoredFrom }) },
     now,
   );
-  await putWorkflow(next, w.version, [entry]);
+  const claim = opts.code && opts.code.key !== w.code?.key ? [claimWorkflowKey(p.accountId, opts.code.key, workflowId)] : [];
+  await putWorkflow(next, w.version, [entry, ...claim]);
   forgetWorkflow(p.accountId, workflowId);
   if (definition && readsTrigger(definition) !== readsTrigger(current)) await syncTriggerContext(p.accountId, workflowId, definition);
   return next;
@@ -191,7 +199,8 @@ export async function removeWorkflow(p: Actor, workflowId: string): Promise<void
   const w = await requireWorkflow(p.accountId, workflowId);
   if (!canEditWorkflow(p, w)) throw forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner, editors and admins may delete this workflow.');
   const entry = audited(p, 'workflow.deleted', { type: 'workflow', id: workflowId, name: w.name, version: w.version });
-  if (!(await deleteWorkflow(p.accountId, workflowId, [entry])))
+  const release = w.code ? [releaseWorkflowKey(p.accountId, w.code.key)] : [];
+  if (!(await deleteWorkflow(p.accountId, workflowId, [entry, ...release])))
     throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);
   forgetWorkflow(p.accountId, workflowId);
   // Its webhooks go with it: they cannot be bound to another workflow, and their URLs answer 404 now

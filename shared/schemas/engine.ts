@@ -52,6 +52,10 @@ export const WorkflowView = z.object({
   createdAt: z.number(),
   updatedAt: z.number(),
   version: z.number(),
+  code: z
+    .object({ key: z.string(), origin: z.string().nullable() })
+    .nullable()
+    .describe('Managed by code (docs/workflows-as-code.md): its key and where its file lives; null when made in the console or the API.'),
 });
 export const WorkflowViewList = list(WorkflowView);
 

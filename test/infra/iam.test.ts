@@ -18,7 +18,12 @@ import { FlowgateStack } from '../../infra/stack.ts';
 
 const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
 const app = new App({ context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [] } });
-const stack = new FlowgateStack(app, 'flowgate-test', { stage: 'test', sesIdentity: 'example.com' });
+// With the stack's workflows (docs/workflows-as-code.md), so that their function is covered too.
+const stack = new FlowgateStack(app, 'flowgate-test', {
+  stage: 'test',
+  sesIdentity: 'example.com',
+  workflows: { dir: 'docs/examples/workflows', account: 'acc_01jdz1aaaaaaaaaaaaaaaaaaaa' },
+});
 const functions = stack.node.findAll().filter((c): c is RouteFunction => c instanceof RouteFunction);
 const templates = new Map<Stack, Template>();
 const templateOf = (s: Stack) => templates.get(s) ?? templates.set(s, Template.fromStack(s)).get(s)!;
@@ -73,5 +78,21 @@ describe('IAM: the template and the local enforcement are one source', () => {
   it.each(functions.map((f) => [f.handler, f] as const))('%s: its role is exactly the statements of its local grants', (handler, f) => {
     expect([...f.bindings.flatMap((b) => b.grants)].sort()).toEqual([...(localGrants(handler) ?? [])].sort());
     expect(new Set(templateStatements(f))).toEqual(new Set(boundStatements(f)));
+  });
+});
+
+describe("the stack's workflows (docs/workflows-as-code.md)", () => {
+  it('are a custom resource backed by code/apply, carrying the folder checked at synth and the account', () => {
+    const resources = templateOf(stack).findResources('Custom::FlowgateWorkflows');
+    const [resource] = Object.values(resources) as { Properties: Record<string, any> }[];
+    expect(Object.keys(resources)).toHaveLength(1);
+    expect(resource?.Properties).toMatchObject({ Account: 'acc_01jdz1aaaaaaaaaaaaaaaaaaaa', Prune: 'false' });
+    const folder = JSON.parse(resource?.Properties.Workflows);
+    expect(folder.map((w: { key: string }) => w.key)).toEqual(['deploy-approval']);
+    expect(folder[0].settings).toMatchObject({
+      name: 'Deploy with approval',
+      recovery: false,
+      origin: expect.stringMatching(/^cdk deploy flowgate-test: /),
+    });
   });
 });

@@ -21,6 +21,13 @@ export const StoredDefinition = z.custom<unknown>(
 );
 export type StoredDefinition = z.infer<typeof StoredDefinition>;
 
+/**
+ * A workflow managed by code (docs/workflows-as-code.md): its key, unique in the account (a key item
+ * claims it: ./workflow-keys.ts), and where the files it is applied from live, as the applier said.
+ */
+export const WorkflowCode = z.object({ key: z.string(), origin: z.string().optional() });
+export type WorkflowCode = z.infer<typeof WorkflowCode>;
+
 export const Workflow = z.object({
   workflowId: z.string(),
   accountId: z.string(),
@@ -36,6 +43,8 @@ export const Workflow = z.object({
   version: z.number(),
   /** Who saved the current version (absent on workflows last saved before it was recorded). */
   updatedBy: z.string().optional(),
+  /** Set when the workflow is applied from a folder of workflow files (`flowgate apply`, a stack's workflows). */
+  code: WorkflowCode.optional(),
 });
 export type Workflow = z.infer<typeof Workflow>;
 
