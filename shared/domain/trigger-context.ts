@@ -4,9 +4,9 @@ import { signedBy, type Webhook } from '../db/entities/webhook.ts';
 /**
  * `$trigger` (docs/workflows.md "Control flow"): a webhook run's request headers, credentials and
  * signatures removed, and the sender's name for the event. Kept on the run only when its workflow
- * reads `$trigger`: the trigger reads no workflow, so the webhook record carries that fact
+ * reads `$trigger`: a queued run's trigger has no definition at hand, so the webhook record carries that fact
  * (`triggerContext`), set when the webhook is saved and whenever its workflow's definition starts or
- * stops reading `$trigger` (`./trigger-context-sync.ts`; no expression library in the trigger's bundle). Other runs' records and writes do not grow.
+ * stops reading `$trigger` (`./trigger-context-sync.ts`). Other runs' records and writes do not grow.
  */
 
 /** Credentials and signatures: never kept. */

@@ -204,7 +204,7 @@ export async function removeWorkflow(p: Actor, workflowId: string): Promise<void
     throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);
   forgetWorkflow(p.accountId, workflowId);
   // Its webhooks go with it: they cannot be bound to another workflow, and their URLs answer 404 now
-  // (a trigger reads no workflow). A webhook created meanwhile fails its create (a condition on the workflow).
+  // (a trigger finds its webhook gone before it looks at a workflow). A webhook created meanwhile fails its create (a condition on the workflow).
   const bound = (await listWebhooks(p.accountId)).filter((w) => w.workflowId === workflowId);
   await Promise.all(
     bound.map(async (w) => {

@@ -23,7 +23,7 @@ import { definitionOf, rememberVersion } from './versions.ts';
 export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
 
 export type StartRun = {
-  /** The workflow (v1, rerun), or a reference to it (webhooks: the trigger reads no workflow). */
+  /** The workflow (v1, rerun), or a reference to it (a queued webhook run takes its workflow in the worker). */
   workflow: Workflow | WorkflowRef;
   trigger: Execution['trigger'];
   variables: Record<string, unknown>;
