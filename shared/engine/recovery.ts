@@ -1,7 +1,6 @@
 // Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): the startup sweep and
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import { currentStepId, type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import {
@@ -32,9 +31,7 @@ async function transition(
   after: Partial<Execution>,
   extra: object[] = [],
 ) {
-  await db().send(
-    new TransactWriteCommand({ TransactItems: [{ Update: update }, eventsPut(e.accountId, [event]), ...(extra as never[])] }),
-  );
+  await writeAll([{ Update: update }, eventsPut(e.accountId, [event]), ...(extra as never[])]);
   await notifyEvents({ ...e, ...after }, [event]);
 }
 
