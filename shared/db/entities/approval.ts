@@ -1,12 +1,13 @@
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { AuditChannel } from './audit.ts';
-import { tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
 import { CHANNEL_TYPES } from '../channel-types.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
-import { buildUpdate, type Condition } from '../update.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../clients.ts';
+import { applied, buildUpdate, type Condition } from '../update.ts';
 import { readMoving } from '../move.ts';
 import { queryAll, queryPage } from '../query.ts';
 import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
@@ -160,6 +161,20 @@ export const handledUpdate = (
  * The condition of a write that ends a quorum approval other than by its quorum (a rejection, its
  * deadline): no quorum reached yet. A quorum reached is the last approver's to apply.
  */
+/** Take an approval decided meanwhile out of the expiry index (a no-op while it is PENDING, or when it is gone). */
+export const leaveExpiryIndex = (accountId: string, approvalId: string) =>
+  applied(
+    db().send(
+      new UpdateCommand(
+        buildUpdate(approvalKey(accountId, approvalId), {}, EXPIRY_INDEX_ATTRIBUTES, {
+          expression: '#status <> :pending',
+          names: { '#status': 'status' },
+          values: { ':pending': 'PENDING' },
+        }),
+      ),
+    ),
+  );
+
 export const QUORUM_OPEN: Condition = {
   expression: 'attribute_not_exists(#qa) OR #qa < #qm',
   names: { '#qa': 'approvals', '#qm': 'minApprovals' },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { tableName } from '../../clients.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
 import { readMoving } from '../move.ts';
 import { queryPage } from '../query.ts';
@@ -154,19 +155,24 @@ export const deadlineUnchanged = (deadline: number): Condition => ({
   values: { ':seenDeadline': deadline },
 });
 
-/** A heartbeat: the next one is due `heartbeatSeconds` from now (never past the timeout). */
-export const heartbeatUpdate = (c: Callback, now: number) => {
+/**
+ * Record a heartbeat of the pending callback: the next one is due `heartbeatSeconds` from now (never
+ * past the timeout). The new deadline; refused (a condition failure) when the callback is not PENDING.
+ */
+export async function recordHeartbeat(c: Callback, now: number): Promise<number> {
   const deadline = c.heartbeatSeconds === undefined ? c.timeoutAt : Math.min(c.timeoutAt, now + c.heartbeatSeconds * 1000);
-  return {
-    deadline,
-    update: buildUpdate(
-      callbackKey(c.accountId, c.callbackId),
-      { lastHeartbeatAt: now, deadline, GSI2PK: deadlinePartition(c.callbackId), GSI2SK: deadlineSortKey({ ...c, deadline }) },
-      [],
-      pending(),
+  await db().send(
+    new UpdateCommand(
+      buildUpdate(
+        callbackKey(c.accountId, c.callbackId),
+        { lastHeartbeatAt: now, deadline, GSI2PK: deadlinePartition(c.callbackId), GSI2SK: deadlineSortKey({ ...c, deadline }) },
+        [],
+        pending(),
+      ),
     ),
-  };
-};
+  );
+  return deadline;
+}
 
 /** The run waits again after a resume: what ends the wait is numbered after `execution.resumed`. */
 export const callbackRunSeqUpdate = (c: Pick<Callback, 'accountId' | 'callbackId'>, runSeq: number) =>
