@@ -4,7 +4,7 @@ import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import { newEvent } from '../db/entities/run-events.ts';
-import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
+import { getIdempotencyRecord, idempotencyPut, idempotencyScope } from '../db/entities/idempotency.ts';
 import {
   countFailure,
   disableSchedule,
@@ -134,7 +134,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
     return { outcome: 'ignored', reason: 'gone' };
   }
   if (!fire.manual && !s.enabled) return { outcome: 'ignored', reason: 'disabled' };
-  const scope = `SCH#${s.scheduleId}`;
+  const scope = idempotencyScope.scheduleFire(s.scheduleId);
   const key = fire.manual ? `manual-${newTokenId()}` : String(fire.scheduledAt);
   const request = { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt };
   const earlier = fire.manual ? undefined : await getIdempotencyRecord(s.accountId, scope, key);

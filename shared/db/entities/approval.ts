@@ -175,6 +175,14 @@ export const leaveExpiryIndex = (accountId: string, approvalId: string) =>
     ),
   );
 
+/** The run waits again after a resume: the votes still to come are numbered after `execution.resumed` (while PENDING). */
+export const approvalRunSeqUpdate = (a: Pick<Approval, 'accountId' | 'approvalId'>, runSeq: number) =>
+  buildUpdate(approvalKey(a.accountId, a.approvalId), { runSeq }, [], {
+    expression: '#status = :pending',
+    names: { '#status': 'status' },
+    values: { ':pending': 'PENDING' },
+  });
+
 export const QUORUM_OPEN: Condition = {
   expression: 'attribute_not_exists(#qa) OR #qa < #qm',
   names: { '#qa': 'approvals', '#qm': 'minApprovals' },

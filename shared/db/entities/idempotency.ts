@@ -9,6 +9,20 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const IdempotencyRecord = z.object({ executionId: z.string(), requestHash: z.string(), createdAt: z.number() });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
 
+/** The scope a key is unique in (part of its item's key): each kind of request that takes one. */
+export const idempotencyScope = {
+  /** A schedule's fires (the key: the fire's time). */
+  scheduleFire: (scheduleId: string) => `SCH#${scheduleId}`,
+  /** A workflow's starts by the v1 API (`Idempotency-Key`). */
+  workflowStart: (workflowId: string) => `WF#${workflowId}`,
+  /** A webhook's requests with an `Idempotency-Key`. */
+  webhookKey: (webhookId: string) => `WH#${webhookId}`,
+  /** A webhook's requests with a sender's delivery id. */
+  webhookDelivery: (webhookId: string) => `WHD#${webhookId}`,
+  /** A failed run's retries. */
+  runRetry: (executionId: string) => `RETRY#${executionId}`,
+};
+
 const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `IDEM#${accountId}#${scope}#${idemKey}`, SK: 'IDEM' });
 
 /**
