@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { asJsonText, jsonText } from '../json.ts';
 import { moveItem } from '../move.ts';
+import { getItems } from '../query.ts';
 import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
 import {
   ExecutionStatus,
@@ -172,6 +173,10 @@ export async function getExecution(accountId: string, executionId: string): Prom
   const item = (await read(executionKey(accountId, executionId))) ?? (await read(oldExecutionKey(accountId, executionId)));
   return item ? parseExecution(item) : undefined;
 }
+
+/** Runs by id, in one BatchGet (eventually consistent; those not found are left out). */
+export const getExecutions = async (accountId: string, executionIds: readonly string[]): Promise<Execution[]> =>
+  (await getItems(executionIds.map((id) => executionKey(accountId, id)))).map(parseExecution);
 
 /** A run by id, to change it: on a miss, a run of the shape before is moved to its key first (its writes go there). */
 export async function getExecutionToChange(accountId: string, executionId: string): Promise<Execution | undefined> {
