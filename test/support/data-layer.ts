@@ -7,7 +7,9 @@ import ts from 'typescript';
  *   or `@aws-sdk/client-dynamodb` (the client itself, shared/clients.ts, and attribute types are not commands);
  * - `expression`: a request's expression field (`ConditionExpression`, `UpdateExpression`, …) or an
  *   expression in a string (`attribute_not_exists(`, `#status = :pending`, a `#name` or `:value` alias, `SET #a = …`);
- * - `key`: a table key built by hand (an object's `PK`, `SK`, `GSI1PK`, … or `TableName`, a key prefix such as `'ACC#'`).
+ *   or the generic update builder (`buildUpdate`) imported from shared/db;
+ * - `key`: a table key built by hand (an object's `PK`, `SK`, `GSI1PK`, … or `TableName`, a key prefix such as `'ACC#'`),
+ *   or an entity's key function (`executionKey`, `activeSortKey`) imported from shared/db.
  * Comments are not code: a comment may name any of these.
  */
 export type Breach = { kind: 'command' | 'expression' | 'key'; line: number; text: string };
@@ -24,6 +26,11 @@ const EXPRESSION_FIELDS = new Set([
   'ExpressionAttributeValues',
 ]);
 const KEY_FIELDS = /^(PK|SK|GSI\d+(PK|SK)|TableName)$/;
+/** A module of the data layer, as a relative import names it. */
+const DB_MODULE = /(^|\/)db\//;
+/** What builds a request or a key from outside: the update builder, an entity's key function (`executionKey`, `activeSortKey`; not `getApiKey`, nor an S3 object's key). */
+const BUILDER = /^buildUpdate$/;
+const KEY_BUILDER = /^(?!(get|list|put|delete|revoke|restore|create|update)[A-Z])[a-z]\w*(?<!Object)Key$/;
 const EXPRESSION_SYNTAX = [
   /\b(attribute_not_exists|attribute_exists|attribute_type|if_not_exists|list_append|begins_with)\s*\(/,
   /[#:][A-Za-z_]\w*\s*(=|<>|<=|>=|<|>|\bIN\b|\bBETWEEN\b)\s*[#:(]/,
@@ -50,6 +57,13 @@ export function dataLayerBreaches(fileName: string, text: string): Breach[] {
       const named = node.importClause?.namedBindings;
       const names = named && ts.isNamedImports(named) ? named.elements.map((e) => (e.propertyName ?? e.name).text) : [];
       for (const name of names.filter((n) => COMMAND_NAME.test(n))) add('command', node, `${name} from ${node.moduleSpecifier.text}`);
+      return;
+    }
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && DB_MODULE.test(node.moduleSpecifier.text)) {
+      const named = node.importClause?.namedBindings;
+      const names = named && ts.isNamedImports(named) ? named.elements.map((e) => (e.propertyName ?? e.name).text) : [];
+      for (const name of names.filter((n) => BUILDER.test(n))) add('expression', node, `${name} from ${node.moduleSpecifier.text}`);
+      for (const name of names.filter((n) => KEY_BUILDER.test(n))) add('key', node, `${name} from ${node.moduleSpecifier.text}`);
       return;
     }
     const field =
