@@ -214,7 +214,7 @@ describe('the sealed data layer', () => {
       expect(kinds('const u = { ConditionExpression: x };')).toEqual(['expression']);
       expect(kinds("const c = 'attribute_not_exists(PK)';")).toEqual(['expression']);
       expect(kinds("const c = { expression: '#status = :pending' };")).toEqual(['expression']);
-      expect(kinds('const c = `#role = :r AND ${more}`;')).toEqual(['expression']);
+      expect(kinds(`const c = \`#role = :r AND \${more}\`;`)).toEqual(['expression']);
       expect(kinds("const u = 'SET triggerContext = :t';")).toEqual(['expression']);
       expect(kinds("const names = { '#status': 'status' };")).toEqual(['expression']);
       expect(kinds("import { buildUpdate } from '../db/update.ts';")).toEqual(['expression']);
@@ -222,7 +222,7 @@ describe('the sealed data layer', () => {
 
     it('finds a key built by hand or by an entity key function imported', () => {
       expect(kinds('const k = { PK: a, SK: b };')).toEqual(['key', 'key']);
-      expect(kinds('const scope = `SCH#${id}`;')).toEqual(['key']);
+      expect(kinds(`const scope = \`SCH#\${id}\`;`)).toEqual(['key']);
       expect(kinds('const p = { TableName: t };')).toEqual(['key']);
       expect(kinds("import { executionKey, getExecution } from '../db/entities/execution.ts';")).toEqual(['key']);
     });
@@ -235,8 +235,8 @@ describe('the sealed data layer', () => {
         "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
         "import type { AttributeValue } from '@aws-sdk/client-dynamodb';",
         '// a comment may say attribute_not_exists(PK) and #status = :pending',
-        'const link = `${base}#deliveries`;',
-        "const binding = `approvals:${id}${all ? ':all' : ''}`;",
+        `const link = \`\${base}#deliveries\`;`,
+        `const binding = \`approvals:\${id}\${all ? ':all' : ''}\`;`,
         'await writeAll([changeMemberItem(user, next), audited(p, action, object)]);',
       ].join('\n');
       expect(kinds(clean)).toEqual([]);
