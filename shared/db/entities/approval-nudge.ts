@@ -13,7 +13,9 @@ import { type Approval, approvalKey } from './approval.ts';
 // moves it to the next due time (or deletes it), and an item whose approval was handled meanwhile is
 // deleted when it comes due. Items of before the upgrade sit in the unsharded APPROVAL#NUDGE, which
 // the sweep reads too (`NUDGE_PARTITIONS`) until `npm run admin -- migrate` has moved them (`nudgeMove`).
-const FAMILY = 'APPROVAL#NUDGE';
+/** The family of the due items' partitions (`sweepPartition`); the unsharded one of before is the family itself. */
+export const NUDGE_FAMILY = 'APPROVAL#NUDGE';
+const FAMILY = NUDGE_FAMILY;
 const at = (ms: number) => String(ms).padStart(15, '0');
 
 /** Every partition the sweep reads: the shards and the unsharded one of before. */
@@ -128,13 +130,3 @@ export async function listDueNudges(now: number, limit: number): Promise<DueNudg
   const pages = await Promise.all(NUDGE_PARTITIONS.map((p) => listDueNudgesIn(p, now, limit)));
   return pages.flat();
 }
-
-/**
- * Due items were kept in one partition (`APPROVAL#NUDGE`) before: `npm run admin -- migrate` moves
- * each to its shard (the sort key unchanged). Meanwhile the sweep reads the old partition too.
- */
-export const nudgeMove = {
-  name: 'approval reminders',
-  matches: (item: Record<string, unknown>) => item.type === 'approvalNudge' && item.PK === FAMILY,
-  moved: (item: Record<string, unknown>) => ({ ...item, PK: sweepPartition(FAMILY, String(item.approvalId)) }),
-};

@@ -8,7 +8,8 @@ import { retentionTtl } from '../retention.ts';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../clients.ts';
 import { applied, buildUpdate, type Condition } from '../update.ts';
-import { readMoving } from '../move.ts';
+import { readMoving } from '../migrations/move.ts';
+import { approvalMoveTo, oldApprovalKey } from '../migrations/shapes.ts';
 import { queryAll, queryPage } from '../query.ts';
 import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
@@ -87,8 +88,6 @@ export const Approval = z.object({
 export type Approval = z.infer<typeof Approval>;
 
 export const approvalKey = (accountId: string, approvalId: string) => ({ PK: `AP#${accountId}#${approvalId}`, SK: 'APPROVAL' });
-/** Where an approval was kept before the upgrade. */
-const legacyApprovalKey = (accountId: string, approvalId: string) => ({ PK: `ACC#${accountId}`, SK: `AP#${approvalId}` });
 
 /**
  * The status listing's shards: its PENDING entry is put and removed in a transaction each (4 write
@@ -209,27 +208,12 @@ export const approvalPut = (a: Approval) => ({
 
 /** The approval, read consistently (one of the shape before the upgrade is moved first: `readMoving`). */
 export async function getApproval(accountId: string, approvalId: string): Promise<Approval | undefined> {
-  const item = await readMoving(approvalKey(accountId, approvalId), legacyApprovalKey(accountId, approvalId), approvalMove);
+  const item = await readMoving(approvalKey(accountId, approvalId), oldApprovalKey(accountId, approvalId), approvalMove);
   return item ? Approval.parse(item) : undefined;
 }
 
-/** Approvals were kept under their account's partition before: moved to their own, with their listing and deadline in shards. */
-export const approvalMove = {
-  name: 'approvals',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'approval' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('AP#'),
-  moved: (item: Record<string, unknown>) => {
-    const { GSI2PK, GSI2SK: _, ...rest } = item;
-    const a = { accountId: String(item.accountId), approvalId: String(item.approvalId) };
-    return {
-      ...rest,
-      ...approvalKey(a.accountId, a.approvalId),
-      ...approvalIndex(a.accountId, item.status as ApprovalStatus, a.approvalId),
-      // Pending with a deadline: in the expiry index, now in its shard.
-      ...(GSI2PK && item.status === 'PENDING' ? expiryIndex({ ...a, expiresAt: Number(item.expiresAt) }) : {}),
-    };
-  },
-};
+/** Approvals of the shape before the upgrade (./migrations/shapes.ts): moved to their own keys as the migration or a read finds them. */
+export const approvalMove = /* @__PURE__ */ approvalMoveTo({ approvalKey, approvalIndex, expiryIndex });
 
 /** One decision or refused attempt on an approval (who, how, from where, with what). */
 export const AuditRecord = z.object({

@@ -25,25 +25,6 @@ export const idempotencyScope = {
 
 const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `IDEM#${accountId}#${scope}#${idemKey}`, SK: 'IDEM' });
 
-/**
- * Keys were kept under their account's partition (`ACC#<account>` / `IDEM#<scope>#<key>`) before: `npm
- * run admin -- migrate` moves those still in force (an expired one is left to TTL). Until it has, a
- * request repeated with a key first used before the deploy is not recognised (docs/deploying.md "Upgrading").
- */
-export const idempotencyMove = {
-  name: 'idempotency keys',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'idempotency' &&
-    String(item.PK).startsWith('ACC#') &&
-    String(item.SK).startsWith('IDEM#') &&
-    Number(item.ttl) > Date.now() / 1000,
-  moved: (item: Record<string, unknown>) => ({
-    ...item,
-    PK: `IDEM#${String(item.PK).slice('ACC#'.length)}#${String(item.SK).slice('IDEM#'.length)}`,
-    SK: 'IDEM',
-  }),
-};
-
 /** Claims the key for a new execution, in the same transaction that creates it. */
 export const idempotencyPut = (accountId: string, scope: string, idemKey: string, r: IdempotencyRecord) => ({
   Put: {
