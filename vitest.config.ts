@@ -12,7 +12,7 @@ import { testLogs } from './test/support/test-logs.ts';
  * the emulated project by listing it in NOT_UNIT.
  */
 /** Files under test/unit/ that run with the emulated project: they start Node processes (a cold start each). */
-const NOT_UNIT = ['test/unit/cold-start-config.test.ts'];
+const NOT_UNIT = ['test/unit/cold-start-config.test.ts', 'test/unit/cursor-key.test.ts'];
 const UNIT = [
   ...readdirSync(join(import.meta.dirname, 'test/unit'))
     .filter((f) => f.endsWith('.test.ts'))
