@@ -1,12 +1,30 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/support/sequencer.ts';
 import { testLogs } from './test/support/test-logs.ts';
 
+/**
+ * Unit tests: they need no DynamoDB, SQS, S3 or server (pure functions, the source tree, rendered
+ * pages, models), so their project starts no emulator (test/support/unit-setup.ts points the services
+ * at an address where nothing listens). `npm run test:unit` runs them alone, in seconds; `npm test`
+ * runs both projects, each file once. A file here that needs an emulator fails at once: move it to
+ * the emulated project by listing it in NOT_UNIT.
+ */
+/** Files under test/unit/ that run with the emulated project: they start Node processes (a cold start each). */
+const NOT_UNIT = ['test/unit/cold-start-config.test.ts', 'test/unit/cursor-key.test.ts'];
+const UNIT = [
+  ...readdirSync(join(import.meta.dirname, 'test/unit'))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => `test/unit/${f}`)
+    .filter((f) => !NOT_UNIT.includes(f)),
+  'test/bench/cost-model.test.ts',
+  'test/bench/heat-model.test.ts',
+  'test/bench/peer.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,
@@ -17,5 +35,22 @@ export default defineConfig({
     // What tests and the service print (request logs included: test/support/logs.ts) is shown for
     // failing tests only, unless TEST_LOGS=1.
     silent: testLogs() ? false : 'passed-only',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: UNIT, setupFiles: ['test/support/unit-setup.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'emulated',
+          include: ['test/**/*.test.ts'],
+          exclude: UNIT,
+          // One set of real emulators (DynamoDB Local, local SQS, s3rver) for the run (test/support/global-setup.ts).
+          globalSetup: ['test/support/global-setup.ts'],
+          setupFiles: ['test/support/setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,3 +1,5 @@
+import { AUDIT_IMAGE_PATTERN } from '../shared/db/audit-image.ts';
+
 /**
  * The audit-events worker's event source mapping: the table's stream (new images) → the worker
  * (functions/worker/audit-events.ts). The CDK stack builds the mapping from this
@@ -20,7 +22,7 @@
 export const AUDIT_EVENTS_MAPPING = {
   filter: {
     eventName: ['INSERT'],
-    dynamodb: { NewImage: { type: { S: ['audit'] }, PK: { S: [{ prefix: 'AUDIT#' }] } } },
+    dynamodb: { NewImage: AUDIT_IMAGE_PATTERN },
   },
   batchSize: 10,
   bisectBatchOnFunctionError: true,

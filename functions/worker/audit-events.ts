@@ -16,6 +16,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { requireConfig } from '../../shared/config.ts';
 import { TABLE } from '../../shared/db/table.ts';
+import { isAuditImage } from '../../shared/db/audit-image.ts';
 import { logger } from '../../shared/logger.ts';
 import { workerSettings } from '../bindings.ts';
 import { withPlugins } from '../../shared/sdk-plugins.ts';
@@ -40,7 +41,7 @@ const TABLE_ATTRIBUTES = new Set<string>([
 /** An audit item as the stream's new image gives it → the event's detail; undefined for any other record. */
 export function auditDetail(record: DynamoDBRecord): Record<string, unknown> | undefined {
   const image = record.dynamodb?.NewImage;
-  if (record.eventName !== 'INSERT' || image?.type?.S !== 'audit' || !image.PK?.S?.startsWith('AUDIT#')) return undefined;
+  if (record.eventName !== 'INSERT' || !isAuditImage(image)) return undefined;
   const item = unmarshall(image as Record<string, AttributeValue>);
   return Object.fromEntries(Object.entries(item).filter(([name]) => !TABLE_ATTRIBUTES.has(name)));
 }

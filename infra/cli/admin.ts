@@ -122,7 +122,7 @@ try {
         z.object({ 'dry-run': z.boolean().optional(), rate: count.optional(), from: z.string().min(1).optional(), max: count.optional() }),
         values,
       );
-      const { migrate } = await import('../../shared/db/migrations.ts');
+      const { migrate } = await import('../../shared/db/migrations/index.ts');
       const done = await migrate({
         dryRun: input['dry-run'] === true,
         ...(input.rate ? { ratePerSecond: input.rate } : {}),

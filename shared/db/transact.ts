@@ -30,3 +30,12 @@ export async function writeWith(item: SingleWrite, extra: readonly TransactItem[
   }
   await db().send(new TransactWriteCommand({ TransactItems: [item as TransactItem, ...extra] }));
 }
+
+/**
+ * Write `items` (each made by an entity module: a put, a conditional update, an audit entry) in one
+ * transaction: all of them or none. A refused condition throws (`isConditionFailure`; the cancellation
+ * reasons say which item).
+ */
+export async function writeAll(items: readonly TransactItem[]): Promise<void> {
+  await db().send(new TransactWriteCommand({ TransactItems: [...items] }));
+}

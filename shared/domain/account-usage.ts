@@ -1,9 +1,7 @@
 import { config, PLAN_RATE_LIMITS, type Plan } from '../config.ts';
-import { accountKey, getAccount } from '../db/entities/account.ts';
+import { getAccount } from '../db/entities/account.ts';
+import { readAccountCounts } from '../db/entities/account-counts.ts';
 import { RATE_WINDOW_SECONDS } from '../db/entities/rate-counters.ts';
-import { scheduleCountKey } from '../db/entities/schedule.ts';
-import { webhookCountKey } from '../db/entities/webhook.ts';
-import { getItems } from '../db/query.ts';
 import { notFound } from '../errors.ts';
 import type { Principal } from './principal.ts';
 import { runsOfLastDay } from './run-list.ts';
@@ -24,10 +22,7 @@ export type Usage = { used: number; limit: number | null };
 export async function accountUsage(p: SessionPrincipal, now = Date.now()) {
   const account = await getAccount(p.accountId);
   if (!account) throw notFound('ACCOUNT_NOT_FOUND', 'The account no longer exists.');
-  const keys = [accountKey(p.accountId), scheduleCountKey(p.accountId), webhookCountKey(p.accountId)];
-  const [items, day] = await Promise.all([getItems(keys, true), runsOfLastDay(p.accountId, now)]);
-  const item = (sk: string) => items.find((i) => i.SK === sk) ?? {};
-  const acc = item('ACCOUNT');
+  const [counts, day] = await Promise.all([readAccountCounts(p.accountId), runsOfLastDay(p.accountId, now)]);
   const windowStart = Math.floor(now / 1000 / RATE_WINDOW_SECONDS) * RATE_WINDOW_SECONDS;
   const plan: Plan = account.plan;
   const orNull = (n: number | undefined) => (n === undefined ? null : n);
@@ -35,11 +30,11 @@ export async function accountUsage(p: SessionPrincipal, now = Date.now()) {
     plan,
     runs: { last24Hours: day.rows.length, more: day.more },
     rate: {
-      used: Number(acc.rateWindow) === windowStart ? Number(acc.rateCount ?? 0) : 0,
+      used: counts.rateWindow === windowStart ? counts.rateCount : 0,
       limit: config().rateLimits[plan] ?? PLAN_RATE_LIMITS[plan],
       windowSeconds: RATE_WINDOW_SECONDS,
     },
-    schedules: { used: Number(item('SCHEDULES').enabled ?? 0), limit: orNull(SCHEDULE_LIMITS[plan]) } satisfies Usage,
-    webhooks: { used: Number(item('WEBHOOKS').count ?? 0), limit: orNull(WEBHOOK_LIMITS[plan]) } satisfies Usage,
+    schedules: { used: counts.enabledSchedules, limit: orNull(SCHEDULE_LIMITS[plan]) } satisfies Usage,
+    webhooks: { used: counts.webhooks, limit: orNull(WEBHOOK_LIMITS[plan]) } satisfies Usage,
   };
 }

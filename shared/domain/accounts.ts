@@ -1,8 +1,7 @@
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import type { Plan } from '../config.ts';
-import { accountCounterItems, accountItem, type Account } from '../db/entities/account.ts';
-import { addAdminItem, adminsKey, claimSlackItem, ensureAdminSet, listUsers, type Role, type User } from '../db/entities/user.ts';
+import { type Account, newAccountPuts } from '../db/entities/account.ts';
+import { addAdminItem, newAdminSetItem, claimSlackItem, ensureAdminSet, listUsers, type Role, type User } from '../db/entities/user.ts';
 import { claimEmail, createUserItems, releaseEmail } from '../db/entities/user-email.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -22,11 +21,10 @@ export async function createAccount(
   const account: Account = { accountId: newId('acc'), name: input.name, plan: input.plan, createdAt: now };
   const admin = await newUser(account.accountId, input.email, input.password, 'admin', now);
   await transact([
-    { Put: { TableName: tableName(), Item: accountItem(account), ConditionExpression: 'attribute_not_exists(PK)' } },
     // A plan whose limit is above one counter's rate: its counters, from the first request on.
-    ...accountCounterItems(account).map((Item) => ({ Put: { TableName: tableName(), Item } })),
+    ...newAccountPuts(account),
     ...createUserItems(admin),
-    { Put: { TableName: tableName(), Item: { ...adminsKey(account.accountId), type: 'admins', admins: new Set([admin.userId]) } } },
+    newAdminSetItem(account.accountId, admin.userId),
     ...(by
       ? [
           audited(
@@ -94,9 +92,9 @@ export async function assertSlackUserFree(accountId: string, userId: string, sla
 }
 
 /** Write the items; a refusal of the item at `slackClaim` (when given) is a Slack id taken, any other an email taken. */
-async function transact(TransactItems: TransactWriteCommandInput['TransactItems'], slackClaim?: number) {
+async function transact(items: TransactItem[], slackClaim?: number) {
   try {
-    await db().send(new TransactWriteCommand({ TransactItems }));
+    await writeAll(items);
   } catch (e) {
     if (isConditionFailure(e)) {
       const reasons = (e as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];

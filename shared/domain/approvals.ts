@@ -1,7 +1,6 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { writeAll } from '../db/transact.ts';
 import { decisionAudit } from '../db/audited.ts';
 import type { AuditChannel } from '../db/entities/audit.ts';
-import { db } from '../clients.ts';
 import { Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import {
   type Approval,
@@ -29,10 +28,10 @@ import {
   isQuorum,
   quorumReached,
   recordVote,
-  rejectCondition,
   type Vote,
 } from './quorum.ts';
 import { readThrough, userRead } from './records.ts';
+import { rejectCondition } from '../db/entities/approval-votes.ts';
 
 // Deciding approvals: who may (reviewers), when (open), with what (form values), and the one decision
 // loop for single and quorum approvals. What the API shows of them is in approval-reads.ts.
@@ -235,9 +234,9 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
   } catch (e) {
     if (e instanceof AppError && (e.kind === 'invalid' || e.kind === 'forbidden' || e.kind === 'conflict')) {
       const refusal: AuditRecord = { ...audit, outcome: 'refused', status: httpStatus(e), code: e.code };
-      await db()
-        .send(new TransactWriteCommand({ TransactItems: [auditPut(refusal), decisionAudit(refusal, req.auditChannel)] }))
-        .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: req.approvalId, error: err as Error }));
+      await writeAll([auditPut(refusal), decisionAudit(refusal, req.auditChannel)]).catch((err: unknown) =>
+        logger.warn('refused decision not audited', { approvalId: req.approvalId, error: err as Error }),
+      );
     }
     throw e;
   }

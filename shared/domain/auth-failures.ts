@@ -1,9 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
-import { authFailSubject, giveBack } from '../db/entities/counter.ts';
+import { authFailSubject, countPastLimit, giveBack } from '../db/entities/counter.ts';
 import { addressUnit } from '../ip-ranges.ts';
 import { config } from '../config.ts';
-import { AppError, isConditionFailure, rateLimited } from '../errors.ts';
+import { AppError, rateLimited } from '../errors.ts';
 import { emit } from '../metrics.ts';
 
 /**
@@ -48,26 +46,8 @@ export function checkBudget(ip: string, now = Date.now()): void {
 export async function recordFailure(ip: string, now = Date.now()): Promise<number | undefined> {
   const unit = addressUnit(ip);
   const limit = config().AUTH_FAILURE_LIMIT;
-  const start = Math.floor(now / 1000 / AUTH_FAILURE_WINDOW_SECONDS) * AUTH_FAILURE_WINDOW_SECONDS;
-  const resetAt = start + AUTH_FAILURE_WINDOW_SECONDS;
-  let over: boolean;
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { PK: authFailSubject(unit), SK: `WINDOW#${start}` }, // the layout of counter.ts's windows
-        UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :limit',
-        ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'window', ':ttl': resetAt + 60 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    over = Number(Attributes?.count) > limit;
-  } catch (e) {
-    if (!isConditionFailure(e)) throw e;
-    over = true;
-  }
+  const resetAt = (Math.floor(now / 1000 / AUTH_FAILURE_WINDOW_SECONDS) + 1) * AUTH_FAILURE_WINDOW_SECONDS;
+  const over = (await countPastLimit(authFailSubject(unit), limit, AUTH_FAILURE_WINDOW_SECONDS, now)) > limit;
   if (!over) return undefined;
   if (blocked.size >= MAX_BLOCKED) blocked.delete(blocked.keys().next().value as string);
   blocked.set(unit, resetAt);

@@ -1,13 +1,11 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
-import { db } from '../clients.ts';
 import {
   type Callback,
   DEADLINE_PARTITIONS,
   deadlineUnchanged,
   getCallback,
-  heartbeatUpdate,
   listDueCallbacks,
+  recordHeartbeat,
 } from '../db/entities/callback.ts';
 import { sweepPass } from '../db/sweep-shards.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
@@ -62,9 +60,9 @@ export async function reportCallback(c: Callback, body: z.infer<typeof ReportBod
 /** A heartbeat: the wait's next heartbeat is due `heartbeatSeconds` from now (never past its timeout). */
 export async function heartbeatCallback(c: Callback, now = Date.now()) {
   if (c.status !== 'PENDING') throw alreadyHandled(c);
-  const { deadline, update } = heartbeatUpdate(c, now);
+  let deadline: number;
   try {
-    await db().send(new UpdateCommand(update));
+    deadline = await recordHeartbeat(c, now);
   } catch (err) {
     if (!isConditionFailure(err)) throw err;
     throw alreadyHandled((await getCallback(c.accountId, c.callbackId)) ?? c);

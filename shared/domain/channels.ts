@@ -23,8 +23,7 @@ import { badRequest, conflict, type FieldError, notFound, validationFailed } fro
 import { newId } from '../ids.ts';
 import { keyring, seal, unseal } from '../keyring.ts';
 import type { CreateChannelBody, UpdateChannelBody } from '../schemas/channels.ts';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import { logger } from '../logger.ts';
 import { audited, changedFields } from '../db/audited.ts';
 import type { Principal } from './principal.ts';
@@ -214,10 +213,8 @@ export async function testChannel(p: SessionPrincipal, channelId: string, to: st
   const fallback = kindOf(c.type).testsCaller && !to ? (await getUser(p.accountId, p.userId))?.email : undefined;
   const r: SendResult = await adapters[c.type].test(await openChannel(c), to ?? fallback);
   // A test changes nothing but is recorded (best effort: the provider's answer stands either way).
-  await db()
-    .send(
-      new TransactWriteCommand({ TransactItems: [audited(p, 'channel.tested', channelObject(c), { ok: r.ok, status: r.status ?? null })] }),
-    )
-    .catch((error: unknown) => logger.warn('channel test not audited', { channelId, error: error as Error }));
+  await writeAll([audited(p, 'channel.tested', channelObject(c), { ok: r.ok, status: r.status ?? null })]).catch((error: unknown) =>
+    logger.warn('channel test not audited', { channelId, error: error as Error }),
+  );
   return { ok: r.ok, status: r.status ?? null, error: r.error ?? null, retryAfterSeconds: r.retryAfterSeconds ?? null };
 }

@@ -1,22 +1,17 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
 import {
   type Approval,
-  approvalKey,
   auditPut,
-  EXPIRY_INDEX_ATTRIBUTES,
   EXPIRY_PARTITIONS,
   handledUpdate,
+  leaveExpiryIndex,
   listExpired,
   getApproval,
   newAuditId,
   QUORUM_OPEN,
 } from '../db/entities/approval.ts';
 import { completeStalledQuorum } from './quorum.ts';
-import { buildUpdate } from '../db/update.ts';
 import { sweepPass } from '../db/sweep-shards.ts';
 import { decisionMessage, decisionTransition, TIMEOUT_ACTOR, timeoutDecision, writeDecision } from '../engine/decisions.ts';
-import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
 
@@ -59,19 +54,7 @@ export async function expireApproval(a: Approval, now = Date.now()): Promise<boo
       return false;
     }
     // Decided meanwhile (or by data from before decisions left the index): take it out of the index.
-    await db()
-      .send(
-        new UpdateCommand(
-          buildUpdate(approvalKey(a.accountId, a.approvalId), {}, EXPIRY_INDEX_ATTRIBUTES, {
-            expression: '#status <> :pending',
-            names: { '#status': 'status' },
-            values: { ':pending': 'PENDING' },
-          }),
-        ),
-      )
-      .catch((err: unknown) => {
-        if (!isConditionFailure(err)) throw err;
-      });
+    await leaveExpiryIndex(a.accountId, a.approvalId);
     return false;
   }
   emit('ApprovalExpired');

@@ -1,19 +1,17 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
+import { changeMemberItem, removeMemberItem } from '../db/entities/member-writes.ts';
 import { memberGenItems } from '../db/entities/rate-counter-copies.ts';
 import { listApiKeys, restoreApiKey, revokeApiKey } from '../db/entities/api-key.ts';
 import {
   addAdminItem,
   claimSlackItem,
   ensureAdminSet,
-  genCondition,
   getUser,
   isActiveAdmin,
   listUsers,
   publicUser,
   releaseSlackItem,
   removeAdminItem,
-  userKey,
   type Role,
   type User,
 } from '../db/entities/user.ts';
@@ -51,18 +49,6 @@ function refusedItem(e: unknown): number {
   return reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
 }
 
-/** The user item's condition: role, disabled state, membership generation and Slack user id as read. */
-const asRead = (user: User) => ({
-  expression: `#role = :oldRole AND ${user.disabled ? 'disabled = :true' : '(attribute_not_exists(disabled) OR disabled = :false)'} AND ${genCondition(user.gen ?? 0)} AND ${user.slackUserId ? 'slackUserId = :oldSlack' : 'attribute_not_exists(slackUserId)'}`,
-  names: { '#role': 'role', '#gen': 'gen' },
-  values: {
-    ':oldRole': user.role,
-    ':gen': user.gen ?? 0,
-    ...(user.disabled ? { ':true': true } : { ':false': false }),
-    ...(user.slackUserId ? { ':oldSlack': user.slackUserId } : {}),
-  },
-});
-
 /**
  * Change a member's role or disable/enable them (admins). The user item is written on the condition
  * that it is as read, together with the account's admin set when the member stops or starts being an
@@ -96,24 +82,8 @@ export async function updateMember(
       if (was !== is) await ensureAdminSet(p.accountId);
       const newSlack = slackUserId !== recorded ? slackUserId : undefined;
       if (newSlack) await assertSlackUserFree(p.accountId, userId, newSlack);
-      const cond = asRead(user);
       const items = [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: userKey(p.accountId, userId),
-            UpdateExpression: `SET #role = :role, disabled = :disabled, #gen = :newGen${slackUserId ? ', slackUserId = :slack' : ' REMOVE slackUserId'}`,
-            ConditionExpression: cond.expression,
-            ExpressionAttributeNames: cond.names,
-            ExpressionAttributeValues: {
-              ...cond.values,
-              ':role': next.role,
-              ':disabled': next.disabled,
-              ':newGen': gen,
-              ...(slackUserId ? { ':slack': slackUserId } : {}),
-            },
-          },
-        },
+        changeMemberItem(user, next),
         ...(was && !is ? [removeAdminItem(p.accountId, userId)] : []),
         ...(!was && is ? [addAdminItem(p.accountId, userId)] : []),
         // The account item's and its rate counters' copies of the generation (what key requests check).
@@ -127,7 +97,7 @@ export async function updateMember(
         ...(recorded && slackUserId !== recorded ? [releaseSlackItem(p.accountId, userId, recorded)] : []),
       ];
       try {
-        await db().send(new TransactWriteCommand({ TransactItems: [...items, ...slackItems, ...(entry ? [entry] : [])] }));
+        await writeAll([...items, ...slackItems, ...(entry ? [entry] : [])]);
       } catch (e) {
         // The set refused (last admin), or the claim (the Slack id is another member's); otherwise the
         // user changed since it was read: read again.
@@ -186,31 +156,15 @@ export async function removeMember(p: SessionPrincipal, userId: string, now = Da
       if (!user) throw memberNotFound();
       const admin = isActiveAdmin(user);
       if (admin) await ensureAdminSet(p.accountId);
-      const cond = asRead(user);
-      const before = [
-        {
-          Delete: {
-            TableName: tableName(),
-            Key: userKey(p.accountId, userId),
-            ConditionExpression: cond.expression,
-            ExpressionAttributeNames: cond.names,
-            ExpressionAttributeValues: cond.values,
-          },
-        },
-        ...(await releaseEmailItems(user)),
-      ];
+      const before = [removeMemberItem(user), ...(await releaseEmailItems(user))];
       try {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              ...before,
-              ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
-              ...(await memberGenItems(p.accountId, userId, (user.gen ?? 0) + 1)),
-              ...(user.slackUserId ? [releaseSlackItem(p.accountId, userId, user.slackUserId)] : []),
-              audited(p, 'member.removed', { type: 'member', id: userId, name: user.email }, { role: user.role }, now),
-            ],
-          }),
-        );
+        await writeAll([
+          ...before,
+          ...(admin ? [removeAdminItem(p.accountId, userId)] : []),
+          ...(await memberGenItems(p.accountId, userId, (user.gen ?? 0) + 1)),
+          ...(user.slackUserId ? [releaseSlackItem(p.accountId, userId, user.slackUserId)] : []),
+          audited(p, 'member.removed', { type: 'member', id: userId, name: user.email }, { role: user.role }, now),
+        ]);
       } catch (e) {
         // The item after the user's and their email's is the admin set only when an admin is removed.
         if (isConditionFailure(e) && admin && refusedItem(e) === before.length) throw lastAdmin();

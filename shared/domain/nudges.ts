@@ -7,10 +7,18 @@
 // (reminders, escalation, votes); the due item moved to the next due time; the events. Of sweeps that
 // read the same state one transaction lands, the others fail their condition, read again and find
 // nothing due. A decision, an expiry or a cancel makes the approval not PENDING: nothing more fires.
-import { DeleteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
-import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
-import { type DueNudge, isCurrent, listDueNudgesIn, NUDGE_PARTITIONS, nudgeDelete, nudgePut } from '../db/entities/approval-nudge.ts';
+import { type Approval, getApproval } from '../db/entities/approval.ts';
+import {
+  type DueNudge,
+  deleteNudge,
+  isCurrent,
+  listDueNudgesIn,
+  NUDGE_PARTITIONS,
+  nudgeDelete,
+  nudgedApprovalItem,
+  nudgePut,
+} from '../db/entities/approval-nudge.ts';
+import { writeAll } from '../db/transact.ts';
 import { sweepPass } from '../db/sweep-shards.ts';
 import { config } from '../config.ts';
 import { approvalEventSeq, eventsPut, newEvent, type RunEvent } from '../db/entities/run-events.ts';
@@ -42,14 +50,14 @@ export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<N
       const a = await getApproval(item.accountId, item.approvalId);
       if (a?.status !== 'PENDING') {
         // Handled (or gone): nothing more is due; its due item goes.
-        await db().send(new DeleteCommand(nudgeDelete(item).Delete));
+        await deleteNudge(item);
         return NOTHING;
       }
       const due = dueNow(a, now);
       if (!due.reminded && !due.escalated) {
         // Done by another sweep since this item was read (its transaction moved the item), or a copy
         // left behind (the migration moved it while a sweep sent from the old one): it goes.
-        if (!isCurrent(item, a)) await db().send(new DeleteCommand(nudgeDelete(item).Delete));
+        if (!isCurrent(item, a)) await deleteNudge(item);
         return NOTHING;
       }
       const next: Approval = {
@@ -59,16 +67,7 @@ export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<N
       };
       const events = nudgeEvents(a, next, due, now);
       try {
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              { Update: nudgeUpdate(a, next) },
-              nudgeDelete(item),
-              ...nudgePut(next),
-              eventsPut(a.accountId, events),
-            ] as never[],
-          }),
-        );
+        await writeAll([nudgedApprovalItem(a, next), nudgeDelete(item), ...nudgePut(next), eventsPut(a.accountId, events)]);
       } catch (e) {
         if (!isConditionFailure(e) && !isTransactionConflict(e)) throw e;
         // Another sweep, a vote or the decision came first: look again.
@@ -86,43 +85,6 @@ export async function nudgeApproval(item: DueNudge, now = Date.now()): Promise<N
       },
     },
   );
-}
-
-/** The approval's write: its new counts, conditional on PENDING and on the counts read (one sweep lands). */
-function nudgeUpdate(a: Approval, next: Approval) {
-  const seen = (name: string, value: number | undefined) =>
-    value === undefined ? `attribute_not_exists(${name})` : `${name} = :seen${name.slice(1)}`;
-  const values: Record<string, unknown> = { ':pending': 'PENDING' };
-  for (const [k, v] of [
-    ['r', a.reminders],
-    ['e', a.escalatedAt],
-    ['a', a.approvals],
-  ] as const)
-    if (v !== undefined) values[`:seen${k}`] = v;
-  const set: string[] = [];
-  if (next.reminders !== a.reminders) {
-    set.push('#r = :r', '#n = :n');
-    Object.assign(values, { ':r': next.reminders, ':n': next.nextRemindAt });
-  }
-  if (next.escalatedAt !== a.escalatedAt) {
-    set.push('#e = :e', '#v = :v');
-    Object.assign(values, { ':e': next.escalatedAt, ':v': next.reviewers });
-  }
-  return {
-    TableName: tableName(),
-    Key: approvalKey(a.accountId, a.approvalId),
-    UpdateExpression: `SET ${set.join(', ')}`,
-    ConditionExpression: ['#status = :pending', seen('#r', a.reminders), seen('#e', a.escalatedAt), seen('#a', a.approvals)].join(' AND '),
-    ExpressionAttributeNames: {
-      '#status': 'status',
-      '#r': 'reminders',
-      '#e': 'escalatedAt',
-      '#a': 'approvals',
-      ...(set.includes('#n = :n') ? { '#n': 'nextRemindAt' } : {}),
-      ...(set.includes('#v = :v') ? { '#v': 'reviewers' } : {}),
-    },
-    ExpressionAttributeValues: values,
-  };
 }
 
 /** `approval.escalated` then `approval.reminded`, numbered beside the approval's votes (`approvalEventSeq`). */

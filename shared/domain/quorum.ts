@@ -25,15 +25,14 @@
 //    written by a refused write, so no retry counts twice.
 import { decisionAudit } from '../db/audited.ts';
 import type { AuditChannel } from '../db/entities/audit.ts';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
-import { Approval, approvalKey, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
+import { Approval, type AuditRecord, auditPut, getApproval, handledUpdate } from '../db/entities/approval.ts';
+import { addApprovingVote, QUORUM_REACHED } from '../db/entities/approval-votes.ts';
+import { writeAll } from '../db/transact.ts';
 import { approvalEventSeq, eventsPut, newEvent } from '../db/entities/run-events.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { decisionMessage, decisionTransition, writeDecision } from '../engine/decisions.ts';
 import { notifyEvents } from '../engine/notify.ts';
 import { conflict, isConditionFailure } from '../errors.ts';
-import type { Condition } from '../db/update.ts';
 
 /** The deciding vote has this long to move the run itself before others may do it in its place. */
 export const QUORUM_GRACE_MS = 30_000;
@@ -46,15 +45,6 @@ export function assertNotVoted(a: Pick<Approval, 'approvalId' | 'approvedBy'>, u
   if (a.approvedBy?.includes(userId)) throw conflict('REVIEWER_ALREADY_DECIDED', `You have already decided approval ${a.approvalId}.`);
 }
 
-const QUORUM_NAMES = { '#qa': 'approvals', '#qm': 'minApprovals', '#qb': 'approvedBy' };
-/** A rejection's extra condition: the quorum is still open and the rejecter has not approved. */
-export const rejectCondition = (userId: string): Condition => ({
-  expression: '(attribute_not_exists(#qa) OR #qa < #qm) AND NOT contains(#qb, :qme)',
-  names: QUORUM_NAMES,
-  values: { ':qme': userId },
-});
-const REACHED: Condition = { expression: '#qa >= #qm', names: { '#qa': 'approvals', '#qm': 'minApprovals' } };
-
 /** `via`: the account audit log's channel of the vote. */
 export type Vote = { audit: AuditRecord; formData?: Record<string, unknown>; via?: AuditChannel };
 
@@ -64,27 +54,7 @@ export type Vote = { audit: AuditRecord; formData?: Record<string, unknown>; via
  */
 export async function castVote(a: Approval, userId: string, vote: Vote): Promise<Approval | undefined> {
   try {
-    const { Attributes } = await retryConflicts(() =>
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: approvalKey(a.accountId, a.approvalId),
-          UpdateExpression: 'SET #qa = if_not_exists(#qa, :zero) + :one, #qb = list_append(if_not_exists(#qb, :none), :me), #ql = :last',
-          ConditionExpression: '#status = :pending AND NOT contains(#qb, :qme) AND (attribute_not_exists(#qa) OR #qa < #qm)',
-          ExpressionAttributeNames: { ...QUORUM_NAMES, '#ql': 'lastApproval', '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':zero': 0,
-            ':one': 1,
-            ':none': [],
-            ':me': [userId],
-            ':qme': userId,
-            ':last': JSON.stringify(vote),
-            ':pending': 'PENDING',
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
+    const Attributes = await retryConflicts(() => addApprovingVote(a, userId, JSON.stringify(vote)));
     return Approval.parse(Attributes);
   } catch (e) {
     if (isConditionFailure(e)) return undefined;
@@ -113,11 +83,7 @@ export async function recordVote(a: Approval, vote: Vote) {
   // Numbered in the room the run keeps after its approval.requested (no write to the run: see VOTE_ROOM).
   event.seq = approvalEventSeq(a);
   // After the vote's own write (which is not a transaction: see the top of this file), as its approval's record is.
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [auditPut(audit), eventsPut(a.accountId, [event]), decisionAudit(audit, vote.via)] as never[],
-    }),
-  );
+  await writeAll([auditPut(audit), eventsPut(a.accountId, [event]), decisionAudit(audit, vote.via)]);
   await notifyEvents(a, [event]);
 }
 
@@ -135,7 +101,7 @@ export async function completeQuorum(a: Approval, now = Date.now()): Promise<App
   const run = decisionTransition(a, { decision: 'approve', comment: last.audit.comment, decidedBy, formData }, { now });
   const decided = { status: 'APPROVED' as const, decision: 'approve' as const, comment: last.audit.comment, decidedBy, decidedAt: now };
   const own = [
-    { Update: handledUpdate(a.accountId, a.approvalId, { ...decided, formData: JSON.stringify(formData) }, now, REACHED) },
+    { Update: handledUpdate(a.accountId, a.approvalId, { ...decided, formData: JSON.stringify(formData) }, now, QUORUM_REACHED) },
     auditPut(last.audit),
     decisionAudit(last.audit, last.via),
   ];

@@ -1,9 +1,8 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
 import { TtlCache } from '../cache.ts';
-import { ApiKey, keyKey } from '../db/entities/api-key.ts';
-import { User, userKey } from '../db/entities/user.ts';
-import { Webhook, webhookKey } from '../db/entities/webhook.ts';
+import type { ApiKey } from '../db/entities/api-key.ts';
+import type { User } from '../db/entities/user.ts';
+import type { Webhook } from '../db/entities/webhook.ts';
+import { type RecordRef, readRecords } from '../db/record-reads.ts';
 import { RECORD_TTL_MS } from '../db/retention.ts';
 
 /**
@@ -20,28 +19,24 @@ export const caches = {
   users: new TtlCache<User | undefined>(RECORD_TTL_MS),
 };
 
-type Key = { PK: string; SK: string };
-/** One cached record: its cache and id there, its table key, and the entity's parser. */
-export type CachedRead<T> = { cache: TtlCache<T | undefined>; id: string; key: Key; parse: (item: Record<string, unknown>) => T };
+/** One cached record: its cache and id there, and which record it is. */
+export type CachedRead<T> = { cache: TtlCache<T | undefined>; id: string; ref: RecordRef };
 
 export const keyRead = (keyId: string): CachedRead<ApiKey> => ({
   cache: caches.keys,
   id: keyId,
-  key: keyKey(keyId),
-  parse: (i) => ApiKey.parse(i),
+  ref: { kind: 'apiKey', keyId },
 });
 export const webhookRead = (webhookId: string): CachedRead<Webhook> => ({
   cache: caches.webhooks,
   id: webhookId,
-  key: webhookKey(webhookId),
-  parse: (i) => Webhook.parse(i),
+  ref: { kind: 'webhook', webhookId },
 });
 
 export const userRead = (accountId: string, userId: string): CachedRead<User> => ({
   cache: caches.users,
   id: `${accountId}/${userId}`,
-  key: userKey(accountId, userId),
-  parse: (i) => User.parse(i),
+  ref: { kind: 'user', accountId, userId },
 });
 
 type Values<R> = { -readonly [I in keyof R]: R[I] extends CachedRead<infer T> ? T | undefined : undefined };
@@ -56,20 +51,11 @@ export async function readThrough<const R extends readonly (CachedRead<any> | un
 ): Promise<Values<R>> {
   const values: unknown[] = reads.map((r) => r?.cache.peek(r.id, now)?.value);
   const missing = reads.filter((r): r is CachedRead<unknown> => r !== undefined && !r.cache.peek(r.id, now));
-  let keys: Key[] = missing.map((r) => r.key);
-  const items: Record<string, unknown>[] = [];
-  // BatchGet may leave keys unprocessed under throttling; they are asked again (the SDK backs off).
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt === 3) throw new Error('BatchGet left keys unprocessed three times');
-    const res = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys } } }));
-    items.push(...(res.Responses?.[tableName()] ?? []));
-    keys = (res.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
-  }
-  for (const r of missing) {
-    const item = items.find((i) => i.PK === r.key.PK && i.SK === r.key.SK);
-    const value = item ? r.parse(item) : undefined;
+  const read = await readRecords(missing.map((r) => r.ref));
+  missing.forEach((r, i) => {
+    const value = read[i];
     r.cache.set(r.id, value, now);
     values[reads.indexOf(r)] = value;
-  }
+  });
   return values as Values<R>;
 }

@@ -1,6 +1,5 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { writeAll } from '../db/transact.ts';
 import { decisionAudit } from '../db/audited.ts';
-import { db } from '../clients.ts';
 import { type Approval, auditPut, newAuditId } from '../db/entities/approval.ts';
 import { getUser, type User } from '../db/entities/user.ts';
 import { AppError, badRequest, forbidden } from '../errors.ts';
@@ -101,7 +100,7 @@ async function auditRefusal(
     sourceIp: client.sourceIp,
     userAgent: client.userAgent?.slice(0, 512),
   };
-  await db()
-    .send(new TransactWriteCommand({ TransactItems: [auditPut(record), decisionAudit(record, 'link')] }))
-    .catch((err: unknown) => logger.warn('refused decision not audited', { approvalId: grant.approvalId, error: err as Error }));
+  await writeAll([auditPut(record), decisionAudit(record, 'link')]).catch((err: unknown) =>
+    logger.warn('refused decision not audited', { approvalId: grant.approvalId, error: err as Error }),
+  );
 }

@@ -1,6 +1,5 @@
 import { getAccount } from '../db/entities/account.ts';
-import { getItems } from '../db/query.ts';
-import { executionKey, parseExecution } from '../db/entities/execution.ts';
+import { getExecutions } from '../db/entities/execution.ts';
 import type { Schedule } from '../db/entities/schedule.ts';
 import { enabledScheduleCount, listAccountScheduleItems } from '../db/entities/schedule-account.ts';
 import { getWorkflow } from '../db/entities/workflow.ts';
@@ -25,8 +24,11 @@ export async function listAccountSchedules(p: SessionPrincipal, workflowId?: str
   const workflows = new Map(
     await Promise.all(workflowIds.map(async (id) => [id, (await getWorkflow(p.accountId, id))?.name ?? id] as const)),
   );
-  const runs = await getItems(items.flatMap((s) => (s.lastExecutionId ? [executionKey(p.accountId, s.lastExecutionId)] : [])));
-  const status = new Map(runs.map((i) => parseExecution(i)).map((e) => [e.executionId, e.status]));
+  const runs = await getExecutions(
+    p.accountId,
+    items.flatMap((s) => (s.lastExecutionId ? [s.lastExecutionId] : [])),
+  );
+  const status = new Map(runs.map((e) => [e.executionId, e.status]));
   return items.map((s: Schedule) => ({
     ...scheduleView(s, now),
     workflowName: workflows.get(s.workflowId) ?? s.workflowId,

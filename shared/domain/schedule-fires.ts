@@ -1,11 +1,10 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import { keptChanging, Refused, refused, retryConflicts } from '../db/conflicts.ts';
 import { getAccount } from '../db/entities/account.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
 import { newEvent } from '../db/entities/run-events.ts';
-import { getIdempotencyRecord, idempotencyPut } from '../db/entities/idempotency.ts';
+import { getIdempotencyRecord, idempotencyPut, idempotencyScope } from '../db/entities/idempotency.ts';
 import {
   countFailure,
   disableSchedule,
@@ -135,7 +134,7 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
     return { outcome: 'ignored', reason: 'gone' };
   }
   if (!fire.manual && !s.enabled) return { outcome: 'ignored', reason: 'disabled' };
-  const scope = `SCH#${s.scheduleId}`;
+  const scope = idempotencyScope.scheduleFire(s.scheduleId);
   const key = fire.manual ? `manual-${newTokenId()}` : String(fire.scheduledAt);
   const request = { scheduleId: s.scheduleId, scheduledAt: fire.scheduledAt };
   const earlier = fire.manual ? undefined : await getIdempotencyRecord(s.accountId, scope, key);
@@ -171,19 +170,15 @@ export async function fireSchedule(fire: Fire, now = Date.now()): Promise<FireOu
         if (n === undefined) return { outcome: 'ignored', reason: 'gone' };
         const event: ScheduleEvent = { ...newEvent(last.executionId, 'schedule.skipped', eventData(s, fire), now), seq: n };
         try {
-          await db().send(
-            new TransactWriteCommand({
-              TransactItems: [
-                idempotencyPut(s.accountId, scope, key, {
-                  executionId: last.executionId,
-                  requestHash: hashRequest(request),
-                  createdAt: now,
-                }),
-                skippedUpdate(s),
-                scheduleEventPut(s.accountId, s.scheduleId, event),
-              ],
+          await writeAll([
+            idempotencyPut(s.accountId, scope, key, {
+              executionId: last.executionId,
+              requestHash: hashRequest(request),
+              createdAt: now,
             }),
-          );
+            skippedUpdate(s),
+            scheduleEventPut(s.accountId, s.scheduleId, event),
+          ]);
         } catch (e) {
           if (!isConditionFailure(e)) throw e;
           if (!fire.manual && (await getIdempotencyRecord(s.accountId, scope, key))) return { outcome: 'duplicate' };

@@ -1,22 +1,20 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { writeAll } from '../db/transact.ts';
 import { audited, changedFields } from '../db/audited.ts';
 import { changedMeanwhile } from '../db/conflicts.ts';
 import type { TransactItem } from '../db/transact.ts';
 import type { z } from 'zod';
-import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getAccount } from '../db/entities/account.ts';
 import {
   deleteScheduleItem,
-  enabledCountUpdate,
   getSchedule,
   listWorkflowSchedules,
   markSynced,
   replaceSchedule,
   type Schedule,
-  scheduleItem,
 } from '../db/entities/schedule.ts';
-import { getWorkflow, type Workflow, workflowKey } from '../db/entities/workflow.ts';
+import { getWorkflow, type Workflow, workflowStillThere } from '../db/entities/workflow.ts';
+import { newScheduleItems } from '../db/entities/schedule-account.ts';
 import { listScheduleEvents } from '../db/entities/schedule-events.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
@@ -149,29 +147,18 @@ export async function createSchedule(
   const { plan, limit } = s.enabled ? await limitOf(p.accountId) : { plan: undefined, limit: undefined };
   if (s.enabled && limit === 0) throw planLimit(plan, limit);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: scheduleItem(s), ConditionExpression: 'attribute_not_exists(PK)' } },
-          ...(s.enabled ? [enabledCountUpdate(p.accountId, 1, limit)] : []),
-          // A workflow deleted meanwhile takes its schedules with it: none may follow.
-          {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: workflowKey(p.accountId, workflowId),
-              ConditionExpression: 'attribute_exists(PK)',
-            },
-          },
-          audited(
-            p,
-            'schedule.created',
-            scheduleObject(s),
-            { workflowId, expression: s.expression, timezone: s.timezone, enabled: s.enabled },
-            now,
-          ),
-        ],
-      }),
-    );
+    await writeAll([
+      ...newScheduleItems(s, limit),
+      // A workflow deleted meanwhile takes its schedules with it: none may follow.
+      workflowStillThere(p.accountId, workflowId),
+      audited(
+        p,
+        'schedule.created',
+        scheduleObject(s),
+        { workflowId, expression: s.expression, timezone: s.timezone, enabled: s.enabled },
+        now,
+      ),
+    ]);
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
     if (!(await getWorkflow(p.accountId, workflowId))) throw notFound('WORKFLOW_NOT_FOUND', `Workflow ${workflowId} does not exist.`);

@@ -1,5 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import { audited, auditEntry } from '../db/audited.ts';
 import { auditPut } from '../db/entities/audit.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
@@ -51,15 +50,11 @@ export async function changePassword(p: SessionPrincipal, input: { currentPasswo
   }
   const newHash = await hashPassword(input.newPassword);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          endSessionsItem(user, newHash),
-          keepSessionItem(p.sessionId, (user.sessionEpoch ?? 0) + 1),
-          audited(p, 'password.changed', userObject(user), { otherSessionsEnded: true }, now),
-        ],
-      }),
-    );
+    await writeAll([
+      endSessionsItem(user, newHash),
+      keepSessionItem(p.sessionId, (user.sessionEpoch ?? 0) + 1),
+      audited(p, 'password.changed', userObject(user), { otherSessionsEnded: true }, now),
+    ]);
   } catch (e) {
     if (isConditionFailure(e)) throw validationFailed([{ path: 'currentPassword', message: 'was changed meanwhile; sign in again' }]);
     throw e;
@@ -70,9 +65,9 @@ export async function changePassword(p: SessionPrincipal, input: { currentPasswo
 /** A wrong current password: its audit entry alone (best effort: the refusal stands without it). */
 async function wrongCurrentPassword(p: SessionPrincipal, user: User, now: number) {
   const entry = auditEntry(p, 'password.change_failed', userObject(user), { reason: 'wrong_current_password' }, now);
-  await db()
-    .send(new TransactWriteCommand({ TransactItems: [auditPut(entry)] }))
-    .catch((error: unknown) => logger.warn('failed password change not audited', { userId: user.userId, error: error as Error }));
+  await writeAll([auditPut(entry)]).catch((error: unknown) =>
+    logger.warn('failed password change not audited', { userId: user.userId, error: error as Error }),
+  );
 }
 
 /**
@@ -85,15 +80,11 @@ export async function signOutEverywhere(p: SessionPrincipal, now = Date.now()): 
     async () => {
       const user = await getUser(p.accountId, p.userId, true);
       if (!user) throw invalidSession();
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            endSessionsItem(user),
-            deleteSessionItem(p.sessionId),
-            audited(p, 'session.signed_out_everywhere', { type: 'member', id: user.userId, name: user.email }, {}, now),
-          ],
-        }),
-      );
+      await writeAll([
+        endSessionsItem(user),
+        deleteSessionItem(p.sessionId),
+        audited(p, 'session.signed_out_everywhere', { type: 'member', id: user.userId, name: user.email }, {}, now),
+      ]);
     },
     {
       retryOn: lostRace,

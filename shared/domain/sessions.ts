@@ -1,5 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import { deleteSession, getSession, putSession } from '../db/entities/session.ts';
 import { getUser, setPasswordHash, type User } from '../db/entities/user.ts';
 import { getUsersByEmail } from '../db/entities/user-email.ts';
@@ -88,13 +87,9 @@ const sessionObject = (user: User) => ({ type: 'member', id: user.userId, name: 
  */
 async function signInFailed(user: User, via: { ip: string; channel: AuditChannel }, reason: string, now: number) {
   const who = { kind: 'anonymous' as const, accountId: user.accountId, userId: user.userId, email: user.email, via };
-  await db()
-    .send(
-      new TransactWriteCommand({
-        TransactItems: [auditPut(auditEntry(who, 'session.sign_in_failed', sessionObject(user), { reason }, now))],
-      }),
-    )
-    .catch((error: unknown) => logger.warn('failed sign-in not audited', { userId: user.userId, error: error as Error }));
+  await writeAll([auditPut(auditEntry(who, 'session.sign_in_failed', sessionObject(user), { reason }, now))]).catch((error: unknown) =>
+    logger.warn('failed sign-in not audited', { userId: user.userId, error: error as Error }),
+  );
 }
 
 /** A stored hash with older parameters is replaced at a successful login (best effort). */

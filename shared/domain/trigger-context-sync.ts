@@ -1,9 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
-import { listWebhooks, webhookKey } from '../db/entities/webhook.ts';
+import { listWebhooks, setTriggerContext } from '../db/entities/webhook.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { findExpressions } from '../engine/expressions.ts';
-import { isConditionFailure } from '../errors.ts';
 import { caches } from './records.ts';
 
 /** Does any expression of the definition read `$trigger`? */
@@ -16,20 +13,7 @@ export async function syncTriggerContext(accountId: string, workflowId: string, 
   const bound = (await listWebhooks(accountId)).filter((w) => w.workflowId === workflowId && Boolean(w.triggerContext) !== reads);
   await Promise.all(
     bound.map(async (w) => {
-      await db()
-        .send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: webhookKey(w.webhookId),
-            UpdateExpression: reads ? 'SET triggerContext = :t' : 'REMOVE triggerContext',
-            ConditionExpression: 'attribute_exists(PK)',
-            ...(reads ? { ExpressionAttributeValues: { ':t': true } } : {}),
-          }),
-        )
-        .catch((e: unknown) => {
-          // Deleted meanwhile: nothing to say.
-          if (!isConditionFailure(e)) throw e;
-        });
+      await setTriggerContext(w.webhookId, reads);
       caches.webhooks.delete(w.webhookId);
     }),
   );

@@ -1,6 +1,5 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { writeAll } from '../db/transact.ts';
 import type { z } from 'zod';
-import { db, tableName } from '../clients.ts';
 import type { Plan } from '../config.ts';
 import { getApiKey } from '../db/entities/api-key.ts';
 import { getAccount, memberGens } from '../db/entities/account.ts';
@@ -9,12 +8,12 @@ import {
   deleteWebhookItem,
   getWebhook,
   listWebhooks,
+  newWebhookItems,
   readStats,
+  replaceWebhookItem,
   type Webhook,
-  webhookCountKey,
-  webhookItem,
 } from '../db/entities/webhook.ts';
-import { getWorkflow, workflowKey } from '../db/entities/workflow.ts';
+import { getWorkflow, workflowStillThere } from '../db/entities/workflow.ts';
 import { badRequest, forbidden, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { type CreateWebhookBody, isStandardWebhooksSecret, type UpdateWebhookBody } from '../schemas/webhooks.ts';
@@ -132,32 +131,12 @@ export async function createWebhook(
   if (limit === 0) throw planLimit();
   try {
     // The count and the webhook in one transaction: parallel creates can never exceed the limit.
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: webhookCountKey(p.accountId),
-              UpdateExpression: 'ADD #n :one SET #type = :type',
-              ...(limit !== undefined ? { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit' } : {}),
-              ExpressionAttributeNames: { '#n': 'count', '#type': 'type' },
-              ExpressionAttributeValues: { ':one': 1, ':type': 'webhookCount', ...(limit !== undefined ? { ':limit': limit } : {}) },
-            },
-          },
-          { Put: { TableName: tableName(), Item: webhookItem(w), ConditionExpression: 'attribute_not_exists(PK)' } },
-          // A workflow deleted meanwhile takes its webhooks with it (`removeWorkflow`): none may follow.
-          {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: workflowKey(p.accountId, input.workflowId),
-              ConditionExpression: 'attribute_exists(PK)',
-            },
-          },
-          audited(p, 'webhook.created', webhookObject(w), { workflowId: w.workflowId, authMode: authModeOf(w) }, now),
-        ],
-      }),
-    );
+    await writeAll([
+      ...newWebhookItems(w, limit),
+      // A workflow deleted meanwhile takes its webhooks with it (`removeWorkflow`): none may follow.
+      workflowStillThere(p.accountId, input.workflowId),
+      audited(p, 'webhook.created', webhookObject(w), { workflowId: w.workflowId, authMode: authModeOf(w) }, now),
+    ]);
   } catch (e) {
     if (!isConditionFailure(e)) throw e;
     if (!(await getWorkflow(p.accountId, input.workflowId)))
@@ -192,21 +171,7 @@ export async function updateWebhook(
   checkAuthMode(next, requested, w);
   checkSchemeSecret(next);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: webhookItem(next),
-              ConditionExpression: 'updatedAt = :seen',
-              ExpressionAttributeValues: { ':seen': w.updatedAt },
-            },
-          },
-          webhookChangeEntry(p, w, next, patch, now),
-        ],
-      }),
-    );
+    await writeAll([replaceWebhookItem(next, w.updatedAt), webhookChangeEntry(p, w, next, patch, now)]);
   } catch (e) {
     if (!lostRace(e)) throw e;
     // Lost to another change: 409 while it is there (as a workflow answers), 404 once it is gone.

@@ -1,9 +1,9 @@
 import { type Callback, type CallbackStatus, getCallback, handledCallbackUpdate } from '../db/entities/callback.ts';
-import { type Execution, executionKey } from '../db/entities/execution.ts';
+import type { Execution } from '../db/entities/execution.ts';
+import { waitEnded } from '../db/entities/execution-transitions.ts';
 import type { RecordedReport, RunError } from '../db/entities/execution-state.ts';
-import { activeIndex, activeSortKey } from '../db/entities/execution-index.ts';
 import { eventsPut, newEvent } from '../db/entities/run-events.ts';
-import { buildUpdate, type Condition } from '../db/update.ts';
+import type { Condition } from '../db/update.ts';
 import { writeDecision } from './decisions.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 
@@ -33,28 +33,13 @@ export function reportTransition(
   const data = { callbackId: c.callbackId, stepId: c.stepId, status: outcome, ...(opts.error ? { error: opts.error } : {}) };
   const event = { ...newEvent(c.executionId, status === 'TIMED_OUT' ? 'callback.expired' : 'callback.reported', data, now), seq };
   const report: RecordedReport = { callbackId: c.callbackId, stepId: c.stepId, at: now, outcome, event };
-  const update = buildUpdate(
-    executionKey(c.accountId, c.executionId),
-    {
-      status: 'RUNNING',
-      dispatch,
-      report: JSON.stringify(report),
-      updatedAt: now,
-      seq,
-      // Handed to its message: due in the active index (`resumed`: it rejoins it).
-      ...(resumed
-        ? activeIndex({ ...resumed, dispatch, lease: undefined }, now)
-        : { GSI2SK: activeSortKey({ executionId: c.executionId, dispatch }, now) }),
-    },
-    ['callbackId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])],
-    {
-      expression: '#status = :seen AND callbackId = :cb',
-      names: { '#status': 'status' },
-      values: { ':seen': resumed ? 'INTERRUPTED' : 'WAITING_CALLBACK', ':cb': c.callbackId },
-    },
+  const update = waitEnded(
+    c,
+    { callbackId: c.callbackId, report: JSON.stringify(report) },
+    { dispatch, now, seq, ...(resumed ? { resumed } : {}) },
   );
   return {
-    items: [{ Update: update }, eventsPut(c.accountId, [event])],
+    items: [update, eventsPut(c.accountId, [event])],
     dispatch,
     run: { accountId: c.accountId, executionId: c.executionId },
   };

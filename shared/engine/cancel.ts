@@ -1,13 +1,12 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { writeAll } from '../db/transact.ts';
+import { cancelRequest } from '../db/entities/execution-transitions.ts';
 import { audited, type Auditor } from '../db/audited.ts';
-import { db } from '../clients.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
 import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
 import { cancelledFields, cancelledUpdate } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
+import { type Execution, getExecutionToChange } from '../db/entities/execution.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
-import { buildUpdate } from '../db/update.ts';
 import { conflict, notFound } from '../errors.ts';
 import { notifyEvents } from './notify.ts';
 import { countAcceptedTrigger, finished } from './runs.ts';
@@ -44,25 +43,7 @@ export async function cancelRun(
         // The run item is the worker's (hot while it runs): the request and its audit entry are one
         // transaction, which the worker's own writes survive (each retries a TransactionConflict;
         // docs/data-model.md "The audit log").
-        await db().send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: buildUpdate(
-                  executionKey(accountId, executionId),
-                  { cancelRequested: true, cancelReason: reason, cancelBy: by, updatedAt: now },
-                  [],
-                  {
-                    expression: '#status = :running AND #lease.#owner = :owner',
-                    names: { '#status': 'status', '#lease': 'lease', '#owner': 'owner' },
-                    values: { ':running': 'RUNNING', ':owner': e.lease?.owner },
-                  },
-                ),
-              },
-              entry(),
-            ],
-          }),
-        );
+        await writeAll([cancelRequest({ accountId, executionId }, e.lease?.owner, { reason, by, now }), entry()]);
         return { ...e, cancelRequested: true, cancelReason: reason, ...(by ? { cancelBy: by } : {}), updatedAt: now };
       }
       const data = { reason: reason ?? null, from: e.status, ...(by ? { by } : {}) };
@@ -80,7 +61,7 @@ export async function cancelRun(
           ? [{ Update: cancelCallbackUpdate(accountId, e.callbackId, now) }]
           : []),
       ];
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      await writeAll(items);
       if (e.status === 'PENDING') countAcceptedTrigger(e);
       const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
       delete cancelled.dispatch;

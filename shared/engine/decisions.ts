@@ -1,11 +1,9 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { type TransactItem, writeAll } from '../db/transact.ts';
+import { waitEnded } from '../db/entities/execution-transitions.ts';
 import type { Approval } from '../db/entities/approval.ts';
 import type { RecordedDecision } from '../db/entities/execution-state.ts';
 import { eventsPut, newEvent, nextSeq, VOTE_ROOM } from '../db/entities/run-events.ts';
-import { activeIndex, activeSortKey } from '../db/entities/execution-index.ts';
-import { type Execution, executionKey, moveOldExecution } from '../db/entities/execution.ts';
-import { buildUpdate } from '../db/update.ts';
+import { type Execution, moveOldExecution } from '../db/entities/execution.ts';
 import { isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 
@@ -60,28 +58,13 @@ export function decisionTransition(
           }
         : undefined;
   const decision: RecordedDecision = { approvalId, stepId, at: now, output, ...(fails ? { fails } : {}), event };
-  const update = buildUpdate(
-    executionKey(approval.accountId, approval.executionId),
-    {
-      status: 'RUNNING',
-      dispatch,
-      decision: JSON.stringify(decision),
-      updatedAt: now,
-      seq,
-      // Handed to its message: due in the active index (`resumed`: it rejoins it).
-      ...(resumed
-        ? activeIndex({ ...resumed, dispatch, lease: undefined }, now)
-        : { GSI2SK: activeSortKey({ executionId: approval.executionId, dispatch }, now) }),
-    },
-    ['approvalId', ...(resumed ? ['interruptedAt', 'interruptReason'] : [])],
-    {
-      expression: '#status = :seen AND approvalId = :ap',
-      names: { '#status': 'status' },
-      values: { ':seen': resumed ? 'INTERRUPTED' : 'WAITING_APPROVAL', ':ap': approvalId },
-    },
+  const update = waitEnded(
+    approval,
+    { approvalId, decision: JSON.stringify(decision) },
+    { dispatch, now, seq, ...(resumed ? { resumed } : {}) },
   );
   const run = { accountId: approval.accountId, executionId: approval.executionId };
-  return { items: [{ Update: update }, eventsPut(approval.accountId, [event])], dispatch, run };
+  return { items: [update, eventsPut(approval.accountId, [event])], dispatch, run };
 }
 
 export type Transition = ReturnType<typeof decisionTransition>;
@@ -100,7 +83,7 @@ export async function writeDecision(
   own: readonly object[],
   t: Pick<Transition, 'items' | 'run'>,
 ): Promise<'moved' | 'recorded' | 'refused'> {
-  const write = (items: readonly object[]) => db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
+  const write = (items: readonly object[]) => writeAll(items as TransactItem[]);
   const refused = (e: unknown) => {
     if (isConditionFailure(e) || isTransactionConflict(e)) return 'refused' as const;
     throw e;

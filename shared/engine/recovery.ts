@@ -1,20 +1,12 @@
 // Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): the startup sweep and
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
-import { currentStepId, type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
+import { type TransactItem, writeAll } from '../db/transact.ts';
+import { runChange } from '../db/entities/execution-transitions.ts';
+import { currentStepId, type Execution, getExecutionToChange } from '../db/entities/execution.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import {
-  ACTIVE_INDEX_ATTRIBUTES,
-  ACTIVE_SHARDS,
-  type ActiveKind,
-  type ActiveRange,
-  activeIndex,
-  listActive,
-} from '../db/entities/execution-index.ts';
-import { cancelledData, cancelledUpdate, unchangedSince } from '../db/entities/execution-writes.ts';
+import { ACTIVE_INDEX_ATTRIBUTES, ACTIVE_SHARDS, type ActiveKind, type ActiveRange, listActive } from '../db/entities/execution-index.ts';
+import { cancelledData, cancelledUpdate } from '../db/entities/execution-writes.ts';
 import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
-import { buildUpdate } from '../db/update.ts';
 import { lostRace, retryConflicts } from '../db/conflicts.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -25,16 +17,8 @@ import { countAcceptedTrigger } from './runs.ts';
 export type InterruptReason = NonNullable<Execution['interruptReason']>;
 
 /** Write the run's update and its event in one transaction, then deliver the event. */
-async function transition(
-  e: Execution,
-  update: ReturnType<typeof buildUpdate>,
-  event: RunEvent,
-  after: Partial<Execution>,
-  extra: object[] = [],
-) {
-  await db().send(
-    new TransactWriteCommand({ TransactItems: [{ Update: update }, eventsPut(e.accountId, [event]), ...(extra as never[])] }),
-  );
+async function transition(e: Execution, update: TransactItem, event: RunEvent, after: Partial<Execution>, extra: object[] = []) {
+  await writeAll([update, eventsPut(e.accountId, [event]), ...(extra as never[])]);
   await notifyEvents({ ...e, ...after }, [event]);
 }
 
@@ -43,12 +27,7 @@ async function interrupt(e: Execution, reason: InterruptReason, now: number) {
   const seq = nextSeq(e);
   const fields = { status: 'INTERRUPTED' as const, interruptedAt: now, interruptReason: reason, updatedAt: now, seq };
   const event = { ...newEvent(e.executionId, 'execution.interrupted', { reason, from: e.status, stepId: currentStepId(e) }, now), seq };
-  await transition(
-    e,
-    buildUpdate(executionKey(e.accountId, e.executionId), fields, ['dispatch', 'lease', ...ACTIVE_INDEX_ATTRIBUTES], unchangedSince(e)),
-    event,
-    fields,
-  );
+  await transition(e, runChange(e, fields, ['dispatch', 'lease', ...ACTIVE_INDEX_ATTRIBUTES]), event, fields);
   emit('ExecutionInterrupted');
   logger.warn('execution interrupted', { executionId: e.executionId, reason, from: e.status });
 }
@@ -59,7 +38,7 @@ async function cancelAsAsked(e: Execution, now: number) {
     ...newEvent(e.executionId, 'execution.cancelled', cancelledData(e, e.status), now),
     seq: nextSeq(e),
   };
-  await transition(e, cancelledUpdate(e, e.cancelReason, now), event, { status: 'CANCELLED' });
+  await transition(e, { Update: cancelledUpdate(e, e.cancelReason, now) }, event, { status: 'CANCELLED' });
 }
 
 /** `execution.resumed`, numbered next after the run as read. */
@@ -77,11 +56,10 @@ export async function redispatch(e: Execution, by: string, reason: string, now: 
     dispatch,
     updatedAt: now,
     seq: event.seq,
-    ...activeIndex({ ...e, dispatch, lease: undefined }, now),
   };
   await transition(
     e,
-    buildUpdate(executionKey(e.accountId, e.executionId), fields, ['lease', ...extraRemove], unchangedSince(e)),
+    runChange(e, fields, ['lease', ...extraRemove], { as: { ...e, dispatch, lease: undefined }, now }),
     event,
     fields,
     extra,

@@ -1,16 +1,13 @@
 // Manual resume (v1, docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): an INTERRUPTED run re-enters the
 // step it stopped in, or waits again, or takes what its wait recorded meanwhile.
 import { audited, type Auditor } from '../db/audited.ts';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
-import { type Approval, approvalKey, getApproval } from '../db/entities/approval.ts';
+import { writeAll } from '../db/transact.ts';
+import { runChange } from '../db/entities/execution-transitions.ts';
+import { type Approval, approvalRunSeqUpdate, getApproval } from '../db/entities/approval.ts';
 import { callbackRunSeqUpdate, getCallback } from '../db/entities/callback.ts';
-import { type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
-import { activeIndex } from '../db/entities/execution-index.ts';
-import { unchangedSince } from '../db/entities/execution-writes.ts';
+import { type Execution, getExecutionToChange } from '../db/entities/execution.ts';
 import { eventsPut, type RunEvent } from '../db/entities/run-events.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
-import { buildUpdate } from '../db/update.ts';
 import { conflict, notFound } from '../errors.ts';
 import { reportTransition } from './callbacks.ts';
 import { type Decision, decisionMessage, decisionTransition, timeoutDecision } from './decisions.ts';
@@ -41,16 +38,12 @@ async function waitAgain(
   now: number,
   waitItems: object[],
 ) {
-  const fields = { status, updatedAt: now, seq: resumed.seq, ...activeIndex({ ...e, lease: undefined, dispatch: undefined }, now) };
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, interrupted, unchangedSince(e)) },
-        eventsPut(e.accountId, [resumed]),
-        ...waitItems,
-      ],
-    }),
-  );
+  const fields = { status, updatedAt: now, seq: resumed.seq };
+  await writeAll([
+    runChange(e, fields, interrupted, { as: { ...e, lease: undefined, dispatch: undefined }, now }),
+    eventsPut(e.accountId, [resumed]),
+    ...waitItems,
+  ]);
   await notifyEvents({ ...e, ...fields }, [resumed]);
 }
 
@@ -77,7 +70,7 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       if (callback && callback.status !== 'PENDING' && callback.status !== 'CANCELLED') {
         // Reported (or timed out) while the run was interrupted: the run takes that outcome now.
         const t = reportTransition(callback, callback.status, { now, resumed: e, seq: resumed.seq + 1, error: callback.error });
-        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed]), entry()] }));
+        await writeAll([...t.items, eventsPut(accountId, [resumed]), entry()]);
         await Promise.all([sendRunMessage({ accountId, executionId, dispatch: t.dispatch }), notifyEvents(e, [resumed])]);
       } else if (callback?.status === 'PENDING') {
         // Waiting again: what ends the wait is numbered after `execution.resumed`.
@@ -87,16 +80,14 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
         ]);
       } else if (approval && recorded) {
         const t = decisionTransition(approval, recorded.decision, { now, expired: recorded.expired, resumed: e, seq: resumed.seq + 1 });
-        await db().send(new TransactWriteCommand({ TransactItems: [...t.items, eventsPut(accountId, [resumed]), entry()] }));
+        await writeAll([...t.items, eventsPut(accountId, [resumed]), entry()]);
         await Promise.all([decisionMessage(approval, t), notifyEvents(e, [resumed])]);
       } else if (approval?.status === 'PENDING') {
         // Waiting again: the votes still to come are numbered after `execution.resumed` (the approval's runSeq moves with it).
-        const runSeq = buildUpdate(approvalKey(accountId, approval.approvalId), { runSeq: resumed.seq }, [], {
-          expression: '#status = :pending',
-          names: { '#status': 'status' },
-          values: { ':pending': 'PENDING' },
-        });
-        await waitAgain(e, 'WAITING_APPROVAL', resumed, interrupted, now, [{ Update: runSeq }, entry()]);
+        await waitAgain(e, 'WAITING_APPROVAL', resumed, interrupted, now, [
+          { Update: approvalRunSeqUpdate(approval, resumed.seq) },
+          entry(),
+        ]);
       } else {
         await redispatch(e, by, 'manual', now, interrupted, [entry()]);
       }

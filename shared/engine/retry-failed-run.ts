@@ -2,24 +2,28 @@
 // (INTERRUPTED runs, `resume.ts`) and rerun (a new run from the start, `runs.ts`).
 import type { Via } from '../db/audited.ts';
 import { audited } from '../db/audited.ts';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
+import { retryUndone, runChange } from '../db/entities/execution-transitions.ts';
 import { config } from '../config.ts';
 import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
-import { ACTIVE_INDEX_ATTRIBUTES, activeIndex } from '../db/entities/execution-index.ts';
-import { unchangedSince } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecutionToChange } from '../db/entities/execution.ts';
-import { getIdempotencyRecord, IDEMPOTENCY_TTL_SECONDS, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
+import { ACTIVE_INDEX_ATTRIBUTES } from '../db/entities/execution-index.ts';
+import { type Execution, getExecutionToChange } from '../db/entities/execution.ts';
+import {
+  getIdempotencyRecord,
+  IDEMPOTENCY_TTL_SECONDS,
+  idempotencyDelete,
+  idempotencyPut,
+  idempotencyScope,
+} from '../db/entities/idempotency.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { retentionTtl } from '../db/retention.ts';
-import { buildUpdate } from '../db/update.ts';
 import { conflict, isConditionFailure, notFound } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyEvents } from './notify.ts';
 
 const DAY_MS = 86_400_000;
-const idemScope = (executionId: string) => `RETRY#${executionId}`;
+const idemScope = idempotencyScope.runRetry;
 
 /**
  * Why a run cannot be retried (409, a code each), or nothing. A rejection is a person's decision, not
@@ -123,18 +127,11 @@ export async function retryRun(
       const { fields, remove, event } = retried(e, by.userId, now);
       const items = [
         ...(idempotency ? [idempotencyPut(accountId, scope, idempotency.key, { executionId, requestHash: 'retry', createdAt: now })] : []),
-        {
-          Update: buildUpdate(
-            executionKey(accountId, executionId),
-            { ...fields, ...activeIndex({ ...e, ...fields, lease: undefined, wakeAt: undefined }, now) },
-            remove,
-            unchangedSince(e),
-          ),
-        },
+        runChange(e, fields, remove, { as: { ...e, ...fields, lease: undefined, wakeAt: undefined }, now }),
         eventsPut(accountId, [event]),
         audited({ accountId, ...by }, 'run.retried', { type: 'run', id: executionId }, { stepId: event.data.stepId ?? null }, now),
       ];
-      await db().send(new TransactWriteCommand({ TransactItems: items as never[] }));
+      await writeAll(items);
       return { replayed: false as const, e, fields, remove, event };
     },
     { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },
@@ -170,28 +167,13 @@ async function abandonUnsent(e: Execution, dispatch: string, idem: { scope: stri
     seq: nextSeq(e) + 1,
   };
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: buildUpdate(
-              executionKey(e.accountId, e.executionId),
-              restore,
-              ['dispatch', ...ACTIVE_INDEX_ATTRIBUTES, ...(e.retries === undefined ? ['retries'] : [])],
-              {
-                expression: '#status = :pending AND dispatch = :d',
-                names: { '#status': 'status' },
-                values: { ':pending': 'PENDING', ':d': dispatch },
-              },
-            ),
-          },
-          eventsPut(e.accountId, [
-            { ...newEvent(e.executionId, 'execution.failed', { error: e.error ?? null, retryNotQueued: true }, now), seq: restore.seq },
-          ]),
-          ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
-        ] as never[],
-      }),
-    );
+    await writeAll([
+      retryUndone(e, dispatch, restore, ['dispatch', ...ACTIVE_INDEX_ATTRIBUTES, ...(e.retries === undefined ? ['retries'] : [])]),
+      eventsPut(e.accountId, [
+        { ...newEvent(e.executionId, 'execution.failed', { error: e.error ?? null, retryNotQueued: true }, now), seq: restore.seq },
+      ]),
+      ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
+    ]);
   } catch (err) {
     if (isConditionFailure(err)) return;
     logger.error('unsent retry left PENDING', { executionId: e.executionId, error: err as Error });

@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decisionAudit } from '../db/audited.ts';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { writeAll } from '../db/transact.ts';
 import { auditPut, getApproval, newAuditId } from '../db/entities/approval.ts';
 import { type Channel, getChannelById } from '../db/entities/channel.ts';
 import { listUsers, type User } from '../db/entities/user.ts';
@@ -159,7 +158,7 @@ async function auditRefusal(
     sourceIp: req.sourceIp,
     userAgent: req.userAgent?.slice(0, 512),
   };
-  await db()
-    .send(new TransactWriteCommand({ TransactItems: [auditPut(record), decisionAudit(record)] }))
-    .catch((error: unknown) => logger.warn('refused Slack click not audited', { approvalId, error: (error as Error).name }));
+  await writeAll([auditPut(record), decisionAudit(record)]).catch((error: unknown) =>
+    logger.warn('refused Slack click not audited', { approvalId, error: (error as Error).name }),
+  );
 }

@@ -6,7 +6,7 @@ import { listDueNudges } from '../../shared/db/entities/approval-nudge.ts';
 import { type Callback, callbackKey, getCallback } from '../../shared/db/entities/callback.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { scheduleKey } from '../../shared/db/entities/schedule.ts';
-import { migrate } from '../../shared/db/migrations.ts';
+import { migrate } from '../../shared/db/migrations/index.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { decide } from '../../shared/domain/approvals.ts';
 import { expireDueCallbacks } from '../../shared/domain/callbacks.ts';

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/clients.ts';
 import { auditEntry } from '../../shared/db/audited.ts';
 import { type AuditEntry, auditItem, auditPut, listAuditEntries } from '../../shared/db/entities/audit.ts';
-import { migrate } from '../../shared/db/migrations.ts';
+import { migrate } from '../../shared/db/migrations/index.ts';
 import { useOwnTable } from '../support/engine.ts';
 
 // Audit entries written before the log's 8 shards (issue 41, finding 13): under `AUDIT#<account>` and

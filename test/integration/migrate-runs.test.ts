@@ -5,7 +5,7 @@ import { handler as cancelHandler } from '../../functions/http/v1/executions/can
 import { db, tableName } from '../../shared/clients.ts';
 import { type Execution, executionKey, getExecution, listExecutions } from '../../shared/db/entities/execution.ts';
 import { getIdempotencyRecord } from '../../shared/db/entities/idempotency.ts';
-import { migrate } from '../../shared/db/migrations.ts';
+import { migrate } from '../../shared/db/migrations/index.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import type { RunMessage } from '../../shared/engine/dispatch.ts';

@@ -5,7 +5,7 @@ import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '../../shared/clients.ts';
 import { deliveryKey, getDelivery, listExecutionDeliveries, recordAttempt } from '../../shared/db/entities/delivery.ts';
-import { migrate } from '../../shared/db/migrations.ts';
+import { migrate } from '../../shared/db/migrations/index.ts';
 import { useOwnTable } from '../support/engine.ts';
 
 // `npm run admin -- migrate` (docs/deploying.md, "Upgrading") on a table holding items of the shape

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { dataLayerBreaches } from '../support/data-layer.ts';
 
 /**
  * The import graph of the source tree (shared/, functions/, infra/; tests excluded), read with the
@@ -126,5 +127,120 @@ describe('module size', () => {
       .map((file) => ({ file, lines: readFileSync(join(ROOT, file), 'utf8').split('\n').length - 1 }))
       .filter(({ lines }) => lines > 300);
     expect(long).toEqual([]);
+  });
+});
+
+/**
+ * The data layer is sealed: only shared/db/ builds DynamoDB requests (commands, expressions, keys);
+ * the domain and the engine call entity functions named for what they do
+ * (docs/architecture.md "Layers"). test/support/data-layer.ts says what a breach is.
+ */
+describe('the sealed data layer', () => {
+  /** Moved by the lead in the same issue (43): the lead empties this list as each file asks entity functions. */
+  const MOVED_BY_LEAD = [
+    'shared/engine/worker.ts',
+    'shared/engine/session.ts',
+    'shared/engine/execute.ts',
+    'shared/engine/runs.ts',
+    'shared/domain/trigger.ts',
+  ];
+  /**
+   * Console handlers that still import shared/db/ (types, constants, reads): the console's move into
+   * section folders switches each to the domain's read models and empties this list.
+   */
+  const CONSOLE_READS_DB = [
+    'functions/http/console/approval-form.tsx',
+    'functions/http/console/approval-view.tsx',
+    'functions/http/console/audit-view.tsx',
+    'functions/http/console/channel-drafts.ts',
+    'functions/http/console/channel-form-view.tsx',
+    'functions/http/console/overview-view.tsx',
+    'functions/http/console/run-action-rules.ts',
+    'functions/http/console/run-confirm-view.tsx',
+    'functions/http/console/run-data.ts',
+    'functions/http/console/run-log.tsx',
+    'functions/http/console/run-redeliver.ts',
+    'functions/http/console/run-steps.tsx',
+    'functions/http/console/run-value.ts',
+    'functions/http/console/run-view.tsx',
+    'functions/http/console/runs-view.tsx',
+    'functions/http/console/runs.route.ts',
+    'functions/http/console/webhook-form-data.ts',
+    'functions/http/console/workflow-editor-view.tsx',
+    'functions/http/console/workflow-restore-view.tsx',
+    'functions/http/console/workflow-versions-view.tsx',
+    'functions/http/console/workflow-versions.ts',
+    'functions/http/console/workflow-view.tsx',
+    'functions/http/console/workflow.ts',
+    'functions/http/console/workflows-view.tsx',
+  ];
+  const outsideDb = ['shared', 'functions'].flatMap(files).filter((f) => !f.startsWith('shared/db/'));
+  const breaches = (file: string) => dataLayerBreaches(file, readFileSync(join(ROOT, file), 'utf8'));
+
+  it('finds no DynamoDB command, expression or key built outside shared/db (but for the files the lead moves)', () => {
+    const found = outsideDb
+      .filter((f) => !MOVED_BY_LEAD.includes(f))
+      .flatMap((f) => breaches(f).map((b) => `${f}:${b.line} ${b.kind}: ${b.text}`));
+    expect(found).toEqual([]);
+  });
+
+  it('names only files that exist in its list of files the lead moves', () => {
+    expect(MOVED_BY_LEAD.filter((f) => !outsideDb.includes(f))).toEqual([]);
+  });
+
+  it('finds no console handler importing shared/db (but for the listed ones), and the list holds only ones that do', () => {
+    const graph = importGraph();
+    const readsDb = [...graph]
+      .filter(([from, to]) => from.startsWith('functions/http/console/') && to.some((t) => t.startsWith('shared/db/')))
+      .map(([from]) => from)
+      .sort();
+    expect(readsDb.filter((f) => !CONSOLE_READS_DB.includes(f))).toEqual([]);
+    expect(CONSOLE_READS_DB.filter((f) => !readsDb.includes(f))).toEqual([]);
+  });
+
+  it('looks at real code: the files the lead moves still breach it', () => {
+    expect(breaches('shared/engine/worker.ts').length).toBeGreaterThan(0);
+  });
+
+  describe('its own check, on sample sources', () => {
+    const kinds = (source: string) => dataLayerBreaches('shared/domain/sample.ts', source).map((b) => b.kind);
+
+    it('finds a DynamoDB command imported', () => {
+      expect(kinds("import { UpdateCommand } from '@aws-sdk/lib-dynamodb';")).toEqual(['command']);
+      expect(kinds("import { type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';")).toEqual(['command']);
+      expect(kinds("import { QueryCommand as Q } from '@aws-sdk/client-dynamodb';")).toEqual(['command']);
+    });
+
+    it('finds an expression: a request field, a condition, an update, an alias, the update builder', () => {
+      expect(kinds('const u = { ConditionExpression: x };')).toEqual(['expression']);
+      expect(kinds("const c = 'attribute_not_exists(PK)';")).toEqual(['expression']);
+      expect(kinds("const c = { expression: '#status = :pending' };")).toEqual(['expression']);
+      expect(kinds(`const c = \`#role = :r AND \${more}\`;`)).toEqual(['expression']);
+      expect(kinds("const u = 'SET triggerContext = :t';")).toEqual(['expression']);
+      expect(kinds("const names = { '#status': 'status' };")).toEqual(['expression']);
+      expect(kinds("import { buildUpdate } from '../db/update.ts';")).toEqual(['expression']);
+    });
+
+    it('finds a key built by hand or by an entity key function imported', () => {
+      expect(kinds('const k = { PK: a, SK: b };')).toEqual(['key', 'key']);
+      expect(kinds(`const scope = \`SCH#\${id}\`;`)).toEqual(['key']);
+      expect(kinds('const p = { TableName: t };')).toEqual(['key']);
+      expect(kinds("import { executionKey, getExecution } from '../db/entities/execution.ts';")).toEqual(['key']);
+    });
+
+    it('passes code that asks entity functions, and comments, URLs and text that only look alike', () => {
+      const clean = [
+        "import { writeAll } from '../db/transact.ts';",
+        "import { getApiKey } from '../db/entities/api-key.ts';",
+        "import { artifactObjectKey } from '../db/entities/artifact.ts';",
+        "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';",
+        "import type { AttributeValue } from '@aws-sdk/client-dynamodb';",
+        '// a comment may say attribute_not_exists(PK) and #status = :pending',
+        `const link = \`\${base}#deliveries\`;`,
+        `const binding = \`approvals:\${id}\${all ? ':all' : ''}\`;`,
+        'await writeAll([changeMemberItem(user, next), audited(p, action, object)]);',
+      ].join('\n');
+      expect(kinds(clean)).toEqual([]);
+    });
   });
 });

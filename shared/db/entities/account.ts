@@ -4,6 +4,7 @@ import { Plan } from '../../config.ts';
 import { db, tableName } from '../../clients.ts';
 import { notFound, isConditionFailure } from '../../errors.ts';
 import { accountKey, counterKey, existing, type Layout, layoutOf, newAccountItems, planCounters, range, reshard } from './rate-counters.ts';
+import type { TransactItem } from '../transact.ts';
 import { memberGenName } from './user.ts';
 
 // Access patterns: get by id; the account's request count in the current rate-limit window lives on
@@ -19,6 +20,12 @@ export const accountItem = (a: Account) => ({ ...accountKey(a.accountId), type: 
 
 /** The counters to put with a new account whose plan needs more than one (none otherwise). */
 export const accountCounterItems = (a: Account) => newAccountItems(a).counters;
+
+/** Transaction items of a new account: its item (refused if the id exists) and its rate counters. */
+export const newAccountPuts = (a: Account): TransactItem[] => [
+  { Put: { TableName: tableName(), Item: accountItem(a), ConditionExpression: 'attribute_not_exists(PK)' } },
+  ...accountCounterItems(a).map((Item) => ({ Put: { TableName: tableName(), Item } })),
+];
 
 export async function getAccount(accountId: string): Promise<Account | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: accountKey(accountId) }));

@@ -1,8 +1,9 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
-import type { Approval } from './approval.ts';
+import type { TransactItem } from '../transact.ts';
+import { type Approval, approvalKey } from './approval.ts';
 
 // Access pattern: the pending approvals whose next reminder or escalation is due, earliest first,
 // for the scheduled sweep (PK APPROVAL#NUDGE#<shard>, SK <due time>#<account>#<approval>; the shard a
@@ -12,7 +13,9 @@ import type { Approval } from './approval.ts';
 // moves it to the next due time (or deletes it), and an item whose approval was handled meanwhile is
 // deleted when it comes due. Items of before the upgrade sit in the unsharded APPROVAL#NUDGE, which
 // the sweep reads too (`NUDGE_PARTITIONS`) until `npm run admin -- migrate` has moved them (`nudgeMove`).
-const FAMILY = 'APPROVAL#NUDGE';
+/** The family of the due items' partitions (`sweepPartition`); the unsharded one of before is the family itself. */
+export const NUDGE_FAMILY = 'APPROVAL#NUDGE';
+const FAMILY = NUDGE_FAMILY;
 const at = (ms: number) => String(ms).padStart(15, '0');
 
 /** Every partition the sweep reads: the shards and the unsharded one of before. */
@@ -62,6 +65,52 @@ export const isCurrent = (n: DueNudge, a: Pick<Approval, 'accountId' | 'approval
 /** The transaction item that removes a due item (the one the sweep read, in whichever partition it was). */
 export const nudgeDelete = (n: DueNudge) => ({ Delete: { TableName: tableName(), Key: { PK: n.PK, SK: n.SK } } });
 
+/** Delete a due item (its approval was handled, or it is a copy left behind). */
+export async function deleteNudge(n: DueNudge): Promise<void> {
+  await db().send(new DeleteCommand(nudgeDelete(n).Delete));
+}
+
+/** Transaction item: the approval's write by the reminder sweep (shared/domain/nudges.ts): its new counts, conditional on PENDING and on the counts read (one sweep lands). */
+export function nudgedApprovalItem(a: Approval, next: Approval): TransactItem {
+  const seen = (name: string, value: number | undefined) =>
+    value === undefined ? `attribute_not_exists(${name})` : `${name} = :seen${name.slice(1)}`;
+  const values: Record<string, unknown> = { ':pending': 'PENDING' };
+  for (const [k, v] of [
+    ['r', a.reminders],
+    ['e', a.escalatedAt],
+    ['a', a.approvals],
+  ] as const)
+    if (v !== undefined) values[`:seen${k}`] = v;
+  const set: string[] = [];
+  if (next.reminders !== a.reminders) {
+    set.push('#r = :r', '#n = :n');
+    Object.assign(values, { ':r': next.reminders, ':n': next.nextRemindAt });
+  }
+  if (next.escalatedAt !== a.escalatedAt) {
+    set.push('#e = :e', '#v = :v');
+    Object.assign(values, { ':e': next.escalatedAt, ':v': next.reviewers });
+  }
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: approvalKey(a.accountId, a.approvalId),
+      UpdateExpression: `SET ${set.join(', ')}`,
+      ConditionExpression: ['#status = :pending', seen('#r', a.reminders), seen('#e', a.escalatedAt), seen('#a', a.approvals)].join(
+        ' AND ',
+      ),
+      ExpressionAttributeNames: {
+        '#status': 'status',
+        '#r': 'reminders',
+        '#e': 'escalatedAt',
+        '#a': 'approvals',
+        ...(set.includes('#n = :n') ? { '#n': 'nextRemindAt' } : {}),
+        ...(set.includes('#v = :v') ? { '#v': 'reviewers' } : {}),
+      },
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
 /** Due items of one partition up to `now`, earliest first (one page, read consistently: a moved item is not seen twice). */
 export async function listDueNudgesIn(partition: string, now: number, limit: number): Promise<DueNudge[]> {
   const { Items = [] } = await db().send(
@@ -81,13 +130,3 @@ export async function listDueNudges(now: number, limit: number): Promise<DueNudg
   const pages = await Promise.all(NUDGE_PARTITIONS.map((p) => listDueNudgesIn(p, now, limit)));
   return pages.flat();
 }
-
-/**
- * Due items were kept in one partition (`APPROVAL#NUDGE`) before: `npm run admin -- migrate` moves
- * each to its shard (the sort key unchanged). Meanwhile the sweep reads the old partition too.
- */
-export const nudgeMove = {
-  name: 'approval reminders',
-  matches: (item: Record<string, unknown>) => item.type === 'approvalNudge' && item.PK === FAMILY,
-  moved: (item: Record<string, unknown>) => ({ ...item, PK: sweepPartition(FAMILY, String(item.approvalId)) }),
-};

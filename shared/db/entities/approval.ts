@@ -1,13 +1,15 @@
 import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { AuditChannel } from './audit.ts';
-import { tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
 import { CHANNEL_TYPES } from '../channel-types.ts';
 import { jsonText } from '../json.ts';
 import { retentionTtl } from '../retention.ts';
-import { buildUpdate, type Condition } from '../update.ts';
-import { readMoving } from '../move.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../clients.ts';
+import { applied, buildUpdate, type Condition } from '../update.ts';
+import { readMoving } from '../migrations/move.ts';
+import { approvalMoveTo, oldApprovalKey } from '../migrations/shapes.ts';
 import { queryAll, queryPage } from '../query.ts';
 import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
@@ -86,8 +88,6 @@ export const Approval = z.object({
 export type Approval = z.infer<typeof Approval>;
 
 export const approvalKey = (accountId: string, approvalId: string) => ({ PK: `AP#${accountId}#${approvalId}`, SK: 'APPROVAL' });
-/** Where an approval was kept before the upgrade. */
-const legacyApprovalKey = (accountId: string, approvalId: string) => ({ PK: `ACC#${accountId}`, SK: `AP#${approvalId}` });
 
 /**
  * The status listing's shards: its PENDING entry is put and removed in a transaction each (4 write
@@ -160,6 +160,28 @@ export const handledUpdate = (
  * The condition of a write that ends a quorum approval other than by its quorum (a rejection, its
  * deadline): no quorum reached yet. A quorum reached is the last approver's to apply.
  */
+/** Take an approval decided meanwhile out of the expiry index (a no-op while it is PENDING, or when it is gone). */
+export const leaveExpiryIndex = (accountId: string, approvalId: string) =>
+  applied(
+    db().send(
+      new UpdateCommand(
+        buildUpdate(approvalKey(accountId, approvalId), {}, EXPIRY_INDEX_ATTRIBUTES, {
+          expression: '#status <> :pending',
+          names: { '#status': 'status' },
+          values: { ':pending': 'PENDING' },
+        }),
+      ),
+    ),
+  );
+
+/** The run waits again after a resume: the votes still to come are numbered after `execution.resumed` (while PENDING). */
+export const approvalRunSeqUpdate = (a: Pick<Approval, 'accountId' | 'approvalId'>, runSeq: number) =>
+  buildUpdate(approvalKey(a.accountId, a.approvalId), { runSeq }, [], {
+    expression: '#status = :pending',
+    names: { '#status': 'status' },
+    values: { ':pending': 'PENDING' },
+  });
+
 export const QUORUM_OPEN: Condition = {
   expression: 'attribute_not_exists(#qa) OR #qa < #qm',
   names: { '#qa': 'approvals', '#qm': 'minApprovals' },
@@ -186,27 +208,12 @@ export const approvalPut = (a: Approval) => ({
 
 /** The approval, read consistently (one of the shape before the upgrade is moved first: `readMoving`). */
 export async function getApproval(accountId: string, approvalId: string): Promise<Approval | undefined> {
-  const item = await readMoving(approvalKey(accountId, approvalId), legacyApprovalKey(accountId, approvalId), approvalMove);
+  const item = await readMoving(approvalKey(accountId, approvalId), oldApprovalKey(accountId, approvalId), approvalMove);
   return item ? Approval.parse(item) : undefined;
 }
 
-/** Approvals were kept under their account's partition before: moved to their own, with their listing and deadline in shards. */
-export const approvalMove = {
-  name: 'approvals',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'approval' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('AP#'),
-  moved: (item: Record<string, unknown>) => {
-    const { GSI2PK, GSI2SK: _, ...rest } = item;
-    const a = { accountId: String(item.accountId), approvalId: String(item.approvalId) };
-    return {
-      ...rest,
-      ...approvalKey(a.accountId, a.approvalId),
-      ...approvalIndex(a.accountId, item.status as ApprovalStatus, a.approvalId),
-      // Pending with a deadline: in the expiry index, now in its shard.
-      ...(GSI2PK && item.status === 'PENDING' ? expiryIndex({ ...a, expiresAt: Number(item.expiresAt) }) : {}),
-    };
-  },
-};
+/** Approvals of the shape before the upgrade (./migrations/shapes.ts): moved to their own keys as the migration or a read finds them. */
+export const approvalMove = /* @__PURE__ */ approvalMoveTo({ approvalKey, approvalIndex, expiryIndex });
 
 /** One decision or refused attempt on an approval (who, how, from where, with what). */
 export const AuditRecord = z.object({

@@ -115,27 +115,6 @@ export const auditPartition = (accountId: string, shard: number) => `AUDIT#${acc
 export const auditSortKey = (e: Pick<AuditEntry, 'at' | 'auditId'>) => `${new Date(e.at).toISOString()}#${e.auditId}`;
 export const auditActorPartition = (accountId: string, userId: string, shard: number) => `AUDITBY#${accountId}#${userId}#${shard}`;
 
-/**
- * Before the shards (until 2026-11, commit 8bcdd9c) an account's log was one partition, `AUDIT#<account>`,
- * and an actor's `AUDITBY#<account>#<userId>` (the same sort keys): `npm run admin -- migrate` moves each
- * such entry to its shard (shared/db/migrations.ts). Until it is moved an entry is in no list.
- */
-export const auditMove = {
-  name: 'audit entries',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'audit' && typeof item.accountId === 'string' && item.PK === `AUDIT#${item.accountId}`,
-  moved: (item: Record<string, unknown>) => {
-    const shard = shardOf(String(item.auditId), AUDIT_SHARDS);
-    const accountId = String(item.accountId);
-    const userId = (item.actor as AuditActor | undefined)?.userId;
-    return {
-      ...item,
-      PK: auditPartition(accountId, shard),
-      ...(item.GSI1PK !== undefined && userId ? { GSI1PK: auditActorPartition(accountId, userId, shard) } : {}),
-    };
-  },
-};
-
 /** The TTL (epoch seconds) of an entry written at `at` (ms): AUDIT_RETENTION_DAYS later. */
 export const auditTtl = (at: number) => Math.floor(at / 1000) + config().AUDIT_RETENTION_DAYS * 86_400;
 

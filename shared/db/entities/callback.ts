@@ -1,7 +1,9 @@
 import * as z from 'zod';
-import { tableName } from '../../clients.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../clients.ts';
 import { jsonText } from '../json.ts';
-import { readMoving } from '../move.ts';
+import { readMoving } from '../migrations/move.ts';
+import { callbackMoveTo, oldCallbackKey } from '../migrations/shapes.ts';
 import { queryPage } from '../query.ts';
 import { sweepPartition, sweepPartitions } from '../sweep-shards.ts';
 import { retentionTtl } from '../retention.ts';
@@ -53,8 +55,6 @@ export const Callback = z.object({
 export type Callback = z.infer<typeof Callback>;
 
 export const callbackKey = (accountId: string, callbackId: string) => ({ PK: `CB#${accountId}#${callbackId}`, SK: 'CALLBACK' });
-/** Where a callback was kept before the upgrade. */
-const legacyCallbackKey = (accountId: string, callbackId: string) => ({ PK: `ACC#${accountId}`, SK: `CB#${callbackId}` });
 
 const DEADLINES = 'CALLBACK#DEADLINE';
 /** The deadline index's partition of a callback: one of SWEEP_SHARDS by its id (`shared/db/sweep-shards.ts`). */
@@ -81,25 +81,12 @@ export const callbackPut = (c: Callback) => ({
 
 /** The callback, read consistently (one of the shape before the upgrade is moved first: `readMoving`). */
 export async function getCallback(accountId: string, callbackId: string): Promise<Callback | undefined> {
-  const item = await readMoving(callbackKey(accountId, callbackId), legacyCallbackKey(accountId, callbackId), callbackMove);
+  const item = await readMoving(callbackKey(accountId, callbackId), oldCallbackKey(accountId, callbackId), callbackMove);
   return item ? Callback.parse(item) : undefined;
 }
 
-/** Callbacks were kept under their account's partition before: moved to their own, a pending one's deadline in its shard. */
-export const callbackMove = {
-  name: 'callbacks',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'callback' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('CB#'),
-  moved: (item: Record<string, unknown>) => {
-    const { GSI2PK, GSI2SK, ...rest } = item;
-    const c = { accountId: String(item.accountId), callbackId: String(item.callbackId) };
-    return {
-      ...rest,
-      ...callbackKey(c.accountId, c.callbackId),
-      ...(GSI2PK ? { GSI2PK: deadlinePartition(c.callbackId), GSI2SK } : {}),
-    };
-  },
-};
+/** Callbacks of the shape before the upgrade (./migrations/shapes.ts): moved to their own keys as the migration or a read finds them. */
+export const callbackMove = /* @__PURE__ */ callbackMoveTo({ callbackKey, deadlinePartition });
 
 /**
  * Pending callbacks of one deadline partition whose deadline is before `now`, earliest first (one
@@ -154,19 +141,24 @@ export const deadlineUnchanged = (deadline: number): Condition => ({
   values: { ':seenDeadline': deadline },
 });
 
-/** A heartbeat: the next one is due `heartbeatSeconds` from now (never past the timeout). */
-export const heartbeatUpdate = (c: Callback, now: number) => {
+/**
+ * Record a heartbeat of the pending callback: the next one is due `heartbeatSeconds` from now (never
+ * past the timeout). The new deadline; refused (a condition failure) when the callback is not PENDING.
+ */
+export async function recordHeartbeat(c: Callback, now: number): Promise<number> {
   const deadline = c.heartbeatSeconds === undefined ? c.timeoutAt : Math.min(c.timeoutAt, now + c.heartbeatSeconds * 1000);
-  return {
-    deadline,
-    update: buildUpdate(
-      callbackKey(c.accountId, c.callbackId),
-      { lastHeartbeatAt: now, deadline, GSI2PK: deadlinePartition(c.callbackId), GSI2SK: deadlineSortKey({ ...c, deadline }) },
-      [],
-      pending(),
+  await db().send(
+    new UpdateCommand(
+      buildUpdate(
+        callbackKey(c.accountId, c.callbackId),
+        { lastHeartbeatAt: now, deadline, GSI2PK: deadlinePartition(c.callbackId), GSI2SK: deadlineSortKey({ ...c, deadline }) },
+        [],
+        pending(),
+      ),
     ),
-  };
-};
+  );
+  return deadline;
+}
 
 /** The run waits again after a resume: what ends the wait is numbered after `execution.resumed`. */
 export const callbackRunSeqUpdate = (c: Pick<Callback, 'accountId' | 'callbackId'>, runSeq: number) =>

@@ -33,6 +33,32 @@ export async function takeFromWindow(subject: string, limit: number, windowSecon
   }
 }
 
+/**
+ * Count one unit in `subject`'s window of `now`, which stops counting one past `limit` (so it shows
+ * a subject over its budget, and writes nothing more once it is). The count after this one; `limit + 1`
+ * when it was over already.
+ */
+export async function countPastLimit(subject: string, limit: number, windowSeconds: number, now: number): Promise<number> {
+  const start = Math.floor(now / 1000 / windowSeconds) * windowSeconds;
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: subject, SK: `WINDOW#${start}` },
+        UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :limit',
+        ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'window', ':ttl': start + windowSeconds + 60 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.count);
+  } catch (e) {
+    if (isConditionFailure(e)) return limit + 1;
+    throw e;
+  }
+}
+
 const windowKey = (subject: string, windowSeconds: number, now: number) => ({
   PK: subject,
   SK: `WINDOW#${Math.floor(now / 1000 / windowSeconds) * windowSeconds}`,

@@ -57,17 +57,6 @@ export type Delivery = z.infer<typeof Delivery>;
 
 export const deliveryKey = (accountId: string, deliveryId: string) => ({ PK: `DLV#${accountId}#${deliveryId}`, SK: 'DELIVERY' });
 
-/**
- * Deliveries were kept under their account's partition (`ACC#<account>` / `DLV#<id>`) before: `npm
- * run admin -- migrate` moves them (shared/db/migrations.ts). Their index keys are the same in both
- * shapes, so the run's and the approval's lists read both meanwhile.
- */
-export const deliveryMove = {
-  name: 'deliveries',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'delivery' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('DLV#'),
-  moved: (item: Record<string, unknown>) => ({ ...item, ...deliveryKey(String(item.accountId), String(item.deliveryId)) }),
-};
 const byExecution = (accountId: string, executionId: string) => `ACC#${accountId}#EX#${executionId}#DLV`;
 const byApproval = (accountId: string, approvalId: string) => `ACC#${accountId}#AP#${approvalId}#DLV`;
 

@@ -2,7 +2,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { asJsonText, jsonText } from '../json.ts';
-import { moveItem } from '../move.ts';
+import { moveItem } from '../migrations/move.ts';
+import { executionMoveTo, oldExecutionKey } from '../migrations/shapes.ts';
+import { getItems } from '../query.ts';
 import { listShards, shardedPage, shardKeys, shardOf } from '../shards.ts';
 import {
   ExecutionStatus,
@@ -131,23 +133,12 @@ export function executionListings(e: Pick<Execution, 'accountId' | 'workflowId' 
 }
 
 /**
- * Runs were kept under their account's partition (`ACC#<account>` / `EX#<id>`, listed by workflow on
- * GSI1 `ACC#<account>#WF#<workflow>`, their ids repeated on the item) before: `npm run admin -- migrate`
- * moves them (../migrations.ts). Meanwhile a read that misses a run looks there once (`getExecution`),
- * and what changes a run moves it first (`getExecutionToChange`, the active index's pages, a decision
- * refused by the run's condition), so a run in progress across the deploy goes on.
+ * Runs of the shape before the upgrade (./migrations/shapes.ts): `npm run admin -- migrate` moves them.
+ * Meanwhile a read that misses a run looks there once (`getExecution`), and what changes a run moves it
+ * first (`getExecutionToChange`, the active index's pages, a decision refused by the run's condition),
+ * so a run in progress across the deploy goes on.
  */
-const oldExecutionKey = (accountId: string, executionId: string) => ({ PK: `ACC#${accountId}`, SK: `EX#${executionId}` });
-export const executionMove = {
-  name: 'executions',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'execution' && String(item.PK).startsWith('ACC#') && String(item.SK).startsWith('EX#'),
-  moved: (item: Record<string, unknown>) => {
-    const { accountId: _a, executionId: _e, ...rest } = item;
-    const ids = { accountId: String(item.accountId), workflowId: String(item.workflowId), executionId: String(item.executionId) };
-    return { ...rest, ...executionKey(ids.accountId, ids.executionId), ...executionListings(ids) };
-  },
-};
+export const executionMove = /* @__PURE__ */ executionMoveTo({ executionKey, executionListings });
 
 const read = async (key: { PK: string; SK: string }) =>
   (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
@@ -172,6 +163,10 @@ export async function getExecution(accountId: string, executionId: string): Prom
   const item = (await read(executionKey(accountId, executionId))) ?? (await read(oldExecutionKey(accountId, executionId)));
   return item ? parseExecution(item) : undefined;
 }
+
+/** Runs by id, in one BatchGet (eventually consistent; those not found are left out). */
+export const getExecutions = async (accountId: string, executionIds: readonly string[]): Promise<Execution[]> =>
+  (await getItems(executionIds.map((id) => executionKey(accountId, id)))).map(parseExecution);
 
 /** A run by id, to change it: on a miss, a run of the shape before is moved to its key first (its writes go there). */
 export async function getExecutionToChange(accountId: string, executionId: string): Promise<Execution | undefined> {

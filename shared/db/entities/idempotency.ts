@@ -9,26 +9,21 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 export const IdempotencyRecord = z.object({ executionId: z.string(), requestHash: z.string(), createdAt: z.number() });
 export type IdempotencyRecord = z.infer<typeof IdempotencyRecord>;
 
-const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `IDEM#${accountId}#${scope}#${idemKey}`, SK: 'IDEM' });
-
-/**
- * Keys were kept under their account's partition (`ACC#<account>` / `IDEM#<scope>#<key>`) before: `npm
- * run admin -- migrate` moves those still in force (an expired one is left to TTL). Until it has, a
- * request repeated with a key first used before the deploy is not recognised (docs/deploying.md "Upgrading").
- */
-export const idempotencyMove = {
-  name: 'idempotency keys',
-  matches: (item: Record<string, unknown>) =>
-    item.type === 'idempotency' &&
-    String(item.PK).startsWith('ACC#') &&
-    String(item.SK).startsWith('IDEM#') &&
-    Number(item.ttl) > Date.now() / 1000,
-  moved: (item: Record<string, unknown>) => ({
-    ...item,
-    PK: `IDEM#${String(item.PK).slice('ACC#'.length)}#${String(item.SK).slice('IDEM#'.length)}`,
-    SK: 'IDEM',
-  }),
+/** The scope a key is unique in (part of its item's key): each kind of request that takes one. */
+export const idempotencyScope = {
+  /** A schedule's fires (the key: the fire's time). */
+  scheduleFire: (scheduleId: string) => `SCH#${scheduleId}`,
+  /** A workflow's starts by the v1 API (`Idempotency-Key`). */
+  workflowStart: (workflowId: string) => `WF#${workflowId}`,
+  /** A webhook's requests with an `Idempotency-Key`. */
+  webhookKey: (webhookId: string) => `WH#${webhookId}`,
+  /** A webhook's requests with a sender's delivery id. */
+  webhookDelivery: (webhookId: string) => `WHD#${webhookId}`,
+  /** A failed run's retries. */
+  runRetry: (executionId: string) => `RETRY#${executionId}`,
 };
+
+const key = (accountId: string, scope: string, idemKey: string) => ({ PK: `IDEM#${accountId}#${scope}#${idemKey}`, SK: 'IDEM' });
 
 /** Claims the key for a new execution, in the same transaction that creates it. */
 export const idempotencyPut = (accountId: string, scope: string, idemKey: string, r: IdempotencyRecord) => ({

@@ -1,8 +1,9 @@
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../clients.ts';
 import { isConditionFailure, isTransactionConflict } from '../../errors.ts';
 import { retryConflicts } from '../conflicts.ts';
 import type { TransactItem } from '../transact.ts';
+import { notClaimedBefore, releaseClaimBefore } from '../migrations/email-claims.ts';
 import { getUser, type User, userKey } from './user.ts';
 
 // Access pattern: the members an email signs in as. EMAIL#<email> / ACC#<account>: one claim per
@@ -11,10 +12,10 @@ import { getUser, type User, userKey } from './user.ts';
 // written before emails were per account (EMAIL#<email> / EMAIL, one per email) are read as claims
 // too, and keep their email from being added twice to their own account.
 
+/** The partition of an email's claims (those of before claims were per account too: ../migrations/email-claims.ts). */
+const emailPartition = (email: string) => `EMAIL#${email.toLowerCase()}`;
 /** An account's claim of an email (what sign-in looks up, and what keeps emails unique in the account). */
-export const emailKey = (accountId: string, email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: `ACC#${accountId}` });
-/** The one claim per email of items written before emails were per account. */
-const legacyEmailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'EMAIL' });
+export const emailKey = (accountId: string, email: string) => ({ PK: emailPartition(email), SK: `ACC#${accountId}` });
 const EMAIL_ITEM = 'email';
 
 /**
@@ -49,19 +50,9 @@ export function createUserItems(u: User, claimed = false): TransactItem[] {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-    notLegacyClaimed(u.accountId, email),
+    notClaimedBefore(u.accountId, email),
   ];
 }
-
-/** Condition item: no claim of the email from before claims were per account is this account's. */
-const notLegacyClaimed = (accountId: string, email: string): TransactItem => ({
-  ConditionCheck: {
-    TableName: tableName(),
-    Key: legacyEmailKey(email),
-    ConditionExpression: 'attribute_not_exists(PK) OR accountId <> :acc',
-    ExpressionAttributeValues: { ':acc': accountId },
-  },
-});
 
 /** How long a claim waits for its user (`claimEmail`): after this, a claim that was never confirmed is free again. */
 const CLAIM_SECONDS = 120;
@@ -86,7 +77,7 @@ export async function claimEmail(accountId: string, email: string, userId: strin
               ExpressionAttributeValues: { ':now': now },
             },
           },
-          notLegacyClaimed(accountId, lower),
+          notClaimedBefore(accountId, lower),
         ],
       }),
     );
@@ -121,22 +112,7 @@ export async function releaseEmail(accountId: string, email: string, userId: str
  * claims were per account when it is theirs (another account's member's stays).
  */
 export async function releaseEmailItems(u: Pick<User, 'accountId' | 'userId' | 'email'>): Promise<TransactItem[]> {
-  const { Item: legacy } = await db().send(new GetCommand({ TableName: tableName(), Key: legacyEmailKey(u.email), ConsistentRead: true }));
-  return [
-    { Delete: { TableName: tableName(), Key: emailKey(u.accountId, u.email) } },
-    ...(legacy?.userId === u.userId
-      ? [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: legacyEmailKey(u.email),
-              ConditionExpression: 'userId = :uid',
-              ExpressionAttributeValues: { ':uid': u.userId },
-            },
-          },
-        ]
-      : []),
-  ];
+  return [{ Delete: { TableName: tableName(), Key: emailKey(u.accountId, u.email) } }, ...(await releaseClaimBefore(u))];
 }
 
 /**
@@ -148,7 +124,7 @@ export async function getUsersByEmail(email: string, consistent = false): Promis
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': legacyEmailKey(email).PK },
+      ExpressionAttributeValues: { ':pk': emailPartition(email) },
       ConsistentRead: consistent,
     }),
   );

@@ -100,6 +100,11 @@ export async function getAdminSet(accountId: string): Promise<string[] | undefin
   return Item ? [...((Item.admins as Set<string> | undefined) ?? [])] : undefined;
 }
 
+/** Transaction item: a new account's admin set, holding its first admin. */
+export const newAdminSetItem = (accountId: string, userId: string): TransactItem => ({
+  Put: { TableName: tableName(), Item: { ...adminsKey(accountId), type: 'admins', admins: new Set([userId]) } },
+});
+
 /** Transaction item: add an admin to the set (which must exist). */
 export const addAdminItem = (accountId: string, userId: string) => ({
   Update: {

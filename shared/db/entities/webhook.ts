@@ -53,6 +53,49 @@ export const webhookItem = (w: Webhook) => ({
   ...w,
 });
 
+/**
+ * Transaction items of a new webhook: it counts on its account's count of webhooks (refused at
+ * `limit`, when there is one), and its item is new.
+ */
+export const newWebhookItems = (w: Webhook, limit: number | undefined): TransactItem[] => [
+  {
+    Update: {
+      TableName: tableName(),
+      Key: webhookCountKey(w.accountId),
+      UpdateExpression: 'ADD #n :one SET #type = :type',
+      ...(limit !== undefined ? { ConditionExpression: 'attribute_not_exists(#n) OR #n < :limit' } : {}),
+      ExpressionAttributeNames: { '#n': 'count', '#type': 'type' },
+      ExpressionAttributeValues: { ':one': 1, ':type': 'webhookCount', ...(limit !== undefined ? { ':limit': limit } : {}) },
+    },
+  },
+  { Put: { TableName: tableName(), Item: webhookItem(w), ConditionExpression: 'attribute_not_exists(PK)' } },
+];
+
+/** Transaction item: the webhook becomes `next`, refused when it changed since it was read at `seenUpdatedAt` (or is gone). */
+export const replaceWebhookItem = (next: Webhook, seenUpdatedAt: number): TransactItem => ({
+  Put: {
+    TableName: tableName(),
+    Item: webhookItem(next),
+    ConditionExpression: 'updatedAt = :seen',
+    ExpressionAttributeValues: { ':seen': seenUpdatedAt },
+  },
+});
+
+/** Record whether the webhook's workflow reads `$trigger` (`triggerContext`); a webhook deleted meanwhile is left alone. */
+export async function setTriggerContext(webhookId: string, reads: boolean): Promise<void> {
+  await applied(
+    db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: webhookKey(webhookId),
+        UpdateExpression: reads ? 'SET triggerContext = :t' : 'REMOVE triggerContext',
+        ConditionExpression: 'attribute_exists(PK)',
+        ...(reads ? { ExpressionAttributeValues: { ':t': true } } : {}),
+      }),
+    ),
+  );
+}
+
 export async function getWebhook(webhookId: string, consistent = false): Promise<Webhook | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: webhookKey(webhookId), ConsistentRead: consistent }));
   return Item ? Webhook.parse(Item) : undefined;

@@ -49,6 +49,11 @@ export const Workflow = z.object({
 export type Workflow = z.infer<typeof Workflow>;
 
 export const workflowKey = (accountId: string, workflowId: string) => ({ PK: `ACC#${accountId}`, SK: `WF#${workflowId}` });
+
+/** Transaction item: the workflow still exists (a deleted one takes its webhooks and schedules with it: none may follow). */
+export const workflowStillThere = (accountId: string, workflowId: string): TransactItem => ({
+  ConditionCheck: { TableName: tableName(), Key: workflowKey(accountId, workflowId), ConditionExpression: 'attribute_exists(PK)' },
+});
 const parse = (i: Record<string, unknown>) => Workflow.parse(i);
 
 export async function getWorkflow(accountId: string, workflowId: string): Promise<Workflow | undefined> {

@@ -6,6 +6,7 @@ import { idempotencyKey } from '../../../../shared/http/idempotency.ts';
 import { requireWorkflow } from '../../../../shared/domain/workflow-access.ts';
 import { executionView } from '../../../../shared/domain/executions.ts';
 import { startRun } from '../../../../shared/engine/runs.ts';
+import { idempotencyScope } from '../../../../shared/db/entities/idempotency.ts';
 
 export const handler = http(route, async ({ principal, params, body, event }) => {
   const key = idempotencyKey(event);
@@ -15,7 +16,7 @@ export const handler = http(route, async ({ principal, params, body, event }) =>
     trigger: 'api',
     variables: body.variables,
     startedBy: principal.userId,
-    idempotency: key ? { scope: `WF#${workflow.workflowId}`, key, request: body } : undefined,
+    idempotency: key ? { scope: idempotencyScope.workflowStart(workflow.workflowId), key, request: body } : undefined,
     extra: { keyId: principal.keyId },
   });
   return json(202, executionView(execution), {

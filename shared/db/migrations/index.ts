@@ -1,18 +1,15 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
-import { approvalMove } from './entities/approval.ts';
-import { auditMove } from './entities/audit.ts';
-import { nudgeMove } from './entities/approval-nudge.ts';
-import { callbackMove } from './entities/callback.ts';
-import { deliveryMove } from './entities/delivery.ts';
-import { executionMove } from './entities/execution.ts';
-import { idempotencyMove } from './entities/idempotency.ts';
-import { scheduleIndexMove } from './entities/schedule-index.ts';
+import { db, tableName } from '../../clients.ts';
+import { approvalMove } from '../entities/approval.ts';
+import { callbackMove } from '../entities/callback.ts';
+import { executionMove } from '../entities/execution.ts';
 import { type Item, type Move, moveItem } from './move.ts';
+import { auditMove, deliveryMove, idempotencyMove, nudgeMove, scheduleIndexMove } from './moves.ts';
 
 // Moving a deployed table's items to new key shapes while the service runs (`npm run admin --
-// migrate`, docs/deploying.md "Upgrading"). Each change of key shape is a `Move`, owned by its
-// entity module: which scanned items are of the old shape, and the same item under its new key. The
+// migrate`, docs/deploying.md "Upgrading"). Each change of key shape is a `Move`, kept in this folder
+// (./shapes.ts: the ones reads meet too, wired to their entity's keys; ./moves.ts: the others): which
+// scanned items are of the old shape, and the same item under its new key. The
 // migration scans the table once, page by page at a bounded rate, and moves each old item in one
 // transaction (the new item put unless it exists, the old one deleted; `moveItem`, ./move.ts), so it
 // is idempotent (a second run finds nothing to move) and resumable (from the cursor it prints). After

@@ -1,15 +1,15 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
-import { isConditionFailure } from '../errors.ts';
-import { applied } from './update.ts';
+import { db, tableName } from '../../clients.ts';
+import { isConditionFailure } from '../../errors.ts';
+import { applied } from '../update.ts';
 
 // One item moved from an older key shape to its new one: by `npm run admin -- migrate`
-// (./migrations.ts), and by the reads that find an item of the old shape before the migration reached
+// (./index.ts), and by the reads that find an item of the old shape before the migration reached
 // it (an approval decided, a callback reported, a due item swept: they then write the new key only).
 
 export type Item = Record<string, unknown>;
 
-/** One change of key shape, owned by its entity module and registered in MOVES (./migrations.ts). */
+/** One change of key shape, owned by its entity module and registered in MOVES (./index.ts). */
 export type Move = {
   name: string;
   /** Whether a scanned item is of the old shape. */

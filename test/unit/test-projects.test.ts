@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import config from '../../vitest.config.ts';
+
+/**
+ * The two test projects (vitest.config.ts): `unit` starts no emulator and its files reach for none;
+ * together with `emulated` they run every test file exactly once (CI runs both, so nothing twice).
+ */
+
+const ROOT = join(import.meta.dirname, '../..');
+type Project = { test: { name: string; include?: string[]; exclude?: string[]; globalSetup?: string[]; setupFiles?: string[] } };
+const projects = (config.test?.projects ?? []) as Project[];
+const project = (name: string) => projects.find((p) => p.test.name === name)?.test;
+
+const testFiles = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? testFiles(`${dir}/${e.name}`) : e.name.endsWith('.test.ts') ? [`${dir}/${e.name}`] : [],
+  );
+
+/** What only a file run with the emulators may import: the helpers that start or use them. */
+const NEEDS_EMULATORS =
+  /from '\.\.\/support\/(global-setup|setup|fixtures|engine|local-stack|local-process|sessions)\.ts'|inject\('emulatorEnv'\)/;
+
+describe('the test projects', () => {
+  const unit = project('unit');
+  const emulated = project('emulated');
+
+  it('has a unit project without global setup (no emulator starts) and an emulated one with it', () => {
+    expect(unit?.globalSetup ?? []).toEqual([]);
+    expect(unit?.setupFiles).toEqual(['test/support/unit-setup.ts']);
+    expect(emulated?.globalSetup).toEqual(['test/support/global-setup.ts']);
+    expect(readFileSync(join(ROOT, 'test/support/unit-setup.ts'), 'utf8')).not.toMatch(/emulators|global-setup|inject\(/);
+  });
+
+  it("puts every test file in exactly one project: the unit project's by name, the rest in the emulated one", () => {
+    const all = testFiles('test').sort();
+    const inUnit = (unit?.include ?? []).filter((f) => all.includes(f));
+    expect(inUnit).toEqual(unit?.include);
+    expect(emulated?.include).toEqual(['test/**/*.test.ts']);
+    expect(emulated?.exclude).toEqual(unit?.include);
+    expect(inUnit.length).toBeGreaterThan(40);
+  });
+
+  it('runs in the unit project only files that import no helper of the emulators', () => {
+    const reaching = (unit?.include ?? []).filter((f) => NEEDS_EMULATORS.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(reaching).toEqual([]);
+    // The check sees such an import where there is one.
+    expect(NEEDS_EMULATORS.test(readFileSync(join(ROOT, 'test/integration/console-read-models.test.ts'), 'utf8'))).toBe(true);
+  });
+});
