@@ -8,7 +8,7 @@ import {
   UpdateCommand,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
+import { db, tableName } from '../clients.ts';
 
 /** One item of a TransactWriteItems. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -39,3 +39,6 @@ export async function writeWith(item: SingleWrite, extra: readonly TransactItem[
 export async function writeAll(items: readonly TransactItem[]): Promise<void> {
   await db().send(new TransactWriteCommand({ TransactItems: [...items] }));
 }
+
+/** A new item as a transaction's Put (fresh ids: no condition). */
+export const putItem = (Item: Record<string, unknown>): TransactItem => ({ Put: { TableName: tableName(), Item } });

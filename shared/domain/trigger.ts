@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
+import { idempotencyScope } from '../db/entities/idempotency.ts';
 import { authMode, type Webhook } from '../db/entities/webhook.ts';
 import { runInline, runsInline } from '../engine/inline.ts';
 import { startRun } from '../engine/runs.ts';
@@ -72,8 +73,8 @@ async function inlineWorkflow(w: Webhook) {
 export async function startTriggeredRun(t: Trigger, now = Date.now()) {
   const { webhook: w, payload } = t;
   const dedupe = t.idempotencyKey
-    ? { key: t.idempotencyKey, scope: `WH#${w.webhookId}`, label: 'Idempotency-Key' }
-    : t.deliveryId && { key: t.deliveryId, scope: `WHD#${w.webhookId}`, label: 'delivery id' };
+    ? { key: t.idempotencyKey, scope: idempotencyScope.webhookKey(w.webhookId), label: 'Idempotency-Key' }
+    : t.deliveryId && { key: t.deliveryId, scope: idempotencyScope.webhookDelivery(w.webhookId), label: 'delivery id' };
   const [stored, inline] = await Promise.all([storablePayload(w.accountId, w.webhookId, payload, now), inlineWorkflow(w)]);
   const triggerContext = triggerContextOf(w, t.headers ?? {}, payload);
   const { execution, replayed } = await startRun(

@@ -1,15 +1,14 @@
 import { createHash } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../clients.ts';
 import { putNew } from '../db/batch.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
 import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-events.ts';
 import { executionItem, executionItemBytes, finishing, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecution } from '../db/entities/execution.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
+import { abandonedStart } from '../db/entities/execution-transitions.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { countAccepted } from '../db/entities/webhook.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
-import { buildUpdate } from '../db/update.ts';
+import { putItem, type TransactItem, writeAll } from '../db/transact.ts';
 import { conflict, isConditionFailure, notFound, validationFailed } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
@@ -163,11 +162,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
     const along = input.alongside?.(execution) ?? [];
-    const write = along.length
-      ? db().send(
-          new TransactWriteCommand({ TransactItems: [...items.map((Item) => ({ Put: { TableName: tableName(), Item } })), ...along] }),
-        )
-      : putNew(items);
+    const write = along.length ? writeAll([...items.map(putItem), ...along]) : putNew(items);
     const [written, sent] = await Promise.allSettled([write, message()]);
     if (written.status === 'rejected') throw written.reason;
     if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
@@ -176,16 +171,12 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     const requestHash = hashRequest(idem.request);
     const guarded = input.guard ? await input.guard(execution) : [];
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
-            ...items.map((Item) => ({ Put: { TableName: tableName(), Item } })),
-            ...guarded,
-            ...(input.alongside?.(execution) ?? []),
-          ],
-        }),
-      );
+      await writeAll([
+        idempotencyPut(workflow.accountId, idem.scope, idem.key, { executionId: execution.executionId, requestHash, createdAt: now }),
+        ...items.map(putItem),
+        ...(guarded as TransactItem[]),
+        ...((input.alongside?.(execution) ?? []) as TransactItem[]),
+      ]);
     } catch (e) {
       if (!isConditionFailure(e)) throw e;
       const earlier = await getIdempotencyRecord(workflow.accountId, idem.scope, idem.key);
@@ -244,26 +235,11 @@ async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause:
   const error = { code: 'DISPATCH_FAILED', message: 'The run could not be queued; its start was answered with an error.' };
   const end = finishing(now);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: buildUpdate(
-              executionKey(e.accountId, e.executionId),
-              { status: 'FAILED', error, seq: nextSeq(e), ...end.set },
-              end.remove,
-              {
-                expression: '#status = :pending AND dispatch = :d',
-                names: { '#status': 'status' },
-                values: { ':pending': 'PENDING', ':d': e.dispatch },
-              },
-            ),
-          },
-          eventsPut(e.accountId, [{ ...newEvent(e.executionId, 'execution.failed', { error }, now), seq: nextSeq(e) }]),
-          ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
-        ],
-      }),
-    );
+    await writeAll([
+      abandonedStart(e, { status: 'FAILED', error, seq: nextSeq(e), ...end.set }, end.remove),
+      eventsPut(e.accountId, [{ ...newEvent(e.executionId, 'execution.failed', { error }, now), seq: nextSeq(e) }]),
+      ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
+    ]);
   } catch (err) {
     if (isConditionFailure(err)) return;
     logger.error('unsent run left PENDING', { executionId: e.executionId, error: err as Error });

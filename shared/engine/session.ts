@@ -1,12 +1,10 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import { eventsPut, newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
-import { activeSortKey } from '../db/entities/execution-index.ts';
-import { cancelledData, cancelledUpdate, executionItem, finishing, heldBy } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecution, storedFields } from '../db/entities/execution.ts';
+import { eventsPut, newEvent, nextSeq, packEvents, type RunEvent, sequenced } from '../db/entities/run-events.ts';
+import { checkpointUpdate } from '../db/entities/execution-held.ts';
+import { cancelledData, cancelledUpdate, executionItem, finishing } from '../db/entities/execution-writes.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
-import { buildUpdate } from '../db/update.ts';
+import { type TransactItem, writeAll } from '../db/transact.ts';
 import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -185,19 +183,17 @@ export class HeldRun {
     if (this.unwrittenRun) return this.settle(remove, now);
     const set: Record<string, unknown> = { updatedAt: now };
     for (const k of this.changed) set[k] = (this.e as Record<string, unknown>)[k];
-    // The active index follows the lease: a run let go of (not ended) waits for its message (`D#`) or a person (`W#`).
-    if (remove.includes('lease') && !remove.includes('GSI2SK')) set.GSI2SK = activeSortKey({ ...this.e, lease: undefined }, now);
     const events = this.groups.flat();
     const transaction = [
-      { Update: buildUpdate(executionKey(this.e.accountId, this.e.executionId), storedFields(set), remove, heldBy(this.owner, now)) },
-      ...this.items,
+      checkpointUpdate(this.e, set, remove, this.owner, now),
+      ...(this.items as TransactItem[]),
       // The events written with the run's end expire with it (its retention by outcome).
       ...this.groups.map((g) => eventsPut(this.e.accountId, g, typeof set.ttl === 'number' ? set.ttl : undefined)),
     ];
     try {
       // A cancel request written while this transaction is in flight makes DynamoDB refuse it: again,
       // and then the condition sees the request.
-      await retryConflicts(() => db().send(new TransactWriteCommand({ TransactItems: transaction as never[] })));
+      await retryConflicts(() => writeAll(transaction));
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       await stopAfterLostWrite(this.e.accountId, this.e.executionId, this.owner);
@@ -227,7 +223,10 @@ export class HeldRun {
     const e: Record<string, unknown> = { ...this.e, updatedAt: now };
     for (const k of remove) delete e[k];
     const ttl = typeof e.ttl === 'number' ? e.ttl : undefined;
-    this.ended = [executionItem(e as Execution), ...packed(this.groups).map((g) => eventsPut(this.e.accountId, g, ttl).Put.Item)];
+    this.ended = [
+      executionItem(e as Execution),
+      ...packEvents(this.groups, { events: MERGED_EVENTS, bytes: MERGED_BYTES }).map((g) => eventsPut(this.e.accountId, g, ttl).Put.Item),
+    ];
     return false;
   }
 
@@ -265,20 +264,6 @@ export class HeldRun {
   }
 }
 
-/** Event groups joined into as few items as fit `MERGED_EVENTS` and `MERGED_BYTES`, in order. */
-function packed(groups: readonly RunEvent[][]): RunEvent[][] {
-  const out: { events: RunEvent[]; bytes: number }[] = [];
-  for (const g of groups) {
-    const bytes = jsonBytes(g);
-    const last = out.at(-1);
-    if (last && last.events.length + g.length <= MERGED_EVENTS && last.bytes + bytes <= MERGED_BYTES) {
-      last.events.push(...g);
-      last.bytes += bytes;
-    } else out.push({ events: [...g], bytes });
-  }
-  return out.map((o) => o.events);
-}
-
 /** A write lost its condition: end the run CANCELLED if that was asked for, else stop without touching it. */
 export async function stopAfterLostWrite(accountId: string, executionId: string, owner: string) {
   const current = await getExecution(accountId, executionId);
@@ -289,11 +274,7 @@ export async function stopAfterLostWrite(accountId: string, executionId: string,
       seq: nextSeq(current),
     };
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [{ Update: cancelledUpdate(current, current.cancelReason, now) }, eventsPut(accountId, [event])],
-        }),
-      );
+      await writeAll([{ Update: cancelledUpdate(current, current.cancelReason, now) }, eventsPut(accountId, [event])]);
       await notifyEvents(current, [event]);
     } catch (err) {
       if (!isConditionFailure(err)) throw err;

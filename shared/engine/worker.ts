@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../clients.ts';
 import { listEvents } from '../db/entities/run-events.ts';
-import { activeSortKey } from '../db/entities/execution-index.ts';
+import { claimRun } from '../db/entities/execution-held.ts';
 import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
-import { type Execution, executionKey, getExecutionToChange, parseExecution } from '../db/entities/execution.ts';
+import { type Execution, getExecutionToChange, parseExecution } from '../db/entities/execution.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
-import { retryConflicts } from '../db/conflicts.ts';
-import { buildUpdate } from '../db/update.ts';
-import { isConditionFailure } from '../errors.ts';
 import { logger } from '../logger.ts';
 import { type RunMessage, sendRunMessage } from './dispatch.ts';
 import { executeSteps } from './execute.ts';
@@ -79,30 +74,12 @@ async function claim(
     const now = Date.now();
     const lease = { owner, expiresAt: now + Math.min(opts.remainingMs(), WORKER_TIMEOUT_SECONDS * 1000) + LEASE_MARGIN_MS };
     const set = { status: 'RUNNING' as const, lease, updatedAt: now };
-    try {
-      const { Attributes } = await retryConflicts(() =>
-        db().send(
-          new UpdateCommand({
-            ...buildUpdate(
-              executionKey(m.accountId, m.executionId),
-              { ...set, GSI2SK: activeSortKey({ executionId: m.executionId, lease }, now) },
-              ['dispatch'],
-              {
-                expression: 'dispatch = :d AND #status IN (:pending, :running)',
-                names: { '#status': 'status' },
-                values: { ':d': m.dispatch, ':pending': 'PENDING', ':running': 'RUNNING' },
-              },
-            ),
-            ReturnValues: 'ALL_OLD',
-          }),
-        ),
-      );
-      const before = parseExecution(Attributes as Record<string, unknown>);
+    const old = await claimRun(m, m.dispatch, set);
+    if (old) {
+      const before = parseExecution(old);
       const run: Execution = { ...before, ...set };
       delete run.dispatch;
       return { run, from: before.status };
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
     }
     const seen = await getExecutionToChange(m.accountId, m.executionId);
     // The record landed between the claim and this read: claim again.

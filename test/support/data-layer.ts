@@ -28,9 +28,13 @@ const EXPRESSION_FIELDS = new Set([
 const KEY_FIELDS = /^(PK|SK|GSI\d+(PK|SK)|TableName)$/;
 /** A module of the data layer, as a relative import names it. */
 const DB_MODULE = /(^|\/)db\//;
-/** What builds a request or a key from outside: the update builder, an entity's key function (`executionKey`, `activeSortKey`; not `getApiKey`, nor an S3 object's key). */
+/**
+ * What builds a request or a key from outside: the update builder, an entity's key function
+ * (`executionKey`, `activeSortKey`; not `getApiKey`, nor an S3 object's key, nor the entity functions of
+ * a workflow's code key: `claimWorkflowKey`, `workflowIdByKey`).
+ */
 const BUILDER = /^buildUpdate$/;
-const KEY_BUILDER = /^(?!(get|list|put|delete|revoke|restore|create|update)[A-Z])[a-z]\w*(?<!Object)Key$/;
+const KEY_BUILDER = /^(?!(get|list|put|delete|revoke|restore|create|update|claim|release)[A-Z])[a-z]\w*(?<!Object|By)Key$/;
 const EXPRESSION_SYNTAX = [
   /\b(attribute_not_exists|attribute_exists|attribute_type|if_not_exists|list_append|begins_with)\s*\(/,
   /[#:][A-Za-z_]\w*\s*(=|<>|<=|>=|<|>|\bIN\b|\bBETWEEN\b)\s*[#:(]/,

@@ -91,3 +91,17 @@ export const retryUndone = (e: Execution, dispatch: string, restore: Record<stri
     values: { ':pending': 'PENDING', ':d': dispatch },
   }),
 });
+
+/**
+ * A start whose message could not be sent ends FAILED (`fields`: its status, error, seq and end),
+ * only while the run still waits, PENDING, for that message's dispatch.
+ */
+export function abandonedStart(e: Execution, fields: Record<string, unknown>, remove: readonly string[]): TransactItem {
+  return {
+    Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, remove, {
+      expression: '#status = :pending AND dispatch = :d',
+      names: { '#status': 'status' },
+      values: { ':pending': 'PENDING', ':d': e.dispatch },
+    }),
+  };
+}

@@ -79,6 +79,20 @@ export const eventsPut = (accountId: string, events: readonly RunEvent[], ttl?: 
   };
 };
 
+/** Event groups joined into as few items as fit `max` (events and JSON bytes an item), in order: a run written once, ended. */
+export function packEvents(groups: readonly RunEvent[][], max: { events: number; bytes: number }): RunEvent[][] {
+  const out: { events: RunEvent[]; bytes: number }[] = [];
+  for (const g of groups) {
+    const bytes = Buffer.byteLength(JSON.stringify(g));
+    const last = out.at(-1);
+    if (last && last.events.length + g.length <= max.events && last.bytes + bytes <= max.bytes) {
+      last.events.push(...g);
+      last.bytes += bytes;
+    } else out.push({ events: [...g], bytes });
+  }
+  return out.map((o) => o.events);
+}
+
 const itemEvents = (i: Record<string, unknown>): RunEvent[] =>
   // Items written before events were grouped hold one `event`.
   (i.events === undefined ? [JSON.parse(String(i.event))] : JSON.parse(String(i.events))).map((e: unknown) => RunEvent.parse(e));
