@@ -228,9 +228,11 @@ describe('bundle size', () => {
   // 830.2 with the step loop and the step types (jsonata among them) for runs that finish in their trigger
   // (docs/runs-and-events.md): 565 → 700 million instructions to import it in a fresh process (callgrind), about
   // 12 ms more of INIT on this machine, against a worker invocation and its cold starts saved for every such run.
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 831 KiB (830.2 KiB measured)', async () => {
+  // 831.3 once the data layer was sealed (the entity functions the engine and the domain now call: issue 43)
+  // and workflows as code merged (issue 45).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 832 KiB (831.3 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(831);
+    expect(bytes / KIB).toBeLessThanOrEqual(832);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {
