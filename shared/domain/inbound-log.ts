@@ -16,6 +16,7 @@ import {
 import type { Webhook } from '../db/entities/webhook.ts';
 import { notFound } from '../errors.ts';
 import type { ShardPosition } from '../db/shards.ts';
+import { flushRefusals } from './inbound-record.ts';
 import type { Principal } from './principal.ts';
 import { visibleWebhook } from './webhooks.ts';
 
@@ -99,6 +100,9 @@ const entryTime = (e: WindowEntry) => e.row?.startedAt ?? decodeTime(e.sk.slice(
 export async function pageInbound(w: Webhook, userId: string, limit: number, cursor: string | undefined, now = Date.now()) {
   const binding = `inbound:${w.accountId}:${w.webhookId}:${userId}`;
   const start = decodeCursor(cursor, binding) as Position | undefined;
+  // This instance's refusals not written yet first (none on AWS, where the route is a function of its own;
+  // locally one process runs every function, as the stats route does with its counts).
+  await flushRefusals(now);
   const head = await readInboundHead(w.webhookId);
   const floor = Math.max(1, head.seq - INBOUND_LOG_SIZE + 1);
   const top = start ? Math.min(start.r, head.seq + 1) : head.seq + 1;
@@ -160,6 +164,7 @@ export async function findInbound(
   requestId: string,
   now = Date.now(),
 ): Promise<{ kind: 'refused'; refusal: InboundRequest } | { kind: 'accepted'; run: Execution }> {
+  await flushRefusals(now);
   const missing = () => notFound('REQUEST_NOT_FOUND', `Request ${requestId} is not in this webhook's log.`);
   if (requestId.startsWith('rq_')) {
     const r = await getRefusal(w.webhookId, requestId, now);
