@@ -292,6 +292,7 @@ describe("the issue's targets", () => {
     drift: none,
     pass: none,
     httpFlush: {},
+    refusalFlush: none,
   };
   const [a, b, c, d] = heatScenarios(m);
 
