@@ -292,7 +292,6 @@ describe("the issue's targets", () => {
     drift: none,
     pass: none,
     httpFlush: {},
-    refusalFlush: none,
   };
   const [a, b, c, d] = heatScenarios(m);
 

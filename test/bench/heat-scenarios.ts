@@ -3,7 +3,6 @@ import { handler as sweepHandler } from '../../functions/sweep/scheduled.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
-import { flushRefusals, REFUSALS_PER_FLUSH } from '../../shared/domain/inbound-record.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { nudgeDueApprovals } from '../../shared/domain/nudges.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
@@ -21,7 +20,6 @@ import { difference, type Load, perUnit } from './heat-model.ts';
 import { type Access, recordHeat, unrecorded } from './heat-record.ts';
 import { type Admin, approve, type Hook, httpFlushes, listen, report, trigger, warm, work } from './heat-work.ts';
 import { HEAT_RATE_LIMITS } from './heat.ts';
-import { triggerRequest } from './scenarios.ts';
 
 /** Units per unit of work, per key family and per item family (`perUnit`). */
 export type PerUnit = { keys: Load[]; items: Load[] };
@@ -36,8 +34,6 @@ export type Measurements = {
   pass: PerUnit;
   /** (b)'s HTTP functions: what one instance's flush of its counts writes, per function (`httpFlushes`). */
   httpFlush: Record<string, PerUnit>;
-  /** One instance's write of a webhook's inbound log under a flood of refusals (issue 47): its head, REFUSALS_PER_FLUSH slots. */
-  refusalFlush: PerUnit;
 };
 
 /** How many units of each work the bench measures (enough for whole worker batches and a full sweep page). */
@@ -200,25 +196,11 @@ export async function measureHeat(): Promise<Measurements> {
   }
 }
 
-/**
- * What a flood of refused requests writes to the webhook's inbound log: an instance keeps its refusals and
- * writes them at most once a second, so the unit is one such write, of as many as it keeps (REFUSALS_PER_FLUSH).
- */
-async function refusalFlush(hook: Hook): Promise<PerUnit> {
-  await flushRefusals();
-  for (let i = 0; i < REFUSALS_PER_FLUSH; i++) {
-    const res = await triggerRequest(hook.webhook.webhookId, 'not-a-key', { n: i, pad: 'x'.repeat(500) });
-    if (res.status !== 401) throw new Error(`a refused trigger answered ${res.status}`);
-  }
-  return perUnit((await recordHeat(() => flushRefusals())).accesses, 1);
-}
-
 async function measureAll(): Promise<Measurements> {
   // Nothing pending yet: what a sweep pass reads when nothing is due.
   const pass = perUnit((await recordHeat(() => sweepHandler())).accesses, 1);
   const team = await givenAccount({ plan: 'team' });
-  const teamHook = await hookOn(team, setFlow(1), 'one step');
-  const oneStep = await webhookRuns([teamHook], SIZES.runs);
+  const oneStep = await webhookRuns([await hookOn(team, setFlow(1), 'one step')], SIZES.runs);
   httpFlushes.clear();
   const tenStep = await tenStepRuns(team, SIZES.tenStep);
   const httpFlush = Object.fromEntries([...httpFlushes].map(([fn, flushes]) => [fn, perUnit(flushes.flat(), flushes.length)]));
@@ -228,5 +210,5 @@ async function measureAll(): Promise<Measurements> {
   const big = await givenAccount({ plan: 'enterprise' });
   const { drift, fire } = await schedules(big, SIZES.schedules, SIZES.fires);
   const reminder = await reminders(big, SIZES.reminders);
-  return { oneStep, tenStep, manyAccounts, reminder, fire, drift, pass, httpFlush, refusalFlush: await refusalFlush(teamHook) };
+  return { oneStep, tenStep, manyAccounts, reminder, fire, drift, pass, httpFlush };
 }

@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
-import { INBOUND_LOG_SIZE } from '../../shared/db/entities/inbound-request.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { DEFAULT_WARM_THROUGHPUT, WARM_TARGET, warmFor } from '../../infra/settings.ts';
 import { capacityGate, GATE, project, type Requirement, type Row, type Scenario, totals } from './heat-model.ts';
 import { instrumentHeat } from './heat-record.ts';
-import { defaultCapacity, HEAT_COUNTERS, HTTP_INSTANCES, heatReport, heatScenarios, quotasSection } from './heat.ts';
+import { defaultCapacity, HEAT_COUNTERS, heatReport, heatScenarios, quotasSection } from './heat.ts';
 import { type Measurements, measureHeat } from './heat-scenarios.ts';
 
 /**
@@ -117,18 +116,6 @@ describe('the heat model on the emulators', () => {
     const events = find(keys, 'table', 'ACC#<account>#EX#<run>');
     expect(events.values).toBe(1000);
     expect(events.wcu).toBeLessThan(GATE.wcu / 10);
-  });
-
-  it('(a): a flood of refusals on the webhook keeps its inbound log under the gates: the head once a second per instance, the slots spread over their ring', () => {
-    const { keys, items } = scenario('a');
-    const head = find(items, 'table', 'WH#<webhook>', 'INBOUND');
-    expect(head.values).toBe(1);
-    expect(head.wcu).toBeGreaterThanOrEqual(HTTP_INSTANCES);
-    expect(head.wcu).toBeLessThan(GATE.wcu);
-    const slots = find(keys, 'table', 'WHREQ#<webhook>#<shard>');
-    expect(slots.values).toBe(INBOUND_LOG_SIZE);
-    expect(slots.wcu).toBeGreaterThan(0);
-    expect(slots.wcu).toBeLessThan(GATE.wcu / 10);
   });
 
   it('(c): the same runs over 1,000 accounts pass every gate; the active index, one key for the deployment, holds on its 128 shards', () => {

@@ -5,7 +5,6 @@ import { readFileSync } from 'node:fs';
 import { capacitySettings, DYNAMODB } from '../../infra/settings.ts';
 import { AUDIT_SHARDS } from '../../shared/db/entities/audit.ts';
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
-import { INBOUND_LOG_SIZE } from '../../shared/db/entities/inbound-request.ts';
 import { countersFor } from '../../shared/db/entities/rate-counters.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { listShards } from '../../shared/db/shards.ts';
@@ -85,8 +84,6 @@ export const SHARDS: Record<string, number> = {
   // The account's audit log and each actor's (shared/db/entities/audit.ts).
   'AUDIT#': AUDIT_SHARDS,
   'AUDITBY#': AUDIT_SHARDS,
-  // A webhook's inbound log: a ring of slots, each a partition (shared/db/entities/inbound-request.ts).
-  'WHREQ#': INBOUND_LOG_SIZE,
 };
 
 const prewarm = (index: string, write: number): Requirement => ({ kind: 'warm', index, op: 'write', atLeast: write });
@@ -104,15 +101,7 @@ export function heatScenarios(m: Measurements): Scenario[] {
     [
       {
         name: '(a) one account, 1,000 runs/s of the one-step webhook run',
-        parts: [
-          part('one-step webhook run', 1000, m.oneStep),
-          // And a flood of refused requests on the same webhook (issue 47): each instance writes its inbound log once a second.
-          part(
-            `refused requests: each instance's write of the webhook's inbound log, once a second (${HTTP_INSTANCES} instances)`,
-            HTTP_INSTANCES,
-            m.refusalFlush,
-          ),
-        ],
+        parts: [part('one-step webhook run', 1000, m.oneStep)],
         counts: counts(1, 1000),
         requires: [],
       },
