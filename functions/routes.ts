@@ -145,11 +145,10 @@ import { route as auditList } from './http/audit/list.route.ts';
 import { route as consoleAudit } from './http/console/audit.route.ts';
 import { route as consoleAuditExport } from './http/console/audit-export.route.ts';
 import { codeRoutes } from './code-routes.ts';
+import { inboundRoutes } from './inbound-routes.ts';
 
-/**
- * Every HTTP route, one module each (`functions/<handler>.route.ts`: method, path, auth, grants, schemas, limits): the CDK stack
- * makes one Lambda per entry, the local server mounts them, the OpenAPI document is made from them. A handler imports only its own
- * route module, never this list, so its bundle holds its own schemas and nothing of the other routes. */
+/** Every HTTP route, one module each (`functions/<handler>.route.ts`: method, path, auth, grants, schemas, limits): the CDK stack makes one
+ * Lambda per entry, the local server mounts them, the OpenAPI document is made from them. A handler imports its own route module only. */
 export const routes = [
   healthGet,
   v1Openapi,
@@ -297,4 +296,5 @@ export const routes = [
   consoleAudit,
   consoleAuditExport,
   ...codeRoutes,
+  ...inboundRoutes,
 ] as const satisfies readonly Route[];

@@ -37,6 +37,7 @@ export const executionView = (e: Execution) => ({
   ...(e.cancelRequested ? { cancelRequested: true } : {}),
   ...(e.interruptedAt !== undefined ? { interruptedAt: e.interruptedAt, interruptReason: e.interruptReason } : {}),
   ...(e.rerunOf ? { rerunOf: e.rerunOf } : {}),
+  ...(e.replayOf ? { replayOf: e.replayOf } : {}),
   ...(e.retries ? { retries: e.retries } : {}),
 });
 

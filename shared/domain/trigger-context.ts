@@ -15,7 +15,8 @@ const WITHHELD = new Set(['authorization', 'proxy-authorization', 'cookie', 'set
 const CREDENTIAL_WORDS = /auth|token|secret|passw|signature|hmac|cookie|session|credential|api[-_]?key|jwt|bearer|private/;
 /** A name with one of these as a whole word (`x-functions-key`, `paypal-transmission-sig`), or a word ending in `key`. */
 const CREDENTIAL_PARTS = new Set(['key', 'sig', 'pass', 'pwd', 'pin', 'otp', 'csrf', 'xsrf', 'sid']);
-const withheld = (name: string) =>
+/** A header name of a credential or a signature (lower case): never kept on a run, masked in the inbound log. */
+export const withheld = (name: string) =>
   WITHHELD.has(name) ||
   CREDENTIAL_WORDS.test(name) ||
   name.split(/[-_.]/).some((part) => CREDENTIAL_PARTS.has(part) || part.endsWith('key'));

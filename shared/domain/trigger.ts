@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { countKeyUse } from '../db/entities/api-key.ts';
+import type { Execution } from '../db/entities/execution.ts';
 import { idempotencyScope } from '../db/entities/idempotency.ts';
 import { authMode, type Webhook } from '../db/entities/webhook.ts';
 import { runInline, runsInline } from '../engine/inline.ts';
@@ -52,6 +53,12 @@ export type Trigger = {
   deliveryId?: string;
   /** The request's headers (for `$trigger`, kept only where the workflow reads it). */
   headers?: Record<string, string | undefined>;
+  /**
+   * A replay of a request of the webhook's inbound log (`shared/domain/inbound-replay.ts`): the run records
+   * `replayOf`, its `Idempotency-Key` is the replay's own (a scope apart from the senders'), and `alongside`
+   * (its audit entry) is written in the run's transaction.
+   */
+  replay?: { requestId: string; alongside: (execution: Execution) => Record<string, unknown>[] };
 };
 
 /**
@@ -72,9 +79,16 @@ async function inlineWorkflow(w: Webhook) {
  */
 export async function startTriggeredRun(t: Trigger, now = Date.now()) {
   const { webhook: w, payload } = t;
-  const dedupe = t.idempotencyKey
-    ? { key: t.idempotencyKey, scope: idempotencyScope.webhookKey(w.webhookId), label: 'Idempotency-Key' }
-    : t.deliveryId && { key: t.deliveryId, scope: idempotencyScope.webhookDelivery(w.webhookId), label: 'delivery id' };
+  const dedupe = t.replay
+    ? t.idempotencyKey && {
+        key: t.idempotencyKey,
+        scope: idempotencyScope.webhookReplay(w.webhookId),
+        label: 'Idempotency-Key',
+        request: { replayOf: t.replay.requestId },
+      }
+    : t.idempotencyKey
+      ? { key: t.idempotencyKey, scope: idempotencyScope.webhookKey(w.webhookId), label: 'Idempotency-Key', request: payload }
+      : t.deliveryId && { key: t.deliveryId, scope: idempotencyScope.webhookDelivery(w.webhookId), label: 'delivery id', request: payload };
   const [stored, inline] = await Promise.all([storablePayload(w.accountId, w.webhookId, payload, now), inlineWorkflow(w)]);
   const triggerContext = triggerContextOf(w, t.headers ?? {}, payload);
   const { execution, replayed } = await startRun(
@@ -84,14 +98,22 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
       trigger: 'webhook',
       webhookId: w.webhookId,
       variables: mapVariables(payload, w.variableMapping),
-      idempotency: dedupe ? { ...dedupe, request: payload } : undefined,
-      extra: { ...stored, authMode: authMode(w), keyId: t.keyId, sourceIp: t.sourceIp, ...(triggerContext ? { triggerContext } : {}) },
+      idempotency: dedupe || undefined,
+      extra: {
+        ...stored,
+        authMode: authMode(w),
+        keyId: t.keyId,
+        sourceIp: t.sourceIp,
+        ...(triggerContext ? { triggerContext } : {}),
+        ...(t.replay ? { replayOf: t.replay.requestId } : {}),
+      },
+      alongside: t.replay?.alongside,
       ended: inline && ((execution, started) => runInline(execution, started, inline)),
     },
     now,
   );
-  emit('TriggerAccepted');
-  if (authMode(w) === 'open') emit('OpenWebhookTriggered');
+  if (!t.replay) emit('TriggerAccepted');
+  if (!t.replay && authMode(w) === 'open') emit('OpenWebhookTriggered');
   // An accepted trigger's use of the key is counted when its run leaves PENDING; a replay starts no run.
   const keyId = t.keyId;
   if (replayed && keyId) countKeyUse(keyId, now);

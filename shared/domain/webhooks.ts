@@ -52,7 +52,7 @@ export const webhookView = (w: Webhook) => ({
 });
 
 /** A webhook the caller may see: admins see the account's, members their own; else 404. */
-async function visibleWebhook(p: SessionPrincipal, webhookId: string): Promise<Webhook> {
+export async function visibleWebhook(p: SessionPrincipal, webhookId: string): Promise<Webhook> {
   const w = await getWebhook(webhookId);
   if (!w || w.accountId !== p.accountId || (p.role !== 'admin' && w.createdBy !== p.userId)) {
     throw notFound('WEBHOOK_NOT_FOUND', `Webhook ${webhookId} does not exist.`);

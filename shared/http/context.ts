@@ -9,8 +9,11 @@ export type RequestState = {
   startedAt: number;
   sourceIp: string;
   principal?: Principal;
-  /** The webhook a trigger names, once found, and the key it was called with: refusals count against them. */
-  trigger?: { webhook: Webhook; keyId?: string };
+  /**
+   * The webhook a trigger names, once found, and the key it was called with: refusals count against them.
+   * `authenticated`: past the webhook's credential check (its inbound log may replay a later refusal).
+   */
+  trigger?: { webhook: Webhook; keyId?: string; authenticated?: boolean };
   params?: unknown;
   query?: unknown;
   body?: unknown;

@@ -86,6 +86,7 @@ export const ExecutionView = z.object({
   interruptedAt: z.number().optional(),
   interruptReason: z.enum(['restart', 'crash']).optional(),
   rerunOf: z.string().optional(),
+  replayOf: z.string().optional().describe("A webhook run started by replaying a request of the webhook's inbound log: that request's id."),
   retries: z.number().optional(),
 });
 export const ExecutionList = list(ExecutionView);

@@ -111,8 +111,10 @@ describe('round trips per request', () => {
     expect(r.status).toBe(429);
     expect(r.raw.map((c) => c.command)).not.toContain('TransactWriteItems');
     expect(r.raw.map((c) => c.command)).not.toContain('SendMessage');
-    // The refusal and the key's use are counted in the instance, written with its counts at most once a second.
-    expect(r.path).toBe('UpdateItem');
+    // The refusal and the key's use are counted in the instance, written with its counts at most once a second. The
+    // webhook's inbound log (issue 47) is written by a refused request that finds its instance's last write of it a
+    // second old or more, as this one does: its head, then its slots (docs/webhooks.md "Why was my request refused?").
+    expect(r.path).toBe('UpdateItem → UpdateItem → BatchWriteItem');
   });
 });
 
@@ -229,10 +231,11 @@ describe('bundle size', () => {
   // (docs/runs-and-events.md): 565 → 700 million instructions to import it in a fresh process (callgrind), about
   // 12 ms more of INIT on this machine, against a worker invocation and its cold starts saved for every such run.
   // 831.3 once the data layer was sealed (the entity functions the engine and the domain now call: issue 43)
-  // and workflows as code merged (issue 45).
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 832 KiB (831.3 KiB measured)', async () => {
+  // and workflows as code merged (issue 45); 834.4 with the inbound log's recording of refused requests
+  // (issue 47: masking, the buffer, the ring's writes).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 835 KiB (834.4 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(832);
+    expect(bytes / KIB).toBeLessThanOrEqual(835);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {

@@ -5,6 +5,9 @@ import type { BenchData } from './scenarios.ts';
 
 const dollars = (n: number) => Number(n.toFixed(2));
 const batch = (perBatch: number) => (perBatch === IN_TRIGGER ? 'in its trigger' : perBatch);
+/** The write units per run that landed on a webhook's inbound log (its head or its slots): an accepted run writes none. */
+export const inboundLogUnits = (writes: readonly { where: string; units: number }[]) =>
+  writes.filter((w) => / WHREQ#| WH#[^ ]* \/ INBOUND/.test(w.where)).reduce((n, w) => n + w.units, 0);
 /** Runs a month the stage's fixed cost is spread over, in the report. */
 export const VOLUMES = [1e6, 10e6, 100e6] as const;
 
@@ -49,6 +52,8 @@ export async function costPart(d: BenchData, opts: { rateLimit?: number } = {}):
       'SQS requests': Number(r.usage.sqsRequests.toFixed(2)),
       WRU: Number(r.usage.writeUnits.toFixed(1)),
       RRU: Number(r.usage.readUnits.toFixed(1)),
+      // What the webhook's inbound log (issue 47) adds to an accepted run: its head (`WH#<webhook>` / `INBOUND`) and slots (`WHREQ#…`); 0 by design.
+      'inbound log WRU': inboundLogUnits(r.writes),
       'stored bytes (table + indexes)': `${Math.round(r.stored.tableBytes)} + ${Math.round(r.stored.indexBytes)}`,
       'kept days': r.stored.days,
       'run items without TTL': r.stored.withoutTtl,

@@ -55,6 +55,7 @@ export const AUDIT_ACTIONS = [
   'webhook.enabled',
   'webhook.disabled',
   'webhook.deleted',
+  'webhook.request_replayed',
   'schedule.created',
   'schedule.updated',
   'schedule.paused',

@@ -24,6 +24,8 @@ export const RunRow = Execution.pick({
   updatedAt: true,
   finishedAt: true,
   error: true,
+  webhookId: true,
+  replayOf: true,
 });
 export type RunRow = z.infer<typeof RunRow>;
 

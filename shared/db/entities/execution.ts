@@ -73,6 +73,8 @@ export const Execution = z.object({
   /** What ended that wait, for the run's worker to apply. */
   report: jsonText(RecordedReport).optional(),
   rerunOf: z.string().optional(),
+  /** A webhook run started by replaying a request of its inbound log (`rq_…` or the run `ex_…` it started). */
+  replayOf: z.string().optional(),
   /** The sequence number of the run's last event (`nextSeq`). */
   seq: z.number().int().optional(),
   /** How many times the run was retried from its failed step (`shared/engine/retry-failed-run.ts`). */

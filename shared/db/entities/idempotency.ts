@@ -19,6 +19,8 @@ export const idempotencyScope = {
   webhookKey: (webhookId: string) => `WH#${webhookId}`,
   /** A webhook's requests with a sender's delivery id. */
   webhookDelivery: (webhookId: string) => `WHD#${webhookId}`,
+  /** Replays of a webhook's recorded requests (`Idempotency-Key`): a scope of their own, never a sender's. */
+  webhookReplay: (webhookId: string) => `WHR#${webhookId}`,
   /** A failed run's retries. */
   runRetry: (executionId: string) => `RETRY#${executionId}`,
 };

@@ -13,6 +13,7 @@ import { Id } from '../../schemas/common.ts';
 import type { AppContext, HttpEvent, Middleware } from '../context.ts';
 import { presentedKey } from '../credentials.ts';
 import { verifySignature } from '../webhook-senders.ts';
+import { recordRefusal } from '../../domain/inbound-record.ts';
 
 const rawBody = (e: HttpEvent) => (e.body ? Buffer.from(e.body, e.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0));
 
@@ -68,6 +69,7 @@ export const webhookAuth = (): Middleware => ({
       // A missing or wrong credential counts against the source address's failure budget (429 once over it).
       throw await failedAuthentication(app.sourceIp, e, now);
     }
+    app.trigger.authenticated = true;
     if (
       w.allowedSourceIps.length &&
       !inRanges(
@@ -85,6 +87,7 @@ export const webhookAuth = (): Middleware => ({
     } catch (e) {
       if (isInvalidKey(e)) {
         app.trigger.keyId = undefined;
+        app.trigger.authenticated = false;
         throw await failedAuthentication(app.sourceIp, e, now);
       }
       if (e instanceof AppError) Object.assign(app.responseHeaders, e.extra.headers);
@@ -92,14 +95,38 @@ export const webhookAuth = (): Middleware => ({
     }
     app.principal = { kind: 'webhook', accountId: w.accountId, webhook: w, keyId: bound?.keyId };
   },
-  onError: async ({ error, context }) => {
+  onError: async ({ error, context, event }) => {
     if (!(error instanceof AppError)) return;
     emit('TriggerRejected', 1, { code: error.code });
-    const trigger = (context as AppContext).app.trigger;
-    if (!trigger || error.kind === 'internal') return;
+    const app = (context as AppContext).app;
+    if (error.kind === 'internal') return;
+    // A body over the limit is refused before the webhook is read: read it (cached) to log the refusal.
+    const webhookId = event.pathParameters?.webhookId ?? '';
+    const trigger =
+      app.trigger ??
+      (error.kind === 'too_large' && Id.safeParse(webhookId).success
+        ? await readThrough([webhookRead(webhookId)], Date.now()).then(
+            ([w]) => w && { webhook: w },
+            () => undefined,
+          )
+        : undefined);
+    if (!trigger) return;
     // Summed in this instance, written at the end of an invocation a second after the last write.
     const now = Date.now();
     countRejected(trigger.webhook.webhookId, httpStatus(error), now);
-    if (trigger.keyId) countKeyUse(trigger.keyId, now);
+    if (app.trigger?.keyId) countKeyUse(app.trigger.keyId, now);
+    // Its inbound log (docs/webhooks.md "Why was my request refused?"): kept in the instance, written at most once a second.
+    await recordRefusal({
+      webhookId: trigger.webhook.webhookId,
+      accountId: trigger.webhook.accountId,
+      at: now,
+      ip: app.sourceIp,
+      method: event.requestContext.http.method,
+      status: httpStatus(error),
+      code: error.code,
+      headers: event.headers,
+      body: rawBody(event),
+      authenticated: app.trigger?.authenticated === true,
+    });
   },
 });
