@@ -2,7 +2,7 @@ import { decodeTime } from 'ulid';
 import { storage } from '../clients.ts';
 import { config } from '../config.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
-import type { Execution } from '../db/entities/execution.ts';
+import { type Execution, listedExecutionId } from '../db/entities/execution.ts';
 import { positionAfter, runWindow, type WindowEntry } from '../db/entities/execution-rows.ts';
 import {
   getRefusal,
@@ -89,7 +89,7 @@ export const isRequestRun = (w: Webhook, e: Pick<Execution, 'webhookId' | 'trigg
 /** Where a page of the log starts: the refusals' seqs below `r` (0: no more), the runs' listing at `w` (`wd`: no more). */
 type Position = { r: number; w: ShardPosition | null; wd: boolean };
 
-const entryTime = (e: WindowEntry) => e.row?.startedAt ?? decodeTime(e.sk.slice('EX#ex_'.length).toUpperCase());
+const entryTime = (e: WindowEntry) => e.row?.startedAt ?? decodeTime(listedExecutionId(e.sk).slice('ex_'.length).toUpperCase());
 
 /**
  * One page of the log, newest first: `limit` requests and the cursor after them (null: none). Calls:
@@ -125,7 +125,7 @@ export async function pageInbound(w: Webhook, userId: string, limit: number, cur
     if ((!r && refusalsMore) || (!e && runsMore) || (!r && !e)) break;
     if (e && (!r || entryTime(e) >= r.at)) {
       j++;
-      if (isRequestRun(w, e.row)) taken.push({ executionId: e.sk.slice('EX#'.length) });
+      if (isRequestRun(w, e.row)) taken.push({ executionId: listedExecutionId(e.sk) });
     } else if (r) {
       i++;
       taken.push({ refusal: r });

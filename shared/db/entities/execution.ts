@@ -123,6 +123,9 @@ export function storedExecution(e: Execution) {
 export const accountListing = (accountId: string) => `ACC#${accountId}#EX`;
 export const workflowListing = (accountId: string, workflowId: string) => `ACC#${accountId}#WF#${workflowId}`;
 
+/** The run a listing entry names, from its sort key (`EX#<run>`). */
+export const listedExecutionId = (sk: string) => sk.slice('EX#'.length);
+
 /** The run's listing keys (its shard: a hash of its id), written once with the run and never changed. */
 export function executionListings(e: Pick<Execution, 'accountId' | 'workflowId' | 'executionId'>) {
   const shard = shardOf(e.executionId, listShards());
