@@ -8,29 +8,38 @@ import { isConditionFailure } from '../../errors.ts';
 export type WindowResult = { allowed: boolean; count: number; limit: number; resetAt: number };
 
 /**
- * Atomically take one unit from `subject`'s budget for the current fixed window. The increment is
- * conditional on the count being under the limit, so concurrent callers can never be admitted past it.
+ * Add one to `subject`'s count in the fixed window of `now`, only while the count is at most
+ * `ceiling` (then nothing is written). The count after the write, or undefined when it was refused.
  */
-export async function takeFromWindow(subject: string, limit: number, windowSeconds: number, now: number): Promise<WindowResult> {
+async function countInWindow(subject: string, ceiling: number, windowSeconds: number, now: number): Promise<number | undefined> {
   const start = Math.floor(now / 1000 / windowSeconds) * windowSeconds;
-  const resetAt = start + windowSeconds;
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: { PK: subject, SK: `WINDOW#${start}` },
+        Key: windowKey(subject, windowSeconds, now),
         UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :ceiling',
         ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'window', ':ttl': resetAt + 60 },
+        ExpressionAttributeValues: { ':one': 1, ':ceiling': ceiling, ':type': 'window', ':ttl': start + windowSeconds + 60 },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    return { allowed: true, count: Number(Attributes?.count ?? limit), limit, resetAt };
+    return Number(Attributes?.count);
   } catch (e) {
-    if (isConditionFailure(e)) return { allowed: false, count: limit, limit, resetAt };
+    if (isConditionFailure(e)) return undefined;
     throw e;
   }
+}
+
+/**
+ * Atomically take one unit from `subject`'s budget for the current fixed window. The increment is
+ * conditional on the count being under the limit, so concurrent callers can never be admitted past it.
+ */
+export async function takeFromWindow(subject: string, limit: number, windowSeconds: number, now: number): Promise<WindowResult> {
+  const resetAt = Math.floor(now / 1000 / windowSeconds) * windowSeconds + windowSeconds;
+  const count = await countInWindow(subject, limit - 1, windowSeconds, now);
+  return count === undefined ? { allowed: false, count: limit, limit, resetAt } : { allowed: true, count, limit, resetAt };
 }
 
 /**
@@ -39,24 +48,7 @@ export async function takeFromWindow(subject: string, limit: number, windowSecon
  * when it was over already.
  */
 export async function countPastLimit(subject: string, limit: number, windowSeconds: number, now: number): Promise<number> {
-  const start = Math.floor(now / 1000 / windowSeconds) * windowSeconds;
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { PK: subject, SK: `WINDOW#${start}` },
-        UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :limit',
-        ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'window', ':ttl': start + windowSeconds + 60 },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(Attributes?.count);
-  } catch (e) {
-    if (isConditionFailure(e)) return limit + 1;
-    throw e;
-  }
+  return (await countInWindow(subject, limit, windowSeconds, now)) ?? limit + 1;
 }
 
 const windowKey = (subject: string, windowSeconds: number, now: number) => ({
