@@ -1,0 +1,86 @@
+import * as z from 'zod';
+import { CallbackError } from '../db/entities/callback.ts';
+import { RunError } from '../db/entities/execution-state.ts';
+import { WorkflowDefinition } from '../engine/definition.ts';
+import { StepId } from '../engine/steps/common.ts';
+import { idOf } from './common.ts';
+
+/**
+ * Test runs (`POST /api/workflows/test`, `flowgate test`; docs/workflows-as-code.md "Test runs"): a
+ * workflow (a definition, or a stored workflow by id) executed on the engine with its effects mocked.
+ */
+
+/** Mocks answered in turn (an attempt of a retried request, an iteration of a loop each): at most this many per step. */
+export const MAX_MOCK_ANSWERS = 100;
+
+/** An http_request's answer: what the target would have answered. */
+export const HttpMock = z.strictObject({
+  status: z.number().int().min(100).max(599),
+  headers: z.record(z.string().max(256), z.string().max(8192)).default({}),
+  body: z.unknown().default(null),
+});
+/** A manual_approval's decision, with the form values an approve submits. */
+export const ApprovalMock = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  form: z.record(z.string(), z.unknown()).optional(),
+  comment: z.string().max(1000).optional(),
+});
+/** A wait_for_callback's report, as `POST /api/v1/callbacks/{id}` takes it, or `timeout` (its deadline passed). */
+export const CallbackMock = z.discriminatedUnion('status', [
+  z.strictObject({ status: z.literal('success'), output: z.record(z.string(), z.unknown()).optional() }),
+  z.strictObject({ status: z.literal('failure'), error: CallbackError }),
+  z.strictObject({ status: z.literal('timeout') }),
+]);
+
+/** One answer, or a list of them taken in order. */
+const answers = <T extends z.ZodType>(one: T) => z.union([one, z.array(one).min(1).max(MAX_MOCK_ANSWERS)]);
+/** The mock a step of each type takes; other step types take none (they have no effect to mock). */
+export const MOCK_OF_TYPE: Record<string, z.ZodType> = {
+  http_request: answers(HttpMock),
+  manual_approval: answers(ApprovalMock),
+  wait_for_callback: answers(CallbackMock),
+};
+
+export const TestRunBody = z
+  .strictObject({
+    definition: WorkflowDefinition.optional().describe('The definition to test (a draft, a file); or `workflowId`.'),
+    workflowId: idOf('WORKFLOW_NOT_FOUND', 'Workflow')
+      .optional()
+      .describe('A workflow of the account, tested as it is now; or `definition`.'),
+    input: z.record(z.string(), z.unknown()).default({}).describe("The run's input variables, as a start takes them."),
+    mocks: z
+      .record(StepId, z.unknown())
+      .default({})
+      .refine((m) => Object.keys(m).length <= 200, 'at most 200 mocks')
+      .describe(
+        'Per step id: an `http_request` takes `{ status, headers, body }`, a `manual_approval` `{ decision, form, comment }`, a ' +
+          '`wait_for_callback` `{ status: "success", output }`, `{ status: "failure", error }` or `{ status: "timeout" }`; or a list ' +
+          'of them, one per time the step runs (retries, loop iterations).',
+      ),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.definition === undefined) === (b.workflowId === undefined))
+      ctx.addIssue({ code: 'custom', path: ['definition'], message: 'give exactly one of definition and workflowId' });
+  });
+export type TestRunBody = z.infer<typeof TestRunBody>;
+
+const TestStep = z.object({
+  id: z.string(),
+  iteration: z.number().optional(),
+  status: z.enum(['RUNNING', 'RETRYING', 'WAITING', 'SUCCEEDED', 'FAILED']),
+  input: z
+    .unknown()
+    .describe("What it would have sent or asked: an http_request's request, an approval's title, reviewers and form; else null."),
+  output: z.unknown().describe('`$steps.<id>.output`'),
+  error: RunError.nullable(),
+  attempts: z.number().optional(),
+});
+
+export const TestRunResult = z.object({
+  status: z.enum(['SUCCEEDED', 'FAILED']),
+  output: z.unknown(),
+  error: RunError.nullable(),
+  path: z.array(z.string()).describe('The step ids in the order executed (a loop step once, its steps once per iteration).'),
+  steps: z.array(TestStep),
+  waitedSeconds: z.number().describe('Delays and retry backoffs the run would have waited: planned, none slept.'),
+});
