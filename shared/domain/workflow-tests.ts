@@ -5,7 +5,7 @@ import { everyStep } from '../engine/every-step.ts';
 import { type FormCheck, runTest, type TestMocks, type TestResult, testExecution } from '../engine/test-run.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
 import { definitionOf } from '../engine/versions.ts';
-import { MOCK_OF_TYPE, type TestRunBody } from '../schemas/workflow-tests.ts';
+import { MOCK_OF_TYPE, mockOf, type TestRunBody } from '../schemas/workflow-tests.ts';
 import { formValues } from './approvals.ts';
 import { requireWorkflow } from './workflow-access.ts';
 
@@ -29,7 +29,7 @@ function checkMocks(definition: WorkflowDefinition, mocks: Record<string, unknow
     if (type === undefined) errors.push({ path: `mocks.${id}`, message: 'no step of the workflow has this id' });
     else if (!schema) errors.push({ path: `mocks.${id}`, message: `a ${type} step takes no mock (it has no effect outside the run)` });
     else {
-      const r = schema.safeParse(mock);
+      const r = mockOf(schema, mock);
       if (r.success) parsed[id] = r.data;
       else errors.push(...r.error.issues.map((i) => ({ path: ['mocks', id, ...i.path].map(String).join('.'), message: i.message })));
     }

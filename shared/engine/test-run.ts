@@ -6,9 +6,10 @@ import { newId } from '../ids.ts';
 import { recordedDecision } from './decisions.ts';
 import { MAX_STEP_EXECUTIONS, type WorkflowDefinition } from './definition.ts';
 import { executeSteps } from './execute.ts';
-import { iterationOf, locate } from './flow.ts';
+import { iterationOf, locate, stateAt } from './flow.ts';
 import { Pace } from './pace.ts';
 import { HeldRun } from './session.ts';
+import { retryInProgress } from './step-retry.ts';
 import type { ManualApprovalStep } from './steps/manual-approval.ts';
 import type { WaitForCallbackStep } from './steps/wait-for-callback.ts';
 import { TestTrace, type TestStep } from './test-trace.ts';
@@ -117,7 +118,11 @@ class TestRun extends HeldRun {
       this.sent.delete(id);
       return sent ?? null;
     };
-    for (const ev of events) this.trace.see(ev, inputOf, (id) => this.e.outputs[id]);
+    for (const ev of events) {
+      // A retry's backoff, as planned (the step loop then pauses for it or hands the run on: `pause`, `release`).
+      if (ev.type === 'step.retrying') this.waitedMs += Number(ev.data.delaySeconds) * 1000;
+      this.trace.see(ev, inputOf, (id) => this.e.outputs[id]);
+    }
   }
 
   override record(events: RunEvent[]) {
@@ -135,17 +140,22 @@ class TestRun extends HeldRun {
     return false;
   }
   override async release(until?: number) {
-    if (until === undefined) this.outOfShare = true;
-    else this.waitedMs += Math.max(0, until - Date.now());
+    if (until === undefined) {
+      this.outOfShare = true;
+      return;
+    }
+    // A sleep (a delay) from its step's start; a retry's backoff was counted as it was planned.
+    const here = locate(this);
+    const state = here && stateAt(this, here);
+    if (state && !retryInProgress(state)) this.waitedMs += until - (state.startedAt ?? until);
   }
   override async end(fields: Partial<Execution>) {
     this.update(fields);
     return false;
   }
   override async notify() {}
-  override async pause(ms: number) {
-    this.waitedMs += ms;
-  }
+  /** A retry's short backoff: counted as it was planned (`step.retrying`), not slept. */
+  override async pause() {}
   override async reported(r: RecordedReport) {
     const got = this.reports.get(r.callbackId);
     if (!got) throw new Error(`no mocked report for callback ${r.callbackId}`);

@@ -32,14 +32,15 @@ export const CallbackMock = z.discriminatedUnion('status', [
   z.strictObject({ status: z.literal('timeout') }),
 ]);
 
-/** One answer, or a list of them taken in order. */
-const answers = <T extends z.ZodType>(one: T) => z.union([one, z.array(one).min(1).max(MAX_MOCK_ANSWERS)]);
-/** The mock a step of each type takes; other step types take none (they have no effect to mock). */
+/** The answer a step of each type takes; other step types take none (they have no effect to mock). */
 export const MOCK_OF_TYPE: Record<string, z.ZodType> = {
-  http_request: answers(HttpMock),
-  manual_approval: answers(ApprovalMock),
-  wait_for_callback: answers(CallbackMock),
+  http_request: HttpMock,
+  manual_approval: ApprovalMock,
+  wait_for_callback: CallbackMock,
 };
+/** A step's mock: its one answer, or a list of them taken in order (each checked at its own path). */
+export const mockOf = (one: z.ZodType, mock: unknown) =>
+  Array.isArray(mock) ? z.array(one).min(1).max(MAX_MOCK_ANSWERS).safeParse(mock) : one.safeParse(mock);
 
 export const TestRunBody = z
   .strictObject({
