@@ -2,10 +2,11 @@ import type { Approval } from '../db/entities/approval.ts';
 import { AppError, type FieldError, validationFailed } from '../errors.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
 import { everyStep } from '../engine/every-step.ts';
+import { stepModule } from '../engine/steps/index.ts';
 import { type FormCheck, runTest, type TestMocks, type TestResult, testExecution } from '../engine/test-run.ts';
 import { applyVariableDefaults } from '../engine/variables.ts';
 import { definitionOf } from '../engine/versions.ts';
-import { MOCK_OF_TYPE, mockOf, type TestRunBody } from '../schemas/workflow-tests.ts';
+import { mockOf, type TestRunBody } from '../schemas/workflow-tests.ts';
 import { formValues } from './approvals.ts';
 import { requireWorkflow } from './workflow-access.ts';
 
@@ -20,14 +21,14 @@ const DRAFT = { workflowId: 'wf_test', version: 0 };
 
 /** Each mock names a step of the definition and has the shape its step type takes (400 at `mocks.<id>…` otherwise). */
 function checkMocks(definition: WorkflowDefinition, mocks: Record<string, unknown>): TestMocks {
-  const types = new Map(everyStep(definition).map((s) => [s.id, s.type as string]));
+  const steps = new Map(everyStep(definition).map((s) => [s.id, s]));
   const errors: FieldError[] = [];
   const parsed: Record<string, unknown> = {};
   for (const [id, mock] of Object.entries(mocks)) {
-    const type = types.get(id);
-    const schema = type === undefined ? undefined : MOCK_OF_TYPE[type];
-    if (type === undefined) errors.push({ path: `mocks.${id}`, message: 'no step of the workflow has this id' });
-    else if (!schema) errors.push({ path: `mocks.${id}`, message: `a ${type} step takes no mock (it has no effect outside the run)` });
+    const step = steps.get(id);
+    const schema = step && stepModule(step).mock;
+    if (!step) errors.push({ path: `mocks.${id}`, message: 'no step of the workflow has this id' });
+    else if (!schema) errors.push({ path: `mocks.${id}`, message: `a ${step.type} step takes no mock (it has no effect outside the run)` });
     else {
       const r = mockOf(schema, mock);
       if (r.success) parsed[id] = r.data;

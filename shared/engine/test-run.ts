@@ -10,8 +10,10 @@ import { iterationOf, locate, stateAt } from './flow.ts';
 import { Pace } from './pace.ts';
 import { HeldRun } from './session.ts';
 import { retryInProgress } from './step-retry.ts';
-import type { ManualApprovalStep } from './steps/manual-approval.ts';
-import type { WaitForCallbackStep } from './steps/wait-for-callback.ts';
+import type { HttpMock } from './steps/http-request.ts';
+import type { Step, NestedStep } from './steps/index.ts';
+import type { ApprovalMock, ManualApprovalStep } from './steps/manual-approval.ts';
+import type { CallbackMock, WaitForCallbackStep } from './steps/wait-for-callback.ts';
 import { TestTrace, type TestStep } from './test-trace.ts';
 
 /**
@@ -24,15 +26,6 @@ import { TestTrace, type TestStep } from './test-trace.ts';
  * A step with an effect and no mock ends the test run FAILED with `MOCK_MISSING`, naming the step.
  */
 
-/** An http_request's mocked answer. */
-export type HttpMock = { status: number; headers: Record<string, string>; body: unknown };
-/** A manual_approval's mocked decision (`form`: the values submitted with an approve). */
-export type ApprovalMock = { decision: 'approve' | 'reject'; form?: Record<string, unknown>; comment?: string };
-/** A wait_for_callback's mocked report (`timeout`: its deadline passed). */
-export type CallbackMock =
-  | { status: 'success'; output?: Record<string, unknown> }
-  | { status: 'failure'; error: RunError }
-  | { status: 'timeout' };
 /** Per step id: one answer for every time the step runs, or a list taken in order (an attempt, an iteration each). */
 export type TestMocks = Record<string, HttpMock | ApprovalMock | CallbackMock | (HttpMock | ApprovalMock | CallbackMock)[]>;
 /** The values an approval's form takes from a mocked approve (the approvals' own checks); throws when they do not fit. */
@@ -84,9 +77,9 @@ class TestRun extends HeldRun {
         missing: [],
       }),
       request: async (input) => {
-        const id = this.here().step.id;
-        this.sent.set(id, input);
-        return this.answer<HttpMock>(id, 'http_request') satisfies HttpRequestResult;
+        const { step } = this.here();
+        this.sent.set(step.id, input);
+        return this.answer<HttpMock>(step) satisfies HttpRequestResult;
       },
       putObject: async () => undefined,
       failCallback: async () => undefined,
@@ -100,7 +93,7 @@ class TestRun extends HeldRun {
   }
 
   /** The step's next mocked answer. */
-  answer<T>(id: string, kind: string): T {
+  answer<T>({ id, type: kind }: Step | NestedStep): T {
     const mock = this.mocks[id];
     if (mock === undefined)
       throw new MissingMock(`Step ${id} (${kind}) has no mock: a test run sends nothing and waits for no one. Add mocks.${id}.`);
@@ -168,7 +161,7 @@ class TestRun extends HeldRun {
     const { status, executionId } = this.e;
     if (status === 'WAITING_APPROVAL') {
       const step = this.here().step as ManualApprovalStep;
-      const mock = this.answer<ApprovalMock>(step.id, 'manual_approval');
+      const mock = this.answer<ApprovalMock>(step);
       const form = this.trace.last(step.id)?.input as { form?: unknown } | undefined;
       const formData = mock.decision === 'approve' ? checkForm(step.id, form?.form ?? null, mock.form ?? {}) : undefined;
       const approval = { approvalId: this.e.approvalId ?? '', executionId, stepId: step.id, onReject: step.onReject };
@@ -177,7 +170,7 @@ class TestRun extends HeldRun {
       this.drop('approvalId');
     } else if (status === 'WAITING_CALLBACK') {
       const step = this.here().step as WaitForCallbackStep;
-      const mock = this.answer<CallbackMock>(step.id, 'wait_for_callback');
+      const mock = this.answer<CallbackMock>(step);
       const callbackId = this.e.callbackId ?? '';
       this.reports.set(callbackId, reportOf(step, callbackId, mock));
       const outcome = mock.status;

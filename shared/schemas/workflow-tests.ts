@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { CallbackError } from '../db/entities/callback.ts';
 import { RunError } from '../db/entities/execution-state.ts';
 import { WorkflowDefinition } from '../engine/definition.ts';
 import { StepId } from '../engine/steps/common.ts';
@@ -13,31 +12,6 @@ import { idOf } from './common.ts';
 /** Mocks answered in turn (an attempt of a retried request, an iteration of a loop each): at most this many per step. */
 export const MAX_MOCK_ANSWERS = 100;
 
-/** An http_request's answer: what the target would have answered. */
-export const HttpMock = z.strictObject({
-  status: z.number().int().min(100).max(599),
-  headers: z.record(z.string().max(256), z.string().max(8192)).default({}),
-  body: z.unknown().default(null),
-});
-/** A manual_approval's decision, with the form values an approve submits. */
-export const ApprovalMock = z.strictObject({
-  decision: z.enum(['approve', 'reject']),
-  form: z.record(z.string(), z.unknown()).optional(),
-  comment: z.string().max(1000).optional(),
-});
-/** A wait_for_callback's report, as `POST /api/v1/callbacks/{id}` takes it, or `timeout` (its deadline passed). */
-export const CallbackMock = z.discriminatedUnion('status', [
-  z.strictObject({ status: z.literal('success'), output: z.record(z.string(), z.unknown()).optional() }),
-  z.strictObject({ status: z.literal('failure'), error: CallbackError }),
-  z.strictObject({ status: z.literal('timeout') }),
-]);
-
-/** The answer a step of each type takes; other step types take none (they have no effect to mock). */
-export const MOCK_OF_TYPE: Record<string, z.ZodType> = {
-  http_request: HttpMock,
-  manual_approval: ApprovalMock,
-  wait_for_callback: CallbackMock,
-};
 /** A step's mock: its one answer, or a list of them taken in order (each checked at its own path). */
 export const mockOf = (one: z.ZodType, mock: unknown) =>
   Array.isArray(mock) ? z.array(one).min(1).max(MAX_MOCK_ANSWERS).safeParse(mock) : one.safeParse(mock);
