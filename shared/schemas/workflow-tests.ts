@@ -59,3 +59,25 @@ export const TestRunResult = z.object({
   steps: z.array(TestStep),
   waitedSeconds: z.number().describe('Delays and retry backoffs the run would have waited: planned, none slept.'),
 });
+
+/**
+ * A test file of a workflows folder (`<name>.test.json`, `flowgate test`): the workflow's key, the run's
+ * input and mocks as the endpoint takes them, and what to expect (each field optional; `output` is
+ * matched as a subset: the keys given, recursively, arrays element by element).
+ */
+export const WorkflowTestFile = z.strictObject({
+  $schema: z.string().max(2048).optional(),
+  description: z.string().max(2000).optional(),
+  workflow: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be the key of a workflow file of the folder'),
+  input: z.record(z.string(), z.unknown()).default({}),
+  mocks: z.record(z.string(), z.unknown()).default({}),
+  expect: z
+    .strictObject({
+      status: z.enum(['SUCCEEDED', 'FAILED']).optional(),
+      output: z.unknown().optional(),
+      path: z.array(z.string()).optional(),
+      error: z.strictObject({ code: z.string().optional(), message: z.string().optional() }).optional(),
+    })
+    .default({}),
+});
+export type WorkflowTestFile = z.infer<typeof WorkflowTestFile>;
