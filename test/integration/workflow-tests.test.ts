@@ -162,7 +162,7 @@ describe('POST /api/workflows/test', () => {
   });
 
   it('tests a draft definition the same way, and mocks rejections, failures and timeouts as the engine applies them', async () => {
-    const answer = async (mocks: object, definition = order()) => (await post(sessionA, { definition, input: {}, mocks })).json;
+    const answer = async (mocks: object, definition: object = order()) => (await post(sessionA, { definition, input: {}, mocks })).json;
     const rejected = await answer({ ...orderMocks, approve: { decision: 'reject', comment: 'no' } });
     expect(rejected).toMatchObject({
       status: 'FAILED',
@@ -180,6 +180,31 @@ describe('POST /api/workflows/test', () => {
     expect(await answer({ ...orderMocks, ship: { status: 'timeout' } }, timedOut)).toMatchObject({
       status: 'SUCCEEDED',
       output: { charge: 'ch_1', note: 'looks fine' },
+    });
+    // A list answers a loop's iterations in turn; the trace has each iteration's execution.
+    const loop = {
+      steps: [{ id: 'each', type: 'for_each', items: '{% [1, 2] %}', steps: [{ id: 'ping', type: 'http_request', url: `${base}/ping` }] }],
+      output: '{% $steps.each.results.body %}',
+    };
+    expect(
+      await answer(
+        {
+          ping: [
+            { status: 200, body: 'a' },
+            { status: 200, body: 'b' },
+          ],
+        },
+        loop,
+      ),
+    ).toMatchObject({
+      status: 'SUCCEEDED',
+      output: ['a', 'b'],
+      path: ['each', 'ping', 'ping'],
+      steps: [
+        { id: 'each', status: 'SUCCEEDED', output: { items: 2 } },
+        { id: 'ping', iteration: 0, status: 'SUCCEEDED', output: { body: 'a' } },
+        { id: 'ping', iteration: 1, status: 'SUCCEEDED', output: { body: 'b' } },
+      ],
     });
     expect(heard).toEqual([]);
   });
