@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { formatError, loadWorkflows } from './files.ts';
 import { apply, exportTo, hasChanges, plan, renderPlan } from './plan.ts';
 import { CliError, login, savedSession } from './session.ts';
+import { runTests } from './test.ts';
 
 const USAGE = `Usage:
   flowgate validate <dir|file...>         check workflow files offline, as the server does
@@ -11,6 +12,7 @@ const USAGE = `Usage:
   flowgate plan <dir> [--prune]           what apply would do (exit 0: nothing, 2: changes, 1: error)
   flowgate apply <dir> [--prune] [--yes]  create, update (and with --prune delete) workflows to match the folder
   flowgate export <dir>                   write the account's workflows as files
+  flowgate test <dir>                     run each *.test.json with its mocks (exit 0: all passed, 1: otherwise)
 Options: --origin <text> where the files live, shown in the console (default: the git remote and path)`;
 
 const OPTIONS = {
@@ -89,6 +91,12 @@ export async function main(argv: string[]): Promise<number> {
       for (const f of written) out(`wrote ${f}`);
       out(`${written.length} workflow file(s) written`);
       return 0;
+    }
+    case 'test': {
+      const files = loadOrFail(targets);
+      const { lines, failed } = await runTests(savedSession(), targets, files);
+      for (const line of lines) out(line);
+      return failed ? 1 : 0;
     }
     default:
       throw new CliError(`Unknown command ${command}.\n${USAGE}`);

@@ -35,13 +35,33 @@ export function decisionTransition(
   opts: { now?: number; expired?: 'fail' | 'approve' | 'reject'; resumed?: Execution; dispatch?: string; seq?: number } = {},
 ) {
   const { now = Date.now(), expired, resumed, dispatch = newDispatch() } = opts;
-  const { approvalId, stepId } = approval;
-  const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
   // The run waits (seq = the approval's runSeq, unchanged by the votes): what ends the wait is numbered past the votes' room.
   const seq = opts.seq ?? (resumed ? nextSeq(resumed) : (approval.runSeq ?? 0) + VOTE_ROOM);
+  const decision = recordedDecision(approval, d, { now, expired, seq });
+  const update = waitEnded(
+    approval,
+    { approvalId: approval.approvalId, decision: JSON.stringify(decision) },
+    { dispatch, now, seq, ...(resumed ? { resumed } : {}) },
+  );
+  const run = { accountId: approval.accountId, executionId: approval.executionId };
+  return { items: [update, eventsPut(approval.accountId, [decision.event])], dispatch, run };
+}
+
+/**
+ * What the run records of a decision, for its worker to apply (`applyDecision`): the step's output,
+ * the failure it means (a rejection with `onReject: "fail"`, an expiry with `onTimeout: "fail"`) and
+ * its event. `decisionTransition` writes it; a test run (./test-run.ts) applies it in memory.
+ */
+export function recordedDecision(
+  approval: Pick<DecisionApproval, 'approvalId' | 'executionId' | 'stepId' | 'onReject'>,
+  d: Decision,
+  { now, expired, seq }: { now: number; expired?: 'fail' | 'approve' | 'reject'; seq?: number },
+): RecordedDecision {
+  const { approvalId, stepId } = approval;
+  const output = { decision: d.decision, comment: d.comment ?? null, decidedBy: d.decidedBy, formData: d.formData ?? {} };
   const event = {
     ...newEvent(approval.executionId, expired ? 'approval.expired' : 'approval.decided', { approvalId, stepId, ...output }, now),
-    seq,
+    ...(seq === undefined ? {} : { seq }),
   };
   const fails =
     expired === 'fail'
@@ -57,14 +77,7 @@ export function decisionTransition(
             stepMessage: `Rejected by ${d.decidedBy}.`,
           }
         : undefined;
-  const decision: RecordedDecision = { approvalId, stepId, at: now, output, ...(fails ? { fails } : {}), event };
-  const update = waitEnded(
-    approval,
-    { approvalId, decision: JSON.stringify(decision) },
-    { dispatch, now, seq, ...(resumed ? { resumed } : {}) },
-  );
-  const run = { accountId: approval.accountId, executionId: approval.executionId };
-  return { items: [update, eventsPut(approval.accountId, [event])], dispatch, run };
+  return { approvalId, stepId, at: now, output, ...(fails ? { fails } : {}), event };
 }
 
 export type Transition = ReturnType<typeof decisionTransition>;

@@ -8,7 +8,8 @@ import { advance, countStep, type Here, iterationOf, locate, setState, startLoop
 import { runStep } from './run-step.ts';
 import { scopeOf } from './scope.ts';
 import { Pace } from './pace.ts';
-import { type HeldRun, stopAfterLostWrite } from './session.ts';
+import { stopAfterLostWrite } from './lost-write.ts';
+import type { HeldRun } from './session.ts';
 import { fitsWith, stepFailed, tooLargeError } from './step-end.ts';
 import { STEP_IO } from './step-io.ts';
 import { currentAttempt, planRetry, retryInProgress, scheduleRetry, storageFailure, withAttempts } from './step-retry.ts';
@@ -71,7 +72,15 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
       here.loop && e.loop
         ? { stepId: here.loop.step.id, iteration: e.loop.iteration, item: e.loop.items[e.loop.iteration] ?? null }
         : undefined;
-    outcome = await runStep(step, { execution: e, scope: scopeOf(e), signal: abort.signal, now: startedAt, io: STEP_IO, maxMs, loop });
+    outcome = await runStep(step, {
+      execution: e,
+      scope: scopeOf(e),
+      signal: abort.signal,
+      now: startedAt,
+      io: run.io ?? STEP_IO,
+      maxMs,
+      loop,
+    });
   } catch (err) {
     // A step fault is an outcome; an artifact upload the store refused is a failure its retry policy may judge.
     const failure = err instanceof StepError ? err : 'retry' in step && step.retry ? storageFailure(err) : undefined;

@@ -1,16 +1,18 @@
-import { IN_PROGRESS } from '../db/entities/execution-state.ts';
+import { IN_PROGRESS, type RecordedReport } from '../db/entities/execution-state.ts';
 import { eventsPut, newEvent, nextSeq, packEvents, type RunEvent, sequenced } from '../db/entities/run-events.ts';
 import { checkpointUpdate } from '../db/entities/execution-held.ts';
-import { cancelledData, cancelledUpdate, executionItem, finishing } from '../db/entities/execution-writes.ts';
-import { type Execution, getExecution } from '../db/entities/execution.ts';
+import { executionItem, finishing } from '../db/entities/execution-writes.ts';
+import type { Execution } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
 import { type TransactItem, writeAll } from '../db/transact.ts';
 import { isConditionFailure } from '../errors.ts';
-import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
+import { reportedOutcome } from './callbacks.ts';
 import type { WorkflowDefinition } from './definition.ts';
 import { newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dispatch.ts';
+import { stopAfterLostWrite } from './lost-write.ts';
 import { notifyEvents } from './notify.ts';
+import type { StepIO } from './steps/types.ts';
 
 /** Events of steps inside a loop that share one event item (about 200 bytes each: well within an item's 400 KB). */
 const MERGED_EVENTS = 200;
@@ -88,6 +90,24 @@ export class HeldRun {
 
   get endedItems() {
     return this.ended;
+  }
+
+  /** What its steps do outside the run; absent: the worker's (`STEP_IO`). A test run's answers from its mocks (`./test-run.ts`). */
+  io?: StepIO;
+
+  /** Queue the notifications its events mean (a test run sends none). */
+  notify(events: readonly RunEvent[]): Promise<void> {
+    return notifyEvents(this.e, events);
+  }
+
+  /** Wait out a retry's short backoff in this invocation (a test run plans it in memory, sleeping none). */
+  pause(ms: number): Promise<void> {
+    return new Promise((r) => setTimeout(r, ms));
+  }
+
+  /** What a callback's recorded report gives its step (the callback item's output or error; a test run's mock). */
+  reported(r: RecordedReport) {
+    return reportedOutcome(this.e, r);
   }
 
   get dirty() {
@@ -210,7 +230,7 @@ export class HeldRun {
     this.pendingBytes = 0;
     this.measured = 0;
     this.measuredItems = 0;
-    await notifyEvents(this.e, events);
+    await this.notify(events);
     return true;
   }
 
@@ -262,24 +282,4 @@ export class HeldRun {
     const delaySeconds = until === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000);
     await sendRunMessage({ accountId: this.e.accountId, executionId: this.e.executionId, dispatch }, delaySeconds);
   }
-}
-
-/** A write lost its condition: end the run CANCELLED if that was asked for, else stop without touching it. */
-export async function stopAfterLostWrite(accountId: string, executionId: string, owner: string) {
-  const current = await getExecution(accountId, executionId);
-  if (current?.status === 'RUNNING' && current.cancelRequested && current.lease?.owner === owner) {
-    const now = Date.now();
-    const event = {
-      ...newEvent(executionId, 'execution.cancelled', cancelledData(current, 'RUNNING'), now),
-      seq: nextSeq(current),
-    };
-    try {
-      await writeAll([{ Update: cancelledUpdate(current, current.cancelReason, now) }, eventsPut(accountId, [event])]);
-      await notifyEvents(current, [event]);
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
-    return;
-  }
-  logger.warn('checkpoint lost: the run changed under this worker; stopping', { executionId, status: current?.status });
 }

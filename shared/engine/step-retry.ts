@@ -143,7 +143,7 @@ export async function scheduleRetry(
   setState(run, here, state);
   run.record([started, newEvent(run.e.executionId, 'step.retrying', data, now)], [], here.loop !== undefined);
   if (plan.delayMs <= INLINE_RETRY_MS && plan.delayMs + room.budgetMs <= room.leftMs) {
-    await new Promise((r) => setTimeout(r, plan.delayMs));
+    await run.pause(plan.delayMs);
     return true;
   }
   const until = now + plan.delayMs;

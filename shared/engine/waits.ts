@@ -5,8 +5,6 @@ import type { StepState } from '../db/entities/execution-state.ts';
 import { newEvent } from '../db/entities/run-events.ts';
 import { logger } from '../logger.ts';
 import { advance, iterationOf, locate, setState, stateAt } from './flow.ts';
-import { reportedOutcome } from './callbacks.ts';
-import { notifyEvents } from './notify.ts';
 import type { HeldRun } from './session.ts';
 import { fitsWith, stepFailed, tooLargeError } from './step-end.ts';
 import { moduleOf } from './steps/index.ts';
@@ -20,7 +18,7 @@ export async function applyDecision(run: HeldRun): Promise<boolean> {
   const d = run.e.decision;
   if (!d) return true;
   run.drop('decision');
-  await notifyEvents(run.e, [d.event]);
+  await run.notify([d.event]);
   // The run waited at its approval: it is where the run is (inside a loop too).
   const here = locate(run);
   if (!here || here.step.id !== d.stepId) {
@@ -81,14 +79,14 @@ export async function applyReport(run: HeldRun): Promise<boolean> {
   const r = run.e.report;
   if (!r) return true;
   run.drop('report');
-  await notifyEvents(run.e, [r.event]);
+  await run.notify([r.event]);
   const here = locate(run);
   if (!here || here.step.id !== r.stepId) {
     logger.error('callback report for a step the run is not at; dropped', { executionId: run.e.executionId, stepId: r.stepId });
     return true;
   }
   const state: StepState = { ...(stateAt(run, here) ?? { stepId: r.stepId, type: here.step.type, status: 'WAITING' }), finishedAt: r.at };
-  const got = await reportedOutcome(run.e, r);
+  const got = await run.reported(r);
   if (got.error) return stepFailed(run, here, got.error, { state, now: r.at });
   const outputs = { ...run.e.outputs, [r.stepId]: got.output };
   const iteration = iterationOf(run, here);

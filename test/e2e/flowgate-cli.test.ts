@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -7,12 +9,13 @@ import { listWorkflows, listWorkflowVersions, type Workflow } from '../../shared
 import { listAuditEntries } from '../../shared/db/entities/audit.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
+import { resetConfig } from '../../shared/config.ts';
 import { adminSession, givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 
 /**
  * `flowgate` (cli/) as a person runs it, through its `bin`, against the local stack over HTTP, from a
- * temporary folder: validate, login, plan, apply, export (docs/workflows-as-code.md).
+ * temporary folder: validate, login, plan, apply, export, test (docs/workflows-as-code.md).
  */
 
 let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
@@ -207,5 +210,67 @@ describe('flowgate login, plan, apply, export', () => {
     expect(res.stderr).toMatch(/bad\.json:\d+:\d+ definition\.steps Too small/);
     expect(res.stderr).toMatch(/nothing was sent/);
     expect((await workflows()).some((w) => w.name === 'Bad')).toBe(false);
+  });
+});
+
+describe('flowgate test', () => {
+  // What a test run would send reaches this listener if anything is sent: the step allowlist lets runs reach 127.0.0.1.
+  let listener: Server;
+  let base: string;
+  const heard: string[] = [];
+  beforeAll(async () => {
+    listener = createServer((req, res) => {
+      heard.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":"real"}');
+    });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    process.env.HTTP_STEP_ALLOWLIST = '127.0.0.1/32';
+    resetConfig();
+  });
+  afterAll(() => new Promise<void>((r) => (listener ? listener.close(() => r()) : r())));
+
+  const charge = () => ({
+    key: 'charge',
+    name: 'Charge',
+    definition: {
+      variables: { amount: { type: 'number', default: 1 } },
+      steps: [
+        { id: 'call', type: 'http_request', method: 'POST', url: `${base}/charge`, body: { amount: '{% $vars.amount %}' } },
+        { id: 'ask', type: 'manual_approval', title: 'Refund?', reviewers: ['role:admin'] },
+      ],
+      output: { id: '{% $steps.call.body.id %}', decision: '{% $steps.ask.decision %}' },
+    },
+  });
+  const test = (dir: string, name: string, file: object) => writeFileSync(join(dir, `${name}.test.json`), JSON.stringify(file, null, 2));
+  const mocks = { call: { status: 200, body: { id: 'ch_1' } }, ask: { decision: 'approve' } };
+
+  it('runs each *.test.json on mocks: a wrong expectation and an unmocked http_request fail naming the difference (exit 1), nothing is sent', async () => {
+    expect((await flowgate('login', '--url', stack.url)).code).toBe(0);
+    const dir = folder('tests');
+    write(dir, 'charge', charge());
+    const expected = { status: 'SUCCEEDED', output: { id: 'ch_1', decision: 'approve' }, path: ['call', 'ask'] };
+    test(dir, 'approved', { workflow: 'charge', input: { amount: 5 }, mocks, expect: expected });
+    test(dir, 'wrong', { workflow: 'charge', mocks, expect: { ...expected, output: { id: 'ch_2' } } });
+    test(dir, 'unmocked', { workflow: 'charge', mocks: { ask: mocks.ask }, expect: expected });
+    const res = await flowgate('test', dir);
+    expect(res.code, res.stderr).toBe(1);
+    const at = (name: string) => relative(process.cwd(), join(dir, `${name}.test.json`));
+    expect(res.stdout.trim().split('\n')).toEqual([
+      `PASS ${at('approved')} (charge: SUCCEEDED, call → ask)`,
+      `FAIL ${at('unmocked')}: status: expected "SUCCEEDED", got "FAILED" (MOCK_MISSING: Step call (http_request) has no mock: a test run sends nothing and waits for no one. Add mocks.call.)`,
+      `FAIL ${at('wrong')}: output.id: expected "ch_2", got "ch_1"`,
+      '3 test file(s): 1 passed, 2 failed',
+    ]);
+    expect(heard).toEqual([]);
+
+    // All passing: exit 0. The test files are not workflows: validate and plan leave them alone.
+    rmSync(join(dir, 'wrong.test.json'));
+    test(dir, 'unmocked', { workflow: 'charge', expect: { status: 'FAILED', error: { code: 'MOCK_MISSING' }, path: ['call'] } });
+    const green = await flowgate('test', dir);
+    expect(green.code, green.stdout).toBe(0);
+    expect(green.stdout).toMatch(/^2 test file\(s\): 2 passed, 0 failed$/m);
+    expect((await flowgate('validate', dir)).stdout).toBe('1 workflow file(s) valid\n');
+    expect(heard).toEqual([]);
   });
 });

@@ -34,6 +34,14 @@ export type HttpRequestStep = z.infer<typeof HttpRequestStep>;
 /** The request fields an http_request sends (a wait_for_callback's `request` has them too). */
 export type OutgoingRequest = Pick<HttpRequestStep, 'method' | 'url' | 'headers' | 'body' | 'timeoutMs'>;
 
+/** A test run's answer in place of the request: what the target would have answered. */
+export const HttpMock = z.strictObject({
+  status: z.number().int().min(100).max(599),
+  headers: z.record(z.string().max(256), z.string().max(8192)).default({}),
+  body: z.unknown().default(null),
+});
+export type HttpMock = z.infer<typeof HttpMock>;
+
 /**
  * `http_request`: one request through the egress checks (shared/egress/). Its effect is outside the
  * run (checkpointed before it); a cancel asked for meanwhile aborts it.
@@ -45,6 +53,7 @@ export const httpRequestStep: LeafStepModule<'http_request', typeof HttpRequestS
   budgetMs: (step) => step.timeoutMs + 2_000,
   abortsOnCancel: true,
   request: [],
+  mock: HttpMock,
   run: stepFault((step, ctx) => httpRequest(step, ctx)),
 };
 

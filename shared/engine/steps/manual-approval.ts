@@ -64,6 +64,14 @@ export const ManualApprovalStep = z.strictObject({
 });
 export type ManualApprovalStep = z.infer<typeof ManualApprovalStep>;
 
+/** A test run's decision in place of the reviewers': `form`, the values an approve submits. */
+export const ApprovalMock = z.strictObject({
+  decision: z.enum(['approve', 'reject']),
+  form: z.record(z.string(), z.unknown()).optional(),
+  comment: z.string().max(1000).optional(),
+});
+export type ApprovalMock = z.infer<typeof ApprovalMock>;
+
 /**
  * A quorum of named users only cannot exceed them (`role:` reviewers are counted against the
  * account when the workflow is saved, `shared/domain/workflows.ts`).
@@ -94,6 +102,7 @@ export const manualApprovalStep: LeafStepModule<'manual_approval', typeof Manual
   externalEffect: false,
   budgetMs: () => 2_000,
   asksPeople: true,
+  mock: ApprovalMock,
   issues: (step) => {
     const issues: Issue[] = [];
     const quorum = quorumIssue(step);

@@ -99,6 +99,11 @@ export type StepFacts<S> = {
    * time): a run made only of such steps may run to its end where it starts (`../inline.ts`).
    */
   inline?: boolean;
+  /**
+   * What a test run (../test-run.ts) takes in place of its effect or its wait, per step id in `mocks`
+   * (one answer, or a list taken in order); a step without one takes none.
+   */
+  mock?: z.ZodType;
   /** Its `sleep` holds the step RUNNING until the run's wake, which ends it. */
   sleeps?: boolean;
   /** It never goes on: when it runs, the run ends (a `fail`). */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type Callback, callbackPut } from '../../db/entities/callback.ts';
+import { type Callback, CallbackError, callbackPut } from '../../db/entities/callback.ts';
 import { CALLBACK_PATH, link } from '../../links.ts';
 import type { Execution } from '../../db/entities/execution.ts';
 import type { RunError } from '../../db/entities/execution-state.ts';
@@ -36,6 +36,14 @@ export const WaitForCallbackStep = z
   });
 export type WaitForCallbackStep = z.infer<typeof WaitForCallbackStep>;
 
+/** A test run's report in place of the external system's (`POST /api/v1/callbacks/{id}`'s body), or `timeout`: its deadline passed. */
+export const CallbackMock = z.discriminatedUnion('status', [
+  z.strictObject({ status: z.literal('success'), output: z.record(z.string(), z.unknown()).optional() }),
+  z.strictObject({ status: z.literal('failure'), error: CallbackError }),
+  z.strictObject({ status: z.literal('timeout') }),
+]);
+export type CallbackMock = z.infer<typeof CallbackMock>;
+
 /**
  * `wait_for_callback`: the run waits (WAITING_CALLBACK, no worker) until an external system reports
  * on the callback with its one token, its deadline passes (the scheduled sweep) or it is cancelled
@@ -47,6 +55,7 @@ export const waitForCallbackStep: LeafStepModule<'wait_for_callback', typeof Wai
   externalEffect: false,
   budgetMs: (step) => (step.request ? step.request.timeoutMs + 2_000 : 2_000),
   request: ['request'],
+  mock: CallbackMock,
   run: stepFault((step, ctx) => {
     const { execution: e, now } = ctx;
     const callbackId = newId('cb');
