@@ -17,30 +17,26 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { routes } from '../../functions/routes.ts';
-import type { Route } from '../../shared/http/route.ts';
+import { type Route, routeKey } from '../../shared/http/route.ts';
 import type { FlowgateStackProps } from '../settings.ts';
 import { corsPreflight, throttleRoutes } from './edge.ts';
 import type { Functions } from './functions.ts';
 import { grantsOfRoute, pages } from '../iam.ts';
 import { isCanaried, type Releases } from './releases.ts';
+import { nestedStackOf, ROUTES_IN_STACK } from './placement.ts';
 import { type Bindable, idOf } from './route-function.ts';
 
-/** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
-export const ROUTES_PER_NESTED_STACK = 60;
 /**
- * The route table's first routes, whose API route and integration are in the stack itself (they were
- * deployed there, and a route key cannot be created twice on one API). Fixed: every later route is
- * whole in a nested stack.
+ * Routes per nested stack when their API route and integration are in the stack (5 resources and 2
+ * outputs each): what the first two nested stacks were sized for.
  */
-export const ROUTES_KEPT_IN_STACK = 91;
+export const ROUTES_PER_NESTED_STACK = 60;
 /** Whole routes per nested stack: 7 resources and 2 outputs each, 350 of CloudFormation's 500 resources. */
 export const WHOLE_ROUTES_PER_NESTED_STACK = 50;
 
-/** The nested stack of the route at `index` of the route table (its number: 1, 2, …), and whether the route is whole in it. */
-export function routeStackOf(index: number): { n: number; whole: boolean } {
-  if (index < ROUTES_KEPT_IN_STACK) return { n: Math.floor(index / ROUTES_PER_NESTED_STACK) + 1, whole: false };
-  const kept = Math.ceil(ROUTES_KEPT_IN_STACK / ROUTES_PER_NESTED_STACK);
-  return { n: kept + Math.floor((index - ROUTES_KEPT_IN_STACK) / WHOLE_ROUTES_PER_NESTED_STACK) + 1, whole: true };
+/** A route's nested stack (its number: 1, 2, …; infra/constructs/placement.ts), and whether the route is whole in it. */
+export function routeStackOf(route: Pick<Route, 'method' | 'path' | 'handler'>): { n: number; whole: boolean } {
+  return { n: nestedStackOf(route.handler), whole: !ROUTES_IN_STACK.has(routeKey(route)) };
 }
 
 /**
@@ -131,15 +127,13 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
   });
   Validations.of(api).acknowledge(AUTHORIZED_IN_FUNCTIONS);
   // Room to grow: a route is 7 resources (function, role, policy, log group, permission, route,
-  // integration) against CloudFormation's 500 a template. The first ROUTES_KEPT_IN_STACK routes have
-  // their function, role, policy, log group and invoke permission in nested stacks of
-  // ROUTES_PER_NESTED_STACK and their API route and integration here, so a stack deployed before the
-  // split upgrades in place (a route key cannot be created twice on one API; a function or a
-  // permission can move: the new one is created, the old deleted). Every later route is whole in a
-  // nested stack of WHOLE_ROUTES_PER_NESTED_STACK. Each route also gives its nested stack two outputs
-  // (the function's ARN and name, for the dashboard and alarms) against CloudFormation's 200. The
-  // stacks fill in the route table's order: new routes go at the table's end, and a deployed route
-  // never changes stack.
+  // integration) against CloudFormation's 500 a template. The functions are in nested stacks of route
+  // functions, each where infra/constructs/placement.ts pins it. The routes of ROUTES_IN_STACK have
+  // their API route and integration here, so a stack deployed before the split upgrades in place (a
+  // route key cannot be created twice on one API; a function or a permission can move: the new one is
+  // created, the old deleted); every other route is whole in its function's nested stack. Each function
+  // also gives its nested stack two outputs (its ARN and name, for the dashboard and alarms) against
+  // CloudFormation's 200. A deployed route never changes stack, wherever a route is added to the table.
   const routeStacks = new Map<number, NestedStack>();
   const routeStack = (n: number) => {
     let nested = routeStacks.get(n);
@@ -152,9 +146,9 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     return nested;
   };
   const wholeRouteStacks = new Set<NestedStack>();
-  for (const [i, route] of (routes as readonly Route[]).entries()) {
+  for (const route of routes as readonly Route[]) {
     const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
-    const { n, whole } = routeStackOf(i);
+    const { n, whole } = routeStackOf(route);
     const scope = routeStack(n);
     const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOfRoute(route), {
       cursorSecret: cursorSecret.secretArn,

@@ -8,7 +8,8 @@ import { type Setting, settingsFor } from '../../shared/config.ts';
 import { TABLE_ACTIONS } from '../../infra/iam.ts';
 import { DEFAULTS, type FlowgateStackProps } from '../../infra/settings.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
-import { ROUTES_KEPT_IN_STACK, ROUTES_PER_NESTED_STACK, routeStackOf, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_PER_NESTED_STACK, routeStackOf, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_IN_STACK } from '../../infra/constructs/placement.ts';
 import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { isConsolePage, type Route, routeKey } from '../../shared/http/route.ts';
 import { ASSET } from '../../shared/console/asset-names.generated.ts';
@@ -85,8 +86,9 @@ describe('FlowgateStack', () => {
       const ids = routes.map((r) => routeFunctionId(template, routeFunctions, routeKey(r)));
       expect(new Set(ids).size).toBe(routes.length);
       for (const id of ids) expect(id).toMatch(/^Http/);
-      template.resourceCountIs('AWS::ApiGatewayV2::Route', Math.min(routes.length, ROUTES_KEPT_IN_STACK) + 1);
-      routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', Math.max(0, routes.length - ROUTES_KEPT_IN_STACK));
+      const kept = routes.filter((r) => ROUTES_IN_STACK.has(routeKey(r))).length;
+      template.resourceCountIs('AWS::ApiGatewayV2::Route', kept + 1);
+      routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length - kept);
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
     });
 
@@ -439,7 +441,7 @@ describe('FlowgateStack', () => {
     };
 
     it('keeps at least 30 % headroom in the stack and in each of its nested stacks', () => {
-      expect(nested.length).toBe(new Set(routes.map((_, i) => routeStackOf(i).n)).size);
+      expect(nested.length).toBe(new Set(routes.map((r) => routeStackOf(r).n)).size);
       for (const t of [template, ...nested, built.auditEvents]) {
         const [resources, parameters, outputs] = counts(t);
         expect(resources).toBeLessThanOrEqual(0.7 * 500);
@@ -448,8 +450,8 @@ describe('FlowgateStack', () => {
       }
     });
 
-    // The first ROUTES_KEPT_IN_STACK routes keep their API route and integration in the stack; later ones are whole in theirs.
-    const kept = Math.min(routes.length, ROUTES_KEPT_IN_STACK);
+    // The routes of ROUTES_IN_STACK keep their API route and integration in the stack; the others are whole in theirs.
+    const kept = routes.filter((r) => ROUTES_IN_STACK.has(routeKey(r))).length;
     const whole = routes.length - kept;
     /** The routes released through a canary (the trigger's): 5 resources more each, beside their function. */
     const canaried = routes.filter((r) => isCanaried(r.handler)).length;
