@@ -2,18 +2,18 @@ import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { handler as overview } from '../../functions/http/console/overview.ts';
-import { handler as loginPage } from '../../functions/http/console/login-page.ts';
-import { handler as runsPage } from '../../functions/http/console/runs.ts';
-import { handler as runPage } from '../../functions/http/console/run.ts';
-import { handler as approvalsPage } from '../../functions/http/console/approvals.ts';
-import { handler as workflowsPage } from '../../functions/http/console/workflows.ts';
-import { handler as workflowPage } from '../../functions/http/console/workflow.ts';
-import { handler as workflowNewPage } from '../../functions/http/console/workflow-new.ts';
-import { handler as workflowEditPage } from '../../functions/http/console/workflow-edit.ts';
-import { handler as workflowVersionsPage } from '../../functions/http/console/workflow-versions.ts';
-import { handler as webhooksPage } from '../../functions/http/console/webhooks.ts';
-import { handler as webhookNewPage } from '../../functions/http/console/webhook-new.ts';
-import { handler as webhookPage } from '../../functions/http/console/webhook.ts';
+import { handler as loginPage } from '../../functions/http/console/login/page.ts';
+import { handler as runsPage } from '../../functions/http/console/runs/list.ts';
+import { handler as runPage } from '../../functions/http/console/runs/run.ts';
+import { handler as approvalsPage } from '../../functions/http/console/approvals/list.ts';
+import { handler as workflowsPage } from '../../functions/http/console/workflows/list.ts';
+import { handler as workflowPage } from '../../functions/http/console/workflows/workflow.ts';
+import { handler as workflowNewPage } from '../../functions/http/console/workflows/new.ts';
+import { handler as workflowEditPage } from '../../functions/http/console/workflows/edit.ts';
+import { handler as workflowVersionsPage } from '../../functions/http/console/workflows/versions.ts';
+import { handler as webhooksPage } from '../../functions/http/console/webhooks/list.ts';
+import { handler as webhookNewPage } from '../../functions/http/console/webhooks/new.ts';
+import { handler as webhookPage } from '../../functions/http/console/webhooks/webhook.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
@@ -38,7 +38,7 @@ const TRIGGER_BUDGET_KIB = 607;
  * client and the Slack and Teams adapters, as the API's `POST /api/channels/{id}/test`, 629 KiB) and
  * redeliver (the queue client). An administrator's click, not a run's path.
  */
-const ABOVE_TRIGGER_BUDGET_KIB: Record<string, number> = { 'http/console/channel-action': 680 };
+const ABOVE_TRIGGER_BUDGET_KIB: Record<string, number> = { 'http/console/settings/channels/action': 680 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };

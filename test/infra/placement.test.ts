@@ -98,5 +98,5 @@ describe('placement', () => {
       vi.doUnmock('../../infra/constructs/placement.ts');
       vi.resetModules();
     }
-  });
+  }, 120_000);
 });

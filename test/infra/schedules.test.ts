@@ -90,8 +90,8 @@ describe('EventBridge Scheduler in the template', () => {
     }
     expect(managing.map((r) => r.handler).sort()).toEqual(
       [
-        'http/console/schedule-action',
-        'http/console/schedule-create',
+        'http/console/schedules/action',
+        'http/console/schedules/create',
         'http/schedules/create',
         'http/schedules/delete',
         'http/schedules/run',

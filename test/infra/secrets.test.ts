@@ -40,14 +40,14 @@ const SEALING = [
   'http/secrets/update',
   'http/channels/create',
   // The console's forms that write the same: a secret's create and its value replaced, a channel's create.
-  'http/console/secret-create',
-  'http/console/secret-action',
-  'http/console/channel-create',
+  'http/console/settings/secrets/create',
+  'http/console/settings/secrets/action',
+  'http/console/settings/channels/create',
 ];
 // Approval channels' write-only fields are sealed with the same key: their test, Slack's requests and the notify worker open them.
 const OPENING = ['worker/execute', 'worker/notify', 'http/channels/test', 'http/integrations/slack-interactions'];
 /** Changing one write-only field of a channel opens the others and seals them again. */
-const BOTH = ['http/channels/update', 'http/console/channel-action'];
+const BOTH = ['http/channels/update', 'http/console/settings/channels/action'];
 
 const built = build();
 
@@ -106,7 +106,7 @@ describe('approval mail in the stack', () => {
   it('lets the notify worker (and a channel test) send from the SES identity only; nothing else sends mail', () => {
     const { functions } = build({ sesIdentity: 'example.com' });
     const senders = functions.filter((f) => f.ses.length > 0);
-    expect(senders.map((f) => f.handler).sort()).toEqual(['http/channels/test', 'http/console/channel-action', 'worker/notify']);
+    expect(senders.map((f) => f.handler).sort()).toEqual(['http/channels/test', 'http/console/settings/channels/action', 'worker/notify']);
     for (const f of senders) {
       expect(f.ses).toEqual([expect.objectContaining({ Action: 'ses:SendEmail' })]);
       expect(JSON.stringify(f.ses[0]?.Resource)).toContain(':identity/example.com');

@@ -599,7 +599,7 @@ describe("the console's pages in the stack", () => {
         .flatMap((s) => list(s.Action))
         .filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:')),
     ).toEqual([]);
-    const { handler } = await import('../../functions/http/console/assets.ts');
+    const { handler } = await import('../../functions/http/console/assets/asset.ts');
     const name = ASSET['pico.css'].split('/').pop() as string;
     const res = (await handler({ ...apiEvent({ path: `/console/assets/${name}`, params: { name } }) }, lambdaContext())) as {
       statusCode: number;
