@@ -1,11 +1,11 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ApprovalParams } from '../../../../shared/schemas/approvals.ts';
-import { consolePage, read, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/approvals/{approvalId}',
-  handler: 'http/console/approvals/approval',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "An approval's page: what it asks, its form, its decision and history",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, cursorErrors, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/approvals',
-  handler: 'http/console/approvals/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'The approvals inbox: pending approvals I review (admins: `all=1`, every pending one)',
   tag: 'Console pages',
   auth: consolePage,

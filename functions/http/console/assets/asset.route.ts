@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { none } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, none } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/assets/{name}',
-  handler: 'http/console/assets/asset',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's stylesheets and scripts, by content-hashed name (cacheable for a year)",
   tag: 'Console pages',
   auth: none,

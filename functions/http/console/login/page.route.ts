@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { none } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, none } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/login',
-  handler: 'http/console/login/page',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'The sign-in page',
   tag: 'Console pages',
   auth: none,

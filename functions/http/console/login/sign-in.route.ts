@@ -1,10 +1,10 @@
 import type { Route } from '../../../../shared/http/route.ts';
-import { none, readWrite, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, none, readWrite, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/login',
-  handler: 'http/console/login/sign-in',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Sign in (form: email, password, next, and the sign-in page's pre-session value): sets the session cookie",
   tag: 'Console pages',
   auth: none,

@@ -1,10 +1,10 @@
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, readWrite } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/logout',
-  handler: 'http/console/logout/sign-out',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: 'Sign out: ends the session and clears its cookie',
   tag: 'Console pages',
   auth: consolePage,

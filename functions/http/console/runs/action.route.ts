@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, refuses, startsRuns } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, refuses, startsRuns } from '../../../route-kinds.ts';
 import { RUN_ACTIONS } from './action-names.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/runs/{executionId}/{action}',
-  handler: 'http/console/runs/action',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Cancel, retry, rerun or resume a run as the signed-in user (the confirmation page's form), then back to the run (303)",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ArtifactParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/runs/{executionId}/artifacts/{artifactId}',
-  handler: 'http/console/runs/artifact',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "Download a run's artifact: a redirect (303) to its 5-minute presigned URL",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, read, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../route-kinds.ts';
 import { RUN_ACTIONS } from './action-names.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/runs/{executionId}/{action}',
-  handler: 'http/console/runs/confirm',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'Confirm a run action ("Cancel run", "Retry", "Rerun", "Resume"): a page that asks, changing nothing',
   tag: 'Console pages',
   auth: consolePage,

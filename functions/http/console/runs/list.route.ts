@@ -4,7 +4,7 @@ import { ExecutionStatus } from '../../../../shared/db/entities/execution-state.
 import { RUN_TRIGGERS } from '../../../../shared/domain/run-list.ts';
 import { Id } from '../../../../shared/schemas/common.ts';
 import { IsoTime } from '../../../../shared/schemas/time.ts';
-import { consolePage, cursorErrors, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../route-kinds.ts';
 
 /** A GET form sends every field, the empty ones as `name=`: an empty field is no filter. */
 const blank = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
@@ -27,7 +27,7 @@ export const RunsQuery = z
 export const route = {
   method: 'GET',
   path: '/console/runs',
-  handler: 'http/console/runs/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'The runs list: filtered, newest first, paged, refreshed while a listed run is active',
   tag: 'Console pages',
   auth: consolePage,

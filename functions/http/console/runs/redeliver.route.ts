@@ -1,12 +1,12 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { DeliveryParams } from '../../../../shared/schemas/deliveries.ts';
 import { ExecutionParams } from '../../../../shared/schemas/engine.ts';
-import { consoleAdmin, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/runs/{executionId}/deliveries/{deliveryId}/redeliver',
-  handler: 'http/console/runs/redeliver',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Send one of a run's deliveries again (admins, as the API's redeliver), then back to the run (303)",
   tag: 'Console pages',
   auth: consoleAdmin,

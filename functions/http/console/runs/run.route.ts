@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { ExecutionParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, cursorErrors, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/runs/{executionId}',
-  handler: 'http/console/runs/run',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "A run's page: status, inputs, result, timeline, steps, events, artifacts, deliveries and actions",
   tag: 'Console pages',
   auth: consolePage,

@@ -2,12 +2,12 @@ import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { StepId } from '../../../../shared/engine/steps/common.ts';
 import { ExecutionParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/runs/{executionId}/steps/{stepId}/{part}',
-  handler: 'http/console/runs/step-value',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'The whole of a step\'s input (as defined) or output in a run (a run page\'s "Show all")',
   tag: 'Console pages',
   auth: consolePage,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { ScheduleParams } from '../../../../shared/schemas/schedules.ts';
-import { consolePage, firesSchedules, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, firesSchedules, refuses } from '../../../route-kinds.ts';
 
 /** What the schedules list's buttons do (delete: from its confirmation page). */
 export const SCHEDULE_ACTIONS = ['run', 'pause', 'resume', 'delete'] as const;
@@ -9,7 +9,7 @@ export const SCHEDULE_ACTIONS = ['run', 'pause', 'resume', 'delete'] as const;
 export const route = {
   method: 'POST',
   path: '/console/schedules/{scheduleId}/{action}',
-  handler: 'http/console/schedules/action',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: '"Run now", "Pause", "Resume" or (confirmed) "Delete" a schedule as the signed-in user, as the API does; then back (303)',
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { ScheduleParams } from '../../../../shared/schemas/schedules.ts';
-import { consolePage, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/schedules/{scheduleId}/delete',
-  handler: 'http/console/schedules/confirm',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'Confirm deleting a schedule: a page that names it and asks, changing nothing',
   tag: 'Console pages',
   auth: consolePage,

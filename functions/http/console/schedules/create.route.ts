@@ -1,10 +1,10 @@
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, managesSchedules, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, managesSchedules, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/schedules/new',
-  handler: 'http/console/schedules/create',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: 'The "Create schedule" form: "Preview" shows it again with the next fire times; "Create schedule" creates it (303 to the list)',
   tag: 'Console pages',
   auth: consolePage,

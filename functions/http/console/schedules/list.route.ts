@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/schedules',
-  handler: 'http/console/schedules/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's schedules: the account's, or one workflow's (`workflowId`), with the plan's count",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/schedules/preview',
-  handler: 'http/console/schedules/preview',
+  handler: CONSOLE_FUNCTIONS.read,
   summary:
     "The next five fire times of a schedule being typed (an HTML fragment: the form's live preview); 400 with the reasons when there are none",
   tag: 'Console pages',

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { WebhookParams } from '../../../../shared/schemas/webhooks.ts';
-import { consolePage, readWrite, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/webhooks/{id}/{action}',
-  handler: 'http/console/webhooks/action',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Save a webhook's edit form, enable, disable or delete it (confirmed), then to its page (303) or the form again with its errors",
   tag: 'Console pages',
   auth: consolePage,

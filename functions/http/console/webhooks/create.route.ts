@@ -1,10 +1,10 @@
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, readWrite, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/webhooks',
-  handler: 'http/console/webhooks/create',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: 'Create a webhook (the form): its page with the secret shown once, or the form again with its errors',
   tag: 'Console pages',
   auth: consolePage,

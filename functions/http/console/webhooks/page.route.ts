@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { WebhookParams } from '../../../../shared/schemas/webhooks.ts';
-import { consolePage, read, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/webhooks/{id}/{page}',
-  handler: 'http/console/webhooks/page',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "A webhook's edit form, or the confirmation of its deletion (changes nothing)",
   tag: 'Console pages',
   auth: consolePage,

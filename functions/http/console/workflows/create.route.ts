@@ -1,10 +1,10 @@
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, DEFINITION_BYTES, readWrite, refuses, secretUseErrors } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, DEFINITION_BYTES, readWrite, refuses, secretUseErrors } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/workflows/new',
-  handler: 'http/console/workflows/create',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Save a new workflow from the console's editor, then its page (303); a refused draft is the editor again with its errors",
   tag: 'Console pages',
   auth: consolePage,

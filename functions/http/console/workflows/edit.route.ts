@@ -1,11 +1,11 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, read, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/workflows/{workflowId}/edit',
-  handler: 'http/console/workflows/edit',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's workflow editor for a workflow (its owner, editors and admins): Name, Definition, Save",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/workflows',
-  handler: 'http/console/workflows/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's workflows list",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,12 +1,12 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
 import { VersionNumber } from '../../../../shared/schemas/workflows.ts';
-import { consolePage, read, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/workflows/{workflowId}/versions/{version}/restore',
-  handler: 'http/console/workflows/restore-confirm',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'Confirm "Restore this version": a page naming the workflow and the version, and what would change, changing nothing',
   tag: 'Console pages',
   auth: consolePage,

@@ -1,12 +1,12 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
 import { VersionNumber } from '../../../../shared/schemas/workflows.ts';
-import { consolePage, readWrite, refuses, secretUseErrors } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses, secretUseErrors } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/workflows/{workflowId}/versions/{version}/restore',
-  handler: 'http/console/workflows/restore',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Restore a workflow's version (the confirmation's form): its definition saved as a new version, then the workflow's page (303)",
   tag: 'Console pages',
   auth: consolePage,

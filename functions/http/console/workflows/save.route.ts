@@ -1,11 +1,11 @@
 import type { Route } from '../../../../shared/http/route.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, DEFINITION_BYTES, readWrite, refuses, secretUseErrors } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, DEFINITION_BYTES, readWrite, refuses, secretUseErrors } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/workflows/{workflowId}/edit',
-  handler: 'http/console/workflows/save',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Save the console editor's draft as the workflow's next version, then its page (303); a refused draft is the editor again",
   tag: 'Console pages',
   auth: consolePage,

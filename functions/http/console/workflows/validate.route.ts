@@ -1,10 +1,10 @@
 import type { Route } from '../../../../shared/http/route.ts';
-import { consolePage, DEFINITION_BYTES, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, DEFINITION_BYTES, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/workflows/validate',
-  handler: 'http/console/workflows/validate',
+  handler: CONSOLE_FUNCTIONS.change,
   summary:
     "Check the console editor's draft as a save would, saving nothing: its errors (path and line) and its graph, as an HTML fragment",
   tag: 'Console pages',

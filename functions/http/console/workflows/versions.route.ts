@@ -2,12 +2,12 @@ import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
 import { VersionNumber } from '../../../../shared/schemas/workflows.ts';
-import { consolePage, cursorErrors, read, refuses } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read, refuses } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/workflows/{workflowId}/versions',
-  handler: 'http/console/workflows/versions',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's versions of a workflow: each one's number, author and time, a diff between any two, Restore this version",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
-import { consolePage, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/workflows/{workflowId}',
-  handler: 'http/console/workflows/workflow',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's workflow page: its graph, definition, versions, webhooks, schedules and recent runs",
   tag: 'Console pages',
   auth: consolePage,

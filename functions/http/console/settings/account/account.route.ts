@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/account',
-  handler: 'http/console/settings/account/account',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's account page: the plan, its limits and today's usage; my profile and password",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/account/password',
-  handler: 'http/console/settings/account/password',
+  handler: CONSOLE_FUNCTIONS.change,
   summary:
     'Change my password (the current one first), as POST /api/auth/password (every other session ends); then back to the account (303)',
   tag: 'Console pages',

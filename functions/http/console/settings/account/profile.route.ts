@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/account/profile',
-  handler: 'http/console/settings/account/profile',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: 'Save my profile (Slack user id), as PUT /api/auth/me; then back to the account (303)',
   tag: 'Console pages',
   auth: consolePage,

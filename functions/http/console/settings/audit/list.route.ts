@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, cursorErrors, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../../route-kinds.ts';
 
 /**
  * The audit page's filters, as typed: checked by the handler with the API's own schema, so a bad
@@ -19,7 +19,7 @@ export const AuditPageQuery = z.object({
 export const route = {
   method: 'GET',
   path: '/console/audit',
-  handler: 'http/console/settings/audit/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The account's audit log: filtered by actor, action, object and time, newest first, paged",
   tag: 'Console pages',
   auth: consolePage,

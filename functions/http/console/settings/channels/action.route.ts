@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
 import { ChannelParams } from '../../../../../shared/schemas/channels.ts';
-import { consoleAdmin, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/channels/{channelId}/{action}',
-  handler: 'http/console/settings/channels/action',
+  handler: CONSOLE_FUNCTIONS.secrets,
   summary: 'Save a channel\'s settings, "Send test" (the answer shown), or the confirmed "Delete" (admins), as the API does',
   tag: 'Console pages',
   auth: consoleAdmin,

@@ -1,11 +1,11 @@
 import type { Route } from '../../../../../shared/http/route.ts';
 import { ChannelParams } from '../../../../../shared/schemas/channels.ts';
-import { consolePage, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/channels/{channelId}',
-  handler: 'http/console/settings/channels/channel',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "A channel's page: settings (masked), edit and test (admins), recent deliveries",
   tag: 'Console pages',
   auth: consolePage,

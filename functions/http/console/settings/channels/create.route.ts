@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consoleAdmin, refuses, sealsSecrets } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, refuses, sealsSecrets } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/channels/new',
-  handler: 'http/console/settings/channels/create',
+  handler: CONSOLE_FUNCTIONS.secrets,
   summary: 'The "Create channel" form (admins): creates it as the API does, then to its page (303)',
   tag: 'Console pages',
   auth: consoleAdmin,

@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/channels',
-  handler: 'http/console/settings/channels/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's approval channels (Slack, email, Teams), write-only settings masked",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/keys',
-  handler: 'http/console/settings/keys/create',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: 'Create an API key as the signed-in user: the token on the answer itself (200, no-store), once per form',
   tag: 'Console pages',
   auth: consolePage,

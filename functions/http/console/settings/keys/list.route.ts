@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, read, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/keys',
-  handler: 'http/console/settings/keys/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's API keys: mine, or (admins) all of the account's",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import type { Route } from '../../../../../shared/http/route.ts';
 import { KeyParams } from '../../../../../shared/schemas/identity.ts';
-import { consolePage, read, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/keys/{id}/revoke',
-  handler: 'http/console/settings/keys/revoke-confirm',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'Confirm revoking an API key ("Revoke key \'name\'?"): a page that asks, changing nothing',
   tag: 'Console pages',
   auth: consolePage,

@@ -1,11 +1,11 @@
 import type { Route } from '../../../../../shared/http/route.ts';
 import { KeyParams } from '../../../../../shared/schemas/identity.ts';
-import { consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, readWrite, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/keys/{id}/revoke',
-  handler: 'http/console/settings/keys/revoke',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Revoke an API key as the signed-in user (the confirmation page's form), then back to the keys (303)",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
 import { MemberParams } from '../../../../../shared/schemas/identity.ts';
-import { consoleAdmin, readWrite, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, readWrite, refuses } from '../../../../route-kinds.ts';
 import { MEMBER_ACTIONS } from './action-view.tsx';
 
 export const route = {
   method: 'POST',
   path: '/console/members/{id}/{action}',
-  handler: 'http/console/settings/members/action',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: "Change a member's role, disable, enable or remove them (admins; the confirmation page's form), then back to the members (303)",
   tag: 'Console pages',
   auth: consoleAdmin,

@@ -1,13 +1,13 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
 import { MemberParams } from '../../../../../shared/schemas/identity.ts';
-import { consoleAdmin, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, read } from '../../../../route-kinds.ts';
 import { MEMBER_ACTIONS } from './action-view.tsx';
 
 export const route = {
   method: 'GET',
   path: '/console/members/{id}/{action}',
-  handler: 'http/console/settings/members/confirm',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'Confirm a member action ("Change role", "Disable", "Enable", "Remove"; admins): a page that asks, changing nothing',
   tag: 'Console pages',
   auth: consoleAdmin,

@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consoleAdmin, readWrite, refuses } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, readWrite, refuses } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/members',
-  handler: 'http/console/settings/members/create',
+  handler: CONSOLE_FUNCTIONS.change,
   summary: 'Add a member (admins): the initial password on the answer itself (200, no-store), once per form',
   tag: 'Console pages',
   auth: consoleAdmin,

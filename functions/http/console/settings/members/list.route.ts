@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consolePage, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/members',
-  handler: 'http/console/settings/members/list',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's members: everyone reads; admins add, change and remove",
   tag: 'Console pages',
   auth: consolePage,

@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consoleAdmin, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, read } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/members/new',
-  handler: 'http/console/settings/members/new',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'The "Add member" form (admins; changes nothing)',
   tag: 'Console pages',
   auth: consoleAdmin,

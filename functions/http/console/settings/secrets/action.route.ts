@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Route } from '../../../../../shared/http/route.ts';
 import { SecretParams } from '../../../../../shared/schemas/secrets.ts';
-import { consoleAdmin, refuses, sealsSecrets } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, refuses, sealsSecrets } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'POST',
   path: '/console/secrets/{name}/{action}',
-  handler: 'http/console/settings/secrets/action',
+  handler: CONSOLE_FUNCTIONS.secrets,
   summary: '"Replace value" (an empty value keeps it) or the confirmed "Delete" of a secret (admins), then back to the list (303)',
   tag: 'Console pages',
   auth: consoleAdmin,

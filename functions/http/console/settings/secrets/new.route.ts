@@ -1,10 +1,10 @@
 import type { Route } from '../../../../../shared/http/route.ts';
-import { consoleAdmin, read } from '../../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, read } from '../../../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console/secrets/new',
-  handler: 'http/console/settings/secrets/new',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: 'The "Create secret" form (admins)',
   tag: 'Console pages',
   auth: consoleAdmin,
