@@ -85,6 +85,7 @@ describe('the console router', () => {
     const res = await call(apiEvent({ path: '/console/y' }));
     expect(res.statusCode).toBe(404);
     expect(res.body).toContain('No console page GET /console/y');
+    expect((res as { headers?: Record<string, string> }).headers?.['x-request-id']).toEqual(expect.any(String));
   });
 
   it('refuses two pages of one route key at its cold start', () => {

@@ -3,6 +3,7 @@
 // and names the matched key in the event, so a page is found by that key in a Map, with no matching;
 // an event without a known key (a handler called in-process) is matched by method and path as API
 // Gateway matches (the template with the most literal segments first).
+import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { errorPage, type ConsolePage } from '../../../shared/console/console-http.tsx';
 import { notFound } from '../../../shared/errors.ts';
@@ -31,6 +32,8 @@ export function consoleRouter(pages: readonly ConsolePage[]) {
       if (params)
         return candidate(Object.keys(params).length ? { ...event, pathParameters: event.pathParameters ?? params } : event, context);
     }
-    return errorPage(notFound('NOT_FOUND', `No console page ${method} ${event.rawPath.slice(0, 200)}.`), event.requestContext.requestId);
+    const requestId = event.requestContext.requestId || randomUUID();
+    const res = errorPage(notFound('NOT_FOUND', `No console page ${method} ${event.rawPath.slice(0, 200)}.`), requestId);
+    return { ...res, headers: { ...res.headers, 'x-request-id': requestId } };
   };
 }
