@@ -172,6 +172,8 @@ describe('no request makes a keys, members or account page answer 5xx', () => {
             sourceIp: q.sourceIp,
           });
           if (session) event.cookies = [`flowgate_session=${session}`];
+          // The page's console function, given the route key API Gateway matched (its router serves that page).
+          event.routeKey = `${r.method} ${r.path}`;
           const res = await handler(event, lambdaContext());
           const what = `${r.method} ${r.path} ${JSON.stringify(q).slice(0, 400)} -> ${res.statusCode}`;
           expect(res.statusCode, what).toBeLessThan(500);
