@@ -146,10 +146,13 @@ import { route as consoleAudit } from './http/console/settings/audit/list.route.
 import { route as consoleAuditExport } from './http/console/settings/audit/export.route.ts';
 
 /**
- * Every HTTP route of the service, one module each (`functions/<handler>.route.ts`: method, path, auth,
- * grants, schemas, limits). The CDK stack makes one Lambda per entry, the local server mounts the same
- * handlers and the OpenAPI document is generated from this list. A handler imports only its own
- * route module, never this list, so its bundle holds its own schemas and nothing of the other routes.
+ * Every HTTP route of the service, one module each (`functions/<area>/<action>.route.ts`: method, path,
+ * auth, grants, schemas, limits). The CDK stack makes one Lambda per handler module (infra/route-functions.ts):
+ * one per API route, three for the console's pages (`CONSOLE_FUNCTIONS`, each a router over its pages);
+ * the local server mounts the same handlers and the OpenAPI document is generated from this list. Order
+ * does not matter: where a route is deployed is pinned by name (infra/constructs/placement.ts). A handler
+ * imports only its own route module, never this list, so its bundle holds its own schemas and nothing
+ * of the other routes (a console function: its pages').
  */
 export const routes = [
   healthGet,
