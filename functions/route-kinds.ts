@@ -22,6 +22,13 @@ export const none = { kind: 'none' } as const;
 /** A console page: the browser's session cookie (shared/console/). */
 export const consolePage = { kind: 'console' } as const;
 export const consoleAdmin = { kind: 'console', admin: true } as const;
+/**
+ * The console's functions, split by what they may touch: a page's route names the one that serves it
+ * (`functions/http/console/<name>.ts`, one router each), which gets the union of its pages' grants.
+ * `read`: the pages that only read (every GET); `change`: the forms that change things; `secrets`: the
+ * forms that seal or open account secrets and channel credentials (KMS), and send a channel's test.
+ */
+export const CONSOLE_FUNCTIONS = { read: 'http/console/read', change: 'http/console/change', secrets: 'http/console/secrets' } as const;
 /** API-key routes that only read take `read` too: the stack adds the UpdateItem their metering needs. */
 export const read = ['table:read'] as const;
 export const readWrite = ['table:read', 'table:write'] as const;

@@ -73,82 +73,24 @@ import { route as schedulesUpdate } from './http/schedules/update.route.ts';
 import { route as schedulesDelete } from './http/schedules/delete.route.ts';
 import { route as schedulesRun } from './http/schedules/run.route.ts';
 import { route as schedulesEvents } from './http/schedules/events.route.ts';
-import { route as consoleLoginPage } from './http/console/login-page.route.ts';
-import { route as consoleLogin } from './http/console/login.route.ts';
-import { route as consoleLogout } from './http/console/logout.route.ts';
-import { route as consoleOverview } from './http/console/overview.route.ts';
-import { route as consoleAssets } from './http/console/assets.route.ts';
-import { route as consoleWorkflows } from './http/console/workflows.route.ts';
-import { route as consoleWorkflow } from './http/console/workflow.route.ts';
-import { route as consoleRun } from './http/console/run.route.ts';
-import { route as consoleRunValue } from './http/console/run-value.route.ts';
-import { route as consoleRunStepValue } from './http/console/run-step-value.route.ts';
-import { route as consoleRunConfirm } from './http/console/run-confirm.route.ts';
-import { route as consoleRunAction } from './http/console/run-action.route.ts';
-import { route as consoleRunArtifact } from './http/console/run-artifact.route.ts';
-import { route as consoleRunRedeliver } from './http/console/run-redeliver.route.ts';
-import { route as consoleRuns } from './http/console/runs.route.ts';
-import { route as consoleApprovals } from './http/console/approvals.route.ts';
-import { route as consoleApproval } from './http/console/approval.route.ts';
-import { route as consoleApprovalDecide } from './http/console/approval-decide.route.ts';
 import { route as workflowsVersions } from './http/workflows/versions.route.ts';
 import { route as workflowsVersion } from './http/workflows/version.route.ts';
-import { route as consoleWorkflowNew } from './http/console/workflow-new.route.ts';
-import { route as consoleWorkflowCreate } from './http/console/workflow-create.route.ts';
-import { route as consoleWorkflowEdit } from './http/console/workflow-edit.route.ts';
-import { route as consoleWorkflowSave } from './http/console/workflow-save.route.ts';
-import { route as consoleWorkflowValidate } from './http/console/workflow-validate.route.ts';
-import { route as consoleWorkflowVersions } from './http/console/workflow-versions.route.ts';
-import { route as consoleWorkflowRestoreConfirm } from './http/console/workflow-restore-confirm.route.ts';
-import { route as consoleWorkflowRestore } from './http/console/workflow-restore.route.ts';
-import { route as consoleKeys } from './http/console/keys.route.ts';
-import { route as consoleKeyNew } from './http/console/key-new.route.ts';
-import { route as consoleKeyCreate } from './http/console/key-create.route.ts';
-import { route as consoleKeyRevokeConfirm } from './http/console/key-revoke-confirm.route.ts';
-import { route as consoleKeyRevoke } from './http/console/key-revoke.route.ts';
-import { route as consoleMembers } from './http/console/members.route.ts';
-import { route as consoleMemberNew } from './http/console/member-new.route.ts';
-import { route as consoleMemberCreate } from './http/console/member-create.route.ts';
-import { route as consoleMemberConfirm } from './http/console/member-confirm.route.ts';
-import { route as consoleMemberAction } from './http/console/member-action.route.ts';
-import { route as consoleAccount } from './http/console/account.route.ts';
-import { route as consoleAccountProfile } from './http/console/account-profile.route.ts';
-import { route as consoleAccountPassword } from './http/console/account-password.route.ts';
-import { route as consoleAccountSignOut } from './http/console/account-sign-out.route.ts';
 import { route as authProfile } from './http/auth/profile.route.ts';
 import { route as authPassword } from './http/auth/password.route.ts';
-import { route as consoleWebhooks } from './http/console/webhooks.route.ts';
-import { route as consoleWebhookNew } from './http/console/webhook-new.route.ts';
-import { route as consoleWebhookCreate } from './http/console/webhook-create.route.ts';
-import { route as consoleWebhook } from './http/console/webhook.route.ts';
-import { route as consoleWebhookPage } from './http/console/webhook-page.route.ts';
-import { route as consoleWebhookAction } from './http/console/webhook-action.route.ts';
-import { route as consoleSchedules } from './http/console/schedules.route.ts';
-import { route as consoleScheduleNew } from './http/console/schedule-new.route.ts';
-import { route as consoleScheduleCreate } from './http/console/schedule-create.route.ts';
-import { route as consoleSchedulePreview } from './http/console/schedule-preview.route.ts';
-import { route as consoleScheduleConfirm } from './http/console/schedule-confirm.route.ts';
-import { route as consoleScheduleAction } from './http/console/schedule-action.route.ts';
-import { route as consoleSecrets } from './http/console/secrets.route.ts';
-import { route as consoleSecretNew } from './http/console/secret-new.route.ts';
-import { route as consoleSecretCreate } from './http/console/secret-create.route.ts';
-import { route as consoleSecretPage } from './http/console/secret-page.route.ts';
-import { route as consoleSecretAction } from './http/console/secret-action.route.ts';
-import { route as consoleChannels } from './http/console/channels.route.ts';
-import { route as consoleChannelNew } from './http/console/channel-new.route.ts';
-import { route as consoleChannelCreate } from './http/console/channel-create.route.ts';
-import { route as consoleChannel } from './http/console/channel.route.ts';
-import { route as consoleChannelConfirm } from './http/console/channel-confirm.route.ts';
-import { route as consoleChannelAction } from './http/console/channel-action.route.ts';
-import { route as consoleChannelRedeliver } from './http/console/channel-redeliver.route.ts';
 import { route as auditList } from './http/audit/list.route.ts';
-import { route as consoleAudit } from './http/console/audit.route.ts';
-import { route as consoleAuditExport } from './http/console/audit-export.route.ts';
 import { codeRoutes } from './code-routes.ts';
+import { consoleRoutes } from './console-routes.ts';
 import { inboundRoutes } from './inbound-routes.ts';
 
-/** Every HTTP route, one module each (`functions/<handler>.route.ts`: method, path, auth, grants, schemas, limits): the CDK stack makes one
- * Lambda per entry, the local server mounts them, the OpenAPI document is made from them. A handler imports its own route module only. */
+/**
+ * Every HTTP route of the service, one module each (`functions/<area>/<action>.route.ts`: method, path,
+ * auth, grants, schemas, limits). The CDK stack makes one Lambda per handler module (infra/route-functions.ts):
+ * one per API route, three for the console's pages (`CONSOLE_FUNCTIONS`, each a router over its pages);
+ * the local server mounts the same handlers and the OpenAPI document is generated from this list. Order
+ * does not matter: where a route is deployed is pinned by name (infra/constructs/placement.ts). A handler
+ * imports only its own route module, never this list, so its bundle holds its own schemas and nothing
+ * of the other routes (a console function: its pages').
+ */
 export const routes = [
   healthGet,
   v1Openapi,
@@ -224,77 +166,12 @@ export const routes = [
   schedulesDelete,
   schedulesRun,
   schedulesEvents,
-  consoleLoginPage,
-  consoleLogin,
-  consoleLogout,
-  consoleOverview,
-  consoleAssets,
-  consoleWorkflows,
-  consoleWorkflow,
-  consoleRun,
-  consoleRunValue,
-  consoleRunStepValue,
-  consoleRunConfirm,
-  consoleRunAction,
-  consoleRunArtifact,
-  consoleRunRedeliver,
-  consoleRuns,
-  consoleApprovals,
-  consoleApproval,
-  consoleApprovalDecide,
+  ...consoleRoutes,
   workflowsVersions,
   workflowsVersion,
-  consoleWorkflowNew,
-  consoleWorkflowCreate,
-  consoleWorkflowEdit,
-  consoleWorkflowSave,
-  consoleWorkflowValidate,
-  consoleWorkflowVersions,
-  consoleWorkflowRestoreConfirm,
-  consoleWorkflowRestore,
-  consoleKeys,
-  consoleKeyNew,
-  consoleKeyCreate,
-  consoleKeyRevokeConfirm,
-  consoleKeyRevoke,
-  consoleMembers,
-  consoleMemberNew,
-  consoleMemberCreate,
-  consoleMemberConfirm,
-  consoleMemberAction,
-  consoleAccount,
-  consoleAccountProfile,
-  consoleAccountPassword,
-  consoleAccountSignOut,
   authProfile,
   authPassword,
-  consoleWebhooks,
-  consoleWebhookNew,
-  consoleWebhookCreate,
-  consoleWebhook,
-  consoleWebhookPage,
-  consoleWebhookAction,
-  consoleSchedules,
-  consoleScheduleNew,
-  consoleScheduleCreate,
-  consoleSchedulePreview,
-  consoleScheduleConfirm,
-  consoleScheduleAction,
-  consoleSecrets,
-  consoleSecretNew,
-  consoleSecretCreate,
-  consoleSecretPage,
-  consoleSecretAction,
-  consoleChannels,
-  consoleChannelNew,
-  consoleChannelCreate,
-  consoleChannel,
-  consoleChannelConfirm,
-  consoleChannelAction,
-  consoleChannelRedeliver,
   auditList,
-  consoleAudit,
-  consoleAuditExport,
   ...codeRoutes,
   ...inboundRoutes,
 ] as const satisfies readonly Route[];

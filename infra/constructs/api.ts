@@ -17,31 +17,45 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { routes } from '../../functions/routes.ts';
-import type { Route } from '../../shared/http/route.ts';
+import { isConsolePage, type Route, routeKey } from '../../shared/http/route.ts';
 import type { FlowgateStackProps } from '../settings.ts';
 import { corsPreflight, throttleRoutes } from './edge.ts';
 import type { Functions } from './functions.ts';
-import { grantsOfRoute, pages } from '../iam.ts';
+import { routeFunctions } from '../route-functions.ts';
 import { isCanaried, type Releases } from './releases.ts';
-import { type Bindable, idOf } from './route-function.ts';
+import { nestedStackOf, PAGE_ROUTES, ROUTES_IN_STACK } from './placement.ts';
+import { type Bindable, idOf, type RouteFunction } from './route-function.ts';
 
-/** Routes per nested stack of route functions: 5 resources and 2 outputs each, 60 % of CloudFormation's 200 outputs. */
-export const ROUTES_PER_NESTED_STACK = 60;
 /**
- * The route table's first routes, whose API route and integration are in the stack itself (they were
- * deployed there, and a route key cannot be created twice on one API). Fixed: every later route is
- * whole in a nested stack.
+ * Routes per nested stack when their API route and integration are in the stack (5 resources and 2
+ * outputs each): what the first two nested stacks were sized for.
  */
-export const ROUTES_KEPT_IN_STACK = 91;
+export const ROUTES_PER_NESTED_STACK = 60;
 /** Whole routes per nested stack: 7 resources and 2 outputs each, 350 of CloudFormation's 500 resources. */
 export const WHOLE_ROUTES_PER_NESTED_STACK = 50;
 
-/** The nested stack of the route at `index` of the route table (its number: 1, 2, …), and whether the route is whole in it. */
-export function routeStackOf(index: number): { n: number; whole: boolean } {
-  if (index < ROUTES_KEPT_IN_STACK) return { n: Math.floor(index / ROUTES_PER_NESTED_STACK) + 1, whole: false };
-  const kept = Math.ceil(ROUTES_KEPT_IN_STACK / ROUTES_PER_NESTED_STACK);
-  return { n: kept + Math.floor((index - ROUTES_KEPT_IN_STACK) / WHOLE_ROUTES_PER_NESTED_STACK) + 1, whole: true };
+/**
+ * Where a route's API route and integration are: in the stack itself (`whole` false), or whole in nested
+ * stack `n` under construct id `id` (infra/constructs/placement.ts). An API route's function serves it
+ * alone and is in the same nested stack; a console page's function serves many, and each page is pinned.
+ */
+export function routeStackOf(route: Pick<Route, 'method' | 'path' | 'handler'>): { n: number; whole: boolean; id: string } {
+  const key = routeKey(route);
+  const page = isConsolePage(route);
+  if (ROUTES_IN_STACK.has(key)) return { n: nestedStackOf(route.handler), whole: false, id: '' };
+  if (!page) return { n: nestedStackOf(route.handler), whole: true, id: `${idOf(route.handler)}Route` };
+  const pinned = PAGE_ROUTES[key];
+  if (!pinned) throw new Error(`${key}: a console page's API route is placed by PAGE_ROUTES (infra/constructs/placement.ts): add it there`);
+  return { n: pinned[0], whole: true, id: pinned[1] };
 }
+
+/** The longest common start of `paths`: a function of several routes may be invoked by API Gateway for those paths only. */
+const commonStart = (paths: string[]) =>
+  paths.reduce((a, b) => {
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    return a.slice(0, i);
+  });
 
 /**
  * Only fields that cannot carry a secret: the route key and path, never the query string (API keys
@@ -87,6 +101,11 @@ class RouteIntegration extends HttpLambdaIntegration {
   }
 }
 
+/** A console page's integration: its function's one invoke permission covers all of its pages (`addApi`). */
+class PageIntegration extends HttpLambdaIntegration {
+  protected override completeBind(): void {}
+}
+
 const AUTHORIZED_IN_FUNCTIONS = {
   id: 'AwsSolutions-APIG4',
   reason:
@@ -116,8 +135,8 @@ export type ApiProps = {
 };
 
 /**
- * The HTTP API, its fallback function and one function per route of the route table, each bound to
- * what its route grants; the default stage's throttles and access logs; the custom domain's mapping.
+ * The HTTP API, its fallback function and the route table's functions (one per API route, three for
+ * the console's pages: infra/route-functions.ts), each bound to what its routes grant; the default stage's throttles and access logs; the custom domain's mapping.
  * All in the stack itself or its nested stacks of route functions, so the logical ids stay those of
  * the one-file stack.
  */
@@ -131,15 +150,14 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
   });
   Validations.of(api).acknowledge(AUTHORIZED_IN_FUNCTIONS);
   // Room to grow: a route is 7 resources (function, role, policy, log group, permission, route,
-  // integration) against CloudFormation's 500 a template. The first ROUTES_KEPT_IN_STACK routes have
-  // their function, role, policy, log group and invoke permission in nested stacks of
-  // ROUTES_PER_NESTED_STACK and their API route and integration here, so a stack deployed before the
-  // split upgrades in place (a route key cannot be created twice on one API; a function or a
-  // permission can move: the new one is created, the old deleted). Every later route is whole in a
-  // nested stack of WHOLE_ROUTES_PER_NESTED_STACK. Each route also gives its nested stack two outputs
-  // (the function's ARN and name, for the dashboard and alarms) against CloudFormation's 200. The
-  // stacks fill in the route table's order: new routes go at the table's end, and a deployed route
-  // never changes stack.
+  // integration) against CloudFormation's 500 a template. The functions are in nested stacks of route
+  // functions, each where infra/constructs/placement.ts pins it. The routes of ROUTES_IN_STACK have
+  // their API route and integration here, so a stack deployed before the split upgrades in place (a
+  // route key cannot be created twice on one API; a function or a permission can move: the new one is
+  // created, the old deleted); every other route is whole in a nested stack: an API route in its
+  // function's, a console page where PAGE_ROUTES pins it (its function is shared). Each function
+  // also gives its nested stack two outputs (its ARN and name, for the dashboard and alarms) against
+  // CloudFormation's 200. A deployed route never changes stack, wherever a route is added to the table.
   const routeStacks = new Map<number, NestedStack>();
   const routeStack = (n: number) => {
     let nested = routeStacks.get(n);
@@ -152,20 +170,41 @@ export function addApi(stack: Stack, { props, functions, resources, cursorSecret
     return nested;
   };
   const wholeRouteStacks = new Set<NestedStack>();
-  for (const [i, route] of (routes as readonly Route[]).entries()) {
-    const settings = { memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds };
-    const { n, whole } = routeStackOf(i);
-    const scope = routeStack(n);
-    const handler = functions.create(route.handler, settings, scope).bind(resources, grantsOfRoute(route), {
+  const specs = routeFunctions(routes);
+  const created = new Map<string, RouteFunction>();
+  for (const spec of specs.values()) {
+    const settings = { memoryMb: spec.memoryMb, timeoutSeconds: spec.timeoutSeconds };
+    const fn = functions.create(spec.handler, settings, routeStack(nestedStackOf(spec.handler))).bind(resources, spec.grants, {
       cursorSecret: cursorSecret.secretArn,
     });
-    if (pages(route)) handler.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
-    functions.group(route.tag, handler);
+    if (spec.pages) fn.addEnvironment('CURSOR_SECRET_ARN', cursorSecret.secretArn);
+    functions.group((spec.routes[0] as Route).tag, fn);
+    // A function of several routes (a console function) may be invoked by the API for their paths, one
+    // permission (a function's resource policy holds 20 KB: not one statement a page); one route's, for its own.
+    if (spec.routes.length > 1) {
+      const methods = new Set(spec.routes.map((r) => r.method));
+      fn.addPermission('ApiInvoke', {
+        principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+        sourceArn: Stack.of(fn).formatArn({
+          service: 'execute-api',
+          resource: api.apiId,
+          resourceName: `*/${methods.size === 1 ? [...methods][0] : '*'}${commonStart(spec.routes.map((r) => r.path))}*`,
+        }),
+      });
+    }
+    created.set(spec.handler, fn);
+  }
+  for (const route of routes as readonly Route[]) {
+    const { n, whole, id } = routeStackOf(route);
+    const handler = created.get(route.handler) as RouteFunction;
     // A canaried route invokes its function's `live` alias (and only the alias may be invoked by the API).
     const target = isCanaried(route.handler) ? releases.canary(handler) : handler;
-    const integration = new RouteIntegration(`${idOf(route.handler)}Integration`, target);
+    const integrationId = `${idOf(route.handler)}Integration`;
+    const shared = (specs.get(route.handler)?.routes.length ?? 1) > 1;
+    const integration = shared ? new PageIntegration(integrationId, target) : new RouteIntegration(integrationId, target);
     if (whole) {
-      const apiRoute = new HttpRoute(scope, `${idOf(route.handler)}Route`, {
+      const scope = routeStack(n);
+      const apiRoute = new HttpRoute(scope, id, {
         httpApi: api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
         integration,

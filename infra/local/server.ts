@@ -6,7 +6,7 @@ import { routes } from '../../functions/routes.ts';
 import type { Route } from '../../shared/http/route.ts';
 import { matchPath } from '../../shared/http/match.ts';
 import type { HttpResult } from '../../shared/http/context.ts';
-import { grantsOfRoute } from '../iam.ts';
+import { functionOfRoute } from '../route-functions.ts';
 import { type FunctionSettings, type Invocation, invoke } from './lambda.ts';
 
 export type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResult>;
@@ -170,14 +170,18 @@ export type ServerOptions = {
   ready?: Promise<unknown>;
 };
 
-/** The function behind a route (the fallback for none), with the settings the CDK stack gives it. */
+/**
+ * The function behind a route (the fallback for none), with the settings the CDK stack gives it: those
+ * of all the routes it serves (a console function serves many: infra/route-functions.ts).
+ */
 export function functionOf(route: Route | undefined): FunctionSettings {
   const module = route?.handler ?? 'http/fallback';
+  const fn = route && functionOfRoute(route);
   return {
     name: module.replace(/\//g, '-'),
-    timeoutSeconds: route?.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS,
-    memoryMb: route?.memoryMb,
-    grants: route ? grantsOfRoute(route) : [],
+    timeoutSeconds: fn?.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS,
+    memoryMb: fn?.memoryMb,
+    grants: fn ? fn.grants : [],
   };
 }
 

@@ -104,15 +104,18 @@ function compressed(result: HttpResult, event: HttpEvent): HttpResult {
   };
 }
 
+/** A console page's handler, carrying its route: the console's functions serve their pages by route key (functions/http/console/router.ts). */
+export type ConsolePage = ((event: HttpEvent, context: Context) => Promise<HttpResult>) & { readonly route: ConsoleRoute };
+
 /** The stack of `consoleStack`, then `fn`; a page's answer compressed. */
-export function consoleHttp<R extends ConsoleRoute>(route: R, fn: (input: ConsoleInput<NoInfer<R>>) => Promise<HttpResult>) {
+export function consoleHttp<R extends ConsoleRoute>(route: R, fn: (input: ConsoleInput<NoInfer<R>>) => Promise<HttpResult>): ConsolePage {
   const handler = counted(
     handlerWith(route, consoleStack(route), (input) => {
       const { session, form } = foundFor(input.request);
       return fn({ ...input, session, form: form ?? new URLSearchParams() } as ConsoleInput<R>);
     }),
   );
-  return async (event: HttpEvent, context: Context) => compressed(await handler(event, context), event);
+  return Object.assign(async (event: HttpEvent, context: Context) => compressed(await handler(event, context), event), { route });
 }
 
 /** What a console route's stack can refuse with (the OpenAPI document lists none: the console's pages are not the API). */

@@ -42,6 +42,7 @@ const PARTS = [
   'cost',
   'bundles',
   'cold-start',
+  'console-cold-start',
   'cpu',
   'fairness',
   'chaos',
@@ -184,6 +185,15 @@ if (wanted('cold-start')) {
   console.table(rows);
   console.log(`trigger import over the empty handler: ${(overEmpty / 1e6).toFixed(0)} M instructions`);
   results.coldStart = { rows, instructionsOverEmpty: overEmpty };
+}
+if (wanted('console-cold-start')) {
+  const { consoleColdStart, pageModules } = await import('./console-cold-start.ts');
+  const r = await consoleColdStart(await pageModules());
+  console.log('\nThe console: import instructions over the empty handler (callgrind), INIT estimated against the trigger');
+  console.table(r.rowsNow);
+  console.table(r.rowsBefore);
+  console.log(`a typical session (${r.session.pageViews} page views):`, r.session);
+  results.consoleColdStart = r;
 }
 if (wanted('cpu')) {
   const cpu = await measureCpu();

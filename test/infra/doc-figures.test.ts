@@ -3,7 +3,8 @@ import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
 import { ALARMS } from '../../infra/constructs/alarms.ts';
-import { ROUTES_KEPT_IN_STACK, ROUTES_PER_NESTED_STACK, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_PER_NESTED_STACK, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_IN_STACK } from '../../infra/constructs/placement.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
 import { ownFunctions, templatesOf } from '../support/template.ts';
 
@@ -65,7 +66,7 @@ describe('docs/deploying.md figures', () => {
   it("gives the stack's resources and the routes kept in it", () => {
     const { template } = built;
     expect(figure(/the stack \((\d+) resources/)).toBe(Object.keys(template.toJSON().Resources).length);
-    expect(figure(/The table's first (\d+) routes/)).toBe(ROUTES_KEPT_IN_STACK);
+    expect(figure(/The (\d+) routes of `ROUTES_IN_STACK`/)).toBe(ROUTES_IN_STACK.size);
     expect(figure(/whole in a nested stack of (\d+)/)).toBe(WHOLE_ROUTES_PER_NESTED_STACK);
   });
 

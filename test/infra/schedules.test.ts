@@ -88,10 +88,10 @@ describe('EventBridge Scheduler in the template', () => {
       expect(env.SCHEDULE_TARGET_ARN, route.handler).toEqual({ 'Fn::GetAtt': [fireId, 'Arn'] });
       expect(env.SCHEDULE_DLQ_ARN, route.handler).toEqual({ 'Fn::GetAtt': [dlqId, 'Arn'] });
     }
-    expect(managing.map((r) => r.handler).sort()).toEqual(
+    expect([...new Set(managing.map((r) => r.handler))].sort()).toEqual(
       [
-        'http/console/schedule-action',
-        'http/console/schedule-create',
+        // The console's forms that change things (its schedules' create, pause, resume, run and delete among them).
+        'http/console/change',
         'http/schedules/create',
         'http/schedules/delete',
         'http/schedules/run',

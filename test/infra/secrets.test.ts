@@ -35,19 +35,13 @@ function build(props: Partial<FlowgateStackProps> = {}) {
   return { templates, resources, functions };
 }
 
-const SEALING = [
-  'http/secrets/create',
-  'http/secrets/update',
-  'http/channels/create',
-  // The console's forms that write the same: a secret's create and its value replaced, a channel's create.
-  'http/console/secret-create',
-  'http/console/secret-action',
-  'http/console/channel-create',
-];
+const SEALING = ['http/secrets/create', 'http/secrets/update', 'http/channels/create'];
 // Approval channels' write-only fields are sealed with the same key: their test, Slack's requests and the notify worker open them.
 const OPENING = ['worker/execute', 'worker/notify', 'http/channels/test', 'http/integrations/slack-interactions'];
 /** Changing one write-only field of a channel opens the others and seals them again. */
-const BOTH = ['http/channels/update', 'http/console/channel-action'];
+// The console's one function of forms that handle secrets (a secret's create and its value replaced, a
+// channel's create and its fields changed, its test), and no other console function.
+const BOTH = ['http/channels/update', 'http/console/secrets'];
 
 const built = build();
 
@@ -106,7 +100,7 @@ describe('approval mail in the stack', () => {
   it('lets the notify worker (and a channel test) send from the SES identity only; nothing else sends mail', () => {
     const { functions } = build({ sesIdentity: 'example.com' });
     const senders = functions.filter((f) => f.ses.length > 0);
-    expect(senders.map((f) => f.handler).sort()).toEqual(['http/channels/test', 'http/console/channel-action', 'worker/notify']);
+    expect(senders.map((f) => f.handler).sort()).toEqual(['http/channels/test', 'http/console/secrets', 'worker/notify']);
     for (const f of senders) {
       expect(f.ses).toEqual([expect.objectContaining({ Action: 'ses:SendEmail' })]);
       expect(JSON.stringify(f.ses[0]?.Resource)).toContain(':identity/example.com');

@@ -8,13 +8,17 @@ import { type Setting, settingsFor } from '../../shared/config.ts';
 import { TABLE_ACTIONS } from '../../infra/iam.ts';
 import { DEFAULTS, type FlowgateStackProps } from '../../infra/settings.ts';
 import { FlowgateStack } from '../../infra/stack.ts';
-import { ROUTES_KEPT_IN_STACK, ROUTES_PER_NESTED_STACK, routeStackOf, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_PER_NESTED_STACK, routeStackOf, WHOLE_ROUTES_PER_NESTED_STACK } from '../../infra/constructs/api.ts';
+import { ROUTES_IN_STACK } from '../../infra/constructs/placement.ts';
 import { TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { isConsolePage, type Route, routeKey } from '../../shared/http/route.ts';
 import { ASSET } from '../../shared/console/asset-names.generated.ts';
 import { apiEvent, lambdaContext } from '../support/http.ts';
 import { aliasFunctionId, allResources, ownFunctions, routeFunctionId, templatesOf } from '../support/template.ts';
 import { isCanaried, RESOURCES_PER_CANARY } from '../../infra/constructs/releases.ts';
+import { functionOfRoute, routeFunctions as functionSpecs } from '../../infra/route-functions.ts';
+import { CONSOLE_FUNCTIONS } from '../../functions/route-kinds.ts';
+import { identityOf, runAs } from '../../infra/local/iam.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -34,6 +38,9 @@ const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(
 
 const built = build();
 const { template, functions: routeFunctions, nested } = built;
+/** The route table's functions: one per API route, three for the console's pages. */
+const specs = functionSpecs();
+const apiRoutes = (routes as readonly Route[]).filter((r) => !isConsolePage(r));
 /** Resources of a type in both templates (logical ids are unique across them). */
 const all = (type: string) => [template, routeFunctions].flatMap((t) => Object.entries(t.findResources(type) as Record<string, Resource>));
 const list = <T>(x: T | T[]): T[] => (Array.isArray(x) ? x : [x]);
@@ -73,20 +80,25 @@ const tableActions = (route: Route) =>
 
 describe('FlowgateStack', () => {
   describe('functions', () => {
-    it('has one function per route, plus the fallback, the two queue workers and the two sweeps', () => {
-      expect(ownFunctions(routeFunctions)).toHaveLength(routes.length);
+    it("has one function per API route and three for the console's pages, plus the fallback, the two queue workers and the two sweeps", () => {
+      expect(specs.size).toBe(apiRoutes.length + 3);
+      expect(ownFunctions(routeFunctions)).toHaveLength(specs.size);
       // ... the fallback, two workers, two sweeps and the schedules' fire function.
       expect(ownFunctions(template)).toHaveLength(6);
       // ... and CDK's provider that runs the startup sweep's trigger.
       template.resourceCountIs('AWS::Lambda::Function', 7);
     });
 
-    it('mounts every route of the table on its own function (in the route functions stack), and the fallback on $default', () => {
-      const ids = routes.map((r) => routeFunctionId(template, routeFunctions, routeKey(r)));
-      expect(new Set(ids).size).toBe(routes.length);
-      for (const id of ids) expect(id).toMatch(/^Http/);
-      template.resourceCountIs('AWS::ApiGatewayV2::Route', Math.min(routes.length, ROUTES_KEPT_IN_STACK) + 1);
-      routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', Math.max(0, routes.length - ROUTES_KEPT_IN_STACK));
+    it("mounts every API route on a function of its own and the console's pages on three (in the route functions stacks), and the fallback on $default", () => {
+      const ids = apiRoutes.map((r) => routeFunctionId(template, routeFunctions, routeKey(r)));
+      expect(new Set(ids).size).toBe(apiRoutes.length);
+      const pages = (routes as readonly Route[]).filter(isConsolePage).map((r) => routeFunctionId(template, routeFunctions, routeKey(r)));
+      expect(new Set(pages).size).toBe(3);
+      for (const id of [...ids, ...pages]) expect(id).toMatch(/^Http/);
+      for (const id of pages) expect(ids).not.toContain(id);
+      const kept = routes.filter((r) => ROUTES_IN_STACK.has(routeKey(r))).length;
+      template.resourceCountIs('AWS::ApiGatewayV2::Route', kept + 1);
+      routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length - kept);
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: '$default' });
     });
 
@@ -116,7 +128,7 @@ describe('FlowgateStack', () => {
       const [apiId] = all('AWS::ApiGatewayV2::Api')[0]!;
       // The route functions' stack gets the endpoint as a parameter.
       const routeEnv = env(routeFunctions);
-      expect(routeEnv).toHaveLength(routes.length);
+      expect(routeEnv).toHaveLength(specs.size);
       for (const vars of routeEnv) expect(vars.PUBLIC_BASE_URL).toEqual({ Ref: expect.stringMatching(/ApiEndpoint$/) });
       for (const vars of [...env(template), ...routeEnv]) expect(vars.AUTH_FAILURE_LIMIT).toBe('300');
       for (const vars of env(template)) {
@@ -131,7 +143,7 @@ describe('FlowgateStack', () => {
 
     it('gives every function the settings it checks at its cold start (its grants and its own)', () => {
       const needs = new Map<string, Setting[]>([
-        ...routes.map((r): [string, Setting[]] => [r.handler, settingsFor(r.grants)]),
+        ...[...specs.values()].map((f): [string, Setting[]] => [f.handler, settingsFor(f.routes.flatMap((r) => r.grants))]),
         // The stack's workflows' function exists only with the workflowsDir context (test/infra/iam.test.ts synthesizes one).
         ...(Object.keys(WORKERS) as Worker[]).filter((w) => w !== 'code/apply').map((w): [string, Setting[]] => [w, workerSettings(w)]),
       ]);
@@ -355,17 +367,19 @@ describe('FlowgateStack', () => {
       }
     });
 
-    it('grants every route exactly the table actions of its grants', () => {
+    it("grants every route's function exactly the table actions of its grants (a console function's: all of its pages')", () => {
       for (const r of routes as readonly Route[]) {
+        const { grants, routes: served } = functionOfRoute(r);
+        if (!isConsolePage(r)) expect(served, routeKey(r)).toEqual([r]);
         const expected = new Set<string>([
-          ...(r.grants.includes('table:read') ? TABLE_ACTIONS.read : []),
-          ...(r.grants.includes('table:write') ? TABLE_ACTIONS.write : []),
+          ...(grants.includes('table:read') ? TABLE_ACTIONS.read : []),
+          ...(grants.includes('table:write') ? TABLE_ACTIONS.write : []),
         ]);
         expect(tableActions(r), routeKey(r)).toEqual([...expected].sort());
         const keyed = [
-          ...(r.auth.kind === 'apiKey' ? [METER] : []),
-          ...(r.auth.kind !== 'none' ? [AUTHFAIL] : []),
-          ...(r.grants.includes('table:audit') ? ['dynamodb:PutItem on AUDIT#*'] : []),
+          ...(served.some((x) => x.auth.kind === 'apiKey') ? [METER] : []),
+          ...(served.some((x) => x.auth.kind !== 'none') ? [AUTHFAIL] : []),
+          ...(grants.includes('table:audit') ? ['dynamodb:PutItem on AUDIT#*'] : []),
         ];
         expect(keyedActions(r), routeKey(r)).toEqual(keyed.sort());
       }
@@ -440,7 +454,7 @@ describe('FlowgateStack', () => {
     };
 
     it('keeps at least 30 % headroom in the stack and in each of its nested stacks', () => {
-      expect(nested.length).toBe(new Set(routes.map((_, i) => routeStackOf(i).n)).size);
+      expect(nested.length).toBe(new Set(routes.map((r) => routeStackOf(r).n)).size);
       for (const t of [template, ...nested, built.auditEvents]) {
         const [resources, parameters, outputs] = counts(t);
         expect(resources).toBeLessThanOrEqual(0.7 * 500);
@@ -449,19 +463,19 @@ describe('FlowgateStack', () => {
       }
     });
 
-    // The first ROUTES_KEPT_IN_STACK routes keep their API route and integration in the stack; later ones are whole in theirs.
-    const kept = Math.min(routes.length, ROUTES_KEPT_IN_STACK);
+    // The routes of ROUTES_IN_STACK keep their API route and integration in the stack; the others are whole in theirs.
+    const kept = routes.filter((r) => ROUTES_IN_STACK.has(routeKey(r))).length;
     const whole = routes.length - kept;
     /** The routes released through a canary (the trigger's): 5 resources more each, beside their function. */
     const canaried = routes.filter((r) => isCanaried(r.handler)).length;
-    it('puts 5 of the 7 resources of a kept route in the route functions stacks and 2 in the stack, a later route whole in its stack', () => {
+    it('puts 5 resources a function (function, role, policy, log group, invoke permission) in the route functions stacks, a kept route 2 in the stack, a later one 2 in its nested stack', () => {
       expect(canaried).toBe(2);
-      expect(counts(routeFunctions)[0]).toBe(5 * routes.length + 2 * whole + RESOURCES_PER_CANARY * canaried);
+      expect(counts(routeFunctions)[0]).toBe(5 * specs.size + 2 * whole + RESOURCES_PER_CANARY * canaried);
       for (const type of ['AWS::Lambda::Function', 'AWS::Logs::LogGroup', 'AWS::Lambda::Permission']) {
-        routeFunctions.resourceCountIs(type, routes.length);
+        routeFunctions.resourceCountIs(type, specs.size);
       }
       // ... and the canaries' CodeDeploy roles and their policies.
-      for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy']) routeFunctions.resourceCountIs(type, routes.length + canaried);
+      for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy']) routeFunctions.resourceCountIs(type, specs.size + canaried);
       for (const type of ['AWS::Lambda::Version', 'AWS::Lambda::Alias', 'AWS::CodeDeploy::DeploymentGroup'])
         routeFunctions.resourceCountIs(type, canaried);
       routeFunctions.resourceCountIs('AWS::ApiGatewayV2::Route', whole);
@@ -472,7 +486,7 @@ describe('FlowgateStack', () => {
       template.resourceCountIs('AWS::Lambda::Permission', 2);
     });
 
-    it("lets API Gateway invoke each route's function from that route of the stack's API only", () => {
+    it("lets API Gateway invoke each API route's function from that route of the stack's API only, a console function from its pages' paths", () => {
       const [apiId] = all('AWS::ApiGatewayV2::Api')[0]!;
       const resources = allResources(built);
       for (const route of routes) {
@@ -497,7 +511,19 @@ describe('FlowgateStack', () => {
         expect(p.Principal).toBe('apigateway.amazonaws.com');
         const arn = p.SourceArn['Fn::Join'][1] as unknown[];
         expect(arn).toContainEqual({ Ref: apiId });
-        expect(arn.at(-1)).toBe(`/*/*${route.path}`);
+        if (!isConsolePage(route)) {
+          expect(arn.at(-1)).toBe(`/*/*${route.path}`);
+          continue;
+        }
+        // A console function: one permission, its pages' method and the start of their paths (any stage).
+        const glob = new RegExp(
+          `^${String(arn.at(-1))
+            .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')}$`,
+        );
+        expect(String(arn.at(-1)), routeKey(route)).toMatch(/^\/\*\/(GET|POST)\/console\/?\*$/);
+        expect(`/$default/${route.method}${route.path}`, routeKey(route)).toMatch(glob);
+        for (const api of apiRoutes) expect(`/$default/${api.method}${api.path}`).not.toMatch(glob);
       }
     });
 
@@ -548,8 +574,8 @@ describe('FlowgateStack', () => {
 
     it('gives every log group a retention', () => {
       const groups = all('AWS::Logs::LogGroup');
-      // One per function (routes, fallback, two workers, two sweeps) and the API's access logs.
-      expect(groups.length).toBe(routes.length + 7);
+      // One per function (the route table's, fallback, two workers, two sweeps) and the API's access logs.
+      expect(groups.length).toBe(specs.size + 7);
       for (const [, g] of groups) expect(g.Properties.RetentionInDays).toBeGreaterThan(0);
     });
   });
@@ -561,7 +587,7 @@ describe("the console's pages in the stack", () => {
     Object.values(t.findResources('AWS::ApiGatewayV2::Route') as Record<string, Resource>),
   );
 
-  it('are routes of the API, each on a function of its own, with no authorizer of the gateway', () => {
+  it('are routes of the API, each on the console function its route names (by what it may touch), with no authorizer of the gateway', () => {
     expect(pages.map(routeKey)).toEqual(
       expect.arrayContaining([
         'GET /console',
@@ -575,32 +601,55 @@ describe("the console's pages in the stack", () => {
       const mounted = apiRoutes.filter((a) => a.Properties.RouteKey === routeKey(r));
       expect(mounted, routeKey(r)).toHaveLength(1);
       expect([undefined, 'NONE'], routeKey(r)).toContain(mounted[0]?.Properties.AuthorizationType);
-      expect(routeFunctionId(template, routeFunctions, routeKey(r))).toMatch(/^Http/);
+      const fnId = routeFunctionId(template, routeFunctions, routeKey(r));
+      expect(Object.values(CONSOLE_FUNCTIONS)).toContain(r.handler);
+      expect(fnId, routeKey(r)).toMatch(
+        new RegExp(
+          `^${r.handler === CONSOLE_FUNCTIONS.read ? 'HttpConsoleRead' : r.handler === CONSOLE_FUNCTIONS.change ? 'HttpConsoleChange' : 'HttpConsoleSecrets'}`,
+        ),
+      );
+      // Every GET page is a read page; the secrets key is used by the one function of the forms that handle secrets.
+      expect(r.handler === CONSOLE_FUNCTIONS.read, routeKey(r)).toBe(r.method === 'GET');
+      expect(r.handler === CONSOLE_FUNCTIONS.secrets, routeKey(r)).toBe(r.grants.some((g) => g.startsWith('secrets:')));
     }
+  });
+
+  it('gives each console function the least privilege its pages need together: the read pages write nothing but the failed sign-in counter', () => {
+    const actionsOf = (handler: string) => {
+      const page = pages.find((r) => r.handler === handler) as Route;
+      return policyOf(page)
+        .flatMap((s) => list(s.Action))
+        .filter((a) => !a.startsWith('logs:'));
+    };
+    const read = actionsOf(CONSOLE_FUNCTIONS.read);
+    expect(read.filter((a) => /^dynamodb:(Put|Delete|BatchWrite|ConditionCheck)|^(sqs|kms|ses|scheduler):|^s3:Put/.test(a))).toEqual([]);
+    expect(read).toContain('s3:GetObject');
+    const change = actionsOf(CONSOLE_FUNCTIONS.change);
+    expect(change.filter((a) => /^(kms|ses|s3):/.test(a))).toEqual([]);
+    expect(change).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'sqs:SendMessage', 'scheduler:CreateSchedule']));
+    const secrets = actionsOf(CONSOLE_FUNCTIONS.secrets);
+    expect(secrets).toEqual(expect.arrayContaining(['kms:GenerateDataKey', 'kms:Decrypt']));
+    expect(secrets.filter((a) => /^(sqs|s3|scheduler):/.test(a))).toEqual([]);
   });
 
   it('cannot be reached with an API key: signed in by the session cookie or not at all, and never metered as a key route is', () => {
     for (const r of pages) {
       expect(['console', 'none'], routeKey(r)).toContain(r.auth.kind);
-      // An API-key route's function gets metering's UpdateItem; a page that only reads has reads alone
-      // (and, signed in or not, the failed-authentication counter of its address).
-      if (!r.grants.includes('table:write')) {
-        expect(tableActions(r), routeKey(r)).toEqual(r.grants.length ? [...TABLE_ACTIONS.read].sort() : []);
-        expect(keyedActions(r), routeKey(r)).toEqual(r.auth.kind === 'none' ? [] : [AUTHFAIL]);
-      }
+      // An API-key route's function gets metering's UpdateItem; a read page's function has reads alone
+      // (and the failed-authentication counter of an address).
+      if (r.handler === CONSOLE_FUNCTIONS.read) expect(tableActions(r), routeKey(r)).toEqual([...TABLE_ACTIONS.read].sort());
+      expect(keyedActions(r), routeKey(r)).toEqual([AUTHFAIL]);
     }
   });
 
-  it('serves the assets from a function with no data access, cacheable for a year', async () => {
+  it('serves the assets with no data access (no AWS call: here under no grant at all), cacheable for a year', async () => {
     const assets = pages.find((r) => r.path === '/console/assets/{name}') as Route;
-    expect(
-      policyOf(assets)
-        .flatMap((s) => list(s.Action))
-        .filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:')),
-    ).toEqual([]);
-    const { handler } = await import('../../functions/http/console/assets.ts');
+    expect(assets.grants).toEqual([]);
+    // Through the read pages' function, as deployed, with an identity that may call nothing.
+    const { handler } = await import('../../functions/http/console/read.ts');
     const name = ASSET['pico.css'].split('/').pop() as string;
-    const res = (await handler({ ...apiEvent({ path: `/console/assets/${name}`, params: { name } }) }, lambdaContext())) as {
+    const event = { ...apiEvent({ path: `/console/assets/${name}`, params: { name } }), routeKey: routeKey(assets) };
+    const res = (await runAs(identityOf('no-grants', []), () => handler(event, lambdaContext()))) as {
       statusCode: number;
       headers: Record<string, string>;
     };

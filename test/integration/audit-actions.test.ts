@@ -5,7 +5,7 @@ import { handler as createChannelHandler } from '../../functions/http/channels/c
 import { handler as deleteChannelHandler } from '../../functions/http/channels/delete.ts';
 import { handler as testChannelHandler } from '../../functions/http/channels/test.ts';
 import { handler as updateChannelHandler } from '../../functions/http/channels/update.ts';
-import { handler as channelRedeliverHandler } from '../../functions/http/console/channel-redeliver.ts';
+import { handler as channelRedeliverHandler } from '../../functions/http/console/settings/channels/redeliver.ts';
 import { handler as redeliverHandler } from '../../functions/http/deliveries/redeliver.ts';
 import { handler as createScheduleHandler } from '../../functions/http/schedules/create.ts';
 import { handler as deleteScheduleHandler } from '../../functions/http/schedules/delete.ts';

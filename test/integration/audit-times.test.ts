@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as auditHandler } from '../../functions/http/audit/list.ts';
-import { handler as auditPageHandler } from '../../functions/http/console/audit.ts';
-import { handler as auditExportHandler } from '../../functions/http/console/audit-export.ts';
-import { handler as runsPageHandler } from '../../functions/http/console/runs.ts';
+import { handler as auditPageHandler } from '../../functions/http/console/settings/audit/list.ts';
+import { handler as auditExportHandler } from '../../functions/http/console/settings/audit/export.ts';
+import { handler as runsPageHandler } from '../../functions/http/console/runs/list.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, expectProblem, invoke } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';

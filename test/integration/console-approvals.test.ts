@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as approvalHandler } from '../../functions/http/console/approval.ts';
-import { handler as decideHandler } from '../../functions/http/console/approval-decide.ts';
-import { handler as inboxHandler } from '../../functions/http/console/approvals.ts';
+import { handler as approvalHandler } from '../../functions/http/console/approvals/approval.ts';
+import { handler as decideHandler } from '../../functions/http/console/approvals/decide.ts';
+import { handler as inboxHandler } from '../../functions/http/console/approvals/list.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { type Approval, getApproval, listAudit } from '../../shared/db/entities/approval.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as createPage } from '../../functions/http/console/workflow-create.ts';
-import { handler as editPage } from '../../functions/http/console/workflow-edit.ts';
-import { handler as savePage } from '../../functions/http/console/workflow-save.ts';
-import { handler as validatePage } from '../../functions/http/console/workflow-validate.ts';
-import { handler as versionsPage } from '../../functions/http/console/workflow-versions.ts';
-import { handler as restorePage } from '../../functions/http/console/workflow-restore.ts';
+import { handler as createPage } from '../../functions/http/console/workflows/create.ts';
+import { handler as editPage } from '../../functions/http/console/workflows/edit.ts';
+import { handler as savePage } from '../../functions/http/console/workflows/save.ts';
+import { handler as validatePage } from '../../functions/http/console/workflows/validate.ts';
+import { handler as versionsPage } from '../../functions/http/console/workflows/versions.ts';
+import { handler as restorePage } from '../../functions/http/console/workflows/restore.ts';
 import { handler as versionHandler } from '../../functions/http/workflows/version.ts';
 import { handler as versionsHandler } from '../../functions/http/workflows/versions.ts';
 import { handler as updateHandler } from '../../functions/http/workflows/update.ts';

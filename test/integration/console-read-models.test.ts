@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRun } from '../../functions/http/console/run-data.ts';
+import { loadRun } from '../../functions/http/console/runs/run-data.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { memberEmails, newestVersions, workflowSchedules } from '../../shared/domain/workflow-console.ts';
 import { readRunPage, readRunValue, requireRunDelivery } from '../../shared/domain/run-console.ts';

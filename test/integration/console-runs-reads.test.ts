@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as overview } from '../../functions/http/console/overview.ts';
-import { handler as runsList } from '../../functions/http/console/runs.ts';
+import { handler as runsList } from '../../functions/http/console/runs/list.ts';
 import { db } from '../../shared/clients.ts';
 import { putNew } from '../../shared/db/batch.ts';
 import { executionKey, executionListings } from '../../shared/db/entities/execution.ts';

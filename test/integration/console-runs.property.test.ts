@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ulid } from 'ulid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as overview } from '../../functions/http/console/overview.ts';
-import { handler as runsList } from '../../functions/http/console/runs.ts';
+import { handler as runsList } from '../../functions/http/console/runs/list.ts';
 import { putNew } from '../../shared/db/batch.ts';
 import { executionKey, executionListings } from '../../shared/db/entities/execution.ts';
 import { givenAccount } from '../support/fixtures.ts';

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as overview } from '../../functions/http/console/overview.ts';
-import { handler as consoleLogin } from '../../functions/http/console/login.ts';
-import { handler as loginPage } from '../../functions/http/console/login-page.ts';
-import { handler as logout } from '../../functions/http/console/logout.ts';
+import { handler as consoleLogin } from '../../functions/http/console/login/sign-in.ts';
+import { handler as loginPage } from '../../functions/http/console/login/page.ts';
+import { handler as logout } from '../../functions/http/console/logout/sign-out.ts';
 import { clearSessionCookie, sessionCookie, setSessionCookie } from '../../shared/console/cookie.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { resetConfig } from '../../shared/config.ts';

@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as createHandler } from '../../functions/http/console/webhook-create.ts';
-import { handler as actionHandler } from '../../functions/http/console/webhook-action.ts';
-import { handler as pageHandler } from '../../functions/http/console/webhook-page.ts';
-import { handler as detailHandler } from '../../functions/http/console/webhook.ts';
-import { handler as listHandler } from '../../functions/http/console/webhooks.ts';
+import { handler as createHandler } from '../../functions/http/console/webhooks/create.ts';
+import { handler as actionHandler } from '../../functions/http/console/webhooks/action.ts';
+import { handler as pageHandler } from '../../functions/http/console/webhooks/page.ts';
+import { handler as detailHandler } from '../../functions/http/console/webhooks/webhook.ts';
+import { handler as listHandler } from '../../functions/http/console/webhooks/list.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { getWebhook, listWebhooks } from '../../shared/db/entities/webhook.ts';
 import { createKey } from '../../shared/domain/keys.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as auditHandler } from '../../functions/http/audit/list.ts';
-import { handler as auditPageHandler } from '../../functions/http/console/audit.ts';
-import { handler as auditExportHandler } from '../../functions/http/console/audit-export.ts';
+import { handler as auditPageHandler } from '../../functions/http/console/settings/audit/list.ts';
+import { handler as auditExportHandler } from '../../functions/http/console/settings/audit/export.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
 import { check, good, mutated, request, runsWith, text, tokenBody } from '../support/properties.ts';

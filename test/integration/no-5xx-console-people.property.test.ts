@@ -1,18 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { route as account } from '../../functions/http/console/account.route.ts';
-import { route as accountPassword } from '../../functions/http/console/account-password.route.ts';
-import { route as accountProfile } from '../../functions/http/console/account-profile.route.ts';
-import { route as keyCreate } from '../../functions/http/console/key-create.route.ts';
-import { route as keyNew } from '../../functions/http/console/key-new.route.ts';
-import { route as keyRevoke } from '../../functions/http/console/key-revoke.route.ts';
-import { route as keyRevokeConfirm } from '../../functions/http/console/key-revoke-confirm.route.ts';
-import { route as keys } from '../../functions/http/console/keys.route.ts';
-import { route as memberAction } from '../../functions/http/console/member-action.route.ts';
-import { route as memberConfirm } from '../../functions/http/console/member-confirm.route.ts';
-import { route as memberCreate } from '../../functions/http/console/member-create.route.ts';
-import { route as memberNew } from '../../functions/http/console/member-new.route.ts';
-import { route as members } from '../../functions/http/console/members.route.ts';
+import { route as account } from '../../functions/http/console/settings/account/account.route.ts';
+import { route as accountPassword } from '../../functions/http/console/settings/account/password.route.ts';
+import { route as accountProfile } from '../../functions/http/console/settings/account/profile.route.ts';
+import { route as keyCreate } from '../../functions/http/console/settings/keys/create.route.ts';
+import { route as keyNew } from '../../functions/http/console/settings/keys/new.route.ts';
+import { route as keyRevoke } from '../../functions/http/console/settings/keys/revoke.route.ts';
+import { route as keyRevokeConfirm } from '../../functions/http/console/settings/keys/revoke-confirm.route.ts';
+import { route as keys } from '../../functions/http/console/settings/keys/list.route.ts';
+import { route as memberAction } from '../../functions/http/console/settings/members/action.route.ts';
+import { route as memberConfirm } from '../../functions/http/console/settings/members/confirm.route.ts';
+import { route as memberCreate } from '../../functions/http/console/settings/members/create.route.ts';
+import { route as memberNew } from '../../functions/http/console/settings/members/new.route.ts';
+import { route as members } from '../../functions/http/console/settings/members/list.route.ts';
 import { handler as passwordApi } from '../../functions/http/auth/password.ts';
 import { handler as profileApi } from '../../functions/http/auth/profile.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
@@ -172,6 +172,8 @@ describe('no request makes a keys, members or account page answer 5xx', () => {
             sourceIp: q.sourceIp,
           });
           if (session) event.cookies = [`flowgate_session=${session}`];
+          // The page's console function, given the route key API Gateway matched (its router serves that page).
+          event.routeKey = `${r.method} ${r.path}`;
           const res = await handler(event, lambdaContext());
           const what = `${r.method} ${r.path} ${JSON.stringify(q).slice(0, 400)} -> ${res.statusCode}`;
           expect(res.statusCode, what).toBeLessThan(500);

@@ -179,6 +179,8 @@ describe('no request makes a settings page answer 5xx', () => {
             sourceIp: '203.0.113.9',
           });
           event.cookies = [`flowgate_session=${session}`];
+          // The page's console function, given the route key API Gateway matched (its router serves that page).
+          event.routeKey = `${r.method} ${r.path}`;
           const res = await handler(event, lambdaContext());
           const what = `${r.method} ${r.path} ${JSON.stringify(q).slice(0, 500)} -> ${res.statusCode}`;
           expect(res.statusCode, what).toBeLessThan(500);

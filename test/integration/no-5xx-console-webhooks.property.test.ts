@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handler as create } from '../../functions/http/console/webhook-create.ts';
-import { handler as action } from '../../functions/http/console/webhook-action.ts';
-import { handler as pageOf } from '../../functions/http/console/webhook-page.ts';
-import { handler as detail } from '../../functions/http/console/webhook.ts';
+import { handler as create } from '../../functions/http/console/webhooks/create.ts';
+import { handler as action } from '../../functions/http/console/webhooks/action.ts';
+import { handler as pageOf } from '../../functions/http/console/webhooks/page.ts';
+import { handler as detail } from '../../functions/http/console/webhooks/webhook.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { newFormId } from '../../shared/domain/form-once.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';

@@ -116,6 +116,8 @@ describe('no request makes a console page answer 5xx', () => {
             sourceIp: q.sourceIp,
           });
           if (q.cookie) event.cookies = [q.cookie];
+          // The page's console function, given the route key API Gateway matched (its router serves that page).
+          event.routeKey = `${r.method} ${r.path}`;
           const res = await handler(event, lambdaContext());
           const what = `${r.method} ${r.path} ${JSON.stringify(q).slice(0, 400)} -> ${res.statusCode}`;
           expect(res.statusCode, what).toBeLessThan(500);

@@ -42,22 +42,26 @@ export function parameterValue(parent: Template, name: string): unknown {
 /**
  * The logical id, in the route functions' template, of the function behind a route: a route kept in
  * the stack has its integration there, taking the function's ARN from an output of the nested stack;
- * a later route is whole in its nested stack, its integration naming the function directly.
+ * a later route is whole in a nested stack, its integration naming the function directly, or (a console
+ * page in another nested stack than its function's) by a parameter the stack passes from that output.
  */
 export function routeFunctionId(parent: Template, functions: Template, routeKey: string): string {
-  for (const [template, whole] of [
-    [parent, false],
-    [functions, true],
-  ] as const) {
+  const outputs = functions.toJSON().Outputs as Record<string, { Value: unknown }>;
+  const parameters = (functions.toJSON().Parameters ?? {}) as Record<string, unknown>;
+  type Target = { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+  const resolve = (uri: Target): Target => {
+    if (uri.Ref && parameters[uri.Ref] !== undefined) return resolve(parameterValue(parent, uri.Ref) as Target);
+    const att = uri['Fn::GetAtt'];
+    if (att && String(att[1]).startsWith('Outputs.')) return outputs[att[1].replace(/^Outputs\./, '')]!.Value as Target;
+    return uri;
+  };
+  for (const template of [parent, functions]) {
     const resources = template.toJSON().Resources as Record<string, Resource>;
     const route = Object.values(resources).find((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === routeKey);
     if (!route) continue;
     const integration = resources[route.Properties.Target['Fn::Join'][1][1].Ref]!;
-    const uri = integration.Properties.IntegrationUri;
     // The function's ARN, or (a canaried route: infra/constructs/releases.ts) its `live` alias's.
-    const target: { 'Fn::GetAtt'?: [string, string]; Ref?: string } = whole
-      ? uri
-      : functions.toJSON().Outputs[(uri['Fn::GetAtt'] as [string, string])[1].replace(/^Outputs\./, '')].Value;
+    const target = resolve(integration.Properties.IntegrationUri);
     if (target['Fn::GetAtt']) return target['Fn::GetAtt'][0];
     return aliasFunctionId(functions, target.Ref as string);
   }

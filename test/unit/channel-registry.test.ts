@@ -23,15 +23,15 @@ const OTHER_MEANINGS: Record<string, Record<string, number>> = {
   'shared/domain/trigger-context.ts': { slack: 1 },
   'shared/db/entities/user-email.ts': { email: 2 },
   // The sign-in form's email field.
-  'functions/http/console/login-form.tsx': { email: 2 },
-  'functions/http/console/login.ts': { email: 1 },
+  'functions/http/console/login/form.tsx': { email: 2 },
+  'functions/http/console/login/sign-in.ts': { email: 1 },
   // A new member's email (Members: "Add member").
-  'functions/http/console/member-create.ts': { email: 1 },
-  'functions/http/console/member-form.tsx': { email: 3 },
-  'functions/http/console/people-fields.tsx': { email: 1 },
+  'functions/http/console/settings/members/create.ts': { email: 1 },
+  'functions/http/console/settings/members/form.tsx': { email: 3 },
+  'functions/http/console/parts/people-fields.tsx': { email: 1 },
   // A webhook's Slack signature scheme: its form and its curl example.
-  'functions/http/console/webhook-curl.ts': { slack: 1 },
-  'functions/http/console/webhook-form-data.ts': { slack: 1 },
+  'functions/http/console/webhooks/curl.ts': { slack: 1 },
+  'functions/http/console/webhooks/form-data.ts': { slack: 1 },
   // The audit log's channel of a Slack button's click (as `console` and `api` are others).
   'shared/db/entities/audit.ts': { slack: 1 },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedActions } from '../../functions/http/console/run-action-rules.ts';
+import { allowedActions } from '../../functions/http/console/runs/action-rules.ts';
 import type { StepState } from '../../shared/db/entities/execution-state.ts';
 import type { Execution } from '../../shared/db/entities/execution.ts';
 import type { RunEvent } from '../../shared/db/entities/run-events.ts';

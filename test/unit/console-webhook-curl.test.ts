@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { generatedSecret } from '../../functions/http/console/webhook-form-data.ts';
-import { curlExample, KEY_VAR, SECRET_VAR } from '../../functions/http/console/webhook-curl.ts';
+import { generatedSecret } from '../../functions/http/console/webhooks/form-data.ts';
+import { curlExample, KEY_VAR, SECRET_VAR } from '../../functions/http/console/webhooks/curl.ts';
 import { SIGNATURE_SCHEMES } from '../../shared/db/entities/webhook.ts';
 import { verifySignature } from '../../shared/http/webhook-senders.ts';
 

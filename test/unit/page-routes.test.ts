@@ -19,11 +19,12 @@ describe('HTML routes', () => {
     for (const r of htmlRoutes) expect(typeof pageHttp(r, async () => ({ statusCode: 200 }))).toBe('function');
   });
 
-  it('each handler module of an HTML route uses pageHttp, and no other does', () => {
+  it('each handler module of an HTML route uses pageHttp, and no other does; the console functions route to consoleHttp pages', () => {
     for (const r of routes) {
       const source = readFileSync(`functions/${r.handler}.ts`, 'utf8');
       expect(source.includes('pageHttp('), r.handler).toBe(htmlRoutes.includes(r));
-      expect(source.includes('consoleHttp('), r.handler).toBe(consolePages.includes(r));
+      // A console page's function is a router over its pages, each served by consoleHttp (test/unit/console-app.test.ts).
+      expect(source.includes('consoleRouter('), r.handler).toBe(consolePages.includes(r));
     }
   });
 

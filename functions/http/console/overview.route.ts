@@ -1,10 +1,10 @@
 import type { Route } from '../../../shared/http/route.ts';
-import { consolePage, read } from '../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, read } from '../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
   path: '/console',
-  handler: 'http/console/overview',
+  handler: CONSOLE_FUNCTIONS.read,
   summary: "The console's overview",
   tag: 'Console pages',
   auth: consolePage,

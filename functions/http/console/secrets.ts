@@ -1,10 +1,10 @@
-// GET /console/secrets: every member reads the list; admins get its actions.
-import { route } from './secrets.route.ts';
-import { consoleHttp } from '../../../shared/console/console-http.tsx';
-import { secretsWithUse } from '../../../shared/domain/secret-console.ts';
-import { secretsPage } from './secrets-view.tsx';
+// The console's forms that handle secrets: account secrets and channel credentials, sealed and opened with
+// the secrets key (KMS), and a channel's test message; one Lambda (functions/route-kinds.ts
+// CONSOLE_FUNCTIONS), the only console function that may use the key or send mail.
+import { consoleRouter } from './router.ts';
+import { handler as settingsSecretsCreate } from './settings/secrets/create.ts';
+import { handler as settingsSecretsAction } from './settings/secrets/action.ts';
+import { handler as settingsChannelsCreate } from './settings/channels/create.ts';
+import { handler as settingsChannelsAction } from './settings/channels/action.ts';
 
-export const handler = consoleHttp(route, async ({ session }) => {
-  const { items, scannedAll } = await secretsWithUse(session.principal);
-  return secretsPage(session, items, scannedAll);
-});
+export const handler = consoleRouter([settingsSecretsCreate, settingsSecretsAction, settingsChannelsCreate, settingsChannelsAction]);

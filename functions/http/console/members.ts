@@ -1,7 +1,0 @@
-// GET /console/members: the account's members (read-only for members; admins: "Add member" and each member's actions).
-import { route } from './members.route.ts';
-import { consoleHttp } from '../../../shared/console/console-http.tsx';
-import { listMembers } from '../../../shared/domain/members.ts';
-import { membersPage } from './members-view.tsx';
-
-export const handler = consoleHttp(route, async ({ session }) => membersPage(session, (await listMembers(session.principal)).items));

@@ -1,0 +1,38 @@
+import * as z from 'zod';
+import type { Route } from '../../../../shared/http/route.ts';
+import { ExecutionStatus } from '../../../../shared/db/entities/execution-state.ts';
+import { RUN_TRIGGERS } from '../../../../shared/domain/run-list.ts';
+import { Id } from '../../../../shared/schemas/common.ts';
+import { IsoTime } from '../../../../shared/schemas/time.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../route-kinds.ts';
+
+/** A GET form sends every field, the empty ones as `name=`: an empty field is no filter. */
+const blank = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
+
+/** The runs list's filters and page: query parameters, so a filtered list can be bookmarked and shared. */
+export const RunsQuery = z
+  .object({
+    workflowId: blank(Id.optional()),
+    status: blank(ExecutionStatus.optional()),
+    trigger: blank(z.enum(RUN_TRIGGERS).optional()),
+    from: blank(IsoTime.optional()),
+    to: blank(IsoTime.optional()),
+    limit: blank(z.coerce.number().int().min(1).max(100).default(25)),
+    cursor: blank(z.string().max(4096).optional()),
+    /** `0`: no live refresh ("Pause updates"). */
+    live: blank(z.enum(['0', '1']).optional()),
+  })
+  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { message: 'must not be before from', path: ['to'] });
+
+export const route = {
+  method: 'GET',
+  path: '/console/runs',
+  handler: CONSOLE_FUNCTIONS.read,
+  summary: 'The runs list: filtered, newest first, paged, refreshed while a listed run is active',
+  tag: 'Console pages',
+  auth: consolePage,
+  grants: read,
+  html: true,
+  query: RunsQuery,
+  errors: [...cursorErrors],
+} as const satisfies Route;

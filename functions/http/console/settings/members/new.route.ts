@@ -1,0 +1,13 @@
+import type { Route } from '../../../../../shared/http/route.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, read } from '../../../../route-kinds.ts';
+
+export const route = {
+  method: 'GET',
+  path: '/console/members/new',
+  handler: CONSOLE_FUNCTIONS.read,
+  summary: 'The "Add member" form (admins; changes nothing)',
+  tag: 'Console pages',
+  auth: consoleAdmin,
+  grants: read,
+  html: true,
+} as const satisfies Route;

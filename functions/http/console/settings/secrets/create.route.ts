@@ -1,0 +1,16 @@
+import type { Route } from '../../../../../shared/http/route.ts';
+import { CONSOLE_FUNCTIONS, consoleAdmin, refuses, sealsSecrets } from '../../../../route-kinds.ts';
+
+export const route = {
+  method: 'POST',
+  path: '/console/secrets/new',
+  handler: CONSOLE_FUNCTIONS.secrets,
+  summary: 'The "Create secret" form (admins): creates it as the API does, then back to the list (303)',
+  tag: 'Console pages',
+  auth: consoleAdmin,
+  grants: sealsSecrets,
+  html: true,
+  status: 303,
+  maxBodyBytes: 64 * 1024,
+  errors: [...refuses(400, 'VALIDATION_FAILED'), ...refuses(409, 'SECRET_EXISTS')],
+} as const satisfies Route;

@@ -1,0 +1,152 @@
+import { renderToString } from 'preact-render-to-string';
+import type { ConsoleSession } from '../../../../shared/console/auth.ts';
+import { WorkflowGraph } from '../../../../shared/console/graph.tsx';
+import { CONSOLE_HEADERS, Csrf, page } from '../../../../shared/console/render.tsx';
+import type { Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
+import { SetStep } from '../../../../shared/engine/steps/set.ts';
+import type { HttpResult } from '../../../../shared/http/context.ts';
+import type { DraftError } from './draft.ts';
+
+/** Where the draft is checked as you type (htmx), saving nothing. */
+export const VALIDATE_PATH = '/console/workflows/validate';
+
+/** A new workflow's first definition: one step that sets a variable, to start from. */
+export const STARTER = `${JSON.stringify({ steps: [{ id: 'hello', type: SetStep.shape.type.value, values: { greeting: 'Hello' } }] }, null, 2)}\n`;
+
+export type EditorData = {
+  /** The workflow edited (absent: a new one). */
+  workflow?: Workflow;
+  name: string;
+  text: string;
+  errors: DraftError[];
+  /** The draft's definition when its schema holds: its graph. */
+  definition?: WorkflowDefinition;
+  /** Whether the page answers a refused save (then focus goes to the first error). */
+  refused?: boolean;
+};
+
+const where = (e: DraftError) => (e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '');
+
+/**
+ * The draft's errors and graph: the part of the page the validate route answers alone (htmx swaps it
+ * in as you type). `focus`: a refused save's page moves focus to the list.
+ */
+export function DraftCheck({ errors, definition, focus }: { errors: DraftError[]; definition?: WorkflowDefinition; focus?: boolean }) {
+  const listed = errors.filter((e) => e.field !== 'name');
+  return (
+    <>
+      <section id="draft-errors" aria-labelledby="draft-errors-title" tabindex={-1} autofocus={focus || undefined}>
+        {listed.length ? (
+          <>
+            <h2 id="draft-errors-title" class="error-title">
+              {listed.length === 1 ? '1 error in the definition' : `${listed.length} errors in the definition`}
+            </h2>
+            <ul class="draft-errors">
+              {listed.map((e, i) => (
+                <li key={String(i)}>
+                  {e.field === 'form' ? null : <code>{e.path}</code>}
+                  {e.field === 'form' ? '' : where(e)}
+                  {e.field === 'form' ? e.message : `: ${e.message}`}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : (
+          <h2 id="draft-errors-title" class="ok-title">
+            No errors: the definition is valid
+          </h2>
+        )}
+      </section>
+      <section aria-labelledby="draft-graph-title">
+        <h2 id="draft-graph-title">Graph of the draft</h2>
+        {definition ? (
+          <div class="graph-wrap">
+            <WorkflowGraph definition={definition} label="Graph of the draft" />
+          </div>
+        ) : (
+          <p class="muted">The graph is drawn once the definition is valid JSON that matches the schema.</p>
+        )}
+      </section>
+    </>
+  );
+}
+
+/** The validate route's answer: the check alone (an HTML fragment, never cached). */
+export function draftFragment(errors: DraftError[], definition: WorkflowDefinition | undefined): HttpResult {
+  return {
+    statusCode: 200,
+    headers: { ...CONSOLE_HEADERS },
+    body: renderToString(<DraftCheck errors={errors} definition={definition} />),
+  };
+}
+
+/** The editor: "Name", "Definition" (checked as you type where scripts run), "Save". */
+export function editorPage(session: ConsoleSession, d: EditorData, status = 200) {
+  const w = d.workflow;
+  const action = w ? `/console/workflows/${w.workflowId}/edit` : '/console/workflows/new';
+  const nameError = d.errors.find((e) => e.field === 'name');
+  const definitionInvalid = d.errors.some((e) => e.field !== 'name');
+  return page(
+    { title: w ? `Edit ${w.name}` : 'New workflow', session, section: '/console/workflows', status },
+    <form method="post" action={action} class="editor">
+      <Csrf session={session} />
+      {w ? <input type="hidden" name="workflowId" value={w.workflowId} /> : null}
+      {w ? <input type="hidden" name="version" value={String(w.version)} /> : null}
+      {w ? (
+        <p class="muted">
+          {`Saving makes version ${w.version + 1}; version ${w.version} stays as it is (runs execute the version they started with). `}
+          <a href={`/console/workflows/${w.workflowId}/versions`}>Versions</a>
+        </p>
+      ) : null}
+      <label for="wf-name">Name</label>
+      <input
+        id="wf-name"
+        name="name"
+        type="text"
+        value={d.name}
+        maxlength={200}
+        required
+        autocomplete="off"
+        aria-invalid={nameError ? 'true' : undefined}
+        aria-describedby={nameError ? 'wf-name-error' : undefined}
+        autofocus={(d.refused && nameError !== undefined) || undefined}
+      />
+      {nameError ? (
+        <small id="wf-name-error" class="hint error">
+          {nameError.message}
+        </small>
+      ) : null}
+      <label for="wf-definition">Definition</label>
+      <textarea
+        id="wf-definition"
+        name="definition"
+        class="code-editor"
+        rows={24}
+        spellcheck={false}
+        autocomplete="off"
+        autocapitalize="off"
+        wrap="off"
+        aria-describedby="wf-definition-hint draft-errors"
+        aria-invalid={definitionInvalid ? 'true' : undefined}
+        hx-post={VALIDATE_PATH}
+        hx-trigger="input changed delay:500ms"
+        hx-target="#draft-check"
+        hx-swap="innerHTML"
+        hx-sync="this:replace"
+      >
+        {d.text}
+      </textarea>
+      <small id="wf-definition-hint" class="muted hint">
+        The definition as JSON, checked by the server as you type: each error names its path and line.
+      </small>
+      <div id="draft-check" aria-live="polite">
+        <DraftCheck errors={d.errors} definition={d.definition} focus={d.refused && !nameError} />
+      </div>
+      <div class="actions">
+        <button type="submit">Save</button>
+        <a href={w ? `/console/workflows/${w.workflowId}` : '/console/workflows'}>Cancel</a>
+      </div>
+    </form>,
+  );
+}
