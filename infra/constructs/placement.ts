@@ -101,7 +101,16 @@ export const NESTED_STACKS: readonly (readonly string[])[] = [
     'http/console/change',
     'http/console/secrets',
   ],
-  ['http/audit/list'],
+  [
+    'http/audit/list',
+    'http/v1/schemas/workflow',
+    'http/workflows/put-by-key',
+    'http/workflows/delete-by-key',
+    'http/workflows/test',
+    'http/webhooks/requests',
+    'http/webhooks/request',
+    'http/webhooks/replay',
+  ],
 ];
 
 /**

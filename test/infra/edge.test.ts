@@ -132,6 +132,8 @@ const SECRETS = [
       'http/v1/executions/events',
       'http/v1/executions/list',
       'http/v1/workflows/list',
+      // The inbound log's pages (issue 47).
+      'http/webhooks/requests',
       'http/workflows/list',
       'http/workflows/versions',
     ],

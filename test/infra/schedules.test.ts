@@ -97,6 +97,8 @@ describe('EventBridge Scheduler in the template', () => {
         'http/schedules/run',
         'http/schedules/update',
         'http/workflows/delete',
+        // Workflows as code: a workflow pruned by key goes with its schedules, as a delete does.
+        'http/workflows/delete-by-key',
       ].sort(),
     );
   });
