@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as createPage } from '../../functions/http/console/workflows/create.ts';
 import { handler as editPage } from '../../functions/http/console/workflows/edit.ts';
 import { handler as savePage } from '../../functions/http/console/workflows/save.ts';
+import { handler as workflowPage } from '../../functions/http/console/workflows/workflow.ts';
+import { applyWorkflowFile } from '../../shared/domain/workflow-code.ts';
 import { handler as validatePage } from '../../functions/http/console/workflows/validate.ts';
 import { handler as versionsPage } from '../../functions/http/console/workflows/versions.ts';
 import { handler as restorePage } from '../../functions/http/console/workflows/restore.ts';
@@ -406,5 +408,41 @@ describe('versions page and restore', () => {
       { workflowId: w.workflowId, version: '2' },
     );
     expect(refused.statusCode).toBe(403);
+  });
+});
+
+describe('a workflow managed by code (docs/workflows-as-code.md)', () => {
+  it('shows where it comes from, and saves an edit only when the person confirms it drifts from its file', async () => {
+    const applied = await applyWorkflowFile(
+      adminActor(),
+      `drift-${Date.now()}`,
+      { name: 'from code', definition: WorkflowDefinition.parse(ONE), recovery: false, editors: [], origin: 'ops-repo/workflows' },
+      { dryRun: false },
+    );
+    const workflowId = applied.workflowId as string;
+    expect(applied.action).toBe('create');
+    const shown = await get(workflowPage, `/console/workflows/${workflowId}`, admin, { workflowId });
+    expect(text(shown.body)).toContain('Managed by code');
+    expect(text(shown.body)).toContain('ops-repo/workflows');
+    const editor = await get(editPage, `/console/workflows/${workflowId}/edit`, admin, { workflowId });
+    expect(text(editor.body)).toContain('An edit here drifts from that file');
+    expect(editor.body).toMatch(/<input type="checkbox" name="drift" value="yes" required/);
+    const draft = { name: 'from code', definition: pretty(TWO), version: '1' };
+    const unconfirmed = await post(savePage, `/console/workflows/${workflowId}/edit`, admin, draft, { workflowId });
+    expect(unconfirmed.statusCode).toBe(400);
+    expect(text(unconfirmed.body)).toContain('confirm that this edit drifts from its file');
+    expect((await getWorkflow(a.account.accountId, workflowId))?.version).toBe(1);
+    const confirmed = await post(savePage, `/console/workflows/${workflowId}/edit`, admin, { ...draft, drift: 'yes' }, { workflowId });
+    expect(confirmed.statusCode).toBe(303);
+    expect((await getWorkflow(a.account.accountId, workflowId))?.version).toBe(2);
+    // A workflow made in the console asks for nothing of the kind.
+    const plain = await createWorkflow(adminActor(), {
+      name: 'plain',
+      definition: WorkflowDefinition.parse(ONE),
+      recovery: false,
+      editors: [],
+    });
+    const plainEditor = await get(editPage, `/console/workflows/${plain.workflowId}/edit`, admin, { workflowId: plain.workflowId });
+    expect(text(plainEditor.body)).not.toContain('Managed by code');
   });
 });

@@ -81,6 +81,39 @@ export function draftFragment(errors: DraftError[], definition: WorkflowDefiniti
   };
 }
 
+/** The form field a save of a workflow managed by code needs (the editor's checkbox): the person knows it drifts. */
+export const DRIFT_FIELD = 'drift';
+
+/**
+ * A workflow managed by code (docs/workflows-as-code.md): where it comes from, that an edit here
+ * drifts from its files (their next apply replaces it), and the confirmation a save needs.
+ */
+function DriftNotice({ code }: { code: NonNullable<Workflow['code']> }) {
+  return (
+    <section class="notice" aria-labelledby="drift-title">
+      <h2 id="drift-title">Managed by code</h2>
+      <p>
+        {'This workflow is applied from the file with key '}
+        <code>{code.key}</code>
+        {code.origin ? (
+          <>
+            {' ('}
+            <code>{code.origin}</code>
+            {')'}
+          </>
+        ) : null}
+        {'. An edit here drifts from that file: the next '}
+        <code>flowgate apply</code>
+        {' of its folder replaces it. Change the file instead where you can.'}
+      </p>
+      <label>
+        <input type="checkbox" name={DRIFT_FIELD} value="yes" required />
+        {' Save anyway: I know this edit drifts from the code'}
+      </label>
+    </section>
+  );
+}
+
 /** The editor: "Name", "Definition" (checked as you type where scripts run), "Save". */
 export function editorPage(session: ConsoleSession, d: EditorData, status = 200) {
   const w = d.workflow;
@@ -99,6 +132,7 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
           <a href={`/console/workflows/${w.workflowId}/versions`}>Versions</a>
         </p>
       ) : null}
+      {w?.code ? <DriftNotice code={w.code} /> : null}
       <label for="wf-name">Name</label>
       <input
         id="wf-name"

@@ -11,7 +11,7 @@ import { definitionOf } from '../../../../shared/engine/versions.ts';
 import type { AppError } from '../../../../shared/errors.ts';
 import { httpStatus } from '../../../../shared/http-status.ts';
 import { checkDraft, draftOf, notEditor, refusalErrors } from './draft.ts';
-import { editorPage } from './editor-view.tsx';
+import { DRIFT_FIELD, editorPage } from './editor-view.tsx';
 
 /** The version the editor was opened on (a hidden field); absent or malformed: none expected. */
 const expectedOf = (form: URLSearchParams) => {
@@ -27,6 +27,19 @@ export const handler = consoleHttp(route, async ({ session, params, form }) => {
   const expected = expectedOf(form) ?? w.version;
   const checked = await checkDraft(p, draft, definitionOf(w.definition));
   if (!checked.ok) return editorPage(session, { workflow: { ...w, version: expected }, ...draft, ...checked, refused: true }, 400);
+  // Managed by code: saved only when the person confirms that the edit drifts from its file.
+  if (w.code && form.get(DRIFT_FIELD) !== 'yes') {
+    const unconfirmed = {
+      field: 'form' as const,
+      path: '',
+      message: 'This workflow is managed by code: confirm that this edit drifts from its file.',
+    };
+    return editorPage(
+      session,
+      { workflow: { ...w, version: expected }, ...draft, errors: [unconfirmed], definition: checked.definition, refused: true },
+      400,
+    );
+  }
   try {
     await updateWorkflow(p, w.workflowId, { name: checked.name, definition: checked.definition }, Date.now(), {
       expectedVersion: expected,

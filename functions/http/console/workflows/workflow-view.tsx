@@ -212,6 +212,22 @@ export function workflowPage(session: ConsoleSession, d: WorkflowPageData) {
         </dd>
         <dt>Description</dt>
         <dd>{w.description ?? <span class="muted">—</span>}</dd>
+        {w.code ? (
+          <>
+            <dt>Managed by code</dt>
+            <dd>
+              {'key '}
+              <code>{w.code.key}</code>
+              {w.code.origin ? (
+                <>
+                  {', from '}
+                  <code>{w.code.origin}</code>
+                </>
+              ) : null}
+              {': change its file and apply it (an edit here drifts from it)'}
+            </dd>
+          </>
+        ) : null}
       </dl>
       {old ? (
         <p role="status">
