@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRun } from '../../functions/http/console/runs/run-data.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { memberEmails, newestVersions, workflowSchedules } from '../../shared/domain/workflow-console.ts';
 import { readRunPage, readRunValue, requireRunDelivery } from '../../shared/domain/run-console.ts';
@@ -46,8 +45,6 @@ const reader = () => ({ accountId: given.account.accountId, userId: given.admin.
 describe("the run pages' read model", () => {
   it("reads what the run page's loader reads: the run, its whole log, its inputs, who started it (you)", async () => {
     const page = await readRunPage(reader(), executionId, {});
-    const session = { principal: adminSession(given), email: given.admin.email, accountName: 'Test', csrf: 'c' };
-    expect(JSON.parse(JSON.stringify(page))).toEqual(JSON.parse(JSON.stringify(await loadRun(session, executionId, {}))));
     expect(page.execution.status).toBe('SUCCEEDED');
     expect(page.inputs).toEqual({ n: 7 });
     expect(page.startedBy).toEqual({ userId: given.admin.userId, email: given.admin.email });

@@ -3,15 +3,13 @@
 import { route } from './redeliver.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
 import { seeOther } from '../../../../shared/console/render.tsx';
-import { getDelivery } from '../../../../shared/db/entities/delivery.ts';
 import { redeliver } from '../../../../shared/domain/deliveries.ts';
-import { notFound } from '../../../../shared/errors.ts';
+import { requireRunDelivery } from '../../../../shared/domain/run-console.ts';
 
 export const handler = consoleHttp(route, async ({ session, params }) => {
   const { accountId } = session.principal;
   const { executionId, deliveryId } = params;
-  const d = await getDelivery(accountId, deliveryId);
-  if (d?.executionId !== executionId) throw notFound('DELIVERY_NOT_FOUND', `Delivery ${deliveryId} does not exist.`);
+  await requireRunDelivery(accountId, executionId, deliveryId);
   await redeliver(accountId, deliveryId, Date.now(), session.principal);
   return seeOther(`/console/runs/${executionId}#deliveries`);
 });

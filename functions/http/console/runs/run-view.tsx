@@ -9,7 +9,7 @@ import { currentStepId } from '../../../../shared/db/entities/execution.ts';
 import { IN_PROGRESS } from '../../../../shared/db/entities/execution-state.ts';
 import { ACTION_BUTTON } from './action-names.ts';
 import { allowedActions } from './action-rules.ts';
-import type { RunPage } from './run-data.ts';
+import type { RunPageData as RunPage } from '../../../../shared/domain/run-console.ts';
 import { RunGraph } from './run-graph.tsx';
 import { ArtifactsSection, DeliveriesSection, EventsSection } from './run-log.tsx';
 import { StepsSection } from './run-steps.tsx';
