@@ -158,6 +158,9 @@ export async function pageInbound(w: Webhook, userId: string, limit: number, cur
   return { items, nextCursor: done ? null : encodeCursor(next, binding), refused: head.refused };
 }
 
+/** The shape of a request's id: a refusal's (`rq_…`) or a run's (`ex_…`). */
+const REQUEST_ID = /^(rq|ex)_[0-9A-Za-z]{1,40}$/;
+
 /** One request of the log by id: a refusal it still holds, or a run this webhook's trigger started; else 404. */
 export async function findInbound(
   w: Webhook,
@@ -166,6 +169,8 @@ export async function findInbound(
 ): Promise<{ kind: 'refused'; refusal: InboundRequest } | { kind: 'accepted'; run: Execution }> {
   await flushRefusals(now);
   const missing = () => notFound('REQUEST_NOT_FOUND', `Request ${requestId} is not in this webhook's log.`);
+  // An id of no request's shape is no request (checked after the webhook, as an unknown id is).
+  if (!REQUEST_ID.test(requestId)) throw missing();
   if (requestId.startsWith('rq_')) {
     const r = await getRefusal(w.webhookId, requestId, now);
     if (!r) throw missing();

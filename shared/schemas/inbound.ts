@@ -7,7 +7,9 @@ import { TriggerResult } from './webhooks.ts';
 export const InboundParams = z.object({ id: idOf('WEBHOOK_NOT_FOUND', 'Webhook') });
 export const InboundRequestParams = z.object({
   id: idOf('WEBHOOK_NOT_FOUND', 'Webhook'),
-  requestId: idOf('REQUEST_NOT_FOUND', 'Request'),
+  // Checked after the webhook (an id of no known shape answers as an unknown one: REQUEST_NOT_FOUND once
+  // the webhook is found), so a malformed request id never answers before an unknown webhook does.
+  requestId: z.string(),
 });
 export const InboundQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25),
