@@ -22,6 +22,10 @@ let foreignScheduleId: string;
 
 const ZONE = 'Europe/Berlin';
 
+/** The live preview swapped in and settled (htmx marks new content while it settles, then binds its triggers). */
+const settled = (page: Page) =>
+  page.waitForFunction(() => !document.querySelector('.htmx-added, .htmx-settling, .htmx-swapping, .htmx-request'));
+
 /** The zone's wall clock at an instant, `YYYY-MM-DD HH:MM`, by Intl alone (not the scheduler's code). */
 const wall = (ms: number) => {
   const parts = Object.fromEntries(
@@ -155,10 +159,13 @@ describe('creating a schedule', () => {
     await page.getByLabel('Start (optional)').fill('2027-03-26T00:00');
     await page.getByLabel('Expression').fill('cron(30 2 * * ? *)');
     await expect.poll(() => previewTimes(page), { timeout: 10_000 }).toEqual(expectedFires(5));
+    // htmx binds the swapped-in section's triggers once it has settled: typing before that is not seen.
+    await settled(page);
     // A bad expression: the reason, in place of the times.
     await page.getByLabel('Expression').fill('cron(61 2 * * ? *)');
     await expect.poll(() => page.locator('#schedule-preview').textContent(), { timeout: 10_000 }).toContain('expression');
     expect(await previewTimes(page)).toEqual([]);
+    await settled(page);
     await page.getByLabel('Expression').fill('rate(1 day)');
     await expect.poll(async () => (await previewTimes(page)).length, { timeout: 10_000 }).toBe(5);
     // 24 hours apart from the start, in local time across the change: 00:00 then 01:00 after 03-28.
