@@ -124,7 +124,7 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
   it('PUT, GET and DELETE /api/channels/{channelId}', async () => {
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(slackFields), { params: idParams() }), async (req) => {
-        const path = `/api/channels/${req.params?.channelId ?? ''}`;
+        const path = '/api/channels/{channelId}';
         noSecrets((await check(updateHandler, 'PUT', path, req, [200, 400, 401, 403, 404, 409, 413, 415])).body);
         noSecrets((await check(getHandler, 'GET', path, { ...req, body: { isBase64Encoded: false } }, [200, 401, 404])).body);
       }),
@@ -142,7 +142,7 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
     noSecrets((await check(listHandler, 'GET', '/api/channels', good(`Bearer ${memberSession}`), [200])).body);
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue()), { params: idParams() }), async (req) => {
-        await check(deleteHandler, 'DELETE', `/api/channels/${req.params?.channelId ?? ''}`, req, [204, 401, 403, 404, 413]);
+        await check(deleteHandler, 'DELETE', '/api/channels/{channelId}', req, [204, 401, 403, 404, 413]);
       }),
       { numRuns: 30 },
     );
@@ -161,13 +161,7 @@ describe('no request makes an approval-channel handler answer 5xx', { timeout: 1
       fc.asyncProperty(
         request(sessionAuth(), bodies(fc.record({ to: fc.oneof(text, fc.constantFrom('#x', '#missing')) })), { params }),
         async (req) => {
-          const res = await check(
-            testHandler,
-            'POST',
-            `/api/channels/${req.params?.channelId}/test`,
-            req,
-            [200, 400, 401, 403, 404, 413, 415],
-          );
+          const res = await check(testHandler, 'POST', '/api/channels/{channelId}/test', req, [200, 400, 401, 403, 404, 413, 415]);
           noSecrets(res.body);
         },
       ),

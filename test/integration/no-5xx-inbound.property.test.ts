@@ -125,7 +125,7 @@ describe("no request makes the inbound log's routes answer 5xx", () => {
       fc.asyncProperty(
         request(auth(), fc.constant({ isBase64Encoded: false }), { params: webhookIds().map((id) => ({ id })), query: query() }),
         async (req) => {
-          const res = await check(requestsHandler, 'GET', `/api/webhooks/${req.params?.id}/requests`, req, [200, 400, 401, 404, 429]);
+          const res = await check(requestsHandler, 'GET', '/api/webhooks/{id}/requests', req, [200, 400, 401, 404, 429]);
           if (res.status !== 200) return;
           pages++;
           const mine = req.params?.id === webhookId;
@@ -148,13 +148,7 @@ describe("no request makes the inbound log's routes answer 5xx", () => {
           params: fc.record({ id: webhookIds(), requestId: requestIdOf() }),
         }),
         async (req) => {
-          await check(
-            requestHandler,
-            'GET',
-            `/api/webhooks/${req.params?.id}/requests/${req.params?.requestId}`,
-            req,
-            [200, 400, 401, 404, 429],
-          );
+          await check(requestHandler, 'GET', '/api/webhooks/{id}/requests/{requestId}', req, [200, 400, 401, 404, 429]);
         },
       ),
       runsWith(RUNS, good(`Bearer ${admin}`, { params: { id: webhookId, requestId: requestIds[0] as string } })),
@@ -169,13 +163,7 @@ describe("no request makes the inbound log's routes answer 5xx", () => {
           extraHeaders: fc.option(fc.record({ 'idempotency-key': fc.oneof(printable, text) }), { nil: {} }).map((h) => h ?? {}),
         }),
         async (req) => {
-          await check(
-            replayHandler,
-            'POST',
-            `/api/webhooks/${req.params?.id}/requests/${req.params?.requestId}/replay`,
-            req,
-            [202, 400, 401, 403, 404, 409, 429],
-          );
+          await check(replayHandler, 'POST', '/api/webhooks/{id}/requests/{requestId}/replay', req, [202, 400, 401, 403, 404, 409, 429]);
         },
       ),
       runsWith(RUNS, {

@@ -209,13 +209,7 @@ describe('the schedule routes never answer 5xx', () => {
     let created = 0;
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params: workflowParams() }), async (req) => {
-        const res = await check(
-          createHandler,
-          'POST',
-          `/api/workflows/${req.params?.id}/schedules`,
-          req,
-          [201, 400, 401, 403, 404, 413, 415],
-        );
+        const res = await check(createHandler, 'POST', '/api/workflows/{id}/schedules', req, [201, 400, 401, 403, 404, 413, 415]);
         checkView(res);
         if (res.status === 201) created++;
       }),
@@ -230,7 +224,7 @@ describe('the schedule routes never answer 5xx', () => {
   it('PUT /api/schedules/{scheduleId}', async () => {
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params: scheduleParams() }), async (req) => {
-        const res = await check(updateHandler, 'PUT', `/api/schedules/${req.params?.scheduleId}`, req, [200, 400, 401, 403, 404, 413, 415]);
+        const res = await check(updateHandler, 'PUT', '/api/schedules/{scheduleId}', req, [200, 400, 401, 403, 404, 413, 415]);
         checkView(res);
       }),
       runsWith(
@@ -283,7 +277,7 @@ describe('the schedule routes never answer 5xx', () => {
       fc.asyncProperty(
         request(sessionAuth(), fc.constant<Body>({ isBase64Encoded: false }), { params: scheduleParams(), query: query() }),
         async (req) => {
-          const res = await check(eventsHandler, 'GET', `/api/schedules/${req.params?.scheduleId}/events`, req, [200, 400, 401, 404]);
+          const res = await check(eventsHandler, 'GET', '/api/schedules/{scheduleId}/events', req, [200, 400, 401, 404]);
           if (res.status !== 200) return;
           listed++;
           // Only the account's own schedules answer; their events come by seq.
@@ -300,7 +294,7 @@ describe('the schedule routes never answer 5xx', () => {
   it('POST /api/schedules/{scheduleId}/run', async () => {
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params: scheduleParams() }), async (req) => {
-        await check(runHandler, 'POST', `/api/schedules/${req.params?.scheduleId}/run`, req, [202, 400, 401, 403, 404, 409, 413, 415]);
+        await check(runHandler, 'POST', '/api/schedules/{scheduleId}/run', req, [202, 400, 401, 403, 404, 409, 413, 415]);
       }),
       { numRuns: 40 },
     );
@@ -335,7 +329,7 @@ describe('the schedule routes never answer 5xx', () => {
   it('DELETE /api/schedules/{scheduleId}', async () => {
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params: scheduleParams() }), async (req) => {
-        await check(deleteHandler, 'DELETE', `/api/schedules/${req.params?.scheduleId}`, req, [204, 400, 401, 403, 404, 413, 415]);
+        await check(deleteHandler, 'DELETE', '/api/schedules/{scheduleId}', req, [204, 400, 401, 403, 404, 413, 415]);
       }),
       { numRuns: 40 },
     );

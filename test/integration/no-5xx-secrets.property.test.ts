@@ -134,7 +134,7 @@ describe('no request makes an account-secrets handler answer 5xx', () => {
     let replaced = 0;
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(shaped), { params: nameParams }), async (req) => {
-        const path = `/api/secrets/${req.params?.name ?? ''}`;
+        const path = '/api/secrets/{name}';
         const res = await check(updateHandler, 'PUT', path, req, [200, 400, 401, 403, 404, 413, 415]);
         if (res.status === 200) {
           replaced++;
@@ -158,7 +158,7 @@ describe('no request makes an account-secrets handler answer 5xx', () => {
     );
     await fc.assert(
       fc.asyncProperty(request(sessionAuth(), bodies(fc.jsonValue()), { params: nameParams }), async (req) => {
-        const path = `/api/secrets/${req.params?.name ?? ''}`;
+        const path = '/api/secrets/{name}';
         const res = await check(deleteHandler, 'DELETE', path, req, [204, 401, 403, 404, 413]);
         if (res.status === 204) expect(res.body ?? '').toBe('');
       }),

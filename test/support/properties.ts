@@ -147,8 +147,20 @@ export const request = (
       return { headers, query, params, body, sourceIp };
     });
 
-/** Send the request and check the response against the error contract (docs/api.md "Credentials and errors"). */
-export async function check(handler: Handler, method: string, path: string, req: Request, allowed: readonly number[]) {
+/**
+ * The path a client sends for a route's template: each `{name}` the request's parameter,
+ * percent-encoded as a client must and API Gateway's rawPath keeps it (an id of ` ?` is not a
+ * shorter path with a query string). A path without a template is sent as it is.
+ */
+const pathFor = (template: string, params: Record<string, string> | undefined) =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent((params?.[name] ?? '').toWellFormed()));
+
+/**
+ * Send the request to the route's template or path, and check the response against the error
+ * contract (docs/api.md "Credentials and errors").
+ */
+export async function check(handler: Handler, method: string, route: string, req: Request, allowed: readonly number[]) {
+  const path = pathFor(route, req.params);
   const res = await invoke(
     handler,
     apiEvent({
