@@ -1,12 +1,11 @@
 import type { Execution } from '../db/entities/execution.ts';
 import type { RunEvent } from '../db/entities/run-events.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
-import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import type { WorkflowDefinition } from './definition.ts';
 import { everyStep } from './every-step.ts';
 import { executeSteps } from './execute.ts';
 import { Pace } from './pace.ts';
-import { runFromWorkflow } from './runs.ts';
+import { resolveRun } from './runs.ts';
 import { HeldRun, NotInline } from './session.ts';
 import type { Defined } from './versions.ts';
 import { stepModule } from './steps/index.ts';
@@ -42,11 +41,11 @@ export async function runInline(
   started: RunEvent,
   workflow: Defined<Workflow>,
 ): Promise<{ items: Record<string, unknown>[]; run: Execution } | undefined> {
-  const resolved = runFromWorkflow(workflow, execution.variables);
-  if (!resolved.ok) return undefined;
+  // What the worker would fail the run for, it fails there: such a run is queued.
+  const resolved = resolveRun(execution, workflow);
+  if (resolved.error) return undefined;
   const { dispatch: _queued, ...created } = structuredClone(execution);
   const e: Execution = { ...created, ...resolved.fields, status: 'RUNNING', seq: 0 };
-  if (executionItemBytes(e) > MAX_EXECUTION_ITEM_BYTES) return undefined;
   const run = HeldRun.unwritten(e, workflow.definition);
   run.record([{ ...started, seq: undefined }]);
   try {

@@ -16,7 +16,7 @@ import { emit } from '../metrics.ts';
 import { newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyTargets } from './notify.ts';
 import { applyVariableDefaults } from './variables.ts';
-import { definitionOf, rememberVersion } from './versions.ts';
+import { type Defined, definitionOf, rememberVersion } from './versions.ts';
 
 /** A workflow by reference: the run takes its version when the worker first picks it up. */
 export type WorkflowRef = Pick<Workflow, 'accountId' | 'workflowId'>;
@@ -94,6 +94,25 @@ export function runFromWorkflow(workflow: Workflow, inputs: Record<string, unkno
       steps: definition.steps.map((s) => ({ stepId: s.id, type: s.type, status: 'PENDING' as const })),
     },
   };
+}
+
+/**
+ * A run started by reference, resolved against its workflow when it is first executed (by the worker,
+ * or in its trigger): the fields it takes (`runFromWorkflow`), or why it fails at once (the workflow is
+ * gone, its inputs are refused, or it is too large to store).
+ */
+export function resolveRun(e: Execution, workflow: Defined<Workflow> | undefined) {
+  if (!workflow) return { error: { code: 'WORKFLOW_NOT_FOUND', message: `Workflow ${e.workflowId} no longer exists.` } };
+  const r = runFromWorkflow(workflow, e.variables);
+  if (!r.ok) {
+    return {
+      error: { code: 'VALIDATION_FAILED', message: `Inputs refused: ${r.errors.map((x) => `${x.path} ${x.message}`).join('; ')}.` },
+    };
+  }
+  if (executionItemBytes({ ...e, ...r.fields }) > MAX_EXECUTION_ITEM_BYTES) {
+    return { error: { code: 'STATE_TOO_LARGE', message: 'The run is too large to store.' } };
+  }
+  return { fields: r.fields, workflow };
 }
 
 /**

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { listEvents } from '../db/entities/run-events.ts';
 import { claimRun } from '../db/entities/execution-held.ts';
-import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import { type Execution, getExecutionToChange, parseExecution } from '../db/entities/execution.ts';
-import type { Workflow } from '../db/entities/workflow.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../db/table.ts';
 import { logger } from '../logger.ts';
 import { type RunMessage, sendRunMessage } from './dispatch.ts';
 import { executeSteps } from './execute.ts';
 import { notifyEvents } from './notify.ts';
 import { recoverIfCrashed } from './recovery.ts';
-import { countAcceptedTrigger, runFromWorkflow } from './runs.ts';
+import { countAcceptedTrigger, resolveRun } from './runs.ts';
 import { HeldRun } from './session.ts';
 import { currentWorkflow, type Defined, workflowVersion } from './versions.ts';
 
@@ -118,25 +116,11 @@ async function hold(e: Execution, owner: string): Promise<HeldRun | undefined> {
     return void (await new HeldRun(e, undefined, owner).fail({ code: 'WORKFLOW_NOT_FOUND', message }));
   }
   const workflow = await currentWorkflow(e.accountId, e.workflowId);
-  const r = resolution(e, workflow);
+  const r = resolveRun(e, workflow);
   if (r.error) return void (await new HeldRun(e, undefined, owner).fail(r.error));
   const run = new HeldRun(e, r.workflow.definition, owner);
   run.update(r.fields);
   // The run's first event was written before its notification targets were known.
   if (r.workflow.definition.notifications?.length) await notifyEvents(run.e, (await listEvents(e.accountId, e.executionId, 1)).items);
   return run;
-}
-
-function resolution(e: Execution, workflow: Defined<Workflow> | undefined) {
-  if (!workflow) return { error: { code: 'WORKFLOW_NOT_FOUND', message: `Workflow ${e.workflowId} no longer exists.` } };
-  const r = runFromWorkflow(workflow, e.variables);
-  if (!r.ok) {
-    return {
-      error: { code: 'VALIDATION_FAILED', message: `Inputs refused: ${r.errors.map((x) => `${x.path} ${x.message}`).join('; ')}.` },
-    };
-  }
-  if (executionItemBytes({ ...e, ...r.fields }) > MAX_EXECUTION_ITEM_BYTES) {
-    return { error: { code: 'STATE_TOO_LARGE', message: 'The run is too large to store.' } };
-  }
-  return { fields: r.fields, workflow };
 }

@@ -232,10 +232,11 @@ describe('bundle size', () => {
   // 12 ms more of INIT on this machine, against a worker invocation and its cold starts saved for every such run.
   // 831.3 once the data layer was sealed (the entity functions the engine and the domain now call: issue 43)
   // and workflows as code merged (issue 45); 834.4 with the inbound log's recording of refused requests
-  // (issue 47: masking, the buffer, the ring's writes).
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 835 KiB (834.4 KiB measured)', async () => {
+  // (issue 47: masking, the buffer, the ring's writes); 835.4 once the inline path resolves a run with the
+  // worker's own function (shared/engine/runs.ts resolveRun: its failure messages come along, one check instead of two).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 836 KiB (835.4 KiB measured)', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(835);
+    expect(bytes / KIB).toBeLessThanOrEqual(836);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {
