@@ -135,7 +135,8 @@ async function runOne(run: HeldRun, here: Here, maxMs: number): Promise<boolean>
         merge,
       );
       advance(run, here, outcome.next ?? step.next, now);
-      return external(step) && !merge ? run.flush() : true;
+      // Its outcome is written with the run's next write (`HeldRun`: "after an effect").
+      return true;
     }
     case 'failed':
       return stepFailed(run, here, outcome.error, {

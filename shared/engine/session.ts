@@ -42,8 +42,14 @@ export class NotInline extends Error {
  * effect (`set`, `fail`, a skipped step, the run's end) only change it in memory; `flush` writes
  * everything since the last write in one transaction: the run's changed fields, one event item per
  * step, and the steps' side records (artifact metadata, approval). So a run of `set` steps costs one
- * write, and a crash repeats no external effect: before an `http_request` or `artifact` the worker
- * flushes, so the record shows the step it is in.
+ * write, and a crash repeats no external effect unknowingly: before an `http_request` or `artifact`
+ * the worker flushes, so the record shows the step it is in.
+ *
+ * After an effect, its outcome waits for the run's next write like any other progress: before the
+ * next effect, when the run waits, goes on in a fresh invocation or ends (`set` → `http_request` →
+ * `switch` → `set` writes twice, not three times). A crash between the effect's answer and that write
+ * (in-memory steps, microseconds) is a crash during the effect, which the run's recovery already
+ * answers (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs").
  *
  * Long runs (docs/performance.md "Long runs"): a transaction holds at most 100 items and 4 MB, so
  * once the progress not written yet is `full`, the step loop flushes before the next step, as it

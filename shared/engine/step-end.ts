@@ -67,5 +67,6 @@ export async function stepFailed(run: HeldRun, here: Here, error: RunError, f: F
   run.update({ variables, outputs });
   run.record(events, [], merge);
   advance(run, here, typeof rule === 'object' ? rule.next : step.next, f.now);
-  return stepModule(step).externalEffect && !merge ? run.flush() : true;
+  // Its outcome is written with the run's next write (`HeldRun`: "after an effect").
+  return true;
 }

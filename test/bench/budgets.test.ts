@@ -6,6 +6,7 @@ import { bundle, bundleText, KIB } from './bundles.ts';
 import { instrumentClients } from './counting.ts';
 import { writeParts, writeUnits } from './write-units.ts';
 import { auditItem } from '../../shared/db/entities/audit.ts';
+import { INLINE_SHARE } from '../../shared/engine/inline.ts';
 import { auditEntry } from '../../shared/db/audited.ts';
 import {
   type BenchData,
@@ -35,6 +36,9 @@ let rows: RoundTrips[];
 let costs: RunCost[];
 let data: BenchData;
 beforeAll(async () => {
+  // Counts, not times: the inline share's 50 ms is the machine's speed (a busy machine would queue the
+  // 100-item loop and change its path); its step limit stays.
+  INLINE_SHARE.ms = 60_000;
   await useOwnQueues();
   await instrumentClients();
   data = await givenBenchData();
@@ -169,8 +173,9 @@ describe('what a queued run costs in DynamoDB (issue 12 targets; INLINE_RUNS=off
   it('a retried http_request (3 attempts): one write per retry on top of a plain request run, none while it waits', () => {
     const c = cost('webhook run, 1 http_request retried');
     expect(c.status, c.path).toBe('SUCCEEDED');
-    expect(c.calls, c.path).toBeLessThanOrEqual(10);
-    expect(c.path.split(' → ').filter((x) => x === 'TransactWriteItems')).toHaveLength(5);
+    // Two writes per retry (its wait, its wake), and the last attempt's answer written with the run's end.
+    expect(c.calls, c.path).toBeLessThanOrEqual(9);
+    expect(c.path.split(' → ').filter((x) => x === 'TransactWriteItems')).toHaveLength(4);
   });
 
   it('a callback round trip: the wait, the report (its token read, the rate limit, one transaction) and the resume, at most 12 calls', () => {
