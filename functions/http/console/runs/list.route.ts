@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { ExecutionStatus } from '../../../../shared/db/entities/execution-state.ts';
+import { ExecutionStatus } from '../../../../shared/domain/read-types.ts';
 import { RUN_TRIGGERS } from '../../../../shared/domain/run-list.ts';
 import { Id } from '../../../../shared/schemas/common.ts';
 import { IsoTime } from '../../../../shared/schemas/time.ts';

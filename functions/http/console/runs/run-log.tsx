@@ -1,9 +1,7 @@
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { duration, Status, Table, Time } from '../../../../shared/console/components.tsx';
 import { Csrf } from '../../../../shared/console/render.tsx';
-import type { Artifact } from '../../../../shared/db/entities/artifact.ts';
-import type { Execution } from '../../../../shared/db/entities/execution.ts';
-import type { RunEvent } from '../../../../shared/db/entities/run-events.ts';
+import type { Artifact, Execution, RunEvent } from '../../../../shared/domain/read-types.ts';
 import type { deliveryView } from '../../../../shared/domain/deliveries.ts';
 
 // The run's log (its events, a page at a time), its artifacts (downloads) and its deliveries
