@@ -1,5 +1,4 @@
-import type { StepState } from '../db/entities/execution-state.ts';
-import type { RunEvent } from '../db/entities/run-events.ts';
+import type { RunEvent, StepState } from '../domain/read-types.ts';
 import { type Bar, timelineOf } from './run-timeline.ts';
 
 /**

@@ -1,5 +1,4 @@
-import type { RunError, StepState } from '../db/entities/execution-state.ts';
-import type { RunEvent } from '../db/entities/run-events.ts';
+import type { RunError, RunEvent, StepState } from '../domain/read-types.ts';
 import { isContainerType, sleepsType } from '../engine/steps/index.ts';
 
 // A run's timeline as data: one bar per executed step (a step inside a `for_each` once per iteration),

@@ -1,4 +1,4 @@
-import type { RunRow } from '../db/entities/execution-rows.ts';
+import type { RunRow } from '../domain/read-types.ts';
 import { isActive } from '../domain/run-list.ts';
 import { duration } from './components.tsx';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { AuditEntry } from '../db/entities/audit.ts';
 import { USER_ID } from '../ids.ts';
-import { IsoTime } from './time.ts';
+import { IsoTime, TIME_RANGE_IN_ORDER } from './time.ts';
 
 /** The audit log's filters, the same for `GET /api/audit` and the console's page. */
 export const AuditFilterFields = {
@@ -25,10 +25,7 @@ export const AuditFilterFields = {
   to: IsoTime.optional(),
 };
 
-const fromBeforeTo = (q: { from?: number; to?: number }) => q.from === undefined || q.to === undefined || q.from <= q.to;
-const toAfterFrom = { message: 'must not be before from', path: ['to'] };
-
-export const AuditFilters = z.object(AuditFilterFields).refine(fromBeforeTo, toAfterFrom);
+export const AuditFilters = z.object(AuditFilterFields).refine(...TIME_RANGE_IN_ORDER);
 
 export const AuditListQuery = z
   .object({
@@ -36,6 +33,6 @@ export const AuditListQuery = z
     limit: z.coerce.number().int().min(1).max(100).default(25),
     cursor: z.string().max(4096).optional(),
   })
-  .refine(fromBeforeTo, toAfterFrom);
+  .refine(...TIME_RANGE_IN_ORDER);
 
 export const AuditList = z.object({ items: z.array(AuditEntry), nextCursor: z.string().nullable() });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 
-// A time a client filters by (the audit log's and the runs list's from/to): ISO 8601, read strictly.
+// A time a client filters by (the audit log's and the runs list's from/to): ISO 8601, read strictly;
+// and the one rule of a range of two: `to` not before `from`.
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(?:(Z)|([+-])(\d{2}):(\d{2}))?$/;
 /** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the instants whose ISO text (and sort key) has four digits of year. */
@@ -58,3 +59,15 @@ export const IsoTime = z
     }
     return r.ms;
   });
+
+/** A range's bounds as read (ms; either may be absent). */
+type Range = { from?: number | undefined; to?: number | undefined };
+
+/**
+ * The check of a time range, for a schema's `.refine(...TIME_RANGE_IN_ORDER)`: `to` must not be before
+ * `from` (the error at `to`). The audit log (API and console) and the runs list filter by such a range.
+ */
+export const TIME_RANGE_IN_ORDER: [check: (q: Range) => boolean, error: { message: string; path: string[] }] = [
+  (q) => q.from === undefined || q.to === undefined || q.from <= q.to,
+  { message: 'must not be before from', path: ['to'] },
+];

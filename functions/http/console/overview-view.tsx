@@ -2,8 +2,7 @@ import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { duration, RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
 import { page } from '../../../shared/console/render.tsx';
 import { countByStatus, ShortTime, StatusChart, WorkflowName } from '../../../shared/console/runs-components.tsx';
-import type { Approval } from '../../../shared/db/entities/approval.ts';
-import type { RunRow } from '../../../shared/db/entities/execution-rows.ts';
+import type { Approval, RunRow } from '../../../shared/domain/read-types.ts';
 import { OVERVIEW_RUNS } from '../../../shared/domain/run-list.ts';
 
 /** Rows each of the overview's lists shows (pending approvals, failed runs). */

@@ -1,7 +1,7 @@
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { Table } from '../../../../shared/console/components.tsx';
 import { Csrf } from '../../../../shared/console/render.tsx';
-import type { Approval } from '../../../../shared/db/entities/approval.ts';
+import type { Approval } from '../../../../shared/domain/read-types.ts';
 
 // The approval page's form (editable, for a reviewer who may decide) and its read-only table.
 

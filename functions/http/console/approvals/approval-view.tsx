@@ -1,9 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
-import type { ApprovalPageData } from '../../../../shared/console/approval-data.ts';
+import type { ApprovalPageData } from '../../../../shared/domain/approval-console.ts';
 import { duration, JsonValue, RunLink, Status, Table, Time } from '../../../../shared/console/components.tsx';
 import { page } from '../../../../shared/console/render.tsx';
-import type { AuditRecord } from '../../../../shared/db/entities/approval.ts';
+import type { AuditRecord } from '../../../../shared/domain/read-types.ts';
 import { type Attempt, DecisionForm, FormTable } from './approval-form.tsx';
 import { compactInputs, Deadline, quorumText, reviewerNames, stillNeeded } from './approval-parts.tsx';
 

@@ -2,7 +2,7 @@
 // one `decide` of every channel (reviewers only, quorum, exactly once, audited with channel `console`).
 import { route } from './decide.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
-import { approvalPageData } from '../../../../shared/console/approval-data.ts';
+import { approvalPageData } from '../../../../shared/domain/approval-console.ts';
 import { seeOther } from '../../../../shared/console/render.tsx';
 import { decide, formValuesOf, requireApproval } from '../../../../shared/domain/approvals.ts';
 import { AppError, type FieldError } from '../../../../shared/errors.ts';

@@ -1,5 +1,5 @@
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
-import type { Facts } from '../../../../shared/console/approval-data.ts';
+import type { Facts } from '../../../../shared/domain/approval-console.ts';
 import { duration, NextPage, RunLink, Table } from '../../../../shared/console/components.tsx';
 import { page } from '../../../../shared/console/render.tsx';
 import type { approvalView } from '../../../../shared/domain/approval-reads.ts';

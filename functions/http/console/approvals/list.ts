@@ -1,7 +1,7 @@
 // GET /console/approvals: the approvals inbox.
 import { route } from './list.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
-import { factsOf } from '../../../../shared/console/approval-data.ts';
+import { factsOf } from '../../../../shared/domain/approval-console.ts';
 import { pageApprovals } from '../../../../shared/domain/approval-reads.ts';
 import { forbidden } from '../../../../shared/errors.ts';
 import { approvalsPage } from './list-view.tsx';

@@ -1,7 +1,6 @@
 // Which of a run's actions the API allows for the run as it is: the engine's own refusals (409), so
 // the page offers only what the server would do; the server refuses the rest anyway.
-import { TERMINAL } from '../../../../shared/db/entities/execution-state.ts';
-import type { Execution } from '../../../../shared/db/entities/execution.ts';
+import { type Execution, TERMINAL } from '../../../../shared/domain/read-types.ts';
 import { retryRefusal } from '../../../../shared/engine/retry-failed-run.ts';
 import { type AppError, conflict } from '../../../../shared/errors.ts';
 import { RUN_ACTIONS, type RunAction } from './action-names.ts';

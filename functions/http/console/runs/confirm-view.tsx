@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { Status } from '../../../../shared/console/components.tsx';
 import { Csrf, page } from '../../../../shared/console/render.tsx';
-import { currentStepId, type Execution } from '../../../../shared/db/entities/execution.ts';
+import { currentStepId, type Execution } from '../../../../shared/domain/read-types.ts';
 import { ACTION_BUTTON, REASON_CHARS, type RunAction } from './action-names.ts';
 
 const TITLES: Record<RunAction, string> = {

@@ -3,8 +3,7 @@ import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { NextPage, RunLink, Status, Table } from '../../../../shared/console/components.tsx';
 import { CONSOLE_HEADERS, page } from '../../../../shared/console/render.tsx';
 import { runDuration, ShortTime, STATUS_ORDER, TriggerText, WorkflowName } from '../../../../shared/console/runs-components.tsx';
-import type { RunRow } from '../../../../shared/db/entities/execution-rows.ts';
-import type { WorkflowName as Choice } from '../../../../shared/db/entities/workflow-names.ts';
+import type { RunRow, WorkflowName as Choice } from '../../../../shared/domain/read-types.ts';
 import { isActive, RUN_TRIGGERS, type RunFilters } from '../../../../shared/domain/run-list.ts';
 import type { HttpResult } from '../../../../shared/http/context.ts';
 

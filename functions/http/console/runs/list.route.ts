@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import type { Route } from '../../../../shared/http/route.ts';
-import { ExecutionStatus } from '../../../../shared/db/entities/execution-state.ts';
+import { ExecutionStatus } from '../../../../shared/domain/read-types.ts';
 import { RUN_TRIGGERS } from '../../../../shared/domain/run-list.ts';
 import { Id } from '../../../../shared/schemas/common.ts';
-import { IsoTime } from '../../../../shared/schemas/time.ts';
+import { IsoTime, TIME_RANGE_IN_ORDER } from '../../../../shared/schemas/time.ts';
 import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../route-kinds.ts';
 
 /** A GET form sends every field, the empty ones as `name=`: an empty field is no filter. */
@@ -22,7 +22,7 @@ export const RunsQuery = z
     /** `0`: no live refresh ("Pause updates"). */
     live: blank(z.enum(['0', '1']).optional()),
   })
-  .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { message: 'must not be before from', path: ['to'] });
+  .refine(...TIME_RANGE_IN_ORDER);
 
 export const route = {
   method: 'GET',

@@ -1,10 +1,7 @@
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
-import { duration, Status, Table, Time } from '../../../../shared/console/components.tsx';
-import { Csrf } from '../../../../shared/console/render.tsx';
-import type { Artifact } from '../../../../shared/db/entities/artifact.ts';
-import type { Execution } from '../../../../shared/db/entities/execution.ts';
-import type { RunEvent } from '../../../../shared/db/entities/run-events.ts';
-import type { deliveryView } from '../../../../shared/domain/deliveries.ts';
+import { Table, Time } from '../../../../shared/console/components.tsx';
+import type { Artifact, Execution, RunEvent } from '../../../../shared/domain/read-types.ts';
+import { DELIVERY_COLUMNS, DeliveriesTable, type Delivery } from '../../../../shared/console/deliveries-table.tsx';
 
 // The run's log (its events, a page at a time), its artifacts (downloads) and its deliveries
 // (every outgoing message, "Redeliver" for admins).
@@ -101,79 +98,26 @@ export function ArtifactsSection({ e, artifacts }: { e: Execution; artifacts: Ar
   );
 }
 
-type Delivery = ReturnType<typeof deliveryView>;
-
-function LastAttempt({ d }: { d: Delivery }) {
-  const last = d.attempts.at(-1);
-  if (!last) return <span class="muted">none yet</span>;
-  return (
-    <>
-      {d.attempts.length} · last <Time ms={last.at} />: {last.status !== undefined ? `HTTP ${last.status}` : (last.error ?? 'no answer')} in{' '}
-      {duration(last.durationMs)}
-    </>
-  );
-}
-
 export function DeliveriesSection(props: {
   e: Execution;
   deliveries: { items: Delivery[]; nextCursor: string | null };
   session: ConsoleSession;
 }) {
   const { e, deliveries, session } = props;
-  const admin = session.principal.role === 'admin';
+  const c = DELIVERY_COLUMNS;
   return (
     <section aria-labelledby="deliveries">
       <h2 id="deliveries">Deliveries</h2>
       {deliveries.items.length === 0 ? (
         <p class="muted">No messages were sent for this run.</p>
       ) : (
-        <Table caption="Messages sent for the run">
-          <thead>
-            <tr>
-              <th scope="col">Kind</th>
-              <th scope="col">Channel</th>
-              <th scope="col">Target</th>
-              <th scope="col">State</th>
-              <th scope="col">Attempts</th>
-              {admin ? <th scope="col">Action</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.items.map((d) => (
-              <tr key={d.deliveryId}>
-                <td>{d.kind}</td>
-                <td>{d.channel}</td>
-                <td class="event-data">{d.target}</td>
-                <td>
-                  <Status value={d.state} />
-                  {d.nextRetryAt ? (
-                    <span class="muted">
-                      {' '}
-                      next try <Time ms={d.nextRetryAt} />
-                    </span>
-                  ) : null}
-                </td>
-                <td>
-                  <LastAttempt d={d} />
-                </td>
-                {admin ? (
-                  <td>
-                    {d.state === 'PENDING' ? (
-                      <span class="muted">in progress</span>
-                    ) : (
-                      <form method="post" action={`/console/runs/${e.executionId}/deliveries/${d.deliveryId}/redeliver`}>
-                        <Csrf session={session} />
-                        <button type="submit" class="secondary outline" aria-label={`Redeliver ${d.kind} to ${d.target}`}>
-                          Redeliver
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <DeliveriesTable
+          caption="Messages sent for the run"
+          items={deliveries.items}
+          columns={[c.kind, c.channel, c.target, c.stateAndNextTry, c.lastAttempt]}
+          session={session}
+          redeliverPath={(d) => `/console/runs/${e.executionId}/deliveries/${d.deliveryId}/redeliver`}
+        />
       )}
       {deliveries.nextCursor ? (
         <p>

@@ -1,8 +1,6 @@
 import { duration, JsonValue, Status, Time } from '../../../../shared/console/components.tsx';
 import { type Bar, barMs } from '../../../../shared/console/run-timeline.ts';
-import { TERMINAL } from '../../../../shared/db/entities/execution-state.ts';
-import type { NestedStepState, StepState } from '../../../../shared/db/entities/execution-state.ts';
-import type { Execution } from '../../../../shared/db/entities/execution.ts';
+import { type Execution, type NestedStepState, type StepState, TERMINAL } from '../../../../shared/domain/read-types.ts';
 import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
 
 // Each step of the run: what it was given (its definition in the version the run executes: the run

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type * as z from 'zod';
-import type { SignatureScheme } from '../../../../shared/db/entities/webhook.ts';
+import type { SignatureScheme } from '../../../../shared/domain/read-types.ts';
 import type { webhookView } from '../../../../shared/domain/webhooks.ts';
 import type { FieldError } from '../../../../shared/errors.ts';
 import { fieldErrors } from '../../../../shared/http/middleware/parse-request.ts';

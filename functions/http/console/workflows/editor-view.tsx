@@ -2,7 +2,7 @@ import { renderToString } from 'preact-render-to-string';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { WorkflowGraph } from '../../../../shared/console/graph.tsx';
 import { CONSOLE_HEADERS, Csrf, page } from '../../../../shared/console/render.tsx';
-import type { Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { Workflow } from '../../../../shared/domain/read-types.ts';
 import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
 import { SetStep } from '../../../../shared/engine/steps/set.ts';
 import type { HttpResult } from '../../../../shared/http/context.ts';

@@ -1,7 +1,7 @@
 import { NextPage, Table, Time } from '../../../../shared/console/components.tsx';
 import { page } from '../../../../shared/console/render.tsx';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
-import type { Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { Workflow } from '../../../../shared/domain/read-types.ts';
 
 /** Workflows a page of the list shows. */
 export const WORKFLOWS_PAGE = 25;

@@ -1,7 +1,7 @@
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { Time } from '../../../../shared/console/components.tsx';
 import { Csrf, page } from '../../../../shared/console/render.tsx';
-import type { Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { Workflow } from '../../../../shared/domain/read-types.ts';
 import type { readWorkflowVersion } from '../../../../shared/domain/workflow-versions.ts';
 import { Diff } from './diff.tsx';
 

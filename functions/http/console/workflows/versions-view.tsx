@@ -1,7 +1,7 @@
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { NextPage, Table, Time } from '../../../../shared/console/components.tsx';
 import { page } from '../../../../shared/console/render.tsx';
-import type { Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { Workflow } from '../../../../shared/domain/read-types.ts';
 import type { readWorkflowVersion, versionEntryView } from '../../../../shared/domain/workflow-versions.ts';
 import { Diff } from './diff.tsx';
 

@@ -2,16 +2,16 @@
 // a time) with who saved each and when, and with `?from=&to=` the diff between two of them.
 import { route } from './versions.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
-import { listUsers } from '../../../../shared/db/entities/user.ts';
 import { pageWorkflowVersions, readWorkflowVersion } from '../../../../shared/domain/workflow-versions.ts';
 import { canEditWorkflow } from '../../../../shared/domain/workflow-access.ts';
+import { memberEmails } from '../../../../shared/domain/workflow-console.ts';
 import { VERSIONS_PAGE, versionsPage } from './versions-view.tsx';
 
 export const handler = consoleHttp(route, async ({ session, params, query }) => {
   const p = session.principal;
-  const [page, users] = await Promise.all([
+  const [page, emails] = await Promise.all([
     pageWorkflowVersions(p, params.workflowId, VERSIONS_PAGE, query.cursor),
-    listUsers(p.accountId),
+    memberEmails(p.accountId),
   ]);
   const w = page.workflow;
   // Both sides of a diff, or none: one side alone compares with the version before it.
@@ -26,7 +26,7 @@ export const handler = consoleHttp(route, async ({ session, params, query }) => 
     versions: page.items,
     nextCursor: page.nextCursor,
     cursor: query.cursor,
-    emails: new Map(users.map((u) => [u.userId, u.email])),
+    emails,
     canEdit: canEditWorkflow(p, w),
     diff: diff && { from: diff[0], to: diff[1] },
   });

@@ -2,7 +2,7 @@ import { JsonValue, RecentRunsTable, Table, Time } from '../../../../shared/cons
 import { GraphTable, WorkflowGraph } from '../../../../shared/console/graph.tsx';
 import { page } from '../../../../shared/console/render.tsx';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
-import type { Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { Workflow } from '../../../../shared/domain/read-types.ts';
 import type { executionView } from '../../../../shared/domain/executions.ts';
 import type { scheduleView } from '../../../../shared/domain/schedules.ts';
 import type { webhookView } from '../../../../shared/domain/webhooks.ts';

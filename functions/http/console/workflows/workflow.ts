@@ -2,9 +2,8 @@
 // starts it and its recent runs; `?definition=full` is its definition's JSON alone, in full.
 import { route } from './workflow.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
-import { listUsers } from '../../../../shared/db/entities/user.ts';
-import { listWorkflowSchedules } from '../../../../shared/db/entities/schedule.ts';
-import { listWorkflowVersions, type Workflow } from '../../../../shared/db/entities/workflow.ts';
+import type { Workflow } from '../../../../shared/domain/read-types.ts';
+import { memberEmails, newestVersions, workflowSchedules } from '../../../../shared/domain/workflow-console.ts';
 import { maskDefinition } from '../../../../shared/domain/definition-secrets.ts';
 import { pageExecutions } from '../../../../shared/domain/executions.ts';
 import { scheduleView } from '../../../../shared/domain/schedules.ts';
@@ -37,15 +36,15 @@ export const handler = consoleHttp(route, async ({ session, params, query }) => 
     return definitionPage(session, w, shown);
   }
   // Everything else at once, with the account's id in every key: nothing of another account is read.
-  const [{ w, shown }, webhooks, schedules, runs, versions, users] = await Promise.all([
+  const [{ w, shown }, webhooks, schedules, runs, versions, emails] = await Promise.all([
     read,
     // As the API lists them (GET /api/webhooks): an admin sees the account's, a member their own.
     listVisibleWebhooks(p),
-    listWorkflowSchedules(p.accountId, workflowId),
+    workflowSchedules(p.accountId, workflowId),
     pageExecutions(p.accountId, { workflowId }, RECENT_RUNS, undefined),
-    listWorkflowVersions(p.accountId, workflowId, LISTED_VERSIONS),
+    newestVersions(p.accountId, workflowId, LISTED_VERSIONS),
     // The versions' authors by email (one Query: an account has few users).
-    listUsers(p.accountId),
+    memberEmails(p.accountId),
   ]);
   const listed = versions.items.map(versionEntryView);
   // A workflow saved before versions were kept has no item for its current version.
@@ -55,7 +54,7 @@ export const handler = consoleHttp(route, async ({ session, params, query }) => 
     workflow: w,
     shown,
     versions: listed.slice(0, LISTED_VERSIONS),
-    emails: new Map(users.map((u) => [u.userId, u.email])),
+    emails,
     canEdit: canEditWorkflow(p, w),
     webhooks: webhooks.items.filter((h) => h.workflowId === workflowId),
     schedules: schedules.sort((a, b) => b.createdAt - a.createdAt).map((s) => scheduleView(s, now)),

@@ -1,7 +1,7 @@
 import type { ConsoleSession } from '../../../../../shared/console/auth.ts';
 import { NextPage, Table, Time } from '../../../../../shared/console/components.tsx';
 import { page } from '../../../../../shared/console/render.tsx';
-import type { AuditEntry } from '../../../../../shared/db/entities/audit.ts';
+import type { AuditEntry } from '../../../../../shared/domain/read-types.ts';
 import type { FieldError } from '../../../../../shared/errors.ts';
 import type { AuditForm } from './filters.ts';
 

@@ -1,7 +1,6 @@
 import type { ConsoleSession } from '../../../../../shared/console/auth.ts';
-import { RunLink, Status, Table, Time } from '../../../../../shared/console/components.tsx';
 import { Csrf, page } from '../../../../../shared/console/render.tsx';
-import type { deliveryView } from '../../../../../shared/domain/deliveries.ts';
+import { DELIVERY_COLUMNS, DeliveriesTable, type Delivery } from '../../../../../shared/console/deliveries-table.tsx';
 import { type ChannelDraft, ChannelFields, kindName, settingsOf } from './form-view.tsx';
 import type { ChannelView } from './list-view.tsx';
 import { type FormErrors, FormAlert, noErrors } from '../../parts/labelled-field.tsx';
@@ -10,7 +9,6 @@ import { type FormErrors, FormAlert, noErrors } from '../../parts/labelled-field
 // the provider's answer, its recent deliveries with "Redeliver", and "Delete".
 
 export type TestResult = { ok: boolean; status: number | null; error: string | null; retryAfterSeconds: number | null };
-type Delivery = ReturnType<typeof deliveryView>;
 
 export const draftFromView = (c: ChannelView): ChannelDraft => ({
   type: c.type,
@@ -19,59 +17,22 @@ export const draftFromView = (c: ChannelView): ChannelDraft => ({
 });
 
 function Deliveries({ session, c, deliveries }: { session: ConsoleSession; c: ChannelView; deliveries: Delivery[] }) {
-  const admin = session.principal.role === 'admin';
+  const col = DELIVERY_COLUMNS;
+  // The channel's name is the target's prefix (`slack:#ops`): the column shows the rest.
+  const to = { header: 'To', cell: (d: Delivery) => d.target.slice(c.name.length + 2) };
   return (
     <section aria-labelledby="deliveries">
       <h2 id="deliveries">Recent deliveries</h2>
       {deliveries.length === 0 ? (
         <p class="muted">No messages sent on this channel by the account's recent runs.</p>
       ) : (
-        <Table caption={`Recent deliveries on ${c.name}, newest first`}>
-          <thead>
-            <tr>
-              <th scope="col">Sent</th>
-              <th scope="col">To</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Status</th>
-              <th scope="col">Attempts</th>
-              <th scope="col">Run</th>
-              {admin ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr key={d.deliveryId}>
-                <td>
-                  <Time ms={d.createdAt} />
-                </td>
-                <td>{d.target.slice(c.name.length + 2)}</td>
-                <td>{d.kind}</td>
-                <td>
-                  <Status value={d.state} />
-                  {d.attempts.at(-1)?.error ? <div class="muted">{d.attempts.at(-1)?.error}</div> : null}
-                </td>
-                <td>{d.attempts.length}</td>
-                <td>
-                  <RunLink id={d.executionId} />
-                </td>
-                {admin ? (
-                  <td>
-                    {d.state === 'PENDING' ? (
-                      <span class="muted">sending</span>
-                    ) : (
-                      <form method="post" action={`/console/channels/${c.id}/deliveries/${d.deliveryId}/redeliver`} class="inline">
-                        <Csrf session={session} />
-                        <button type="submit" class="secondary outline small">
-                          Redeliver
-                        </button>
-                      </form>
-                    )}
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </Table>
+        <DeliveriesTable
+          caption={`Recent deliveries on ${c.name}, newest first`}
+          items={deliveries}
+          columns={[col.sent, to, col.kind, col.stateAndError, col.attemptCount, col.run]}
+          session={session}
+          redeliverPath={(d) => `/console/channels/${c.id}/deliveries/${d.deliveryId}/redeliver`}
+        />
       )}
     </section>
   );

@@ -1,5 +1,5 @@
 import type { ChannelSetting } from '../../../../../shared/channels/types.ts';
-import { CHANNEL_TYPES, type ChannelType } from '../../../../../shared/db/channel-types.ts';
+import { CHANNEL_TYPES, type ChannelType } from '../../../../../shared/domain/read-types.ts';
 import type { FieldError } from '../../../../../shared/errors.ts';
 import { CreateChannelBody, UpdateChannelBody } from '../../../../../shared/schemas/channels.ts';
 import { type ChannelDraft, isWriteOnly, settingsOf } from './form-view.tsx';

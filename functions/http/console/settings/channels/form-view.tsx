@@ -2,7 +2,7 @@ import { channelKinds } from '../../../../../shared/channels/index.ts';
 import type { ChannelSetting } from '../../../../../shared/channels/types.ts';
 import type { ConsoleSession } from '../../../../../shared/console/auth.ts';
 import { Csrf, page } from '../../../../../shared/console/render.tsx';
-import { CHANNEL_TYPES, type ChannelType } from '../../../../../shared/db/channel-types.ts';
+import { CHANNEL_TYPES, type ChannelType } from '../../../../../shared/domain/read-types.ts';
 import { described, Field, type FormErrors, FormAlert, firstInvalid } from '../../parts/labelled-field.tsx';
 
 // A channel's form: its name and its kind's settings (the kind's adapter says which; write-only ones

@@ -1,7 +1,7 @@
 import { type Approval, type AuditRecord, listAudit } from '../db/entities/approval.ts';
 import { readNamed } from '../db/entities/named.ts';
-import { isReviewer, requireApproval } from '../domain/approvals.ts';
-import type { Reader } from '../domain/approval-reads.ts';
+import { isReviewer, requireApproval } from './approvals.ts';
+import type { Reader } from './approval-reads.ts';
 
 // What the console's approval pages read beside the approvals themselves, in as few calls as a page can:
 // the runs' inputs and status, the workflows' names and the people named (deciders, reviewers) in one
