@@ -13,7 +13,8 @@ export type Auth =
    * an API key with that scope is taken too (a `dyk_` Bearer or `X-API-Key`), checked and metered as
    * on v1, acting for its owner, so that a program (a SIEM, CI) reads what the owner's session reads.
    */
-  | { kind: 'session'; admin?: boolean; keyScope?: Scope }
+  | { kind: 'session'; admin?: boolean; keyScope?: undefined }
+  | { kind: 'session'; admin?: undefined; keyScope: Scope }
   /**
    * A console page: the same session records, presented as the browser's session cookie (never as a
    * Bearer, and the cookie is never accepted anywhere else). Served by `consoleHttp` (shared/console/).
