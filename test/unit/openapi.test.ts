@@ -187,8 +187,9 @@ describe('openApiDocument', () => {
 
 /** Every schema object of the document (the components' too), where it is. */
 const schemasIn = (v: unknown, at = '', out: [string, Record<string, unknown>][] = []) => {
-  if (Array.isArray(v)) v.forEach((x, i) => schemasIn(x, `${at}/${i}`, out));
-  else if (v && typeof v === 'object') {
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) schemasIn(x, `${at}/${i}`, out);
+  } else if (v && typeof v === 'object') {
     const o = v as Record<string, unknown>;
     if (o.type === 'object' || 'propertyNames' in o) out.push([at, o]);
     for (const [k, x] of Object.entries(o)) schemasIn(x, `${at}/${k}`, out);
