@@ -18,6 +18,9 @@ export const decisionErrors = [
 
 export const session = { kind: 'session' } as const;
 export const admin = { kind: 'session', admin: true } as const;
+/** Console routes a program may read with an API key too: the audit log (`AUDIT_READ`), a workflow's versions (`WORKFLOW_READ`). */
+export const auditReaders = { kind: 'session', keyScope: 'AUDIT_READ' } as const;
+export const workflowReaders = { kind: 'session', keyScope: 'WORKFLOW_READ' } as const;
 export const none = { kind: 'none' } as const;
 /** A console page: the browser's session cookie (shared/console/). */
 export const consolePage = { kind: 'console' } as const;

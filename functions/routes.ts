@@ -78,6 +78,7 @@ import { route as workflowsVersion } from './http/workflows/version.route.ts';
 import { route as authProfile } from './http/auth/profile.route.ts';
 import { route as authPassword } from './http/auth/password.route.ts';
 import { route as auditList } from './http/audit/list.route.ts';
+import { route as auditExport } from './http/audit/export.route.ts';
 import { codeRoutes } from './code-routes.ts';
 import { consoleRoutes } from './console-routes.ts';
 import { inboundRoutes } from './inbound-routes.ts';
@@ -172,6 +173,7 @@ export const routes = [
   authProfile,
   authPassword,
   auditList,
+  auditExport,
   ...codeRoutes,
   ...inboundRoutes,
 ] as const satisfies readonly Route[];

@@ -191,7 +191,7 @@ export const pages = (route: Pick<Route, 'query'>) => route.query !== undefined 
 export const grantsOfRoute = (route: Pick<Route, 'grants' | 'auth' | 'query'>): FunctionGrant[] => [
   ...route.grants,
   ...(pages(route) ? (['cursors:sign'] as const) : []),
-  ...(route.auth.kind === 'apiKey' ? (['table:meter'] as const) : []),
+  ...(route.auth.kind === 'apiKey' || (route.auth.kind === 'session' && route.auth.keyScope) ? (['table:meter'] as const) : []),
   ...(route.auth.kind !== 'none' ? (['table:authfail'] as const) : []),
 ];
 

@@ -110,6 +110,7 @@ export const NESTED_STACKS: readonly (readonly string[])[] = [
     'http/webhooks/requests',
     'http/webhooks/request',
     'http/webhooks/replay',
+    'http/audit/export',
   ],
 ];
 

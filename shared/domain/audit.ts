@@ -3,6 +3,7 @@ import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { config } from '../config.ts';
 import { forbidden } from '../errors.ts';
 import type { Principal } from './principal.ts';
+import { getUser, type Role } from '../db/entities/user.ts';
 
 export { actorOf, type Auditor, auditEntry, audited, changedFields, decisionAudit } from '../db/audited.ts';
 
@@ -19,7 +20,18 @@ export type AuditFilters = {
   to?: number;
 };
 
-type Reader = Extract<Principal, { kind: 'session' }>;
+/** Who reads: a member (the session's, or an API key's owner) with the role they have now. */
+type Reader = { accountId: string; userId: string; role: Role };
+
+/**
+ * The reader a session or an `AUDIT_READ` key is: a key reads as its owner may, with the role the
+ * owner has now (read strongly consistent; an owner gone since reads as a member: their own entries).
+ */
+export async function auditReader(p: Extract<Principal, { kind: 'session' | 'apiKey' }>): Promise<Reader> {
+  if (p.kind === 'session') return p;
+  const owner = await getUser(p.accountId, p.userId, true);
+  return { accountId: p.accountId, userId: p.userId, role: owner?.role === 'admin' ? 'admin' : 'member' };
+}
 
 /**
  * Whose entries the reader may ask for: an admin any actor's (or all), a member their own only (asking

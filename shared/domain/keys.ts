@@ -16,7 +16,7 @@ import { audited } from '../db/audited.ts';
 import type { Principal, Via } from './principal.ts';
 import { caches, keyRead, readThrough } from './records.ts';
 
-export { ALL_SCOPES };
+export { ALL_SCOPES, type Scope };
 const DAY = 86_400_000;
 
 type SessionPrincipal = Extract<Principal, { kind: 'session' }>;

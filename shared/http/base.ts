@@ -21,15 +21,17 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 /** What a handler's input depends on: routes that agree on these can share a handler function. */
 export type RouteIo = Pick<Route, 'auth' | 'params' | 'query' | 'body'>;
 
-type PrincipalOf<R extends RouteIo> = R['auth']['kind'] extends 'session' | 'console'
-  ? Extract<Principal, { kind: 'session' }>
-  : R['auth']['kind'] extends 'apiKey'
-    ? Extract<Principal, { kind: 'apiKey' }>
-    : R['auth']['kind'] extends 'webhook'
-      ? Extract<Principal, { kind: 'webhook' }>
-      : R['auth']['kind'] extends 'callback'
-        ? Extract<Principal, { kind: 'callback' }>
-        : undefined;
+type PrincipalOf<R extends RouteIo> = R['auth'] extends { kind: 'session'; keyScope: string }
+  ? Extract<Principal, { kind: 'session' | 'apiKey' }>
+  : R['auth']['kind'] extends 'session' | 'console'
+    ? Extract<Principal, { kind: 'session' }>
+    : R['auth']['kind'] extends 'apiKey'
+      ? Extract<Principal, { kind: 'apiKey' }>
+      : R['auth']['kind'] extends 'webhook'
+        ? Extract<Principal, { kind: 'webhook' }>
+        : R['auth']['kind'] extends 'callback'
+          ? Extract<Principal, { kind: 'callback' }>
+          : undefined;
 
 export type Input<R extends RouteIo> = {
   event: HttpEvent;

@@ -5,6 +5,7 @@ import { flushCountsWhenDue } from '../db/counters.ts';
 import { handlerWith, type Input, type PageParts, stackWith } from './base.ts';
 import { apiKeyAuth } from './middleware/api-key-auth.ts';
 import { sessionAuth } from './middleware/session-auth.ts';
+import { sessionOrKeyAuth } from './middleware/session-or-key-auth.ts';
 import { webhookAuth } from './middleware/webhook-auth.ts';
 import { requestBody } from './request-body.ts';
 
@@ -18,7 +19,9 @@ export function stackFor(route: Route, page?: PageParts): Middleware[] {
   const auth = route.auth;
   const credentials =
     auth.kind === 'session'
-      ? sessionAuth({ admin: auth.admin })
+      ? auth.keyScope
+        ? sessionOrKeyAuth({ keyScope: auth.keyScope })
+        : sessionAuth({ admin: auth.admin })
       : auth.kind === 'apiKey'
         ? apiKeyAuth(auth)
         : auth.kind === 'webhook'

@@ -1,24 +1,54 @@
+import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
-import { Problem } from '../schemas/common.ts';
+import { documentedAs, Problem } from '../schemas/common.ts';
 import { isConsolePage, type Route } from './route.ts';
 import { Notification } from '../engine/definition.ts';
 import { stackFor } from './handler.ts';
 import { PAGE } from './page-handler.ts';
 import { requestBody } from './request-body.ts';
 
-const schema = (s: z.ZodType, io: 'input' | 'output') => {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(s, {
+/**
+ * The document's named schemas (`.meta({ id })` on a zod schema: the main objects, `Problem`), filled
+ * as operations are converted: every operation references them with `$ref`. A request's form of a
+ * named schema (defaults optional, a console route's unknown fields refused) is `<id>Input`.
+ */
+type Components = Record<string, unknown>;
+
+const schema = (s: z.ZodType, io: 'input' | 'output', components: Components) => {
+  const {
+    $schema: _drop,
+    $defs,
+    ...rest
+  } = z.toJSONSchema(s, {
     io,
     unrepresentable: 'any',
-    // v1 may add response fields: clients must tolerate unknown ones, so responses are never closed.
     override: (ctx) => {
       const json = ctx.jsonSchema as Record<string, unknown>;
-      if (io === 'output') delete json.additionalProperties;
+      const as = documentedAs.get(ctx.zodSchema);
+      if (as) {
+        for (const k of Object.keys(json)) delete json[k];
+        Object.assign(json, as);
+      }
+      // v1 may add response fields: clients must tolerate unknown ones, so responses are never closed.
+      // Only a closed object is opened: a record keeps its `additionalProperties` (the type of its values).
+      if (io === 'output' && json.additionalProperties === false) delete json.additionalProperties;
       // Optional in the schema only so that an update may leave it out to keep the stored one; a create needs it.
       if (ctx.zodSchema === Notification) json.required = [...new Set([...((json.required as string[]) ?? []), 'secret'])];
     },
   }) as Record<string, unknown>;
-  return rest;
+  const suffix = io === 'input' ? 'Input' : '';
+  const relink = <T>(v: T): T =>
+    JSON.parse(
+      JSON.stringify(v).replace(/"#\/\$defs\/([^"]+)"/g, (_, id: string) => JSON.stringify(`#/components/schemas/${id}${suffix}`)),
+    );
+  for (const [id, def] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
+    const json = relink(def);
+    const name = `${id}${suffix}`;
+    if (components[name] !== undefined && !isDeepStrictEqual(components[name], json))
+      throw new Error(`Two different schemas are named ${name} in the OpenAPI document`);
+    components[name] = json;
+  }
+  return relink(rest);
 };
 
 /** Why each status is answered, whatever the code. */
@@ -65,34 +95,55 @@ export function routeProblems(r: Route): Map<number, string[]> {
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
-function operation(r: Route) {
+/** Who may call: the credential schemes, and the key scope a key needs. */
+function security(auth: Route['auth']) {
+  switch (auth.kind) {
+    case 'none':
+      return { security: [] };
+    case 'session':
+      return auth.keyScope
+        ? { security: [{ session: [] }, { apiKey: [] }, { apiKeyHeader: [] }], 'x-required-scope': auth.keyScope }
+        : { security: [{ session: [] }] };
+    case 'apiKey':
+      return { security: [{ apiKey: [] }], 'x-required-scope': auth.scope };
+    case 'callback':
+      return { security: [{ callback: [] }] };
+    case 'webhook':
+      return { security: [{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}], 'x-required-scope': 'WEBHOOK_TRIGGER' };
+    default:
+      return {};
+  }
+}
+
+function operation(r: Route, components: Components) {
   const parameters = [
     ...Object.entries(r.params?.shape ?? {}).map(([name, s]) => ({
       name,
       in: 'path',
       required: true,
-      schema: schema(s as z.ZodType, 'input'),
+      schema: schema(s as z.ZodType, 'input', components),
     })),
     ...Object.entries(r.query?.shape ?? {}).map(([name, s]) => ({
       name,
       in: 'query',
       required: !(s as z.ZodType).safeParse(undefined).success,
-      schema: schema(s as z.ZodType, 'input'),
+      schema: schema(s as z.ZodType, 'input', components),
     })),
   ];
   const status = String(r.status ?? 200);
+  const ndjson = (what: string) => ({ 'application/x-ndjson': { schema: { type: 'string', description: what } } });
   const responses: Record<string, unknown> = {
     [status]: r.response
       ? {
           description: 'Success',
-          content: {
-            'application/json': { schema: schema(r.response, 'output') },
-            ...(r.ndjson ? { 'application/x-ndjson': { schema: { type: 'string', description: r.ndjson } } } : {}),
-          },
+          content: { 'application/json': { schema: schema(r.response, 'output', components) } },
+          ...(r.ndjsonByAccept ? { 'x-deprecated-content': ndjson(r.ndjsonByAccept) } : {}),
         }
-      : r.html
-        ? { description: 'Success: an HTML page', content: HTML_PAGE }
-        : { description: 'Success' },
+      : r.ndjson
+        ? { description: 'Success: NDJSON', content: ndjson(r.ndjson) }
+        : r.html
+          ? { description: 'Success: an HTML page', content: HTML_PAGE }
+          : { description: 'Success' },
   };
   if (r.redirect)
     responses['302'] = { description: r.redirect, headers: { Location: { description: 'Where to go', schema: { type: 'string' } } } };
@@ -109,15 +160,14 @@ function operation(r: Route) {
     tags: [r.tag],
     ...(parameters.length ? { parameters } : {}),
     ...(r.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schema(requestBody(r) as z.ZodType, 'input') } } } }
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: schema(requestBody(r) as z.ZodType, 'input', components) } },
+          },
+        }
       : {}),
-    ...(r.auth.kind === 'none' ? { security: [] } : {}),
-    ...(r.auth.kind === 'session' ? { security: [{ session: [] }] } : {}),
-    ...(r.auth.kind === 'apiKey' ? { security: [{ apiKey: [] }], 'x-required-scope': r.auth.scope } : {}),
-    ...(r.auth.kind === 'callback' ? { security: [{ callback: [] }] } : {}),
-    ...(r.auth.kind === 'webhook'
-      ? { security: [{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}], 'x-required-scope': 'WEBHOOK_TRIGGER' }
-      : {}),
+    ...security(r.auth),
     responses,
   };
 }
@@ -125,9 +175,11 @@ function operation(r: Route) {
 /** The OpenAPI 3.1 document of every route, generated from the route table's zod schemas. */
 export function openApiDocument(routes: readonly Route[]) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components: Components = {};
+  schema(Problem, 'output', components);
   for (const r of routes) {
     if (isConsolePage(r)) continue;
-    paths[r.path] = { ...paths[r.path], [r.method.toLowerCase()]: operation(r) };
+    paths[r.path] = { ...paths[r.path], [r.method.toLowerCase()]: operation(r, components) };
   }
   return {
     openapi: '3.1.0',
@@ -141,7 +193,7 @@ export function openApiDocument(routes: readonly Route[]) {
     servers: [{ url: '/', description: 'The API that serves this document' }],
     paths,
     components: {
-      schemas: (schema(Problem, 'output').$defs ?? {}) as Record<string, unknown>,
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'API key `dyk_<id>_<secret>`' },
         session: { type: 'http', scheme: 'bearer', description: 'Console session `dys_<id>_<secret>`' },

@@ -8,8 +8,13 @@ export type { Grant };
 
 export type Auth =
   | { kind: 'none' }
-  /** Console session (`dys_` Bearer token); `admin` restricts the route to account admins. */
-  | { kind: 'session'; admin?: boolean }
+  /**
+   * Console session (`dys_` Bearer token); `admin` restricts the route to account admins. `keyScope`:
+   * an API key with that scope is taken too (a `dyk_` Bearer or `X-API-Key`), checked and metered as
+   * on v1, acting for its owner, so that a program (a SIEM, CI) reads what the owner's session reads.
+   */
+  | { kind: 'session'; admin?: boolean; keyScope?: undefined }
+  | { kind: 'session'; admin?: undefined; keyScope: Scope }
   /**
    * A console page: the same session records, presented as the browser's session cookie (never as a
    * Bearer, and the cookie is never accepted anywhere else). Served by `consoleHttp` (shared/console/).
@@ -52,8 +57,15 @@ export type Route = {
   /** Success status and body schema, for the OpenAPI document. */
   status?: number;
   response?: z.ZodType;
-  /** The route also answers `application/x-ndjson` (when the request's Accept asks for it): what it holds. */
+  /** The route answers `application/x-ndjson` (and no JSON body): what it holds. */
   ndjson?: string;
+  /**
+   * Deprecated: the route also answers `application/x-ndjson` when the request's Accept asks for it
+   * (what it holds). Kept for the callers it was documented to; the OpenAPI document names it in the
+   * success response's `x-deprecated-content`, not in its `content`, so that a typed client reads the JSON
+   * body without narrowing. New routes give NDJSON its own path (`ndjson`).
+   */
+  ndjsonByAccept?: string;
   /** A 302 the route may answer instead of its success body, and when. */
   redirect?: string;
   /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */

@@ -35,4 +35,6 @@ export const AuditListQuery = z
   })
   .refine(...TIME_RANGE_IN_ORDER);
 
-export const AuditList = z.object({ items: z.array(AuditEntry), nextCursor: z.string().nullable() });
+/** One entry of the audit log (docs/audit.md), a named schema of the OpenAPI document. */
+export const AuditEntryView = AuditEntry.meta({ id: 'AuditEntry' });
+export const AuditList = z.object({ items: z.array(AuditEntryView), nextCursor: z.string().nullable() });

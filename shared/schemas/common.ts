@@ -12,6 +12,13 @@ export const Problem = z
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details with a stable `code`.' });
 
+/**
+ * Schemas the OpenAPI document describes by what a client sends rather than by their zod form: a path
+ * segment taken as any text (so that anything else answers as unknown, in order) documented as the
+ * number it names. The generator (shared/http/openapi.ts) puts this JSON Schema in its place.
+ */
+export const documentedAs = z.registry<Record<string, unknown>>();
+
 const ID = /^[a-z]{2,3}_[0-9a-z]{26}$|^[0-9a-z]{26}$/;
 /** Ids: opaque, bounded, no separators. */
 export const Id = z.string().regex(ID);

@@ -89,7 +89,9 @@ describe('every authenticating route refuses a missing, invalid or expired crede
     },
   );
 
-  it.each(authenticating('apiKey').flatMap((r) => keys.map((c) => [`${r.method} ${r.path}`, c.name, r, c] as const)))(
+  // The API-key routes, and the console routes a program may read with a key too (`keyScope`).
+  const keyed = [...authenticating('apiKey'), ...authenticating('session').filter((r) => r.auth.kind === 'session' && r.auth.keyScope)];
+  it.each(keyed.flatMap((r) => keys.map((c) => [`${r.method} ${r.path}`, c.name, r, c] as const)))(
     '%s with %s: 401',
     async (_, __, r, c) => {
       const res = await request(r, c.headers(r));

@@ -31,6 +31,17 @@ describe('the typed client of docs/api.md (openapi-typescript + openapi-fetch)',
     expect(block).toBeDefined();
     writeFileSync(join(work, 'example.ts'), block as string);
     await run(bin('openapi-typescript'), [`${stack.url}/api/v1/openapi.json`, '-o', join(work, 'flowgate.d.ts')]);
+    // Every record field is typed by its values: an object type that holds nothing is only the generator's
+    // own top-level placeholders (no webhooks, no $defs), never a field.
+    const types = readFileSync(join(work, 'flowgate.d.ts'), 'utf8');
+    const empty = types.split('\n').filter((l) => l.includes('Record<string, never>'));
+    expect(empty.map((l) => l.trim()).sort()).toEqual([
+      'export type $defs = Record<string, never>;',
+      'export type webhooks = Record<string, never>;',
+    ]);
+    // The main objects are named: a client can import them by name.
+    for (const name of ['Execution', 'Step', 'Event', 'Approval', 'AuditEntry', 'Workflow', 'WorkflowVersion'])
+      expect(types, name).toMatch(new RegExp(`\\n\\s+${name}: \\{`));
     const compile = () =>
       execFileSync(
         bin('tsc'),
@@ -58,10 +69,20 @@ describe('the typed client of docs/api.md (openapi-typescript + openapi-fetch)',
       encoding: 'utf8',
     });
     const printed = JSON.parse(out.trim().split('\n').at(-1) as string);
-    expect(printed).toMatchObject({ workflowId: demo.workflowId, executionId: expect.stringMatching(/^ex_/) });
+    expect(printed).toMatchObject({ workflowId: demo.workflowId, executionId: expect.stringMatching(/^ex_/), version: 1 });
+    // The audit log's entries, read with the demo key (AUDIT_READ) as typed items.
+    expect(printed.actions.length).toBeGreaterThan(0);
+    for (const a of printed.actions) expect(a).toMatch(/^[a-z_]+\.[a-z_.]+ [a-z_]+$/);
     expect(['PENDING', 'RUNNING', 'WAITING_APPROVAL']).toContain(printed.status);
     // A type error in the example would be caught: the same compile fails on a wrong path.
     writeFileSync(join(work, 'example.ts'), (block as string).replace("'/api/v1/workflows'", "'/api/v1/workflowz'"));
+    expect(compile).toThrow();
+    // And a version given as text: the path's {version} is an integer.
+    expect(block).toContain('version: 1 }');
+    writeFileSync(join(work, 'example.ts'), (block as string).replace('version: 1 }', "version: '1' }"));
+    expect(compile).toThrow();
+    // And the audit page read as the NDJSON text it no longer shares its operation with.
+    writeFileSync(join(work, 'example.ts'), (block as string).replace('audit.data.items.map', 'audit.data.split("\\n").map'));
     expect(compile).toThrow();
   });
 });

@@ -13,7 +13,18 @@ import { matchPath } from '../../shared/http/match.ts';
  * Not checked: 5xx (faults the tests cause on purpose), paths no route has, the console's pages, the body of what is not JSON.
  */
 type Doc = {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: object }>; 'x-deprecated-content'?: Record<string, { schema: object }> }
+        >;
+      }
+    >
+  >;
   components: object;
 };
 let built: Doc | undefined;
@@ -48,10 +59,12 @@ export function checkContract(method: string, path: string, status: number, cont
   const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
   // API Gateway's own answers (`{"message": ...}`: a body over its limit, its throttle) are not the function's.
   if (type === 'application/json' && (status === 413 || status === 429)) return;
-  const documented = Object.keys(answer.content ?? {});
+  // A deprecated media type the route still answers (`x-deprecated-content`) is documented too, outside `content`.
+  const media = { ...answer.content, ...answer['x-deprecated-content'] };
+  const documented = Object.keys(media);
   if (type && documented.length > 0 && !documented.includes(type))
     throw new Error(`contract: ${where} answers ${type}, documented as ${documented.join(', ')}: ${String(body).slice(0, 300)}`);
-  const schema = type ? answer.content?.[type]?.schema : undefined;
+  const schema = type ? media[type]?.schema : undefined;
   if (!schema || !body || !/^application\/(.+\+)?json$/.test(type ?? '')) return;
   let json: unknown;
   try {

@@ -143,6 +143,12 @@ describe('openApiDocument', () => {
         expect(o.security, where).toEqual([{ apiKey: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }, {}]);
         for (const status of ['401', '403', '404', '409', '415', '429', '400', '413'])
           expect(o.responses[status], `${where} ${status}`).toBeDefined();
+      } else if (r.auth.kind === 'session' && r.auth.keyScope) {
+        // A console route a program reads too: the session, or an API key with the scope (Bearer or X-API-Key).
+        expect(o.security, where).toEqual([{ session: [] }, { apiKey: [] }, { apiKeyHeader: [] }]);
+        expect((o as { 'x-required-scope'?: string })['x-required-scope'], where).toBe(r.auth.keyScope);
+        expect(codesOf(r.method, r.path, 401), where).toEqual(expect.arrayContaining(['INVALID_SESSION', 'INVALID_API_KEY']));
+        expect(codesOf(r.method, r.path, 403), where).toContain('INSUFFICIENT_SCOPE');
       } else {
         expect(o.security, where).toEqual([{ [r.auth.kind]: [] }]);
         expect(o.responses['401'], where).toBeDefined();
@@ -172,9 +178,78 @@ describe('openApiDocument', () => {
     for (const r of all) {
       const res = (op(r) as Operation).responses[String(r.status ?? 200)];
       if (r.response) expect(res?.content?.['application/json']?.schema, `${r.method} ${r.path}`).toEqual(expect.any(Object));
+      else if (r.ndjson) expect(Object.keys(res?.content ?? {}), `${r.method} ${r.path}`).toEqual(['application/x-ndjson']);
       else if (r.html) expect(Object.keys(res?.content ?? {}), `${r.method} ${r.path}`).toEqual(['text/html']);
       else expect(res?.content, `${r.method} ${r.path}`).toBeUndefined();
     }
+  });
+});
+
+/** Every schema object of the document (the components' too), where it is. */
+const schemasIn = (v: unknown, at = '', out: [string, Record<string, unknown>][] = []) => {
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) schemasIn(x, `${at}/${i}`, out);
+  } else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    if (o.type === 'object' || 'propertyNames' in o) out.push([at, o]);
+    for (const [k, x] of Object.entries(o)) schemasIn(x, `${at}/${k}`, out);
+  }
+  return out;
+};
+
+describe('the types a generated client gets', () => {
+  const json = JSON.parse(JSON.stringify(doc)) as typeof doc;
+
+  it('gives every record (an object of named keys) the type of its values: never an object that holds nothing', () => {
+    const records = schemasIn(json).filter(([, s]) => 'propertyNames' in s);
+    expect(records.length).toBeGreaterThan(20);
+    // openapi-typescript types an object with neither properties nor additionalProperties as Record<string, never>.
+    const empty = schemasIn(json).filter(([, s]) => !s.properties && !('additionalProperties' in s) && !s.allOf && !s.anyOf);
+    expect(empty.map(([at]) => at)).toEqual([]);
+    const variables = deref(json, { $ref: '#/components/schemas/Execution' }) as { properties: { variables: object } };
+    expect(variables.properties.variables).toMatchObject({ type: 'object', additionalProperties: {} });
+  });
+
+  it('still leaves responses open to fields a newer server adds (no closed object in a response)', () => {
+    const responses = Object.values(json.paths).flatMap((methods) =>
+      Object.values(methods as Record<string, Operation>).flatMap((o) => Object.values(o.responses)),
+    );
+    // A request's form of a named schema (`<id>Input`) may refuse unknown fields; what is answered never does.
+    const answered = Object.entries(json.components.schemas).filter(([name]) => !name.endsWith('Input'));
+    const closed = schemasIn([responses, answered]).filter(([, s]) => s.additionalProperties === false);
+    expect(closed.map(([at]) => at)).toEqual([]);
+  });
+
+  it('names the main objects once, in components, and every operation refers to them', () => {
+    const names = ['Execution', 'Step', 'Event', 'Approval', 'AuditEntry', 'Workflow', 'WorkflowSummary', 'WorkflowVersion'];
+    expect(Object.keys(json.components.schemas)).toEqual(expect.arrayContaining([...names, 'Problem']));
+    const schemaOf = (method: string, path: string) =>
+      (json.paths[path] as Record<string, Operation>)[method]?.responses['200']?.content?.['application/json']?.schema;
+    expect(schemaOf('get', '/api/v1/executions/{executionId}')).toEqual({ $ref: '#/components/schemas/Execution' });
+    expect(JSON.stringify(schemaOf('get', '/api/v1/executions'))).toContain('"#/components/schemas/Execution"');
+    expect(JSON.stringify(schemaOf('get', '/api/audit'))).toContain('"#/components/schemas/AuditEntry"');
+    expect(JSON.stringify(schemaOf('get', '/api/v1/approvals/{approvalId}'))).toContain('"#/components/schemas/Approval"');
+    expect(JSON.stringify(json.components.schemas.Execution)).toContain('"#/components/schemas/Step"');
+    // Nothing else holds their bodies: a named object's fields appear once in the document.
+    expect(JSON.stringify(json.paths)).not.toContain('"interruptReason"');
+  });
+
+  it('types a version as an integer, in the path as in the list', () => {
+    const o = (json.paths['/api/workflows/{id}/versions/{version}'] as Record<string, Operation>).get as Operation;
+    expect(o.parameters?.find((p) => p.name === 'version')?.schema).toMatchObject({ type: 'integer', minimum: 1 });
+    const entry = deref(json, { $ref: '#/components/schemas/WorkflowVersion' }) as { properties: { version: object } };
+    expect(entry.properties.version).toMatchObject({ type: 'integer' });
+  });
+
+  it('answers the audit log as JSON on GET /api/audit and as NDJSON on its own operation, GET /api/audit/export', () => {
+    const list = (json.paths['/api/audit'] as Record<string, Operation>).get as Operation;
+    const ok = list.responses['200'] as { content?: object; 'x-deprecated-content'?: object };
+    expect(Object.keys(ok.content ?? {})).toEqual(['application/json']);
+    // The Accept-negotiated NDJSON stays for its callers, named apart from the typed content.
+    expect(Object.keys(ok['x-deprecated-content'] ?? {})).toEqual(['application/x-ndjson']);
+    const exp = (json.paths['/api/audit/export'] as Record<string, Operation>).get as Operation;
+    expect(Object.keys(exp.responses['200']?.content ?? {})).toEqual(['application/x-ndjson']);
+    expect(exp.parameters?.map((p) => p.name).sort()).toEqual(['action', 'actor', 'from', 'objectId', 'objectType', 'to']);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { WorkflowParams } from '../../../shared/schemas/engine.ts';
 import { VersionSegment, WorkflowVersionView } from '../../../shared/schemas/workflows.ts';
-import { read, refuses, session } from '../../route-kinds.ts';
+import { read, refuses, workflowReaders } from '../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -9,7 +9,7 @@ export const route = {
   handler: 'http/workflows/version',
   summary: 'Read one version of a workflow: its definition (secrets masked), when and by whom it was saved',
   tag: 'Console',
-  auth: session,
+  auth: workflowReaders,
   grants: read,
   params: WorkflowParams.extend({ version: VersionSegment }),
   response: WorkflowVersionView,

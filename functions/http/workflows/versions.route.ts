@@ -1,7 +1,7 @@
 import type { Route } from '../../../shared/http/route.ts';
 import { PageQuery, WorkflowParams } from '../../../shared/schemas/engine.ts';
 import { WorkflowVersionList } from '../../../shared/schemas/workflows.ts';
-import { cursorErrors, read, session } from '../../route-kinds.ts';
+import { cursorErrors, read, workflowReaders } from '../../route-kinds.ts';
 
 export const route = {
   method: 'GET',
@@ -9,7 +9,7 @@ export const route = {
   handler: 'http/workflows/versions',
   summary: "List a workflow's versions, newest first: each one's number, when and by whom it was saved",
   tag: 'Console',
-  auth: session,
+  auth: workflowReaders,
   grants: read,
   params: WorkflowParams,
   query: PageQuery,

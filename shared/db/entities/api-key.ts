@@ -10,7 +10,7 @@ import { type TransactItem, writeWith } from '../transact.ts';
 
 // Access patterns: get by id (global; the id is inside the token) · list by account, or by account
 // and owner (GSI1: GSI1PK = ACC#<account>, GSI1SK = KEY#<owner>#<keyId>).
-export const Scope = z.enum(['WORKFLOW_READ', 'WORKFLOW_EXECUTE', 'WEBHOOK_TRIGGER', 'APPROVAL_RESPOND']);
+export const Scope = z.enum(['WORKFLOW_READ', 'WORKFLOW_EXECUTE', 'WEBHOOK_TRIGGER', 'APPROVAL_RESPOND', 'AUDIT_READ']);
 export type Scope = z.infer<typeof Scope>;
 export const ALL_SCOPES = Scope.options;
 

@@ -1,17 +1,18 @@
 import type { ConsoleSession } from '../../../../../shared/console/auth.ts';
 import { Status, Table, Time } from '../../../../../shared/console/components.tsx';
 import { page } from '../../../../../shared/console/render.tsx';
-import type { keyView } from '../../../../../shared/domain/keys.ts';
+import type { keyView, Scope } from '../../../../../shared/domain/keys.ts';
 
 export type KeyRow = ReturnType<typeof keyView>;
 
 /** What each scope lets a key do, beside its checkbox and in the list. */
 export const SCOPE_MEANINGS = {
-  WORKFLOW_READ: 'read workflows, runs, their results and artifacts (the v1 API)',
+  WORKFLOW_READ: 'read workflows and their versions, runs, their results and artifacts',
   WORKFLOW_EXECUTE: 'start runs, and cancel, retry, rerun or resume them',
   WEBHOOK_TRIGGER: 'trigger the webhooks bound to this key',
   APPROVAL_RESPOND: 'decide approvals by API call or one-click link',
-} as const;
+  AUDIT_READ: "read the audit log as the key's owner may (an admin every entry, a member their own), and export it",
+} as const satisfies Record<Scope, string>;
 
 /** A day as `YYYY-MM-DD` (UTC) in a `<time>`, the full time in its title: the list stays narrow. */
 const Day = ({ ms }: { ms: number }) => {
