@@ -54,7 +54,7 @@ function Counts({ runs, from }: { runs: RunOverview; from: string }) {
           {runs.ends.map(([status, count]) => (
             <tr key={status}>
               <th scope="row">
-                <a href={runsHref({ status, from })} aria-label={`${status} runs of ${span}`}>
+                <a href={runsHref({ status, from })}>
                   <Status value={status} />
                 </a>
               </th>
@@ -86,7 +86,7 @@ function Errors({ runs, from }: { runs: RunOverview; from: string }) {
               {runs.errors.map(([code, count]) => (
                 <tr key={code}>
                   <th scope="row">
-                    <a href={runsHref({ status: 'FAILED', from })} aria-label={`Failed runs of ${SPAN_TEXT[runs.span]} (code ${code})`}>
+                    <a href={runsHref({ status: 'FAILED', from })}>
                       <code>{code}</code>
                     </a>
                   </th>
