@@ -143,7 +143,6 @@ describe('the sealed data layer', () => {
   const CONSOLE_READS_DB = [
     'functions/http/console/approvals/approval-form.tsx',
     'functions/http/console/approvals/approval-view.tsx',
-    'functions/http/console/overview-view.tsx',
     'functions/http/console/runs/action-rules.ts',
     'functions/http/console/runs/confirm-view.tsx',
     'functions/http/console/runs/list-view.tsx',

@@ -1,7 +1,6 @@
 import { duration, RunLink, Table, Time } from '../../../shared/console/components.tsx';
 import { ShortTime, WorkflowName } from '../../../shared/console/runs-components.tsx';
-import type { Approval } from '../../../shared/db/entities/approval.ts';
-import type { RunRow } from '../../../shared/db/entities/execution-rows.ts';
+import type { Approval, RunRow } from '../../../shared/domain/read-types.ts';
 
 // The overview's lists: what waits for the signed-in person, and the last failed runs.
 
