@@ -152,11 +152,12 @@ describe('what a queued run costs in DynamoDB (issue 12 targets; INLINE_RUNS=off
   // 6 calls before the overview's hour counts (docs/console.md "The overview"): the run's start and end are
   // counted in the instance and written with the batch's other counts, one UpdateItem per account and hour
   // beside them (the same step): one more call for a batch of one run, a tenth of one for ten.
-  it('a one-step webhook run alone in its worker batch, trigger 200 → SUCCEEDED, counting included: at most 7 calls and 16 write units', () => {
+  it('a one-step webhook run alone in its worker batch, trigger 200 → SUCCEEDED, counting included: at most 7 calls and 17 write units', () => {
     const c = cost('webhook run, 1 set step, trigger');
     expect(c.status, c.path).toBe('SUCCEEDED');
     expect(c.calls, c.path).toBeLessThanOrEqual(7);
-    expect(c.writeUnits, c.path).toBeLessThanOrEqual(16);
+    // 16 before the hour counts: their item's write is 1 unit (a small item).
+    expect(c.writeUnits, c.path).toBeLessThanOrEqual(17);
     // The metering, the run's start, the claim, one write for the step and the end, then the batch's counts together.
     expect(c.path).toBe('UpdateItem → BatchWriteItem → UpdateItem → TransactWriteItems → UpdateItem‖UpdateItem‖UpdateItem');
   });
@@ -166,7 +167,7 @@ describe('what a queued run costs in DynamoDB (issue 12 targets; INLINE_RUNS=off
     expect(c.status).toBe('SUCCEEDED');
     // Per run: the metering, the start, the claim, the last write, and a tenth of the three counts.
     expect(c.calls).toBeLessThanOrEqual(4.3);
-    expect(c.writeUnits).toBeLessThanOrEqual(14.2);
+    expect(c.writeUnits).toBeLessThanOrEqual(14.3);
   });
 
   it('a retried http_request (3 attempts): one write per retry on top of a plain request run, none while it waits', () => {
@@ -185,7 +186,8 @@ describe('what a queued run costs in DynamoDB (issue 12 targets; INLINE_RUNS=off
     expect(c.calls, c.path).toBeLessThanOrEqual(14);
     // 43 measured, 2 of them: the report hands the run to its message, which moves its active entry to `D#<due>` (a delete and a put)
     // so that the sweep sends the message again if the report's invocation dies before its send.
-    expect(c.writeUnits, c.path).toBeLessThanOrEqual(44);
+    // 44 before the hour counts (their write, 1 unit, in each of the two batches).
+    expect(c.writeUnits, c.path).toBeLessThanOrEqual(45);
   });
 
   it('each further set step: no call of its own and at most 3 write units (its event item)', () => {
