@@ -17,9 +17,10 @@ export const PENDING_LOOKED_AT = 50;
  * The account's pending approvals that `p` may decide, oldest first, among its `PENDING_LOOKED_AT`
  * oldest pending ones (`more`: there are others pending, the inbox lists them all). DynamoDB calls:
  * the status listing's shards (max(16, LIST_SHARDS), and the listing of before the upgrade) in
- * parallel, keys only, and one BatchGet of the approvals.
+ * parallel, keys only, and one BatchGet of the approvals. `pending`: how many of the account's were looked
+ * through (all of its pending approvals unless `more`).
  */
 export async function pendingFor(p: Person) {
   const page = await listApprovalsByStatus(p.accountId, 'PENDING', PENDING_LOOKED_AT);
-  return { items: page.items.filter((a) => awaitsDecisionOf(p, a)), more: page.lastKey !== undefined };
+  return { items: page.items.filter((a) => awaitsDecisionOf(p, a)), pending: page.items.length, more: page.lastKey !== undefined };
 }

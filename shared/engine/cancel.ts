@@ -1,3 +1,4 @@
+import { countRunChange } from '../db/entities/run-hours.ts';
 import { writeAll } from '../db/transact.ts';
 import { cancelRequest } from '../db/entities/execution-transitions.ts';
 import { audited, type Auditor } from '../db/audited.ts';
@@ -62,6 +63,7 @@ export async function cancelRun(
           : []),
       ];
       await writeAll(items);
+      countRunChange(e, { status: 'CANCELLED' }, now);
       if (e.status === 'PENDING') countAcceptedTrigger(e);
       const cancelled: Execution = { ...e, ...cancelledFields(e, reason, now) };
       delete cancelled.dispatch;

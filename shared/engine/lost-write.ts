@@ -1,3 +1,4 @@
+import { countRunChange } from '../db/entities/run-hours.ts';
 import { nextSeq, eventsPut, newEvent } from '../db/entities/run-events.ts';
 import { cancelledData, cancelledUpdate } from '../db/entities/execution-writes.ts';
 import { getExecution } from '../db/entities/execution.ts';
@@ -17,6 +18,7 @@ export async function stopAfterLostWrite(accountId: string, executionId: string,
     };
     try {
       await writeAll([{ Update: cancelledUpdate(current, current.cancelReason, now) }, eventsPut(accountId, [event])]);
+      countRunChange(current, { status: 'CANCELLED' }, now);
       await notifyEvents(current, [event]);
     } catch (err) {
       if (!isConditionFailure(err)) throw err;

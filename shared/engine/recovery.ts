@@ -1,5 +1,6 @@
 // Restart and crash semantics (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): the startup sweep and
 // crash recovery (redelivered messages and the scheduled sweep's expired leases); manual resume is ./resume.ts.
+import { countRunChange } from '../db/entities/run-hours.ts';
 import { type TransactItem, writeAll } from '../db/transact.ts';
 import { runChange } from '../db/entities/execution-transitions.ts';
 import { currentStepId, type Execution, getExecutionToChange } from '../db/entities/execution.ts';
@@ -28,6 +29,7 @@ async function interrupt(e: Execution, reason: InterruptReason, now: number) {
   const fields = { status: 'INTERRUPTED' as const, interruptedAt: now, interruptReason: reason, updatedAt: now, seq };
   const event = { ...newEvent(e.executionId, 'execution.interrupted', { reason, from: e.status, stepId: currentStepId(e) }, now), seq };
   await transition(e, runChange(e, fields, ['dispatch', 'lease', ...ACTIVE_INDEX_ATTRIBUTES]), event, fields);
+  countRunChange(e, fields, now);
   emit('ExecutionInterrupted');
   logger.warn('execution interrupted', { executionId: e.executionId, reason, from: e.status });
 }
@@ -39,6 +41,7 @@ async function cancelAsAsked(e: Execution, now: number) {
     seq: nextSeq(e),
   };
   await transition(e, { Update: cancelledUpdate(e, e.cancelReason, now) }, event, { status: 'CANCELLED' });
+  countRunChange(e, { status: 'CANCELLED' }, now);
 }
 
 /** `execution.resumed`, numbered next after the run as read. */

@@ -1,5 +1,6 @@
 // Manual resume (v1, docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): an INTERRUPTED run re-enters the
 // step it stopped in, or waits again, or takes what its wait recorded meanwhile.
+import { countRunChange } from '../db/entities/run-hours.ts';
 import { audited, type Auditor } from '../db/audited.ts';
 import { writeAll } from '../db/transact.ts';
 import { runChange } from '../db/entities/execution-transitions.ts';
@@ -91,6 +92,8 @@ export async function resumeRun(accountId: string, executionId: string, by: stri
       } else {
         await redispatch(e, by, 'manual', now, interrupted, [entry()]);
       }
+      // Every way written: the run leaves the hour it was counted INTERRUPTED in.
+      countRunChange(e, { status: 'RUNNING' }, now);
       return (await getExecutionToChange(accountId, executionId)) as Execution;
     },
     { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },

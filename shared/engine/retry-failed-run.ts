@@ -1,5 +1,6 @@
 // Retry (v1): a FAILED run re-enters the step that failed, with the state it had. Beside resume
 // (INTERRUPTED runs, `resume.ts`) and rerun (a new run from the start, `runs.ts`).
+import { countRunChange } from '../db/entities/run-hours.ts';
 import type { Via } from '../db/audited.ts';
 import { audited } from '../db/audited.ts';
 import { writeAll } from '../db/transact.ts';
@@ -132,6 +133,8 @@ export async function retryRun(
         audited({ accountId, ...by }, 'run.retried', { type: 'run', id: executionId }, { stepId: event.data.stepId ?? null }, now),
       ];
       await writeAll(items);
+      // The FAILED run leaves the hour it was counted in.
+      countRunChange(e, fields, now);
       return { replayed: false as const, e, fields, remove, event };
     },
     { attempts: 5, retryOn: lostRace, exhausted: keptChanging('execution') },
@@ -174,6 +177,7 @@ async function abandonUnsent(e: Execution, dispatch: string, idem: { scope: stri
       ]),
       ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
     ]);
+    countRunChange({ ...e, status: 'PENDING' }, { status: 'FAILED', error: e.error }, now);
   } catch (err) {
     if (isConditionFailure(err)) return;
     logger.error('unsent retry left PENDING', { executionId: e.executionId, error: err as Error });

@@ -5,6 +5,7 @@ import { eventsPut, newEvent, nextSeq, type RunEvent } from '../db/entities/run-
 import { executionItem, executionItemBytes, finishing, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/execution-writes.ts';
 import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { abandonedStart } from '../db/entities/execution-transitions.ts';
+import { countRunChange, countRunStarted } from '../db/entities/run-hours.ts';
 import { getIdempotencyRecord, idempotencyDelete, idempotencyPut } from '../db/entities/idempotency.ts';
 import { countAccepted } from '../db/entities/webhook.ts';
 import type { Workflow } from '../db/entities/workflow.ts';
@@ -184,6 +185,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     const write = along.length ? writeAll([...items.map(putItem), ...along]) : putNew(items);
     const [written, sent] = await Promise.allSettled([write, message()]);
     if (written.status === 'rejected') throw written.reason;
+    countRunStarted(execution.accountId, now);
     if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
   } else {
     // The key is claimed in the same transaction, and a replay must not send anything: the message waits for the write.
@@ -215,6 +217,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
         await sendRunMessage({ accountId: first.accountId, executionId: first.executionId, dispatch: first.dispatch });
       return { execution: first, replayed: true };
     }
+    countRunStarted(execution.accountId, now);
     await message().catch((cause: unknown) => {
       if (!idem.keepUnsent) return abandonUnsent(execution, idem, cause);
       logger.warn('run left PENDING for its start to be retried: its message could not be sent', { executionId: execution.executionId });
@@ -224,6 +227,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   emit('ExecutionStarted');
   if (ran) {
     emit(ran.run.status === 'SUCCEEDED' ? 'ExecutionSucceeded' : 'ExecutionFailed');
+    countRunChange(execution, ran.run, now);
     countAcceptedTrigger(ran.run);
   } else await notifyTargets(execution, [started]);
   return { execution, replayed: false };
@@ -259,6 +263,7 @@ async function abandonUnsent(e: Execution, idem: StartRun['idempotency'], cause:
       eventsPut(e.accountId, [{ ...newEvent(e.executionId, 'execution.failed', { error }, now), seq: nextSeq(e) }]),
       ...(idem ? [idempotencyDelete(e.accountId, idem.scope, idem.key, e.executionId)] : []),
     ]);
+    countRunChange(e, { status: 'FAILED', error }, now);
   } catch (err) {
     if (isConditionFailure(err)) return;
     logger.error('unsent run left PENDING', { executionId: e.executionId, error: err as Error });

@@ -2,6 +2,7 @@ import { IN_PROGRESS, type RecordedReport } from '../db/entities/execution-state
 import { eventsPut, newEvent, nextSeq, packEvents, type RunEvent, sequenced } from '../db/entities/run-events.ts';
 import { checkpointUpdate } from '../db/entities/execution-held.ts';
 import { executionItem, finishing } from '../db/entities/execution-writes.ts';
+import { countRunChange } from '../db/entities/run-hours.ts';
 import type { Execution } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
 import { type TransactItem, writeAll } from '../db/transact.ts';
@@ -264,10 +265,15 @@ export class HeldRun {
 
   /** End the run (SUCCEEDED, FAILED): it leaves the active index, and its retention starts. */
   async end(fields: Partial<Execution>): Promise<boolean> {
-    const { set, remove } = finishing(Date.now(), { ...this.e, ...fields });
+    const now = Date.now();
+    const before = this.e;
+    const { set, remove } = finishing(now, { ...this.e, ...fields });
     this.update({ ...fields, ...(set as Partial<Execution>) });
     if (IN_PROGRESS.includes(this.e.status)) throw new Error('end() needs a final status');
-    return this.flush(remove);
+    const written = await this.flush(remove);
+    // Counted once its conditional write succeeded (an unwritten run's start counts its end).
+    if (written) countRunChange(before, this.e, now);
+    return written;
   }
 
   /** End the run FAILED with `error`: the events of the step that failed it (if any), then `execution.failed`. */

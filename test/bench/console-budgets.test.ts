@@ -83,8 +83,8 @@ beforeAll(async () => {
  */
 const PAGES = [
   { path: '/console/login', calls: 0, steps: 0 },
-  // + the runs of the last day (4 Queries, 1 BatchGet), pending approvals (17 Queries, 1 BatchGet), workflow names (1 BatchGet)
-  { path: '/console', calls: 27, steps: 5 },
+  // + the hour counts (1 Query), the last failed runs (4 Queries, 1 BatchGet), pending approvals (17 Queries, 1 BatchGet), workflow names (1 BatchGet)
+  { path: '/console', calls: 28, steps: 5 },
   // + 4 Queries, 1 BatchGet of the rows, 1 Query of the workflow filter's choices
   { path: '/console/runs', calls: 10, steps: 4 },
   // + the run, its events, artifacts and deliveries together; the workflow's name and version

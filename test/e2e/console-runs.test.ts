@@ -6,7 +6,8 @@ import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, 
 
 /**
  * The overview and the runs list in a browser, over runs started through the API: the last day's
- * figures (chart and table), pending approvals for me, failed runs with their codes; the list's
+ * counts (table and per-hour chart), failures by code, what waits, the 7-day span, pending approvals
+ * for me, failed runs with their codes; the list's
  * filters, pages, links, the XSS workflow name, another account's workflow, bad filters, and the live
  * refresh with "Pause updates".
  */
@@ -125,7 +126,7 @@ async function filter(page: Page, choose: (page: Page) => Promise<unknown>) {
 const fieldTime = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
 describe('the overview', () => {
-  it('shows the last day by status (chart and table), pending approvals for me and the failed runs with their codes', async () => {
+  it('shows the last day counted by status (table and chart), the failures by code, what waits, and switches to 7 days', async () => {
     const { context, page } = await signedInPage();
     expect(new URL(page.url()).pathname).toBe('/console');
     const all = (await env.api('/api/v1/executions?limit=100')).body.items as { status: string }[];
@@ -133,16 +134,47 @@ describe('the overview', () => {
     for (const r of all) expected.set(r.status, (expected.get(r.status) ?? 0) + 1);
     expect(Object.fromEntries(expected)).toEqual({ SUCCEEDED: 4, FAILED: 1, WAITING_APPROVAL: 1 });
 
-    const chart = page.getByRole('img', { name: 'Runs in the last 24 hours by status' });
-    expect(await chart.isVisible()).toBe(true);
-    const titles = await chart.evaluate((svg) => Array.from(svg.querySelectorAll('title'), (t) => t.textContent));
-    expect(titles.sort()).toEqual(['FAILED: 1 run', 'SUCCEEDED: 4 runs', 'WAITING_APPROVAL: 1 run']);
-    const figures = page.getByRole('table', { name: 'Runs in the last 24 hours by status' });
-    for (const [status, n] of expected) {
-      const row = figures.getByRole('row', { name: new RegExp(`^${status} ${n}$`) });
+    // The counts are written by the functions that moved the runs, at their flush: a view may come a moment before it.
+    const figures = page.getByRole('table', { name: 'Runs of the last 24 hours by status' });
+    await eventually(
+      async () => {
+        await page.reload();
+        return figures.getByRole('row', { name: 'Started 6' }).count();
+      },
+      (n) => n === 1,
+    );
+    for (const [status, n] of [
+      ['SUCCEEDED', 4],
+      ['FAILED', 1],
+      ['CANCELLED', 0],
+      ['INTERRUPTED', 0],
+    ] as const) {
+      const row = figures.getByRole('row', { name: `${status} ${n}` });
       expect(await row.count(), status).toBe(1);
+      const href = await row.getByRole('link', { name: status }).getAttribute('href');
+      expect(new URL(href ?? '', env.url).searchParams.get('status')).toBe(status);
     }
-    expect(await figures.getByRole('row', { name: 'All 6' }).count()).toBe(1);
+
+    const chart = page.getByRole('img', { name: /^Runs ended per hour in the last 24 hours: 5 in all/ });
+    expect(await chart.isVisible()).toBe(true);
+    const titles = await chart.evaluate((svg) => Array.from(svg.querySelectorAll('title'), (t) => t.textContent ?? ''));
+    expect(titles).toHaveLength(24);
+    expect(titles.filter((t) => !t.includes(': 0 runs started')).join(' ')).toMatch(/6 runs started; ended 4 succeeded, 1 failed/);
+    // Its labels are text of the page (not of the SVG, which shrinks on a phone): 11 px at least.
+    const sizes = await page
+      .locator('.hours-chart p, .hours-chart figcaption')
+      .evaluateAll((els) => els.map((e) => parseFloat(getComputedStyle(e).fontSize)));
+    expect(sizes.every((px) => px >= 11)).toBe(true);
+
+    const codes = page.getByRole('table', { name: /by error code/ });
+    const code = codes.getByRole('row', { name: 'BROKEN_ON_PURPOSE 1' });
+    expect(await code.count()).toBe(1);
+    const codeHref = new URL((await code.getByRole('link').getAttribute('href')) ?? '', env.url);
+    expect(codeHref.pathname).toBe('/console/runs');
+    expect(codeHref.searchParams.get('status')).toBe('FAILED');
+
+    const waiting = page.getByRole('region', { name: 'Waiting now' });
+    expect(await waiting.getByRole('link', { name: 'Pending approvals: 1' }).getAttribute('href')).toBe('/console/approvals');
 
     const mine = page.getByRole('table', { name: 'Pending approvals for me, oldest first' });
     const approval = mine.getByRole('link', { name: 'Deploy to production' });
@@ -160,9 +192,31 @@ describe('the overview', () => {
     await expectAccessible(page);
     await shot(page, 'overview-runs');
     await shot(page, 'overview-runs', 'dark');
+
+    // The 7-day span: a link, the same figures over 168 hours.
+    await Promise.all([page.waitForURL(/span=7d/), page.getByRole('link', { name: 'Last 7 days' }).click()]);
+    expect(await page.getByRole('heading', { name: 'Runs in the last 7 days' }).isVisible()).toBe(true);
+    expect(await page.getByRole('link', { name: 'Last 7 days' }).getAttribute('aria-current')).toBe('page');
+    expect(
+      await page.getByRole('table', { name: 'Runs of the last 7 days by status' }).getByRole('row', { name: 'Started 6' }).count(),
+    ).toBe(1);
+    expect(
+      await page
+        .getByRole('img', { name: /^Runs ended per hour in the last 7 days/ })
+        .evaluate((svg) => svg.querySelectorAll('title').length),
+    ).toBe(168);
+    await expectAccessible(page);
+    await shot(page, 'overview-runs-7d');
+
+    // A phone's width: nothing wider than the screen, still accessible.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${env.url}/console`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(page);
+    await shot(page, 'overview-runs-390');
     expectNoCspViolations(context);
     await context.close();
-  });
+  }, 120_000);
 
   it('shows a member no approval of the admins', async () => {
     const member = `member-${Date.now()}@demo.local`;

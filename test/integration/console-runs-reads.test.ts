@@ -73,10 +73,12 @@ describe('DynamoDB calls per page view', () => {
     expect(refresh.calls).toEqual({ GetCommand: 3, QueryCommand: shards, BatchGetCommand: 2 });
   });
 
-  it('the overview: the session, the last day (a Query per list shard, a BatchGet), the pending approvals (a Query per status shard), the names', async () => {
+  it('the overview: the session, the hour counts (one Query), the failed runs (a Query per list shard, a BatchGet), the pending approvals (a Query per status shard), the names', async () => {
     const page = await view(overview, '/console');
     expect(page.status).toBe(200);
-    // No approval pending: their BatchGet is not made.
-    expect(page.calls).toEqual({ GetCommand: 3, QueryCommand: listShards() + Math.max(16, listShards()) + 1, BatchGetCommand: 2 });
+    // No approval pending: their BatchGet is not made. The 7-day span reads the same (its hours are one Query too).
+    const calls = { GetCommand: 3, QueryCommand: 1 + listShards() + Math.max(16, listShards()) + 1, BatchGetCommand: 2 };
+    expect(page.calls).toEqual(calls);
+    expect((await view(overview, '/console', { span: '7d' })).calls).toEqual(calls);
   });
 });

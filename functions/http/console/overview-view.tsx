@@ -1,175 +1,158 @@
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
-import { duration, RunLink, Status, Table, Time } from '../../../shared/console/components.tsx';
+import { Status, Table } from '../../../shared/console/components.tsx';
 import { page } from '../../../shared/console/render.tsx';
-import { countByStatus, ShortTime, StatusChart, WorkflowName } from '../../../shared/console/runs-components.tsx';
-import type { Approval, RunRow } from '../../../shared/domain/read-types.ts';
-import { OVERVIEW_RUNS } from '../../../shared/domain/run-list.ts';
+import type { RunOverview, Span } from '../../../shared/domain/run-overview.ts';
+import { HoursChart, HoursTable, hourText } from './overview-chart.tsx';
+import { Failed, type Lists, PendingForMe, runsHref } from './overview-lists.tsx';
 
-/** Rows each of the overview's lists shows (pending approvals, failed runs). */
-export const SHOWN = 10;
+export { SHOWN } from './overview-lists.tsx';
 
-export type Overview = {
-  day: { since: number; rows: RunRow[]; more: boolean };
-  failed: RunRow[];
-  approvals: Approval[];
-  moreApprovals: boolean;
-  names: ReadonlyMap<string, string>;
-  now: number;
+export type Overview = Lists & {
+  runs: RunOverview;
+  /** The account's pending approvals (all of them, or the first `pendingLooked` with `morePending`). */
+  pending: number;
+  morePending: boolean;
 };
 
-const runsHref = (q: Record<string, string>) => `/console/runs?${new URLSearchParams(q)}`;
-const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+const SPAN_TEXT: Record<Span, string> = { '24h': 'the last 24 hours', '7d': 'the last 7 days' };
+const n = (v: number) => v.toLocaleString('en');
 
-function LastDay({ day }: { day: Overview['day'] }) {
-  const counts = countByStatus(day.rows);
-  const from = new Date(day.since).toISOString();
+function SpanSwitch({ span }: { span: Span }) {
   return (
-    <section aria-labelledby="last-day">
-      <h2 id="last-day">Runs in the last 24 hours</h2>
-      {counts.length === 0 ? (
-        <p>No runs in the last 24 hours.</p>
-      ) : (
-        <>
-          {day.more ? (
-            <p class="muted">
-              Counted: the latest {OVERVIEW_RUNS} runs of the last 24 hours; there were more (the runs list has them all).
-            </p>
-          ) : null}
-          <StatusChart counts={counts} label="Runs in the last 24 hours by status" />
-          <div class="figures">
-            <Table caption="Runs in the last 24 hours by status">
-              <thead>
-                <tr>
-                  <th scope="col">Status</th>
-                  <th scope="col">Runs</th>
-                </tr>
-              </thead>
-              <tbody>
-                {counts.map(([status, n]) => (
-                  <tr key={status}>
-                    <td>
-                      <a href={runsHref({ status, from })}>
-                        <Status value={status} />
-                      </a>
-                    </td>
-                    <td>{n.toLocaleString('en')}</td>
-                  </tr>
-                ))}
-              </tbody>
-              <tfoot>
-                <tr>
-                  <th scope="row">All</th>
-                  <td>
-                    <a href={runsHref({ from })}>{day.rows.length.toLocaleString('en')}</a>
-                  </td>
-                </tr>
-              </tfoot>
-            </Table>
-          </div>
-        </>
-      )}
-      <p>
-        <a href="/console/runs">All runs</a>
-      </p>
-    </section>
+    <nav aria-label="Time span" class="span-switch">
+      <ul>
+        {(['24h', '7d'] as const).map((s) => (
+          <li key={s}>
+            <a href={s === '24h' ? '/console' : `/console?span=${s}`} aria-current={s === span ? 'page' : undefined}>
+              {s === '24h' ? 'Last 24 hours' : 'Last 7 days'}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
   );
 }
 
-function PendingForMe({ o }: { o: Overview }) {
+function Counts({ runs, from }: { runs: RunOverview; from: string }) {
+  const span = SPAN_TEXT[runs.span];
   return (
-    <section aria-labelledby="pending-for-me">
-      <h2 id="pending-for-me">Pending approvals for me</h2>
-      {o.approvals.length === 0 ? (
-        <p>No approval waits for you.</p>
-      ) : (
-        <Table caption="Pending approvals for me, oldest first">
-          <thead>
-            <tr>
-              <th scope="col">Approval</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Deadline</th>
-              <th scope="col">Approvals</th>
+    <div class="figures">
+      <Table caption={`Runs of ${span} by status`}>
+        <thead>
+          <tr>
+            <th scope="col">Runs</th>
+            <th scope="col">Count</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <th scope="row">
+              <a href={runsHref({ from })}>Started</a>
+            </th>
+            <td>{n(runs.started)}</td>
+          </tr>
+          {runs.ends.map(([status, count]) => (
+            <tr key={status}>
+              <th scope="row">
+                <a href={runsHref({ status, from })}>
+                  <Status value={status} />
+                </a>
+              </th>
+              <td>{n(count)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {o.approvals.map((a) => (
-              <tr key={a.approvalId}>
-                <td>
-                  <a href={`/console/approvals/${a.approvalId}`}>{cut(a.title, 120)}</a>
-                </td>
-                <td>
-                  <WorkflowName id={a.workflowId} names={o.names} />
-                </td>
-                <td class="nowrap">{duration(o.now - a.createdAt)}</td>
-                <td class="nowrap">
-                  <Time ms={a.expiresAt} />
-                </td>
-                <td>{`${a.approvals ?? 0} of ${a.minApprovals ?? 1}`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
-      <p>
-        <a href="/console/approvals">{o.moreApprovals ? 'All pending approvals (there are more)' : 'All approvals'}</a>
-      </p>
-    </section>
+          ))}
+        </tbody>
+      </Table>
+    </div>
   );
 }
 
-function Failed({ o }: { o: Overview }) {
+function Errors({ runs, from }: { runs: RunOverview; from: string }) {
   return (
-    <section aria-labelledby="failed-runs">
-      <h2 id="failed-runs">Last failed runs</h2>
-      {o.failed.length === 0 ? (
-        <p>No run failed in the last 24 hours.</p>
+    <section aria-labelledby="failures-by-code">
+      <h2 id="failures-by-code">Failures by error code</h2>
+      {runs.errors.length === 0 ? (
+        <p>No run failed in {SPAN_TEXT[runs.span]}.</p>
       ) : (
-        <Table caption="Last failed runs, newest first">
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Workflow</th>
-              <th scope="col">Error code</th>
-              <th scope="col">Message</th>
-              <th scope="col">Failed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {o.failed.map((r) => (
-              <tr key={r.executionId}>
-                <td>
-                  <RunLink id={r.executionId} />
-                </td>
-                <td>
-                  <WorkflowName id={r.workflowId} names={o.names} />
-                </td>
-                <td>
-                  <code>{r.error?.code ?? '—'}</code>
-                </td>
-                <td>{cut(r.error?.message ?? '', 200)}</td>
-                <td>
-                  <ShortTime ms={r.finishedAt ?? r.updatedAt} />
-                </td>
+        <div class="figures">
+          <Table caption={`Failed runs of ${SPAN_TEXT[runs.span]} by error code, most first`}>
+            <thead>
+              <tr>
+                <th scope="col">Error code</th>
+                <th scope="col">Failed runs</th>
               </tr>
-            ))}
-          </tbody>
-        </Table>
+            </thead>
+            <tbody>
+              {runs.errors.map(([code, count]) => (
+                <tr key={code}>
+                  <th scope="row">
+                    <a href={runsHref({ status: 'FAILED', from })}>
+                      <code>{code}</code>
+                    </a>
+                  </th>
+                  <td>{n(count)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+        </div>
       )}
-      <p>
-        <a href={runsHref({ status: 'FAILED' })}>All failed runs</a>
-      </p>
     </section>
   );
 }
 
-/** The overview: the last day's runs by status (a chart and the same figures in a table), what waits for me, what failed. */
-export const overviewPage = (session: ConsoleSession, o: Overview) =>
-  page(
+function Waiting({ o }: { o: Overview }) {
+  return (
+    <section aria-labelledby="waiting">
+      <h2 id="waiting">Waiting now</h2>
+      <ul>
+        <li>
+          <a href="/console/approvals">
+            {o.morePending ? `More than ${n(o.pending)} pending approvals` : `Pending approvals: ${n(o.pending)}`}
+          </a>
+        </li>
+        <li>
+          <a href={runsHref({ status: 'WAITING_APPROVAL' })}>Runs waiting for an approval</a>
+        </li>
+        <li>
+          <a href={runsHref({ status: 'WAITING_CALLBACK' })}>Runs waiting for a callback</a>
+        </li>
+      </ul>
+    </section>
+  );
+}
+
+/**
+ * The overview: the runs of the span (24 hours, or 7 days) counted as they started and ended, by status
+ * with links to the runs list, per hour as a chart, failures by error code; what waits; what failed last.
+ */
+export const overviewPage = (session: ConsoleSession, o: Overview) => {
+  const { runs } = o;
+  const from = new Date(runs.since).toISOString();
+  const span = SPAN_TEXT[runs.span];
+  return page(
     { title: 'Overview', session },
     <>
-      <LastDay day={o.day} />
+      <section aria-labelledby="runs-of-span">
+        <h2 id="runs-of-span">{`Runs in ${span}`}</h2>
+        <SpanSwitch span={runs.span} />
+        <p class="muted">
+          {`Counted as runs start and end, per hour from ${hourText(runs.since)}: every run, not a sample. A count may lag a run's end by a second or two.`}
+        </p>
+        <Counts runs={runs} from={from} />
+        <HoursChart
+          hours={runs.hours}
+          label={`Runs ended per hour in ${span}: ${n(runs.ends.reduce((a, [, c]) => a + c, 0))} in all (the table below has the figures)`}
+        />
+        <HoursTable hours={runs.hours} />
+        <p>
+          <a href="/console/runs">All runs</a>
+        </p>
+      </section>
+      <Errors runs={runs} from={from} />
+      <Waiting o={o} />
       <PendingForMe o={o} />
-      <Failed o={o} />
+      <Failed o={o} since={from} />
     </>,
   );
+};
