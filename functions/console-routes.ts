@@ -65,6 +65,8 @@ import { route as consoleChannelAction } from './http/console/settings/channels/
 import { route as consoleChannelRedeliver } from './http/console/settings/channels/redeliver.route.ts';
 import { route as consoleAudit } from './http/console/settings/audit/list.route.ts';
 import { route as consoleAuditExport } from './http/console/settings/audit/export.route.ts';
+import { route as consoleWorkflowRun } from './http/console/workflows/run.route.ts';
+import { route as consoleWorkflowStart } from './http/console/workflows/start.route.ts';
 
 /** The console's pages (docs/console.md), in the route table's order: three functions serve them (`CONSOLE_FUNCTIONS`). */
 export const consoleRoutes = [
@@ -134,4 +136,6 @@ export const consoleRoutes = [
   consoleChannelRedeliver,
   consoleAudit,
   consoleAuditExport,
+  consoleWorkflowRun,
+  consoleWorkflowStart,
 ] as const satisfies readonly Route[];

@@ -24,6 +24,7 @@ import { handler as webhooksAction } from './webhooks/action.ts';
 import { handler as schedulesCreate } from './schedules/create.ts';
 import { handler as schedulesAction } from './schedules/action.ts';
 import { handler as settingsChannelsRedeliver } from './settings/channels/redeliver.ts';
+import { handler as workflowsStart } from './workflows/start.ts';
 
 export const handler = consoleRouter([
   loginSignIn,
@@ -47,4 +48,5 @@ export const handler = consoleRouter([
   schedulesCreate,
   schedulesAction,
   settingsChannelsRedeliver,
+  workflowsStart,
 ]);
