@@ -67,6 +67,7 @@ import { route as consoleAudit } from './http/console/settings/audit/list.route.
 import { route as consoleAuditExport } from './http/console/settings/audit/export.route.ts';
 import { route as consoleWorkflowRun } from './http/console/workflows/run.route.ts';
 import { route as consoleWorkflowStart } from './http/console/workflows/start.route.ts';
+import { route as consoleWorkflowTest } from './http/console/workflows/test-run.route.ts';
 
 /** The console's pages (docs/console.md), in the route table's order: three functions serve them (`CONSOLE_FUNCTIONS`). */
 export const consoleRoutes = [
@@ -138,4 +139,5 @@ export const consoleRoutes = [
   consoleAuditExport,
   consoleWorkflowRun,
   consoleWorkflowStart,
+  consoleWorkflowTest,
 ] as const satisfies readonly Route[];

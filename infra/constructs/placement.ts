@@ -272,6 +272,7 @@ export const PAGE_ROUTES: Readonly<Record<string, readonly [stack: number, id: s
   'GET /console/audit/export': [4, 'HttpConsoleAuditExportRoute'],
   'GET /console/workflows/{workflowId}/run': [4, 'HttpConsoleWorkflowRunRoute'],
   'POST /console/workflows/{workflowId}/run': [4, 'HttpConsoleWorkflowStartRoute'],
+  'POST /console/workflows/test': [4, 'HttpConsoleWorkflowTestRoute'],
 };
 
 /** The nested stack (1: `RouteFunctions`, 2: `RouteFunctions2`, …) of a function; synth refuses a function placed nowhere. */

@@ -25,6 +25,7 @@ import { handler as schedulesCreate } from './schedules/create.ts';
 import { handler as schedulesAction } from './schedules/action.ts';
 import { handler as settingsChannelsRedeliver } from './settings/channels/redeliver.ts';
 import { handler as workflowsStart } from './workflows/start.ts';
+import { handler as workflowsTestRun } from './workflows/test-run.ts';
 
 export const handler = consoleRouter([
   loginSignIn,
@@ -49,4 +50,5 @@ export const handler = consoleRouter([
   schedulesAction,
   settingsChannelsRedeliver,
   workflowsStart,
+  workflowsTestRun,
 ]);
