@@ -56,7 +56,7 @@ async function until(id: string, statuses: string[], timeoutMs = 20_000) {
 
 async function signedIn(opts: Parameters<typeof consoleContext>[1] = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await consoleContext(browser, opts);
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(30_000);
   const page = await context.newPage();
   page.on('dialog', (d) => {
     throw new Error(`a dialog opened: ${d.message()}`);
@@ -74,6 +74,11 @@ async function accessibleAtBothWidths(page: Page) {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/** Press a form's submit button and wait for the page its POST answers with (the URL may stay the same). */
+async function submitted(page: Page, name: string) {
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.getByRole('button', { name }).click()]);
+}
+
 /** The run id of the run page `page` is on. */
 const runIdOf = (page: Page) => new URL(page.url()).pathname.split('/').pop() as string;
 
@@ -81,7 +86,10 @@ const runIdOf = (page: Page) => new URL(page.url()).pathname.split('/').pop() as
 async function openFromList(page: Page, name: string) {
   await page.goto(`${env.url}/console`);
   await page.getByRole('link', { name: 'Workflows', exact: true }).first().click();
-  await page.getByRole('row', { name: new RegExp(name) }).getByRole('link', { name: 'Run workflow', exact: true }).click();
+  await page
+    .getByRole('row', { name: new RegExp(name) })
+    .getByRole('link', { name: 'Run workflow', exact: true })
+    .click();
   await page.waitForURL((u) => u.pathname.endsWith('/run'));
 }
 
@@ -96,7 +104,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => env?.stop());
 
-describe('Run workflow', { timeout: 90_000 }, () => {
+describe('Run workflow', { timeout: 240_000 }, () => {
   it('a newcomer starts a run from the Workflows list with the values typed; it succeeds with them, on the audit log', async () => {
     const { context, page } = await signedIn();
     await openFromList(page, NAME);
@@ -172,8 +180,7 @@ describe('Run workflow', { timeout: 90_000 }, () => {
     const before = (await runsOf(workflowId)).length;
     await page.getByLabel('count (required)').fill('lots');
     await page.getByLabel('regions').fill('{"eu": ');
-    await page.getByRole('button', { name: 'Start run' }).click();
-    await page.waitForLoadState('load');
+    await submitted(page, 'Start run');
     expect(new URL(page.url()).pathname).toBe(`/console/workflows/${workflowId}/run`);
     expect(await page.getByRole('alert').textContent()).toContain('The run was not started. 2 fields need a change');
     const count = page.getByLabel('count (required)');
@@ -188,8 +195,7 @@ describe('Run workflow', { timeout: 90_000 }, () => {
     // A required value left empty, and an array where an object... is an array: each message its own.
     await count.fill('');
     await page.getByLabel('regions').fill('{"eu": true}');
-    await page.getByRole('button', { name: 'Start run' }).click();
-    await page.waitForLoadState('load');
+    await submitted(page, 'Start run');
     expect(await page.locator('#var-count-error').textContent()).toBe('is required: this variable has no default');
     expect(await page.locator('#var-regions-error').textContent()).toBe('must be an array in JSON');
     expect((await runsOf(workflowId)).length).toBe(before);
@@ -211,8 +217,7 @@ describe('Run workflow', { timeout: 90_000 }, () => {
     expect(await input.inputValue()).toBe('{}');
     await accessibleAtBothWidths(page);
     await input.fill('["not", "an", "object"]');
-    await page.getByRole('button', { name: 'Start run' }).click();
-    await page.waitForLoadState('load');
+    await submitted(page, 'Start run');
     expect(await page.locator('#input-error').textContent()).toBe('must be a JSON object');
     expect(await runsOf(bareId)).toEqual([]);
     await input.fill('{"who": "ops", "n": 2}');
