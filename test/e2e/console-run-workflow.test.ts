@@ -56,7 +56,7 @@ async function until(id: string, statuses: string[], timeoutMs = 20_000) {
 
 async function signedIn(opts: Parameters<typeof consoleContext>[1] = {}): Promise<{ context: BrowserContext; page: Page }> {
   const context = await consoleContext(browser, opts);
-  context.setDefaultTimeout(30_000);
+  context.setDefaultTimeout(90_000);
   const page = await context.newPage();
   page.on('dialog', (d) => {
     throw new Error(`a dialog opened: ${d.message()}`);
