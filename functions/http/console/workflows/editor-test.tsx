@@ -36,25 +36,27 @@ export function TestRunControls({ sample }: { sample: string }) {
     <section aria-labelledby="test-run-title" class="test-run">
       <h2 id="test-run-title">Test run</h2>
       <p class="muted" id="test-run-hint">
-        Runs the draft as it is now on the engine, in memory: nothing is saved, written or sent. Steps with effects (
-        <code>http_request</code>, <code>manual_approval</code>, <code>wait_for_callback</code>) have no mock here, so a test run stops at
-        the first with the engine's error.
+        {'Runs the draft as it is now on the engine, in memory: nothing is saved, written or sent. Steps with effects ('}
+        <code>http_request</code>, <code>manual_approval</code>, <code>wait_for_callback</code>
+        {") have no mock here, so a test run stops at the first with the engine's error."}
       </p>
       <label for="test-input">Sample input (JSON)</label>
       <textarea id="test-input" name={TEST_INPUT_FIELD} rows={4} spellcheck={false} autocomplete="off" aria-describedby="test-run-hint">
         {sample}
       </textarea>
-      <button
-        type="submit"
-        class="secondary"
-        formaction={TEST_PATH}
-        formnovalidate
-        hx-post={TEST_PATH}
-        hx-target="#draft-check"
-        hx-swap="innerHTML"
-      >
-        Test run
-      </button>
+      <div class="actions">
+        <button
+          type="submit"
+          class="secondary"
+          formaction={TEST_PATH}
+          formnovalidate
+          hx-post={TEST_PATH}
+          hx-target="#draft-check"
+          hx-swap="innerHTML"
+        >
+          Test run
+        </button>
+      </div>
     </section>
   );
 }
