@@ -147,7 +147,7 @@ describe('Run workflow', { timeout: 240_000 }, () => {
     await page.goto(`${env.url}/console/audit?action=run.started`);
     const logged = (await page.locator('main').textContent()) ?? '';
     expect(logged).toContain('run.started');
-    expect(logged).toContain(workflowId);
+    expect(logged).toContain(`workflow ${NAME} (version 1)`);
     expectNoCspViolations(context);
     await context.close();
   });
