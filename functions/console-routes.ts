@@ -65,6 +65,9 @@ import { route as consoleChannelAction } from './http/console/settings/channels/
 import { route as consoleChannelRedeliver } from './http/console/settings/channels/redeliver.route.ts';
 import { route as consoleAudit } from './http/console/settings/audit/list.route.ts';
 import { route as consoleAuditExport } from './http/console/settings/audit/export.route.ts';
+import { route as consoleWorkflowRun } from './http/console/workflows/run.route.ts';
+import { route as consoleWorkflowStart } from './http/console/workflows/start.route.ts';
+import { route as consoleWorkflowTest } from './http/console/workflows/test-run.route.ts';
 
 /** The console's pages (docs/console.md), in the route table's order: three functions serve them (`CONSOLE_FUNCTIONS`). */
 export const consoleRoutes = [
@@ -134,4 +137,7 @@ export const consoleRoutes = [
   consoleChannelRedeliver,
   consoleAudit,
   consoleAuditExport,
+  consoleWorkflowRun,
+  consoleWorkflowStart,
+  consoleWorkflowTest,
 ] as const satisfies readonly Route[];

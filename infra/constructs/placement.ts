@@ -271,6 +271,9 @@ export const PAGE_ROUTES: Readonly<Record<string, readonly [stack: number, id: s
   'POST /console/channels/{channelId}/deliveries/{deliveryId}/redeliver': [4, 'HttpConsoleChannelRedeliverRoute'],
   'GET /console/audit': [4, 'HttpConsoleAuditRoute'],
   'GET /console/audit/export': [4, 'HttpConsoleAuditExportRoute'],
+  'GET /console/workflows/{workflowId}/run': [4, 'HttpConsoleWorkflowRunRoute'],
+  'POST /console/workflows/{workflowId}/run': [4, 'HttpConsoleWorkflowStartRoute'],
+  'POST /console/workflows/test': [4, 'HttpConsoleWorkflowTestRoute'],
 };
 
 /** The nested stack (1: `RouteFunctions`, 2: `RouteFunctions2`, …) of a function; synth refuses a function placed nowhere. */

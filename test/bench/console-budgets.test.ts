@@ -21,12 +21,14 @@ import { describeSteps, instrumentClients, recordCalls, sequentialSteps } from '
  */
 
 /**
- * The console's functions hold all of their pages (measured 1,091.7, 831.4 and 773.5 KiB): one cold
+ * The console's functions hold all of their pages (measured 1,101.2, 1,110.9 and 773.5 KiB): one cold
  * start for a whole session of pages instead of one a page (docs/performance.md "The console's cold
  * starts"). Read: every GET page (the editor and the graphs among them); change: every form that
- * changes things; secrets: the channels' adapters and SES.
+ * changes things, and the editor's "Test run", which holds the engine's step loop (and the S3 and KMS
+ * clients its step modules import, unused by a test run: 276 KiB in all); secrets: the channels'
+ * adapters and SES.
  */
-const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1100, 'http/console/change': 840, 'http/console/secrets': 780 };
+const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1110, 'http/console/change': 1120, 'http/console/secrets': 780 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };

@@ -24,6 +24,8 @@ import { handler as webhooksAction } from './webhooks/action.ts';
 import { handler as schedulesCreate } from './schedules/create.ts';
 import { handler as schedulesAction } from './schedules/action.ts';
 import { handler as settingsChannelsRedeliver } from './settings/channels/redeliver.ts';
+import { handler as workflowsStart } from './workflows/start.ts';
+import { handler as workflowsTestRun } from './workflows/test-run.ts';
 
 export const handler = consoleRouter([
   loginSignIn,
@@ -47,4 +49,6 @@ export const handler = consoleRouter([
   schedulesCreate,
   schedulesAction,
   settingsChannelsRedeliver,
+  workflowsStart,
+  workflowsTestRun,
 ]);

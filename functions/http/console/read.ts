@@ -43,6 +43,7 @@ import { handler as settingsChannelsChannel } from './settings/channels/channel.
 import { handler as settingsChannelsConfirm } from './settings/channels/confirm.ts';
 import { handler as settingsAuditList } from './settings/audit/list.ts';
 import { handler as settingsAuditExport } from './settings/audit/export.ts';
+import { handler as workflowsRun } from './workflows/run.ts';
 
 export const handler = consoleRouter([
   loginPage,
@@ -86,4 +87,5 @@ export const handler = consoleRouter([
   settingsChannelsConfirm,
   settingsAuditList,
   settingsAuditExport,
+  workflowsRun,
 ]);

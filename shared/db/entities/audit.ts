@@ -72,6 +72,7 @@ export const AUDIT_ACTIONS = [
   'approval.approved',
   'approval.rejected',
   'approval.refused',
+  'run.started',
   'run.cancelled',
   'run.retried',
   'run.rerun',

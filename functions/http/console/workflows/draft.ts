@@ -35,6 +35,12 @@ export const notEditor = () => forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner,
 /** The draft from a form's fields (absent ones are empty). */
 export const draftOf = (form: URLSearchParams): Draft => ({ name: form.get('name') ?? '', text: form.get('definition') ?? '' });
 
+/** The version the editor was opened on (a hidden field); absent or malformed: none expected. */
+export const expectedOf = (form: URLSearchParams) => {
+  const v = Number(form.get('version'));
+  return Number.isSafeInteger(v) && v >= 1 ? v : undefined;
+};
+
 /** 1-based line and column of `offset` in `text`. */
 function place(text: string, offset: number) {
   const before = text.slice(0, offset);

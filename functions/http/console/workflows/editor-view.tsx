@@ -7,6 +7,7 @@ import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts
 import { SetStep } from '../../../../shared/engine/steps/set.ts';
 import type { HttpResult } from '../../../../shared/http/context.ts';
 import type { DraftError } from './draft.ts';
+import { sampleOf, TestRunControls, TestRunResult, type TestShown, takenOf } from './editor-test.tsx';
 
 /** Where the draft is checked as you type (htmx), saving nothing. */
 export const VALIDATE_PATH = '/console/workflows/validate';
@@ -24,6 +25,9 @@ export type EditorData = {
   definition?: WorkflowDefinition;
   /** Whether the page answers a refused save (then focus goes to the first error). */
   refused?: boolean;
+  /** The test run's sample input as typed (absent: the draft's variables' defaults), and its result. */
+  sample?: string;
+  test?: TestShown;
 };
 
 const where = (e: DraftError) => (e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '');
@@ -32,7 +36,17 @@ const where = (e: DraftError) => (e.line ? ` (line ${e.line}${e.column ? `, colu
  * The draft's errors and graph: the part of the page the validate route answers alone (htmx swaps it
  * in as you type). `focus`: a refused save's page moves focus to the list.
  */
-export function DraftCheck({ errors, definition, focus }: { errors: DraftError[]; definition?: WorkflowDefinition; focus?: boolean }) {
+export function DraftCheck({
+  errors,
+  definition,
+  focus,
+  test,
+}: {
+  errors: DraftError[];
+  definition?: WorkflowDefinition | undefined;
+  focus?: boolean;
+  test?: TestShown | undefined;
+}) {
   const listed = errors.filter((e) => e.field !== 'name');
   return (
     <>
@@ -62,22 +76,31 @@ export function DraftCheck({ errors, definition, focus }: { errors: DraftError[]
         <h2 id="draft-graph-title">Graph of the draft</h2>
         {definition ? (
           <div class="graph-wrap">
-            <WorkflowGraph definition={definition} label="Graph of the draft" />
+            <WorkflowGraph
+              definition={definition}
+              label={
+                test && 'result' in test
+                  ? `Graph of the draft with the test run's path: ${test.result.path.join(', ')}`
+                  : 'Graph of the draft'
+              }
+              {...(test && 'result' in test ? { taken: takenOf(test.result) } : {})}
+            />
           </div>
         ) : (
           <p class="muted">The graph is drawn once the definition is valid JSON that matches the schema.</p>
         )}
       </section>
+      {test ? <TestRunResult shown={test} /> : null}
     </>
   );
 }
 
 /** The validate route's answer: the check alone (an HTML fragment, never cached). */
-export function draftFragment(errors: DraftError[], definition: WorkflowDefinition | undefined): HttpResult {
+export function draftFragment(errors: DraftError[], definition: WorkflowDefinition | undefined, test?: TestShown): HttpResult {
   return {
     statusCode: 200,
     headers: { ...CONSOLE_HEADERS },
-    body: renderToString(<DraftCheck errors={errors} definition={definition} />),
+    body: renderToString(<DraftCheck errors={errors} definition={definition} test={test} />),
   };
 }
 
@@ -175,8 +198,9 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
         The definition as JSON, checked by the server as you type: each error names its path and line.
       </small>
       <div id="draft-check" aria-live="polite">
-        <DraftCheck errors={d.errors} definition={d.definition} focus={d.refused && !nameError} />
+        <DraftCheck errors={d.errors} definition={d.definition} focus={d.refused && !nameError} test={d.test} />
       </div>
+      <TestRunControls sample={d.sample ?? sampleOf(d.definition)} />
       <div class="actions">
         <button type="submit">Save</button>
         <a href={w ? `/console/workflows/${w.workflowId}` : '/console/workflows'}>Cancel</a>

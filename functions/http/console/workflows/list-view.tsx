@@ -34,13 +34,16 @@ export const workflowsPage = (
               <th scope="col">Version</th>
               <th scope="col">Updated</th>
               <th scope="col">Description</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
             {workflows.map((w) => (
               <tr key={w.workflowId}>
                 <td>
-                  <a href={`/console/workflows/${w.workflowId}`}>{w.name}</a>
+                  <a href={`/console/workflows/${w.workflowId}`} id={`wf-${w.workflowId}`}>
+                    {w.name}
+                  </a>
                 </td>
                 <td>
                   <code>{w.workflowId}</code>
@@ -50,6 +53,12 @@ export const workflowsPage = (
                   <Time ms={w.updatedAt} />
                 </td>
                 <td>{w.description ? cut(w.description, DESCRIPTION_CHARS) : <span class="muted">—</span>}</td>
+                <td>
+                  {/* Every row's link has the same name; the workflow's name describes it. */}
+                  <a href={`/console/workflows/${w.workflowId}/run`} aria-describedby={`wf-${w.workflowId}`}>
+                    Run workflow
+                  </a>
+                </td>
               </tr>
             ))}
           </tbody>

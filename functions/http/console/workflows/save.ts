@@ -10,14 +10,8 @@ import { updateWorkflow } from '../../../../shared/domain/workflows.ts';
 import { definitionOf } from '../../../../shared/engine/versions.ts';
 import type { AppError } from '../../../../shared/errors.ts';
 import { httpStatus } from '../../../../shared/http-status.ts';
-import { checkDraft, draftOf, notEditor, refusalErrors } from './draft.ts';
+import { checkDraft, draftOf, expectedOf, notEditor, refusalErrors } from './draft.ts';
 import { DRIFT_FIELD, editorPage } from './editor-view.tsx';
-
-/** The version the editor was opened on (a hidden field); absent or malformed: none expected. */
-const expectedOf = (form: URLSearchParams) => {
-  const v = Number(form.get('version'));
-  return Number.isSafeInteger(v) && v >= 1 ? v : undefined;
-};
 
 export const handler = consoleHttp(route, async ({ session, params, form }) => {
   const p = session.principal;

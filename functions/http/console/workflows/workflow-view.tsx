@@ -189,6 +189,9 @@ export function workflowPage(session: ConsoleSession, d: WorkflowPageData) {
     <>
       <nav aria-label="Workflow" class="workflow-links">
         <ul>
+          <li>
+            <a href={`${href(w)}/run`}>Run workflow</a>
+          </li>
           {d.canEdit ? (
             <li>
               <a href={`${href(w)}/edit`}>Edit</a>
