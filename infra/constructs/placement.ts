@@ -270,6 +270,9 @@ export const PAGE_ROUTES: Readonly<Record<string, readonly [stack: number, id: s
   'POST /console/channels/{channelId}/deliveries/{deliveryId}/redeliver': [4, 'HttpConsoleChannelRedeliverRoute'],
   'GET /console/audit': [4, 'HttpConsoleAuditRoute'],
   'GET /console/audit/export': [4, 'HttpConsoleAuditExportRoute'],
+  'GET /console/webhooks/{id}/requests': [4, 'HttpConsoleWebhookRequestsRoute'],
+  'GET /console/webhooks/{id}/requests/{requestId}': [4, 'HttpConsoleWebhookRequestRoute'],
+  'POST /console/webhooks/{id}/requests/{requestId}/replay': [4, 'HttpConsoleWebhookReplayRoute'],
 };
 
 /** The nested stack (1: `RouteFunctions`, 2: `RouteFunctions2`, …) of a function; synth refuses a function placed nowhere. */
