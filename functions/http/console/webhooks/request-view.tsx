@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
 import { RunLink, Table, Time } from '../../../../shared/console/components.tsx';
 import { Csrf, page } from '../../../../shared/console/render.tsx';
-import type { inboundLogRequest } from '../../../../shared/domain/inbound-log.ts';
+import { type inboundLogRequest, REPLAYABLE_CODES } from '../../../../shared/domain/inbound-log.ts';
 import { bodySize, Outcome } from './requests-view.tsx';
 
 // One request of a webhook's inbound log: what was recorded of it (headers masked as the domain masks
@@ -15,24 +15,27 @@ function Headers({ headers }: { headers: Record<string, string> }) {
   if (rows.length === 0)
     return <p class="muted">None kept: an accepted request keeps its headers only when its workflow reads them ($trigger).</p>;
   return (
-    <Table caption="Headers as recorded">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Value</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([name, value]) => (
-          <tr key={name}>
-            <td>
-              <code>{name}</code>
-            </td>
-            <td class="header-value">{value}</td>
+    <>
+      <p class="muted">Credentials, signatures and cookies are masked (***) when the request is recorded; the query string is not kept.</p>
+      <Table caption="Headers as recorded">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Value</th>
           </tr>
-        ))}
-      </tbody>
-    </Table>
+        </thead>
+        <tbody>
+          {rows.map(([name, value]) => (
+            <tr key={name}>
+              <td>
+                <code>{name}</code>
+              </td>
+              <td class="header-value">{value}</td>
+            </tr>
+          ))}
+        </tbody>
+      </Table>
+    </>
   );
 }
 
@@ -40,11 +43,7 @@ function Headers({ headers }: { headers: Record<string, string> }) {
 const notReplayable = (r: Shown['request']) =>
   r.bodyTruncated
     ? 'It cannot be replayed: only the start of its body was kept.'
-    : r.code === null
-      ? 'It cannot be replayed: its body is not a JSON object.'
-      : ['IP_NOT_ALLOWED', 'WEBHOOK_DISABLED', 'RATE_LIMITED'].includes(r.code)
-        ? 'It cannot be replayed: its body is not a JSON object, or it did not pass the credential check.'
-        : 'It cannot be replayed: it was refused before its credential was accepted, and a replay cannot present the sender’s credential.';
+    : `It cannot be replayed: only accepted requests, and refusals after the credential check (${REPLAYABLE_CODES.join(', ')}) whose body is a JSON object, may be.`;
 
 function Replay({ session, shown }: { session: ConsoleSession; shown: Shown }) {
   const { webhook: w, request: r } = shown;
@@ -61,7 +60,9 @@ function Replay({ session, shown }: { session: ConsoleSession; shown: Shown }) {
           <Csrf session={session} />
           {/* One run per confirmation: the form sent twice (a reload) answers the same run. */}
           <input type="hidden" name="replayKey" value={randomUUID()} />
-          <button type="submit">Replay</button>
+          <div class="actions">
+            <button type="submit">Replay</button>
+          </div>
         </form>
       ) : (
         <p class="muted">{notReplayable(r)}</p>
@@ -106,9 +107,6 @@ export function requestPage(session: ConsoleSession, shown: Shown, opts: { refus
       </dl>
       <section aria-labelledby="headers">
         <h2 id="headers">Headers</h2>
-        <p class="muted">
-          Credentials, signatures and cookies are masked (***) when the request is recorded; the query string is not kept.
-        </p>
         <Headers headers={r.headers} />
       </section>
       <section aria-labelledby="body">
