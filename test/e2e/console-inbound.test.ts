@@ -34,16 +34,18 @@ beforeAll(async () => {
   browser = env.browser;
   context = await consoleContext(browser, { viewport: DESKTOP });
   page = await context.newPage();
+  // Pages load slowly on a machine other tests share: a navigation's and an action's wait, not an assertion of time.
+  page.setDefaultTimeout(60_000);
   page.on('dialog', (d) => {
     throw new Error(`a dialog opened: ${d.message()}`);
   });
   await signIn(page, env.url, env.demo.adminEmail, env.demo.adminPassword);
-});
+}, TEST_MS);
 afterAll(async () => env?.stop());
 
 const textOf = async (l: Locator) => ((await l.textContent()) ?? '').trim();
 const h1 = () => textOf(page.getByRole('heading', { level: 1 }));
-const shown = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 5000 });
+const shown = (l: Locator) => l.first().waitFor({ state: 'visible', timeout: 30_000 });
 
 /** Do `act` (a click) and wait for the document it navigates to (after a POST's 303: the page it leads to). */
 async function navigating(act: Promise<unknown>) {
