@@ -45,6 +45,9 @@ import { route as consoleWebhookCreate } from './http/console/webhooks/create.ro
 import { route as consoleWebhook } from './http/console/webhooks/webhook.route.ts';
 import { route as consoleWebhookPage } from './http/console/webhooks/page.route.ts';
 import { route as consoleWebhookAction } from './http/console/webhooks/action.route.ts';
+import { route as consoleWebhookRequests } from './http/console/webhooks/requests.route.ts';
+import { route as consoleWebhookRequest } from './http/console/webhooks/request.route.ts';
+import { route as consoleWebhookReplay } from './http/console/webhooks/replay.route.ts';
 import { route as consoleSchedules } from './http/console/schedules/list.route.ts';
 import { route as consoleScheduleNew } from './http/console/schedules/new.route.ts';
 import { route as consoleScheduleCreate } from './http/console/schedules/create.route.ts';
@@ -117,6 +120,9 @@ export const consoleRoutes = [
   consoleWebhook,
   consoleWebhookPage,
   consoleWebhookAction,
+  consoleWebhookRequests,
+  consoleWebhookRequest,
+  consoleWebhookReplay,
   consoleSchedules,
   consoleScheduleNew,
   consoleScheduleCreate,

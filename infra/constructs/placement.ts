@@ -274,6 +274,9 @@ export const PAGE_ROUTES: Readonly<Record<string, readonly [stack: number, id: s
   'GET /console/workflows/{workflowId}/run': [4, 'HttpConsoleWorkflowRunRoute'],
   'POST /console/workflows/{workflowId}/run': [4, 'HttpConsoleWorkflowStartRoute'],
   'POST /console/workflows/test': [4, 'HttpConsoleWorkflowTestRoute'],
+  'GET /console/webhooks/{id}/requests': [4, 'HttpConsoleWebhookRequestsRoute'],
+  'GET /console/webhooks/{id}/requests/{requestId}': [4, 'HttpConsoleWebhookRequestRoute'],
+  'POST /console/webhooks/{id}/requests/{requestId}/replay': [4, 'HttpConsoleWebhookReplayRoute'],
 };
 
 /** The nested stack (1: `RouteFunctions`, 2: `RouteFunctions2`, …) of a function; synth refuses a function placed nowhere. */

@@ -193,3 +193,19 @@ export async function inboundRequest(p: SessionPrincipal, webhookId: string, req
   const found = await findInbound(await visibleWebhook(p, webhookId), requestId);
   return found.kind === 'refused' ? refusalView(found.refusal) : acceptedView(found.run);
 }
+
+/** The webhook as the console's log pages name it. */
+const shownHook = (w: Webhook) => ({ webhookId: w.webhookId, name: w.name, workflowId: w.workflowId, enabled: w.enabled });
+
+/** The console's page of the log (`/console/webhooks/{id}/requests`): the API's page, and the webhook it is of (one read of it). */
+export async function inboundLogPage(p: SessionPrincipal, webhookId: string, limit: number, cursor: string | undefined) {
+  const w = await visibleWebhook(p, webhookId);
+  return { webhook: shownHook(w), ...(await pageInbound(w, p.userId, limit, cursor)) };
+}
+
+/** The console's page of one request: the API's item, and the webhook it is of. */
+export async function inboundLogRequest(p: SessionPrincipal, webhookId: string, requestId: string) {
+  const w = await visibleWebhook(p, webhookId);
+  const found = await findInbound(w, requestId);
+  return { webhook: shownHook(w), request: found.kind === 'refused' ? refusalView(found.refusal) : await acceptedView(found.run) };
+}

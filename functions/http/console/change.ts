@@ -1,6 +1,7 @@
 // The console's forms that change things (sign-in and out, run actions, decisions, workflows, keys,
 // members, account, webhooks, schedules), one Lambda (functions/route-kinds.ts CONSOLE_FUNCTIONS): its role
-// reads and writes the table, sends to the runs and notifications queues and manages the stack's schedules;
+// reads and writes the table, sends to the runs and notifications queues, manages the stack's schedules,
+// and reads and writes the artifacts bucket (a webhook request's replay, as the trigger: a large payload);
 // 1,024 MB, as sign-in and password changes hash with scrypt (128 MiB a hash).
 import { consoleRouter } from './router.ts';
 import { handler as loginSignIn } from './login/sign-in.ts';
@@ -21,6 +22,7 @@ import { handler as settingsAccountPassword } from './settings/account/password.
 import { handler as settingsAccountSignOut } from './settings/account/sign-out.ts';
 import { handler as webhooksCreate } from './webhooks/create.ts';
 import { handler as webhooksAction } from './webhooks/action.ts';
+import { handler as webhooksReplay } from './webhooks/replay.ts';
 import { handler as schedulesCreate } from './schedules/create.ts';
 import { handler as schedulesAction } from './schedules/action.ts';
 import { handler as settingsChannelsRedeliver } from './settings/channels/redeliver.ts';
@@ -46,6 +48,7 @@ export const handler = consoleRouter([
   settingsAccountSignOut,
   webhooksCreate,
   webhooksAction,
+  webhooksReplay,
   schedulesCreate,
   schedulesAction,
   settingsChannelsRedeliver,

@@ -1,5 +1,5 @@
 // The console's pages that only read: every GET page, one Lambda (functions/route-kinds.ts CONSOLE_FUNCTIONS).
-// Its role reads the table and signs list cursors, reads artifacts (a run's downloads) and counts failed
+// Its role reads the table and signs list cursors, reads artifacts (a run's downloads, a webhook request's large payload) and counts failed
 // sign-ins by address; it writes nothing else. Each page is its route, its loader and its view beside it.
 import { consoleRouter } from './router.ts';
 import { handler as loginPage } from './login/page.ts';
@@ -30,6 +30,8 @@ import { handler as webhooksList } from './webhooks/list.ts';
 import { handler as webhooksNew } from './webhooks/new.ts';
 import { handler as webhooksWebhook } from './webhooks/webhook.ts';
 import { handler as webhooksPage } from './webhooks/page.ts';
+import { handler as webhooksRequests } from './webhooks/requests.ts';
+import { handler as webhooksRequest } from './webhooks/request.ts';
 import { handler as schedulesList } from './schedules/list.ts';
 import { handler as schedulesNew } from './schedules/new.ts';
 import { handler as schedulesPreview } from './schedules/preview.ts';
@@ -74,6 +76,8 @@ export const handler = consoleRouter([
   webhooksNew,
   webhooksWebhook,
   webhooksPage,
+  webhooksRequests,
+  webhooksRequest,
   schedulesList,
   schedulesNew,
   schedulesPreview,

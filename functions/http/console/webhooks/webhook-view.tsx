@@ -153,6 +153,13 @@ export function webhookPage(
         <TriggersChart days={stats.daily} />
         <TriggersTable days={stats.daily} total={stats.total} rejected={stats.rejected} />
       </section>
+      <section aria-labelledby="requests">
+        <h2 id="requests">Requests</h2>
+        <p>
+          Each request the trigger URL received, accepted or refused with why, its headers and body, and a replay:{' '}
+          <a href={`/console/webhooks/${w.id}/requests`}>Requests to this webhook</a>
+        </p>
+      </section>
       <section aria-labelledby="runs">
         <h2 id="runs">Recent runs</h2>
         {runs.length === 0 ? (
