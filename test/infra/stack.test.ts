@@ -377,7 +377,8 @@ describe('FlowgateStack', () => {
         ]);
         expect(tableActions(r), routeKey(r)).toEqual([...expected].sort());
         const keyed = [
-          ...(served.some((x) => x.auth.kind === 'apiKey') ? [METER] : []),
+          // A key's route, or a session route that takes a key too (`keyScope`), meters the key.
+          ...(served.some((x) => x.auth.kind === 'apiKey' || (x.auth.kind === 'session' && x.auth.keyScope)) ? [METER] : []),
           ...(served.some((x) => x.auth.kind !== 'none') ? [AUTHFAIL] : []),
           ...(grants.includes('table:audit') ? ['dynamodb:PutItem on AUDIT#*'] : []),
         ];
