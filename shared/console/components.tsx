@@ -41,6 +41,16 @@ export const Table = ({ caption, children }: { caption?: string; children: Compo
   </section>
 );
 
+/**
+ * A drawing (an SVG) at a readable size: on a screen narrower than it, it scrolls sideways instead of
+ * shrinking its text below 11 CSS px (console.css `.svg-scroll`). Focusable, so a keyboard can scroll it.
+ */
+export const ScrollX = ({ label, children }: { label: string; children: ComponentChildren }) => (
+  <section class="svg-scroll" tabindex={0} aria-label={label}>
+    {children}
+  </section>
+);
+
 /** The "Next page" link of a cursor-paged list: the same query with the cursor of the page after. */
 export function NextPage({ path, query, cursor }: { path: string; query: Record<string, string | undefined>; cursor: string | null }) {
   if (!cursor) return null;
