@@ -77,7 +77,7 @@ beforeAll(async () => {
   context = await consoleContext(browser);
   page = await context.newPage();
   await signIn(page, env.url, env.demo.adminEmail, env.demo.adminPassword);
-});
+}, 240_000);
 afterAll(async () => env?.stop());
 
 type Ids = Record<'wf' | 'webhook' | 'executionId' | 'approvalId' | 'schedule' | 'channel' | 'key' | 'member', string>;
