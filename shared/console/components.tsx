@@ -1,15 +1,13 @@
 import type { ComponentChildren } from 'preact';
+import { Time } from '../http/time.tsx';
 
 // Small pieces several pages use. Each renders through Preact (escaped by construction).
 
 /** A status word, coloured by class (console.css), never by colour alone: the word is the meaning. */
 export const Status = ({ value }: { value: string }) => <span class={`status status-${value}`}>{value}</span>;
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** A time as UTC text in a `<time>` element (machine-readable). */
-export const Time = ({ ms }: { ms: number | undefined }) =>
-  ms === undefined ? <span class="muted">—</span> : <time datetime={iso(ms)}>{iso(ms).replace('T', ' ').slice(0, 19)} UTC</time>;
+/** A time as UTC text in a `<time>` element (shared with the approval link pages). */
+export { Time };
 
 /** How long, in words a person reads at a glance: 850 ms, 12 s, 4 min 10 s, 3 h 5 min, 2 d 4 h. */
 export function duration(ms: number): string {
@@ -38,6 +36,16 @@ export const Table = ({ caption, children }: { caption?: string; children: Compo
       {caption ? <caption class="visually-hidden">{caption}</caption> : null}
       {children}
     </table>
+  </section>
+);
+
+/**
+ * A drawing (an SVG) at a readable size: on a screen narrower than it, it scrolls sideways instead of
+ * shrinking its text below 11 CSS px (console.css `.svg-scroll`). Focusable, so a keyboard can scroll it.
+ */
+export const ScrollX = ({ label, children }: { label: string; children: ComponentChildren }) => (
+  <section class="svg-scroll" tabindex={0} aria-label={label}>
+    {children}
   </section>
 );
 

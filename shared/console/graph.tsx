@@ -1,3 +1,4 @@
+import { ScrollX } from './components.tsx';
 import { type Layout, layoutGraph, type Point } from './graph-layout.ts';
 import { END, type GraphEdge, type GraphGroup, type GraphNode, type WorkflowGraphModel, workflowGraph } from './graph-model.ts';
 import type { WorkflowDefinition } from '../engine/definition.ts';
@@ -112,85 +113,87 @@ export function WorkflowGraph({
   const steps = model.nodes.filter((n) => n.kind === 'step').length;
   const name = label ?? `Workflow graph: ${steps} step${steps === 1 ? '' : 's'}, from start to end`;
   return (
-    <svg
-      class="graph"
-      role="img"
-      aria-label={name}
-      xmlns="http://www.w3.org/2000/svg"
-      viewBox={`0 0 ${width} ${height}`}
-      width={width}
-      height={height}
-    >
-      <title>{name}</title>
-      {model.groups.map((group) => {
-        const b = at.groups.get(group.loop);
-        if (!b) return null;
-        return (
-          <g class="group" key={`group-${group.loop}`}>
-            <title>{`for_each ${group.loop}: its steps run once per item`}</title>
-            <rect x={f(b.x - b.width / 2)} y={f(b.y - b.height / 2)} width={f(b.width)} height={f(b.height)} rx={8} />
-            <text x={f(b.label.x)} y={f(b.label.y + 4)} text-anchor="middle" class="group-label">
-              {groupLabel(group)}
-            </text>
-          </g>
-        );
-      })}
-      {model.edges.map((e) => {
-        const route = at.edges.get(e.key);
-        if (!route) return null;
-        const on = taken?.edges.has(e.key) ? ' taken' : '';
-        return (
-          <g class={`edge-route${on}`} key={`edge-${e.key}`} data-edge={e.key}>
-            <title>{`${nodeName(model.nodes.find((n) => n.id === e.from) as GraphNode)} → ${e.to === END ? 'End' : e.to}${e.detail ? `: ${e.detail}` : ''}`}</title>
-            <path class={`edge${on}`} d={routePath(distinct(route.points))} />
-            <path class={`arrow${on}`} d={arrowHead(distinct(route.points))} />
-          </g>
-        );
-      })}
-      {model.edges.map((e) => {
-        const l = at.edges.get(e.key)?.label;
-        if (!l || !e.label) return null;
-        const text = cut(e.label, MAX_EDGE_CHARS);
-        const width = text.length * SMALL_CHAR + 8;
-        return (
-          <g class={`edge-label${taken?.edges.has(e.key) ? ' taken' : ''}`} key={`label-${e.key}`}>
-            <rect x={f(l.x - width / 2)} y={f(l.y - 8)} width={f(width)} height={16} rx={3} />
-            <text x={f(l.x)} y={f(l.y + 4)} text-anchor="middle">
-              {text}
-            </text>
-          </g>
-        );
-      })}
-      {model.nodes.map((n) => {
-        const b = at.nodes.get(n.id);
-        if (!b) return null;
-        const on = taken?.steps.has(n.id) ? ' taken' : '';
-        const x = b.x - b.width / 2;
-        const y = b.y - b.height / 2;
-        if (n.kind !== 'step')
+    <ScrollX label={name}>
+      <svg
+        class="graph"
+        role="img"
+        aria-label={name}
+        xmlns="http://www.w3.org/2000/svg"
+        viewBox={`0 0 ${width} ${height}`}
+        width={width}
+        height={height}
+      >
+        <title>{name}</title>
+        {model.groups.map((group) => {
+          const b = at.groups.get(group.loop);
+          if (!b) return null;
           return (
-            <g class={`node terminal${on}`} key={`node-${n.id}`} data-step={n.id}>
-              <title>{n.kind === 'start' ? 'Start of a run' : 'End of a run'}</title>
-              <rect x={f(x)} y={f(y)} width={f(b.width)} height={f(b.height)} rx={14} />
-              <text x={f(b.x)} y={f(b.y + 4)} text-anchor="middle">
-                {nodeName(n)}
+            <g class="group" key={`group-${group.loop}`}>
+              <title>{`for_each ${group.loop}: its steps run once per item`}</title>
+              <rect x={f(b.x - b.width / 2)} y={f(b.y - b.height / 2)} width={f(b.width)} height={f(b.height)} rx={8} />
+              <text x={f(b.label.x)} y={f(b.label.y + 4)} text-anchor="middle" class="group-label">
+                {groupLabel(group)}
               </text>
             </g>
           );
-        return (
-          <g class={`node type-${n.type ?? 'step'}${on}`} key={`node-${n.id}`} data-step={n.id}>
-            <title>{`${n.id} (${n.type ?? 'step'})${n.title !== undefined ? `: ${n.title}` : ''}${n.loop ? `, in for_each ${n.loop}` : ''}`}</title>
-            <rect x={f(x)} y={f(y)} width={f(b.width)} height={f(b.height)} rx={6} />
-            <text x={f(b.x)} y={f(y + 18)} text-anchor="middle" class="step-id">
-              {cut(n.id, MAX_CHARS)}
-            </text>
-            <text x={f(b.x)} y={f(y + 34)} text-anchor="middle" class="step-type">
-              {n.type ?? ''}
-            </text>
-          </g>
-        );
-      })}
-    </svg>
+        })}
+        {model.edges.map((e) => {
+          const route = at.edges.get(e.key);
+          if (!route) return null;
+          const on = taken?.edges.has(e.key) ? ' taken' : '';
+          return (
+            <g class={`edge-route${on}`} key={`edge-${e.key}`} data-edge={e.key}>
+              <title>{`${nodeName(model.nodes.find((n) => n.id === e.from) as GraphNode)} → ${e.to === END ? 'End' : e.to}${e.detail ? `: ${e.detail}` : ''}`}</title>
+              <path class={`edge${on}`} d={routePath(distinct(route.points))} />
+              <path class={`arrow${on}`} d={arrowHead(distinct(route.points))} />
+            </g>
+          );
+        })}
+        {model.edges.map((e) => {
+          const l = at.edges.get(e.key)?.label;
+          if (!l || !e.label) return null;
+          const text = cut(e.label, MAX_EDGE_CHARS);
+          const width = text.length * SMALL_CHAR + 8;
+          return (
+            <g class={`edge-label${taken?.edges.has(e.key) ? ' taken' : ''}`} key={`label-${e.key}`}>
+              <rect x={f(l.x - width / 2)} y={f(l.y - 8)} width={f(width)} height={16} rx={3} />
+              <text x={f(l.x)} y={f(l.y + 4)} text-anchor="middle">
+                {text}
+              </text>
+            </g>
+          );
+        })}
+        {model.nodes.map((n) => {
+          const b = at.nodes.get(n.id);
+          if (!b) return null;
+          const on = taken?.steps.has(n.id) ? ' taken' : '';
+          const x = b.x - b.width / 2;
+          const y = b.y - b.height / 2;
+          if (n.kind !== 'step')
+            return (
+              <g class={`node terminal${on}`} key={`node-${n.id}`} data-step={n.id}>
+                <title>{n.kind === 'start' ? 'Start of a run' : 'End of a run'}</title>
+                <rect x={f(x)} y={f(y)} width={f(b.width)} height={f(b.height)} rx={14} />
+                <text x={f(b.x)} y={f(b.y + 4)} text-anchor="middle">
+                  {nodeName(n)}
+                </text>
+              </g>
+            );
+          return (
+            <g class={`node type-${n.type ?? 'step'}${on}`} key={`node-${n.id}`} data-step={n.id}>
+              <title>{`${n.id} (${n.type ?? 'step'})${n.title !== undefined ? `: ${n.title}` : ''}${n.loop ? `, in for_each ${n.loop}` : ''}`}</title>
+              <rect x={f(x)} y={f(y)} width={f(b.width)} height={f(b.height)} rx={6} />
+              <text x={f(b.x)} y={f(y + 18)} text-anchor="middle" class="step-id">
+                {cut(n.id, MAX_CHARS)}
+              </text>
+              <text x={f(b.x)} y={f(y + 34)} text-anchor="middle" class="step-type">
+                {n.type ?? ''}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+    </ScrollX>
   );
 }
 

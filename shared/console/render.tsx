@@ -134,6 +134,9 @@ function Document({ title, session, section, children }: PageOptions & { childre
         <script src={ASSET['console.js']} defer />
       </head>
       <body>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
         {session ? (
           <Nav session={session} current={section} />
         ) : (
@@ -147,7 +150,7 @@ function Document({ title, session, section, children }: PageOptions & { childre
             </nav>
           </header>
         )}
-        <main class="container">
+        <main class="container" id="main" tabindex={-1}>
           <h1>{title}</h1>
           {children}
         </main>

@@ -1,6 +1,6 @@
 import type { RunRow } from '../domain/read-types.ts';
 import { isActive } from '../domain/run-list.ts';
-import { duration } from './components.tsx';
+import { duration, ScrollX } from './components.tsx';
 
 // Pieces of the runs list and the overview: the chart of runs by status, a run's trigger and duration,
 // a workflow's name. Each renders through Preact (escaped by construction).
@@ -40,25 +40,27 @@ export function StatusChart({ counts, label }: { counts: readonly [string, numbe
   const max = Math.max(1, ...counts.map(([, n]) => n));
   const height = counts.length * ROW + 8;
   return (
-    <svg class="chart" role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${height}`} width={WIDTH} height={height}>
-      {counts.map(([status, n], i) => {
-        const y = 4 + i * ROW;
-        const w = Math.max(2, Math.round((n / max) * BAR));
-        return (
-          <g key={status}>
-            <text x={LABEL - 8} y={y + 21} text-anchor="end">
-              {status}
-            </text>
-            <rect class={`bar-${status}`} x={LABEL} y={y + 4} width={w} height={ROW - 8} rx={3}>
-              <title>{`${status}: ${plural(n, 'run')}`}</title>
-            </rect>
-            <text x={LABEL + w + 6} y={y + 21}>
-              {n.toLocaleString('en')}
-            </text>
-          </g>
-        );
-      })}
-    </svg>
+    <ScrollX label={label}>
+      <svg class="chart" role="img" aria-label={label} viewBox={`0 0 ${WIDTH} ${height}`} width={WIDTH} height={height}>
+        {counts.map(([status, n], i) => {
+          const y = 4 + i * ROW;
+          const w = Math.max(2, Math.round((n / max) * BAR));
+          return (
+            <g key={status}>
+              <text x={LABEL - 8} y={y + 21} text-anchor="end">
+                {status}
+              </text>
+              <rect class={`bar-${status}`} x={LABEL} y={y + 4} width={w} height={ROW - 8} rx={3}>
+                <title>{`${status}: ${plural(n, 'run')}`}</title>
+              </rect>
+              <text x={LABEL + w + 6} y={y + 21}>
+                {n.toLocaleString('en')}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+    </ScrollX>
   );
 }
 

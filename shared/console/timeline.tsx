@@ -1,5 +1,5 @@
 import { isContainerType } from '../engine/steps/index.ts';
-import { duration, Status, Table } from './components.tsx';
+import { duration, ScrollX, Status, Table } from './components.tsx';
 import { type Bar, barMs, type WaitKind, waitedMs } from './run-timeline.ts';
 import { timeScale } from './timeline-scale.ts';
 
@@ -140,48 +140,50 @@ export function TimelineSvg({
   let iterations = 0;
   let previous = '';
   return (
-    <svg class="timeline" role="img" aria-label={label} viewBox={`0 0 ${W} ${height}`} width={W} height={height}>
-      <text x={X0} y={14}>
-        0
-      </text>
-      <text x={W - RIGHT} y={14} text-anchor="end">
-        {duration(end - start)}
-      </text>
-      {rows.map((r, i) => {
-        const y = TOP + i * ROW;
-        if (!('bar' in r))
+    <ScrollX label={label}>
+      <svg class="timeline" role="img" aria-label={label} viewBox={`0 0 ${W} ${height}`} width={W} height={height}>
+        <text x={X0} y={14}>
+          0
+        </text>
+        <text x={W - RIGHT} y={14} text-anchor="end">
+          {duration(end - start)}
+        </text>
+        {rows.map((r, i) => {
+          const y = TOP + i * ROW;
+          if (!('bar' in r))
+            return (
+              <text key={`more-${r.loop}`} class="muted-text" x={14} y={y + BAR - 2}>
+                {`… ${r.hidden.size} more iterations of ${r.loop} (see the events)`}
+              </text>
+            );
+          const b = r.bar;
+          const where = b.loop !== undefined ? `${b.loop}#${b.iteration}` : '';
+          if (where && where !== previous) iterations++;
+          previous = where;
           return (
-            <text key={`more-${r.loop}`} class="muted-text" x={14} y={y + BAR - 2}>
-              {`… ${r.hidden.size} more iterations of ${r.loop} (see the events)`}
-            </text>
+            <BarRow
+              key={`${b.stepId}-${b.iteration ?? ''}-${b.start}`}
+              bar={b}
+              y={y}
+              x={scale.x}
+              now={now}
+              band={where !== '' && iterations % 2 === 1}
+            />
           );
-        const b = r.bar;
-        const where = b.loop !== undefined ? `${b.loop}#${b.iteration}` : '';
-        if (where && where !== previous) iterations++;
-        previous = where;
-        return (
-          <BarRow
-            key={`${b.stepId}-${b.iteration ?? ''}-${b.start}`}
-            bar={b}
-            y={y}
-            x={scale.x}
-            now={now}
-            band={where !== '' && iterations % 2 === 1}
-          />
-        );
-      })}
-      <line class="axis" x1={X0} y1={axis} x2={W - RIGHT} y2={axis} />
-      {scale.segments
-        .filter((s) => s.compressed)
-        .map((s) => (
-          <g key={s.from}>
-            <rect class="wait-gap" x={X0 + s.x} y={axis - 3} width={s.width} height={6} />
-            <text class="wait-text" x={X0 + s.x + s.width / 2} y={axis + 18} text-anchor="middle">
-              {`⋯ ${duration(s.to - s.from)}`}
-            </text>
-          </g>
-        ))}
-    </svg>
+        })}
+        <line class="axis" x1={X0} y1={axis} x2={W - RIGHT} y2={axis} />
+        {scale.segments
+          .filter((s) => s.compressed)
+          .map((s) => (
+            <g key={s.from}>
+              <rect class="wait-gap" x={X0 + s.x} y={axis - 3} width={s.width} height={6} />
+              <text class="wait-text" x={X0 + s.x + s.width / 2} y={axis + 18} text-anchor="middle">
+                {`⋯ ${duration(s.to - s.from)}`}
+              </text>
+            </g>
+          ))}
+      </svg>
+    </ScrollX>
   );
 }
 

@@ -2,6 +2,7 @@ import { type Approval, type AuditRecord, listAudit } from '../db/entities/appro
 import { readNamed } from '../db/entities/named.ts';
 import { isReviewer, requireApproval } from './approvals.ts';
 import type { Reader } from './approval-reads.ts';
+import { inputsOf } from './approval-facts.ts';
 
 // What the console's approval pages read beside the approvals themselves, in as few calls as a page can:
 // the runs' inputs and status, the workflows' names and the people named (deciders, reviewers) in one
@@ -23,18 +24,8 @@ export async function factsOf(
   named: { executionIds?: readonly string[]; workflowIds?: readonly string[]; userIds?: readonly string[] },
 ): Promise<Facts> {
   const { runs, workflows, people } = await readNamed(accountId, named);
-  return { runs: new Map([...runs].map(([id, r]) => [id, { status: r.status, variables: parseJson(r.variables) }])), workflows, people };
+  return { runs: new Map([...runs].map(([id, r]) => [id, { status: r.status, variables: inputsOf(r.variables) }])), workflows, people };
 }
-
-const parseJson = (v: unknown): Record<string, unknown> | undefined => {
-  if (typeof v !== 'string') return v && typeof v === 'object' ? (v as Record<string, unknown>) : undefined;
-  try {
-    const parsed = JSON.parse(v) as unknown;
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-};
 
 /** The users an approval names: its `user:` reviewers, its voters and those in its history. */
 const namedUsers = (a: Approval, history: readonly AuditRecord[]) => [

@@ -63,6 +63,8 @@ export type DecisionRequest = {
   userAgent?: string;
   /** The account audit log's channel, where `channel` does not say it (a reviewer's link sent by Slack is `link`). */
   auditChannel?: AuditChannel;
+  /** Sent from a page that showed the form (a link's confirmation page): its required fields are enforced, whatever the channel. */
+  formShown?: boolean;
 };
 
 /** An approval of the caller's account, or 404 (another account's id is indistinguishable from none). */
@@ -194,7 +196,8 @@ export async function decide(req: DecisionRequest, now = Date.now()): Promise<Ap
             throw conflict('APPROVAL_ALREADY_HANDLED', `Approval ${current.approvalId} has its approvals.`);
           }
         }
-        const form = req.decision === 'approve' ? formValues(current, req.formData, FORM_CHANNELS.includes(req.channel)) : undefined;
+        const form =
+          req.decision === 'approve' ? formValues(current, req.formData, req.formShown || FORM_CHANNELS.includes(req.channel)) : undefined;
         const record: AuditRecord = {
           ...audit,
           ...(req.formData ? { form: { original: form?.original ?? {}, edited: req.formData } } : {}),

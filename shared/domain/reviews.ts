@@ -69,6 +69,8 @@ export async function decideByReview(
     decision,
     comment: form.comment,
     formData: decision === 'approve' ? formValuesOf(review.approval, form.formData) : undefined,
+    // The page showed the step's form (review-page.tsx): its required fields must be filled in.
+    formShown: decision === 'approve',
     channel: review.grant.channel,
     auditChannel: 'link',
     sourceIp: client.sourceIp,

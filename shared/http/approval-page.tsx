@@ -1,4 +1,6 @@
 import type { Approval } from '../db/entities/approval.ts';
+import type { ApprovalFacts } from '../domain/approval-facts.ts';
+import { FactRows, FormFields } from './approval-facts.tsx';
 import { htmlPage, Row } from './html.tsx';
 import { PAGE_FIELD } from './page-form.ts';
 
@@ -12,9 +14,13 @@ const needed = (a: Approval) => Math.max(0, (a.minApprovals ?? 1) - (a.approvals
 export const Quorum = ({ a }: { a: Approval }) =>
   (a.minApprovals ?? 1) > 1 ? <Row label="Approvals">{`${a.approvals ?? 0} of ${a.minApprovals}; ${needed(a)} more needed`}</Row> : null;
 
-/** The page a link opens: what will be decided, and a button (a form POST, never a GET link). */
+/**
+ * The page a link opens: what will be decided, and a button (a form POST, never a GET link). Approving
+ * a step with a form shows its fields, filled with their defaults; a required one must be filled in.
+ */
 export function confirmationPage(
   a: Approval,
+  facts: ApprovalFacts,
   decision: 'approve' | 'reject',
   action: string,
   comment: string | undefined,
@@ -26,16 +32,14 @@ export function confirmationPage(
     `${verb}: ${a.title}`,
     <>
       <dl>
-        <Row label="Step">{a.title}</Row>
-        {a.description ? <Row label="Details">{a.description}</Row> : null}
-        <Row label="Workflow">{a.workflowId}</Row>
-        <Row label="Run">{a.executionId}</Row>
+        <FactRows a={a} facts={facts} />
         <Quorum a={a} />
         <Row label="Decision">{verb}</Row>
         {comment ? <Row label="Comment">{comment}</Row> : null}
       </dl>
       <form method="post" action={action}>
         <input type="hidden" name={PAGE_FIELD} value={pageValue} />
+        {decision === 'approve' ? <FormFields a={a} /> : null}
         <button type="submit" class={decision}>
           {verb}
         </button>

@@ -1,8 +1,10 @@
 import type { Approval } from '../db/entities/approval.ts';
+import type { ApprovalFacts } from '../domain/approval-facts.ts';
 import type { Review } from '../domain/reviews.ts';
 import type { Decision } from '../domain/review-links.ts';
 import { decidedPage, Quorum } from './approval-page.tsx';
-import { htmlPage, Row } from './html.tsx';
+import { FactRows, FormFields } from './approval-facts.tsx';
+import { htmlPage } from './html.tsx';
 import { PAGE_FIELD } from './page-form.ts';
 
 // The confirmation page of a reviewer's link (shared/domain/reviews.ts): who decides, what, and a
@@ -10,48 +12,11 @@ import { PAGE_FIELD } from './page-form.ts';
 
 const VERB: Record<Decision, string> = { approve: 'Approve', reject: 'Reject' };
 
-/** Form inputs are named `field.<name>`; the POST turns them back into the step's form values. */
-export const FIELD_PREFIX = 'field.';
-
-type Field = NonNullable<Approval['form']>[number];
-const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
-
-function Input({ f }: { f: Field }) {
-  const name = `${FIELD_PREFIX}${f.name}`;
-  const id = `f-${f.name}`;
-  const Option = ({ value, shown }: { value: unknown; shown: string }) => (
-    <option value={text(value)} selected={text(value) === text(f.default)}>
-      {shown}
-    </option>
-  );
-  return (
-    <>
-      <label for={id}>
-        {f.label ?? f.name}
-        {f.required ? ' (required)' : ''}
-      </label>
-      {f.type === 'boolean' ? (
-        <select id={id} name={name}>
-          <Option value={true} shown="Yes" />
-          <Option value={false} shown="No" />
-        </select>
-      ) : f.enum ? (
-        <select id={id} name={name}>
-          {f.enum.map((v) => (
-            <Option key={text(v)} value={v} shown={text(v)} />
-          ))}
-        </select>
-      ) : f.type === 'number' ? (
-        <input id={id} name={name} type="number" step="any" value={text(f.default)} />
-      ) : (
-        <input id={id} name={name} type="text" value={text(f.default)} />
-      )}
-    </>
-  );
-}
+/** Form inputs are named `field.<name>` (approval-facts.tsx). */
+export { FIELD_PREFIX } from './approval-facts.tsx';
 
 /** The page a reviewer's link opens: who decides, the approval and its form, and the decisions the link allows. */
-export function reviewPage({ approval: a, reviewer, grant }: Review, action: string, pageValue: string) {
+export function reviewPage({ approval: a, reviewer, grant }: Review, facts: ApprovalFacts, action: string, pageValue: string) {
   const only = grant.decisions.length === 1 ? grant.decisions[0] : undefined;
   const title = `${only ? VERB[only] : 'Review'}: ${a.title}`;
   return htmlPage(
@@ -62,23 +27,12 @@ export function reviewPage({ approval: a, reviewer, grant }: Review, action: str
         You are deciding as <strong>{reviewer.email}</strong>.
       </p>
       <dl>
-        <Row label="Step">{a.title}</Row>
-        {a.description ? <Row label="Details">{a.description}</Row> : null}
-        <Row label="Workflow">{a.workflowId}</Row>
-        <Row label="Run">{a.executionId}</Row>
+        <FactRows a={a} facts={facts} />
         <Quorum a={a} />
-        {a.expiresAt !== undefined ? <Row label="Deadline">{new Date(a.expiresAt).toISOString()}</Row> : null}
       </dl>
       <form method="post" action={action}>
         <input type="hidden" name={PAGE_FIELD} value={pageValue} />
-        {grant.decisions.includes('approve') && a.form?.length ? (
-          <fieldset>
-            <legend>Form</legend>
-            {a.form.map((f) => (
-              <Input key={f.name} f={f} />
-            ))}
-          </fieldset>
-        ) : null}
+        {grant.decisions.includes('approve') ? <FormFields a={a} /> : null}
         <label for="comment">Comment (optional)</label>
         <textarea id="comment" name="comment" maxlength={2000} rows={3} />
         {grant.decisions.map((d) => (

@@ -125,6 +125,25 @@ describe('the one-click approval link in chromium', () => {
       expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
       expect(box.height).toBeGreaterThanOrEqual(44);
 
+      // What is decided, as the console writes it: the workflow by name, the run's inputs, times in UTC.
+      const facts = await page.locator('dl').textContent();
+      expect(facts).toContain('WorkflowDeploy with approval');
+      expect(facts).toContain('env: "production"');
+      expect(facts).toMatch(/Requested\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+      expect(facts).toMatch(/Deadline\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+      // The step's form asks for its required ticket: the button does not send the form without it.
+      const ticket = page.getByLabel('ticket (required)');
+      expect(await ticket.inputValue()).toBe('');
+      await button.click();
+      expect(await ticket.evaluate((e) => (e as HTMLInputElement).validity.valueMissing)).toBe(true);
+      expect((await api(`/api/v1/approvals/${approvalId}`)).body.status).toBe('PENDING');
+      // Nor does the one-click GET (confirm=1) approve without it: it shows this same page, with the form.
+      const oneClick = await fetch(`${link}&confirm=1`, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0' } });
+      expect(oneClick.status).toBe(200);
+      expect(await oneClick.text()).toContain('ticket (required)');
+      expect((await api(`/api/v1/approvals/${approvalId}`)).body.status).toBe('PENDING');
+      await ticket.fill('CHG-<b>42</b>');
+
       // The button posts the form and lands on the result page.
       const [posted] = await Promise.all([
         page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes(`/approval/${approvalId}/approve`)),
@@ -156,6 +175,8 @@ describe('the one-click approval link in chromium', () => {
     const decided = await api(`/api/v1/approvals/${approvalId}`);
     expect(decided.body).toMatchObject({ status: 'APPROVED', decision: 'approve' });
     expect(decided.body.history).toEqual([expect.objectContaining({ outcome: 'decided', decision: 'approve', channel: 'link' })]);
+    const result = await api(`/api/v1/executions/${executionId}/result`);
+    expect(JSON.stringify(result.body)).toContain('CHG-<b>42</b>');
     const artifacts = await api(`/api/v1/executions/${executionId}/artifacts`);
     expect(artifacts.body.items).toEqual([expect.objectContaining({ name: 'report.json', stepId: 'report' })]);
   }, 180_000);

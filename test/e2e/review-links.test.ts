@@ -193,6 +193,33 @@ describe("a reviewer's link over HTTP", () => {
     expect((await approvalOf(g)).status).toBe('APPROVED');
   });
 
+  it("names the workflow, the run's inputs and times as the console does; a required field must be filled in to approve", async () => {
+    const a = await givenAccount();
+    const g = await givenApproval(a, {
+      form: [
+        { name: 'ticket', type: 'string', required: true, label: 'Change <ticket>' },
+        { name: 'count', type: 'number', required: false, default: 1 },
+      ],
+    });
+    const links = await linksFor(g, a.member.userId);
+    const page = await open(links.approve);
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('<dt>Workflow</dt><dd>review links</dd>');
+    expect(page.text).toContain('<dt>Inputs</dt><dd>none</dd>');
+    expect(page.text).toMatch(/<dt>Requested<\/dt><dd><time datetime="[^"]+">\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC<\/time>/);
+    // The label is the step's text, escaped; the required field is marked for the browser too.
+    expect(page.text).toContain('Change &lt;ticket> (required)');
+    expect(page.text).toMatch(/<input id="f-ticket" name="field.ticket" type="text" value[^>]*\brequired\b/);
+    // Approving without it is refused (the page's form sent from a browser that ignored `required`), and changes nothing.
+    expectRefusal(await submit(links.approve, { decision: 'approve', 'field.ticket': '' }), 400, /Validation failed/);
+    expectRefusal(await submit(links.approve, { decision: 'approve' }), 400, /Validation failed/);
+    await expectUntouched(g);
+    // Rejecting needs no form; here it approves with the ticket.
+    const done = await submit(links.approve, { decision: 'approve', 'field.ticket': 'CHG-7' });
+    expect(done.status, done.text).toBe(200);
+    expect((await approvalOf(g)).formData).toEqual({ ticket: 'CHG-7', count: 1 });
+  });
+
   it('refuses a tampered, truncated, missing or foreign token, another approval, an expired link and a decision the link does not allow', async () => {
     const a = await givenAccount();
     const [g, other] = await Promise.all([givenApproval(a), givenApproval(a)]);

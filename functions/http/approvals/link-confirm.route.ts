@@ -15,6 +15,6 @@ export const route = {
   params: LinkParams,
   query: LinkQuery,
   html: true,
-  maxBodyBytes: 1024,
+  maxBodyBytes: 16 * 1024,
   errors: [...refuses(400, 'INVALID_DECISION'), ...decisionErrors],
 } as const satisfies Route;

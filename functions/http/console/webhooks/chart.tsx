@@ -1,4 +1,4 @@
-import { Table } from '../../../../shared/console/components.tsx';
+import { ScrollX, Table } from '../../../../shared/console/components.tsx';
 
 // A webhook's triggers over the days its stats keep (GET /api/webhooks/{id}/stats: 30 daily counters),
 // as an inline SVG of stacked bars (accepted, refused; a <title> per bar) and as a table of the same figures.
@@ -18,43 +18,45 @@ export function TriggersChart({ days }: { days: Day[] }) {
   const first = days[0]?.date ?? '';
   const last = days.at(-1)?.date ?? '';
   return (
-    <svg
-      class="chart triggers-chart"
-      role="img"
-      aria-label={`Triggers per day, ${first} to ${last}: accepted and refused (the table below has the figures)`}
-      viewBox={`0 0 ${W} ${H}`}
-      width={W}
-      height={H}
-    >
-      <line class="axis" x1={LEFT} y1={H - BOTTOM} x2={W} y2={H - BOTTOM} />
-      <text x={LEFT - 6} y={14} text-anchor="end">
-        {max}
-      </text>
-      <text x={LEFT - 6} y={H - BOTTOM} text-anchor="end">
-        0
-      </text>
-      {days.map((d, i) => {
-        const x = LEFT + i * slot + 2;
-        const a = scale(d.accepted);
-        const r = scale(d.rejected);
-        const y0 = H - BOTTOM;
-        return (
-          <g key={d.date}>
-            <title>{`${d.date}: ${plural(d.accepted, 'accepted trigger')}, ${plural(d.rejected, 'refused')}`}</title>
-            <rect class="bar-SUCCEEDED" x={x} y={y0 - a} width={slot - 4} height={a} />
-            <rect class="bar-FAILED" x={x} y={y0 - a - r} width={slot - 4} height={r} />
-            {/* A transparent full-height target, so the day's title shows wherever the pointer is over it. */}
-            <rect class="bar-hit" x={x} y={8} width={slot - 4} height={y0 - 8} />
-          </g>
-        );
-      })}
-      <text x={LEFT} y={H - 6}>
-        {first}
-      </text>
-      <text x={W} y={H - 6} text-anchor="end">
-        {last}
-      </text>
-    </svg>
+    <ScrollX label={'Triggers per day'}>
+      <svg
+        class="chart triggers-chart"
+        role="img"
+        aria-label={`Triggers per day, ${first} to ${last}: accepted and refused (the table below has the figures)`}
+        viewBox={`0 0 ${W} ${H}`}
+        width={W}
+        height={H}
+      >
+        <line class="axis" x1={LEFT} y1={H - BOTTOM} x2={W} y2={H - BOTTOM} />
+        <text x={LEFT - 6} y={14} text-anchor="end">
+          {max}
+        </text>
+        <text x={LEFT - 6} y={H - BOTTOM} text-anchor="end">
+          0
+        </text>
+        {days.map((d, i) => {
+          const x = LEFT + i * slot + 2;
+          const a = scale(d.accepted);
+          const r = scale(d.rejected);
+          const y0 = H - BOTTOM;
+          return (
+            <g key={d.date}>
+              <title>{`${d.date}: ${plural(d.accepted, 'accepted trigger')}, ${plural(d.rejected, 'refused')}`}</title>
+              <rect class="bar-SUCCEEDED" x={x} y={y0 - a} width={slot - 4} height={a} />
+              <rect class="bar-FAILED" x={x} y={y0 - a - r} width={slot - 4} height={r} />
+              {/* A transparent full-height target, so the day's title shows wherever the pointer is over it. */}
+              <rect class="bar-hit" x={x} y={8} width={slot - 4} height={y0 - 8} />
+            </g>
+          );
+        })}
+        <text x={LEFT} y={H - 6}>
+          {first}
+        </text>
+        <text x={W} y={H - 6} text-anchor="end">
+          {last}
+        </text>
+      </svg>
+    </ScrollX>
   );
 }
 
