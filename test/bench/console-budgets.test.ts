@@ -5,6 +5,7 @@ import { handler as readPages } from '../../functions/http/console/read.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { startRun } from '../../shared/engine/runs.ts';
+import { flushCounts } from '../../shared/db/counters.ts';
 import { BODIES } from '../../shared/console/asset-bodies.generated.ts';
 import { isConsolePage, type Route } from '../../shared/http/route.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -21,14 +22,15 @@ import { describeSteps, instrumentClients, recordCalls, sequentialSteps } from '
  */
 
 /**
- * The console's functions hold all of their pages (measured 1,101.2, 1,110.9 and 773.5 KiB): one cold
+ * The console's functions hold all of their pages (measured 1,125.8, 1,133.1 and 773.5 KiB): one cold
  * start for a whole session of pages instead of one a page (docs/performance.md "The console's cold
  * starts"). Read: every GET page (the editor and the graphs among them); change: every form that
  * changes things, and the editor's "Test run", which holds the engine's step loop (and the S3 and KMS
- * clients its step modules import, unused by a test run: 276 KiB in all); secrets: the channels'
- * adapters and SES.
+ * clients its step modules import, unused by a test run: 276 KiB in all), and a request's replay (the
+ * trigger's start); secrets: the channels' adapters and SES. Read grew 24 KiB with the overview's hour
+ * counts, the inbound log's pages, the reviewer pages' facts and the key-or-session authentication.
  */
-const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1110, 'http/console/change': 1120, 'http/console/secrets': 780 };
+const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1130, 'http/console/change': 1140, 'http/console/secrets': 780 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };
@@ -75,6 +77,8 @@ beforeAll(async () => {
     enabled: true,
   });
   ids.webhook = hook.webhookId;
+  // The setup's own batched counts (the run's start in its hour) are written now, not by the first page measured.
+  await flushCounts();
 }, 60_000);
 
 /**
