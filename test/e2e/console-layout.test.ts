@@ -60,6 +60,17 @@ beforeAll(async () => {
     validityDays: 30,
   });
   const member = await api('/api/members', { email: uniqueEmail('a-rather-long-member-address'), password: PASSWORD, role: 'member' });
+  // A request the demo webhook refused (unsigned), for its inbound log's pages.
+  await fetch(`${env.url}/api/webhooks/${env.demo.webhookId}/trigger`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': 'a-rather-long-sender-agent/1.0 (layout test)' },
+    body: JSON.stringify({ note: 'x'.repeat(300) }),
+  });
+  const inbound = await eventually(
+    () => env.api(`/api/webhooks/${env.demo.webhookId}/requests`, { auth }),
+    (r) => Array.isArray(r.body.items) && r.body.items.length > 0,
+    30_000,
+  );
   pages = new Map(
     Object.entries(
       concretePaths({
@@ -71,6 +82,7 @@ beforeAll(async () => {
         channel: channel.id,
         key: key.id,
         member: member.id,
+        request: inbound.body.items[0].requestId,
       }),
     ),
   );
@@ -80,11 +92,11 @@ beforeAll(async () => {
 }, 240_000);
 afterAll(async () => env?.stop());
 
-type Ids = Record<'wf' | 'webhook' | 'executionId' | 'approvalId' | 'schedule' | 'channel' | 'key' | 'member', string>;
+type Ids = Record<'wf' | 'webhook' | 'executionId' | 'approvalId' | 'schedule' | 'channel' | 'key' | 'member' | 'request', string>;
 const SECRET = 'BILLING_SERVICE_DEPLOYMENT_TOKEN_FOR_PRODUCTION';
 
 /** The concrete paths of each GET page of the route table (every value of an enumerated part). */
-function concretePaths({ wf, webhook, executionId, approvalId, schedule, channel, key, member }: Ids): Record<string, string[]> {
+function concretePaths({ wf, webhook, executionId, approvalId, schedule, channel, key, member, request }: Ids): Record<string, string[]> {
   return {
     '/console/login': ['/console/login'],
     '/console': ['/console'],
@@ -99,6 +111,7 @@ function concretePaths({ wf, webhook, executionId, approvalId, schedule, channel
     '/console/approvals/{approvalId}': [`/console/approvals/${approvalId}`],
     '/console/workflows/new': ['/console/workflows/new'],
     '/console/workflows/{workflowId}/edit': [`/console/workflows/${wf}/edit`],
+    '/console/workflows/{workflowId}/run': [`/console/workflows/${wf}/run`],
     '/console/workflows/{workflowId}/versions': [`/console/workflows/${wf}/versions`],
     '/console/workflows/{workflowId}/versions/{version}/restore': [`/console/workflows/${wf}/versions/1/restore`],
     '/console/keys': ['/console/keys'],
@@ -111,6 +124,8 @@ function concretePaths({ wf, webhook, executionId, approvalId, schedule, channel
     '/console/webhooks': ['/console/webhooks'],
     '/console/webhooks/new': ['/console/webhooks/new'],
     '/console/webhooks/{id}': [`/console/webhooks/${webhook}`],
+    '/console/webhooks/{id}/requests': [`/console/webhooks/${webhook}/requests`],
+    '/console/webhooks/{id}/requests/{requestId}': [`/console/webhooks/${webhook}/requests/${request}`],
     '/console/webhooks/{id}/{page}': ['edit', 'delete'].map((p) => `/console/webhooks/${webhook}/${p}`),
     '/console/schedules': ['/console/schedules'],
     '/console/schedules/new': ['/console/schedules/new'],

@@ -79,7 +79,7 @@ export function runFormPage(session: ConsoleSession, d: RunFormData) {
       <FormAlert errors={d.errors} what="The run was not started." />
       <Csrf session={session} />
       <input type="hidden" name={KEY_FIELD} value={d.key} />
-      <p class="muted">
+      <p class="muted wrap-anywhere">
         {`Starts a run of version ${w.version} with these values, as `}
         <code>{`POST /api/v1/workflows/${w.id}/runs`}</code>
         {' does, and opens its page.'}
