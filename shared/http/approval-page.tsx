@@ -1,6 +1,6 @@
 import type { Approval } from '../db/entities/approval.ts';
 import type { ApprovalFacts } from '../domain/approval-facts.ts';
-import { FactRows, FormFields } from './approval-facts.tsx';
+import { FactRows, FormFields } from './approval-fact-rows.tsx';
 import { htmlPage, Row } from './html.tsx';
 import { PAGE_FIELD } from './page-form.ts';
 

@@ -3,7 +3,7 @@ import type { ApprovalFacts } from '../domain/approval-facts.ts';
 import type { Review } from '../domain/reviews.ts';
 import type { Decision } from '../domain/review-links.ts';
 import { decidedPage, Quorum } from './approval-page.tsx';
-import { FactRows, FormFields } from './approval-facts.tsx';
+import { FactRows, FormFields } from './approval-fact-rows.tsx';
 import { htmlPage } from './html.tsx';
 import { PAGE_FIELD } from './page-form.ts';
 
@@ -12,8 +12,8 @@ import { PAGE_FIELD } from './page-form.ts';
 
 const VERB: Record<Decision, string> = { approve: 'Approve', reject: 'Reject' };
 
-/** Form inputs are named `field.<name>` (approval-facts.tsx). */
-export { FIELD_PREFIX } from './approval-facts.tsx';
+/** Form inputs are named `field.<name>` (approval-fact-rows.tsx). */
+export { FIELD_PREFIX } from './approval-fact-rows.tsx';
 
 /** The page a reviewer's link opens: who decides, the approval and its form, and the decisions the link allows. */
 export function reviewPage({ approval: a, reviewer, grant }: Review, facts: ApprovalFacts, action: string, pageValue: string) {

@@ -6,7 +6,7 @@ import { parseDecision } from '../../../shared/schemas/approvals.ts';
 import { approvalToDecide, decide, formValuesOf, requireApproval } from '../../../shared/domain/approvals.ts';
 import { approvalFacts } from '../../../shared/domain/approval-facts.ts';
 import { confirmationPage, decidedPage, PREVIEW_BOT } from '../../../shared/http/approval-page.tsx';
-import { FIELD_PREFIX, needsValue } from '../../../shared/http/approval-facts.tsx';
+import { FIELD_PREFIX, needsValue } from '../../../shared/http/approval-fact-rows.tsx';
 import { presentedKey } from '../../../shared/http/credentials.ts';
 import { checkPageForm, PAGE_FIELD, pageFormValue } from '../../../shared/http/page-form.ts';
 
