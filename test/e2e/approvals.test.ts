@@ -160,7 +160,7 @@ async function givenWorkflow(a: Account, step: Step = {}, variables: Record<stri
   });
   return createWorkflow(
     { accountId: a.account.accountId, userId: a.admin.userId, role: 'admin' },
-    { name: 'approvals', definition, recovery: false, editors: [] },
+    { name: 'Release train', definition, recovery: false, editors: [] },
   );
 }
 
@@ -470,7 +470,9 @@ describe('the one-click link', () => {
       expect(res.text).toContain('Deploy build 42');
       expect(res.text).toContain('looks good');
       expect(res.text).toContain(g.executionId);
-      expect(res.text).toContain(g.workflowId);
+      // The workflow by its name, as people know it (not its id).
+      expect(res.text).toContain('Release train');
+      expect(res.text).not.toContain(g.workflowId);
       expect(res.text).toContain(decision === 'approve' ? 'Approve' : 'Reject');
     }
     // confirm with any other value is not a confirmation.
