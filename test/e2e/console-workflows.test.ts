@@ -131,7 +131,7 @@ describe('the workflows list', () => {
       'page',
     );
     const table = page.getByRole('table', { name: 'Workflows, newest first' });
-    expect(await table.getByRole('columnheader').allTextContents()).toEqual(['Name', 'Id', 'Version', 'Updated', 'Description']);
+    expect(await table.getByRole('columnheader').allTextContents()).toEqual(['Name', 'Id', 'Version', 'Updated', 'Description', 'Actions']);
     const first = await table.getByRole('row').count();
     expect(first).toBe(26); // the header and 25
     await expectAccessible(page);
