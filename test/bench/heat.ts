@@ -115,21 +115,21 @@ export function heatScenarios(m: Measurements): Scenario[] {
           ),
         ],
         counts: counts(1, 1000),
-        // Table 91,309 WRU/s, GSI1 5,000, GSI2 20,000.
-        requires: [prewarm('table', 115_000), prewarm('GSI1', 7_000), prewarm('GSI2', 25_000), writeQuota(115_000)],
+        // Table 87,509 WRU/s, GSI1 5,000, GSI2 20,000.
+        requires: [prewarm('table', 110_000), prewarm('GSI1', 7_000), prewarm('GSI2', 25_000), writeQuota(110_000)],
       },
       {
         name: '(c) 1,000 accounts at 10 runs/s each',
         parts: [part('one-step webhook run, batches of several accounts', 10_000, m.manyAccounts)],
         counts: counts(1000, 10_000),
-        // Table 100,000 WRU/s, GSI1 10,000, GSI2 40,000, GSI3 10,000. GSI2 is at the table-level quota, not
+        // Table 110,500 WRU/s, GSI1 10,000, GSI2 40,000, GSI3 10,000. GSI2 is at the table-level quota, not
         // over it (the gate's rule): the table's increase is what (c) needs of the quota.
         requires: [
-          prewarm('table', 125_000),
+          prewarm('table', 139_000),
           prewarm('GSI1', 13_000),
           prewarm('GSI2', 50_000),
           prewarm('GSI3', 13_000),
-          writeQuota(125_000),
+          writeQuota(139_000),
         ],
       },
       {
