@@ -27,6 +27,9 @@ let keeper: Keeper = () => (work) => work();
  * process, the local stack sets the keeper to its IAM identity (infra/local/iam.ts `keepInvocation`).
  */
 export const keepIdentity = () => keeper();
-export const setIdentityKeeper = (k: Keeper) => {
+/** Set the keeper; returns the one it replaces (a wrapper, such as the heat bench's, keeps it). */
+export const setIdentityKeeper = (k: Keeper): Keeper => {
+  const was = keeper;
   keeper = k;
+  return was;
 };

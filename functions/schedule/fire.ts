@@ -5,6 +5,7 @@
 // (infra/local/scheduler.ts). One fire starts one run as the v1 start does, also when retried
 // (shared/domain/schedule-fires.ts `fireSchedule`).
 import { requireConfig } from '../../shared/config.ts';
+import { flushCounts } from '../../shared/db/counters.ts';
 import { fireSchedule } from '../../shared/domain/schedule-fires.ts';
 import { logger } from '../../shared/logger.ts';
 import { FireEvent } from '../../shared/schedules/clock.ts';
@@ -12,8 +13,20 @@ import { workerSettings } from '../bindings.ts';
 
 requireConfig(workerSettings('schedule/fire'));
 
-/** The outcome, for the logs and tests; a transient error throws, so Lambda tries the fire again. */
+/**
+ * The outcome, for the logs and tests; a transient error throws, so Lambda tries the fire again. What
+ * the fire counted (its run's start in the account's hour) is written before it returns: nothing else
+ * flushes this function's counts.
+ */
 export const handler = async (event: unknown) => {
+  try {
+    return await fire(event);
+  } finally {
+    await flushCounts();
+  }
+};
+
+async function fire(event: unknown) {
   const parsed = FireEvent.safeParse(event);
   if (!parsed.success) {
     logger.error('malformed schedule fire dropped', { issues: parsed.error.issues.map((i) => i.message) });
@@ -23,4 +36,4 @@ export const handler = async (event: unknown) => {
   const result = await fireSchedule({ accountId, scheduleId, scheduledAt: Date.parse(scheduledTime) });
   logger.info('schedule fire', { scheduleId, scheduledTime, outcome: result.outcome });
   return result.outcome === 'fired' ? { outcome: result.outcome, executionId: result.execution.executionId } : result;
-};
+}

@@ -42,6 +42,9 @@ describe('key families', () => {
     ['RUN#ACTIVE#webhook#3', 'RUN#ACTIVE#webhook#<shard>'],
     ['APPROVAL#NUDGE', 'APPROVAL#NUDGE'],
     ['ACCOUNT', 'ACCOUNT'],
+    // An account's runs per hour (run-hours.ts), and an audit record's time.
+    ['H#2026-12-02T14', 'H#<time>'],
+    [`2026-12-02T14:03:59.123Z#${acc}`, '<time>#<account>'],
   ])('%s is in the family %s', (value, f) => {
     expect(family(value)).toBe(f);
   });
@@ -240,12 +243,13 @@ describe('totals per table and index, gated against the warm throughput and the 
 
   it('fails a total over the table-level quota, naming the quota increase, even when its pre-warm is declared', () => {
     const requires = [
-      { kind: 'warm' as const, index: 'table', op: 'write' as const, atLeast: 100_000 },
-      { kind: 'warm' as const, index: 'GSI2', op: 'write' as const, atLeast: 100_000 },
+      { kind: 'warm' as const, index: 'table', op: 'write' as const, atLeast: 50_000 },
+      { kind: 'warm' as const, index: 'GSI2', op: 'write' as const, atLeast: 30_000 },
     ];
     const { failures, rows } = capacityGate({ name: '(x) t', requires }, at(6000), capacity);
     expect(failures).toEqual([
       '(x) table: 48,000 WRU/s is over the table-level quota (40,000 WRU/s): it needs table-level write quota 48,000 WRU/s; declare it in the scenario\'s requires and name it in docs/deploying.md "Quotas"',
+      '(x) pre-warm table writes to 50,000 WRU/s is over the table-level quota (40,000 WRU/s), which AWS refuses: it needs table-level write quota 50,000 WRU/s; declare it in the scenario\'s requires and name it in docs/deploying.md "Quotas"',
     ]);
     expect(rows.find((r) => r.index === 'table' && r.op === 'write')?.needs.map(requirementText)).toEqual([
       'pre-warm table writes to 48,000 WRU/s',
@@ -257,11 +261,26 @@ describe('totals per table and index, gated against the warm throughput and the 
       at(6000),
       capacity,
     );
-    expect(low.failures).toHaveLength(1);
+    expect(low.failures).toHaveLength(2);
+    expect(low.failures[0]).toMatch(/^\(x\) table: 48,000 WRU\/s is over the table-level quota \(40,000 WRU\/s\)/);
+    expect(low.failures[1]).toMatch(/^\(x\) pre-warm table writes to 50,000 WRU\/s is over the table-level quota \(45,000 WRU\/s\)/);
     expect(
       capacityGate({ name: '(x) t', requires: [...requires, { kind: 'quota', op: 'write', atLeast: 50_000 }] }, at(6000), capacity)
         .failures,
     ).toEqual([]);
+  });
+
+  it('fails a pre-warm over the quota when the total is under it: AWS pre-warms up to the quota only', () => {
+    // 4,500 runs/s: table 36,000, under the quota; its pre-warm with a quarter of headroom, 45,000, is not.
+    const requires = [
+      { kind: 'warm' as const, index: 'table', op: 'write' as const, atLeast: 45_000 },
+      { kind: 'warm' as const, index: 'GSI2', op: 'write' as const, atLeast: 23_000 },
+    ];
+    expect(capacityGate({ name: '(x) t', requires }, at(4500), capacity).failures).toEqual([
+      '(x) pre-warm table writes to 45,000 WRU/s is over the table-level quota (40,000 WRU/s), which AWS refuses: it needs table-level write quota 45,000 WRU/s; declare it in the scenario\'s requires and name it in docs/deploying.md "Quotas"',
+    ]);
+    const raised = [...requires, { kind: 'quota' as const, op: 'write' as const, atLeast: 45_000 }];
+    expect(capacityGate({ name: '(x) t', requires: raised }, at(4500), capacity).failures).toEqual([]);
   });
 
   it('passes a declared requirement only when docs/deploying.md names it on a line of the scenario', () => {
@@ -291,7 +310,8 @@ describe("the issue's targets", () => {
     fire: none,
     drift: none,
     pass: none,
-    httpFlush: {},
+    httpFlush: { 'webhook trigger': none, 'approvals route': none },
+    workerFlush: { oneStep: none, tenStep: none, manyAccounts: none, fire: none },
   };
   const [a, b, c, d] = heatScenarios(m);
 
@@ -300,10 +320,30 @@ describe("the issue's targets", () => {
     expect([c?.parts[0]?.perSecond, c?.counts.account, c?.counts.run]).toEqual([10_000, 1000, 10_000]);
   });
 
+  it("the counts' flushes: the runs worker's once per account in each full batch, an HTTP function's once a second per instance and account it served", () => {
+    const flushes = (s: typeof a) => s?.parts.slice(1).map((p) => [p.work.split(':')[0], p.perSecond]);
+    // One account: a batch of 10 runs writes its items once; 100 instances each write them once a second.
+    expect(flushes(a)).toEqual([
+      ['runs worker', 100],
+      ['webhook trigger', 100],
+    ]);
+    expect(flushes(b)).toEqual([
+      ['runs worker', 100],
+      ['webhook trigger', 100],
+      ['approvals route', 100],
+    ]);
+    // 1,000 accounts: 10 in each batch, once per run; each instance serves 100 requests a second of 100 accounts.
+    expect(flushes(c)).toEqual([
+      ['runs worker', 10_000],
+      ['webhook trigger', 10_000],
+    ]);
+  });
+
   it('(d): 1,000,000 approvals reminded each hour, 100,000 schedules a minute (fired, and read by the drift repair), a sweep a minute', () => {
     expect(d?.parts.map((p) => [p.work, p.perSecond])).toEqual([
       ['reminder', 1_000_000 / REMINDER_EVERY_SECONDS],
       ['schedule fire and its one-step run', 100_000 / 60],
+      ["runs worker: each batch's flush of its counts (batches of 10, 10 accounts in each)", 100_000 / 60],
       ['drift repair, per schedule per pass', 100_000 / 60],
       ['sweep pass with nothing due', 1 / SWEEP_EVERY_SECONDS],
     ]);

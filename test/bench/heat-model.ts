@@ -53,8 +53,9 @@ const RULES: [RegExp, string][] = [
   [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
   // An account's rate counters other than its account item (rate-counters.ts).
   [/^(RATE#<account>#)\d+$/, '$1<counter>'],
-  // Times: ISO 8601 in sort keys (the audit log's), epoch seconds or milliseconds, zero-padded in sort keys.
-  [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z/g, '<time>'],
+  // Times: ISO 8601 in sort keys (the audit log's; an hour's counts, to the hour), epoch seconds or
+  // milliseconds, zero-padded in sort keys.
+  [/\d{4}-\d{2}-\d{2}T\d{2}(?::\d{2}:\d{2}(?:\.\d{3})?Z)?(?![\d:])/g, '<time>'],
   [/(?<![0-9a-z])\d{10,20}(?![0-9a-z])/g, '<time>'],
 ];
 
@@ -231,7 +232,7 @@ export type CapacityRow = { index: string; op: Op; total: number; warm: number; 
  * serves at once: more and it throttles until it has grown, twice its previous peak within 30 minutes
  * at most) and against the table-level quota (more and it throttles for good). Where a total is over
  * either the scenario must declare the pre-warm or the quota increase it needs (`requires`, at least the
- * total); each requirement it declares must be named, as `requirementText` writes it, on a line of
+ * total), and a pre-warm over the quota needs the quota raised to it (AWS refuses it otherwise); each requirement it declares must be named, as `requirementText` writes it, on a line of
  * `documented` (docs/deploying.md "Quotas") that names the scenario (`(a)`). Failures say what is missing.
  */
 export function capacityGate(
@@ -271,6 +272,15 @@ export function capacityGate(
       }
       rows.push({ index, op, total, warm, quota, needs });
     }
+  }
+  // AWS pre-warms a table or an index up to the table-level quota and no further (UpdateTable refuses more).
+  for (const r of declared) {
+    if (r.kind !== 'warm') continue;
+    const quota = Math.max(capacity.quota[r.op], ...declared.filter((q) => q.kind === 'quota' && q.op === r.op).map((q) => q.atLeast));
+    if (r.atLeast > quota + 1e-9)
+      failures.push(
+        `${letter} ${requirementText(r)} is over the table-level quota (${whole(quota)} ${unit(r.op)}), which AWS refuses: it needs table-level ${r.op} quota ${whole(r.atLeast)} ${unit(r.op)}; declare it in the scenario's requires and name it in docs/deploying.md "Quotas"`,
+      );
   }
   if (documented !== undefined) {
     const lines = documented.split('\n').filter((l) => l.includes(letter));

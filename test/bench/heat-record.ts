@@ -3,6 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { MiddlewareStack } from '@smithy/types';
 import { db } from '../../shared/clients.ts';
+import { setIdentityKeeper } from '../../shared/sdk-plugins.ts';
 import { type ReadPart, type Reread, readParts } from './read-units.ts';
 import { readItems, touchedKeys, writeParts } from './write-units.ts';
 
@@ -11,11 +12,23 @@ import { readItems, touchedKeys, writeParts } from './write-units.ts';
  * it lands (a table item, an index entry, or for a query a partition's range), with its units by AWS's
  * sizing rules (`./write-units.ts`, `./read-units.ts`). `pk` and `sk` are the values as written or read.
  */
-export type Access = { op: 'read' | 'write'; command: string; index: string; pk: string; sk?: string; units: number };
+export type Access = {
+  op: 'read' | 'write';
+  command: string;
+  index: string;
+  pk: string;
+  sk?: string;
+  units: number;
+  /** Made by a flush of an instance's counts (shared/db/counters.ts), not by the work itself. */
+  flush?: true;
+};
 
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
 const recorder = new AsyncLocalStorage<Access[]>();
+/** Set while a flush of the counts writes (the identity keeper's wrap of it: shared/sdk-plugins.ts). */
+const flushing = new AsyncLocalStorage<true>();
 const NAME = 'benchHeat';
+const mark = () => (flushing.getStore() ? { flush: true as const } : {});
 
 let own: DynamoDBDocumentClient | undefined;
 /** A client of its own (never recorded): whole items by key, and queries without their filter or projection. */
@@ -52,6 +65,12 @@ const reread: Reread = {
 export function instrumentHeat(): void {
   const stack = db().middlewareStack as MiddlewareStack<object, object>;
   if (stack.identify().some((m) => m.startsWith(NAME))) return;
+  // A flush runs its writes through the keeper asked for when the count was made: marked, inside the
+  // keeper already set (the local stack's identity).
+  const kept = setIdentityKeeper(() => {
+    const inner = kept();
+    return (work) => inner(() => flushing.run(true, work));
+  });
   stack.add(
     (next, context) => async (args) => {
       const out = recorder.getStore();
@@ -61,14 +80,14 @@ export function instrumentHeat(): void {
       if (!WRITES.has(command)) {
         const result = await next(args);
         const parts = await readParts(command, input, (result as { output: Record<string, any> }).output, reread);
-        out.push(...parts.map((p: ReadPart) => ({ op: 'read' as const, command, ...p })));
+        out.push(...parts.map((p: ReadPart) => ({ op: 'read' as const, command, ...p, ...mark() })));
         return result;
       }
       const touched = touchedKeys(command, input);
       const before = await readItems(touched.keys);
       const record = (after: typeof before) =>
         touched.keys.forEach((key, i) => {
-          for (const p of writeParts(before[i], after[i], touched.transactional, key)) out.push({ op: 'write', command, ...p });
+          for (const p of writeParts(before[i], after[i], touched.transactional, key)) out.push({ op: 'write', command, ...p, ...mark() });
         });
       try {
         const result = await next(args);
@@ -88,6 +107,17 @@ export async function recordHeat<T>(fn: () => Promise<T>): Promise<{ result: T; 
   const accesses: Access[] = [];
   const result = await recorder.run(accesses, fn);
   return { result, accesses };
+}
+
+/**
+ * Run `fn` with its accesses recorded in the current recording, if any, except those of the counts'
+ * flushes it makes, which are returned (`recording`: whether there was one).
+ */
+export async function recordFlushesApart<T>(fn: () => Promise<T>): Promise<{ result: T; flushed: Access[]; recording: boolean }> {
+  const outer = recorder.getStore();
+  const { result, accesses } = await recordHeat(fn);
+  outer?.push(...accesses.filter((a) => !a.flush));
+  return { result, flushed: accesses.filter((a) => a.flush), recording: outer !== undefined };
 }
 
 /** Run `fn` outside any recording (reads that only check progress). */

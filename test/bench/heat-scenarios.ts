@@ -18,7 +18,8 @@ import { givenAccount } from '../support/fixtures.ts';
 import { remindedApprovalFlow, setFlow, tenStepFlow } from './flows.ts';
 import { difference, type Load, perUnit } from './heat-model.ts';
 import { type Access, recordHeat, unrecorded } from './heat-record.ts';
-import { type Admin, approve, type Hook, httpFlushes, listen, report, trigger, warm, work } from './heat-work.ts';
+import { holdCaches } from './scenarios.ts';
+import { type Admin, approve, type Hook, httpFlushes, listen, report, trigger, warm, work, workerFlushes } from './heat-work.ts';
 import { HEAT_RATE_LIMITS } from './heat.ts';
 
 /** Units per unit of work, per key family and per item family (`perUnit`). */
@@ -34,7 +35,11 @@ export type Measurements = {
   pass: PerUnit;
   /** (b)'s HTTP functions: what one instance's flush of its counts writes, per function (`httpFlushes`). */
   httpFlush: Record<string, PerUnit>;
+  /** What the runs worker's flushes wrote for the runs of each work, per run, as if a flush per message (`workerFlushes`). */
+  workerFlush: Record<'oneStep' | 'tenStep' | 'manyAccounts' | 'fire', PerUnit>;
 };
+/** A work with runs: what the runs did, and what the runs worker's flushes wrote for them, each per run. */
+type WithFlush = { run: PerUnit; flush: PerUnit };
 
 /** How many units of each work the bench measures (enough for whole worker batches and a full sweep page). */
 export const SIZES = { runs: 20, tenStep: 10, accounts: 10, reminders: 25, schedules: 100, fires: 20 } as const;
@@ -66,12 +71,13 @@ const triggered = async (hooks: readonly Hook[], runs: number) => {
 };
 
 /** Webhook runs of `hooks`, round-robin, trigger 200 → SUCCEEDED: after one run of each as a warm-up (a key's first use of the day writes more). */
-async function webhookRuns(hooks: readonly Hook[], runs: number): Promise<PerUnit> {
+async function webhookRuns(hooks: readonly Hook[], runs: number): Promise<WithFlush> {
   await work(ownerOf, await triggered(hooks, hooks.length), ['SUCCEEDED']);
   await flushCounts();
   await warm(hooks);
+  workerFlushes.length = 0;
   const { accesses } = await recordHeat(async () => work(ownerOf, await triggered(hooks, runs), ['SUCCEEDED']));
-  return perUnit(accesses, runs);
+  return { run: perUnit(accesses, runs), flush: perUnit(workerFlushes, runs) };
 }
 
 /**
@@ -79,7 +85,7 @@ async function webhookRuns(hooks: readonly Hook[], runs: number): Promise<PerUni
  * reported through the route, to SUCCEEDED; then the sweep at the reminder's time, which deletes the
  * handled approval's due item (what it does with it).
  */
-async function tenStepRuns(a: Account, runs: number): Promise<PerUnit> {
+async function tenStepRuns(a: Account, runs: number): Promise<WithFlush> {
   const listener = await listen();
   process.env.HTTP_STEP_ALLOWLIST = '127.0.0.1/32';
   resetConfig();
@@ -117,7 +123,9 @@ async function tenStepRuns(a: Account, runs: number): Promise<PerUnit> {
       await fn();
       return [];
     });
-    return perUnit(await lifetime(runs, async (fn) => (await recordHeat(fn)).accesses), runs);
+    workerFlushes.length = 0;
+    const accesses = await lifetime(runs, async (fn) => (await recordHeat(fn)).accesses);
+    return { run: perUnit(accesses, runs), flush: perUnit(workerFlushes, runs) };
   } finally {
     listener.close();
   }
@@ -146,7 +154,7 @@ async function reminders(a: Account, n: number): Promise<PerUnit> {
  * fires of `fires` of them through the fire function's handler with their runs to SUCCEEDED, each
  * schedule having fired once before (its last run is read: overlap "skip", the default).
  */
-async function schedules(a: Account, n: number, fires: number): Promise<{ drift: PerUnit; fire: PerUnit }> {
+async function schedules(a: Account, n: number, fires: number): Promise<{ drift: PerUnit; fire: WithFlush }> {
   const none = await recordHeat(() => repairScheduleDrift());
   const workflow = await createWorkflow(session(a), { name: 'scheduled', definition: setFlow(1), recovery: false, editors: [] });
   const made: string[] = [];
@@ -168,8 +176,9 @@ async function schedules(a: Account, n: number, fires: number): Promise<{ drift:
   const t = Math.floor(Date.now() / 60_000) * 60_000;
   await fireAll(t - 60_000);
   await flushCounts();
+  workerFlushes.length = 0;
   const fired = await recordHeat(() => fireAll(t));
-  return { drift, fire: perUnit(fired.accesses, fires) };
+  return { drift, fire: { run: perUnit(fired.accesses, fires), flush: perUnit(workerFlushes, fires) } };
 }
 
 /**
@@ -187,9 +196,11 @@ export async function measureHeat(): Promise<Measurements> {
   // finishes in its trigger) and it is what any workflow with an external step takes.
   process.env.INLINE_RUNS = 'off';
   resetConfig();
+  holdCaches(3_600_000);
   try {
     return await measureAll();
   } finally {
+    holdCaches();
     process.env.TABLE_NAME = table;
     delete process.env.INLINE_RUNS;
     resetConfig();
@@ -210,5 +221,15 @@ async function measureAll(): Promise<Measurements> {
   const big = await givenAccount({ plan: 'enterprise' });
   const { drift, fire } = await schedules(big, SIZES.schedules, SIZES.fires);
   const reminder = await reminders(big, SIZES.reminders);
-  return { oneStep, tenStep, manyAccounts, reminder, fire, drift, pass, httpFlush };
+  return {
+    oneStep: oneStep.run,
+    tenStep: tenStep.run,
+    manyAccounts: manyAccounts.run,
+    reminder,
+    fire: fire.run,
+    drift,
+    pass,
+    httpFlush,
+    workerFlush: { oneStep: oneStep.flush, tenStep: tenStep.flush, manyAccounts: manyAccounts.flush, fire: fire.flush },
+  };
 }

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as overview } from '../../functions/http/console/overview.ts';
+import { handler as fireHandler } from '../../functions/schedule/fire.ts';
 import { handler as listExecutions } from '../../functions/http/v1/executions/list.ts';
 import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { putNew } from '../../shared/db/batch.ts';
@@ -8,6 +9,7 @@ import { flushCounts } from '../../shared/db/counters.ts';
 import { type Execution, executionListings, getExecution } from '../../shared/db/entities/execution.ts';
 import { executionItem } from '../../shared/db/entities/execution-writes.ts';
 import { createKey } from '../../shared/domain/keys.ts';
+import { createSchedule } from '../../shared/domain/schedules.ts';
 import { runOverview } from '../../shared/domain/run-overview.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
@@ -15,6 +17,7 @@ import { cancelRun } from '../../shared/engine/cancel.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { HeldRun } from '../../shared/engine/session.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
+import { CreateScheduleBody } from '../../shared/schemas/schedules.ts';
 import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { takeRunMessages, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
@@ -160,6 +163,19 @@ describe('the overview counts every run', () => {
     expect((await overviewHtml(h.a.admin.email, { span: '7d' })).body).toContain('Runs in the last 7 days');
     expect((await overviewHtml(h.a.admin.email, { span: '1y' })).statusCode).toBe(400);
   }, 240_000);
+
+  it("a schedule fire writes its run's start before it returns: nothing else flushes that function on AWS", async () => {
+    const a = await givenAccount();
+    const accountId = a.account.accountId;
+    const actor = { kind: 'session', accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
+    const definition = WorkflowDefinition.parse({ steps: [{ id: 'nap', type: 'delay', seconds: 60 }] });
+    const workflow = await createWorkflow(actor, { name: 'nightly', definition, recovery: false, editors: [] });
+    const { scheduleId } = await createSchedule(actor, workflow.workflowId, CreateScheduleBody.parse({ expression: 'rate(1 hour)' }));
+    const out = await fireHandler({ accountId, scheduleId, scheduledTime: new Date().toISOString() });
+    expect(out).toMatchObject({ outcome: 'fired' });
+    // No flushCounts here: what the overview reads is what the fire's own invocation wrote.
+    expect((await runOverview(accountId, '24h')).started).toBe(1);
+  });
 
   it("another account's runs are not counted", async () => {
     const other = await givenAccount();
