@@ -62,13 +62,28 @@ export function htmlPage(status: number, title: string, body: ComponentChildren)
   return { statusCode: status, headers: { ...PAGE_HEADERS }, body: `<!doctype html>${renderToString(document)}` };
 }
 
-/** An error as a page: what went wrong, and the request id. */
-export const errorPage = (status: number, title: string, detail: string, requestId: string) =>
+/** An error as a page: what went wrong (and each field refused, with why), and the request id. */
+export const errorPage = (
+  status: number,
+  title: string,
+  detail: string,
+  requestId: string,
+  errors: readonly { path: string; message: string }[] = [],
+) =>
   htmlPage(
     status,
     title,
     <>
       <p>{detail}</p>
+      {errors.length > 0 && (
+        <ul>
+          {errors.map((e) => (
+            <li key={e.path}>
+              <code>{e.path}</code> {e.message}
+            </li>
+          ))}
+        </ul>
+      )}
       <p class="note">Request {requestId}</p>
     </>,
   );

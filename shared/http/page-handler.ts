@@ -6,11 +6,15 @@ import { problemResult } from './middleware/problem.ts';
 import { pageForms } from './page-form.ts';
 import type { Route } from './route.ts';
 
-/** An error as an HTML page (the one-click and reviewer pages): the problem's title and detail, and the request id. */
+/** An error as an HTML page (the one-click and reviewer pages): the problem's title, detail and refused fields, and the request id. */
 export function problemPage(error: unknown, requestId: string): HttpResult {
   const problem = problemResult(error, requestId);
-  const { title, detail } = JSON.parse(problem.body as string) as { title: string; detail: string };
-  const page = errorPage(problem.statusCode ?? 500, title, detail, requestId);
+  const { title, detail, errors } = JSON.parse(problem.body as string) as {
+    title: string;
+    detail: string;
+    errors?: { path: string; message: string }[];
+  };
+  const page = errorPage(problem.statusCode ?? 500, title, detail, requestId, errors);
   return { ...page, headers: { ...problem.headers, ...page.headers } };
 }
 

@@ -37,7 +37,7 @@ describe('the console frame', () => {
 
     await signIn(page, env.url, env.demo.adminEmail, env.demo.adminPassword);
     expect(new URL(page.url()).pathname).toBe('/console');
-    const nav = page.getByRole('navigation');
+    const nav = page.getByRole('navigation', { name: 'Console' });
     for (const name of ['Runs', 'Approvals', 'Workflows']) expect(await nav.getByRole('link', { name, exact: true }).count()).toBe(1);
     expect(await nav.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
     expect(await nav.textContent()).toContain(env.demo.adminEmail);
@@ -74,13 +74,13 @@ describe('the console frame', () => {
     const context = await consoleContext(browser);
     const page = await context.newPage();
     await signIn(page, env.url, email, password);
-    expect(await page.getByRole('navigation').textContent()).toContain(email);
-    await page.getByRole('navigation').getByRole('link', { name: 'Runs', exact: true }).click();
+    expect(await page.getByRole('navigation', { name: 'Console' }).textContent()).toContain(email);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Runs', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/console/runs');
 
     const disabled = await env.api(`/api/members/${created.body.id}`, { method: 'PUT', auth: session, json: { disabled: true } });
     expect(disabled.status).toBe(200);
-    await page.getByRole('navigation').getByRole('link', { name: 'Workflows', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Workflows', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/console/login');
     expect(new URL(page.url()).searchParams.get('next')).toBe('/console/workflows');
     // And signing in again is refused while disabled, with the same words as a wrong password.

@@ -71,9 +71,9 @@ describe("a new administrator's first day, in the browser", () => {
   it('signs in and creates an API key; the token is shown once', async () => {
     await page.goto(`${env.url}/console`);
     await signIn(page, env.url, admin.email, admin.password);
-    expect(await page.getByRole('navigation').textContent()).toContain(admin.email);
+    expect(await page.getByRole('navigation', { name: 'Console' }).textContent()).toContain(admin.email);
     await checked();
-    await page.getByRole('navigation').getByText('Settings').click();
+    await page.getByRole('navigation', { name: 'Console' }).getByText('Settings').click();
     await navigating(page.getByRole('link', { name: 'API keys' }).click());
     await navigating(page.getByRole('link', { name: 'Create key' }).click());
     await page.getByLabel('Name').fill('Journey key');
@@ -88,7 +88,7 @@ describe("a new administrator's first day, in the browser", () => {
   });
 
   it('writes a workflow in the editor: the reported error is fixed, the graph drawn, the workflow saved', async () => {
-    await navigating(page.getByRole('navigation').getByRole('link', { name: 'Workflows' }).click());
+    await navigating(page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Workflows' }).click());
     await navigating(page.getByRole('link', { name: 'New workflow' }).click());
     await page.getByLabel('Name', { exact: true }).fill('Journey');
     await page.getByLabel('Definition', { exact: true }).fill(WITH_ERROR);
@@ -107,7 +107,7 @@ describe("a new administrator's first day, in the browser", () => {
   });
 
   it('binds a webhook to it with the key, and the curl the page shows starts a run that finishes', { timeout: 60_000 }, async () => {
-    await navigating(page.getByRole('navigation').getByRole('link', { name: 'Webhooks' }).click());
+    await navigating(page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click());
     await navigating(page.getByRole('link', { name: 'Create webhook' }).click());
     await page.getByLabel('Workflow').selectOption({ label: 'Journey' });
     await page.getByLabel('Name', { exact: true }).fill('Journey hook');
@@ -148,7 +148,7 @@ describe("a new administrator's first day, in the browser", () => {
   });
 
   it('adds a schedule for the workflow, with the next fire times previewed first', async () => {
-    await navigating(page.getByRole('navigation').getByRole('link', { name: 'Schedules' }).click());
+    await navigating(page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Schedules' }).click());
     await navigating(page.getByRole('link', { name: 'Create schedule' }).first().click());
     await page.getByLabel('Workflow').selectOption({ label: 'Journey' });
     await page.getByLabel('Name').fill('Every morning');
@@ -165,7 +165,7 @@ describe("a new administrator's first day, in the browser", () => {
 
   it('adds a Slack channel and sends it a test', async () => {
     const botToken = `xoxb-${randomBytes(10).toString('hex')}`;
-    await page.getByRole('navigation').getByText('Settings').click();
+    await page.getByRole('navigation', { name: 'Console' }).getByText('Settings').click();
     await navigating(page.getByRole('link', { name: 'Channels' }).click());
     await navigating(page.getByRole('link', { name: 'Create channel' }).click());
     expect(await h1()).toBe('Create Slack channel');
@@ -182,7 +182,7 @@ describe("a new administrator's first day, in the browser", () => {
   });
 
   it('adds a member, whose initial password is shown once', async () => {
-    await page.getByRole('navigation').getByText('Settings').click();
+    await page.getByRole('navigation', { name: 'Console' }).getByText('Settings').click();
     await navigating(page.getByRole('link', { name: 'Members' }).click());
     await navigating(page.getByRole('link', { name: 'Add member' }).click());
     await page.getByLabel('Email').fill(member);
@@ -193,7 +193,7 @@ describe("a new administrator's first day, in the browser", () => {
   });
 
   it('finds each of those changes in the audit log, once, as theirs, from the console', async () => {
-    await page.getByRole('navigation').getByText('Settings').click();
+    await page.getByRole('navigation', { name: 'Console' }).getByText('Settings').click();
     await navigating(page.getByRole('link', { name: 'Audit log' }).click());
     await checked('journey-audit');
     const CHANGES = [

@@ -235,7 +235,7 @@ describe('the overview', () => {
 describe('the runs list', () => {
   it('lists every run newest first; filters by workflow, status, trigger and time range', { timeout: 90_000 }, async () => {
     const { context, page } = await signedInPage();
-    await page.getByRole('navigation').getByRole('link', { name: 'Runs', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Runs', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/console/runs');
     const everyRun = [runs.waiting, runs.rerun, runs.failed, ...[...runs.quick].reverse()];
     expect(await listed(page)).toEqual(everyRun);
@@ -385,7 +385,7 @@ describe('the runs list', () => {
       const r = await page.goto(`${env.url}/console/runs?${bad}`);
       expect(r?.status(), bad).toBe(400);
       expect(await page.getByRole('heading', { level: 1 }).textContent(), bad).toMatch(/\S/);
-      expect(await page.getByRole('navigation').getByRole('link', { name: 'Runs', exact: true }).count(), bad).toBe(1);
+      expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Runs', exact: true }).count(), bad).toBe(1);
     }
     expect(await page.locator('img[src="x"]').count()).toBe(0);
     // The page names the filter that is wrong.

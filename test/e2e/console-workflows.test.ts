@@ -124,12 +124,15 @@ describe('the workflows list', () => {
       expect(res.status).toBe(201);
     }
     const { context, page } = await signedIn();
-    await page.getByRole('navigation').getByRole('link', { name: 'Workflows', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Workflows', exact: true }).click();
     await page.waitForURL((u) => u.pathname === '/console/workflows');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Workflows');
-    expect(await page.getByRole('navigation').getByRole('link', { name: 'Workflows', exact: true }).getAttribute('aria-current')).toBe(
-      'page',
-    );
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link', { name: 'Workflows', exact: true })
+        .getAttribute('aria-current'),
+    ).toBe('page');
     const table = page.getByRole('table', { name: 'Workflows, newest first' });
     expect(await table.getByRole('columnheader').allTextContents()).toEqual(['Name', 'Id', 'Version', 'Updated', 'Description', 'Actions']);
     const first = await table.getByRole('row').count();
@@ -311,7 +314,7 @@ describe("a workflow's page", () => {
     expect(unknown.status).toBe(404);
     expect(theirs).toEqual(unknown);
     expect(theirs.text).not.toContain('Not yours');
-    expect(await page.getByRole('navigation').isVisible()).toBe(true);
+    expect(await page.getByRole('navigation', { name: 'Console' }).isVisible()).toBe(true);
     await expectAccessible(page);
     await shot(page, 'workflow-404');
     // Nor any version of it.

@@ -86,11 +86,18 @@ describe('npm start', () => {
     // What the page's button sends: its form, with the page's own value (a POST without it is refused).
     const pageValue = /<input type="hidden" name="page" value="([^"]+)"\/?>/.exec(html)?.[1] as string;
     expect(pageValue).toBeTruthy();
-    const decided = await fetch(`${link}&confirm=1`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ page: pageValue }).toString(),
-    });
+    // The demo's approval asks for a ticket (required): without it the page says so and decides nothing.
+    expect(html).toMatch(/<input[^>]*name="field\.ticket"[^>]*required/);
+    const post = (fields: Record<string, string>) =>
+      fetch(`${link}&confirm=1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ page: pageValue, ...fields }).toString(),
+      });
+    const missing = await post({});
+    expect(missing.status).toBe(400);
+    expect(await missing.text()).toContain('<code>formData.ticket</code> is required');
+    const decided = await post({ 'field.ticket': 'OPS-1' });
     expect(await decided.text()).toContain('Approved');
     const done = await eventually(
       async () =>
@@ -112,7 +119,7 @@ describe('npm start', () => {
       put
         .filter((e) => e.DetailType === 'Audit entry' && JSON.parse(e.Detail).object?.id === waiting.approvalId)
         .map((e) => JSON.parse(e.Detail).action),
-    ).toEqual(['approval.approved']);
+    ).toEqual(['approval.refused', 'approval.approved']);
 
     // Each emulator is a process of its own, recorded for the bench and the next start; DynamoDB
     // Local works on tmpfs where the machine has one.

@@ -2,6 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as startPage } from '../../functions/http/console/workflows/start.ts';
 import { handler as testRunPage } from '../../functions/http/console/workflows/test-run.ts';
+import { handler as validatePage } from '../../functions/http/console/workflows/validate.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
@@ -167,5 +168,24 @@ describe("the editor's Test run", () => {
     const refused = await post(testRunPage, '/console/workflows/test', admin, { ...form, testInput: '{"n": "x"}' }, { htmx: true });
     expect(text(refused.body)).toContain('Sample input.n: must be a number');
     expect(await accountItems(a.account.accountId)).toEqual(before);
+  });
+
+  it("keeps a shown result from the live check of the same text (its answer, 204, swaps nothing); other text's check replaces it", async () => {
+    const form = { name: 'Deploy', definition: JSON.stringify(draft), workflowId, version: '1', testInput: '{"n": 4}' };
+    const fragment = await post(testRunPage, '/console/workflows/test', admin, form, { htmx: true });
+    // The result carries the digest of the text it ran, in the editor's form (a hidden field).
+    const tested = /<input type="hidden" name="tested" value="([^"]+)"\/?>/.exec(fragment.body as string)?.[1] as string;
+    expect(tested).toMatch(/^[\w-]{43}$/);
+    const same = await post(validatePage, '/console/workflows/validate', admin, { ...form, tested }, { htmx: true });
+    expect(same.statusCode).toBe(204);
+    expect(same.body).toBe('');
+    const edited = JSON.stringify({ ...draft, output: '{% $vars.n %}' });
+    const other = await post(validatePage, '/console/workflows/validate', admin, { ...form, definition: edited, tested }, { htmx: true });
+    expect(other.statusCode).toBe(200);
+    expect(text(other.body)).toContain('No errors: the definition is valid');
+    expect(other.body).not.toContain('Test run:');
+    // Another account's workflow: 404, whatever the digest.
+    const stranger = await sessionOf((await givenAccount()).admin.email);
+    expect((await post(validatePage, '/console/workflows/validate', stranger, { ...form, tested }, { htmx: true })).statusCode).toBe(404);
   });
 });

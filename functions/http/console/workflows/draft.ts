@@ -2,6 +2,7 @@
 // same body schema (`WorkflowBody`, so each error's path is the API's, less the `definition.` prefix),
 // then the same checks a save makes (quorums, channels, secrets), saving nothing. Each definition error
 // carries the line of the draft it points at.
+import { createHash } from 'node:crypto';
 import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
 import type * as z from 'zod';
 import { checkDefinition } from '../../../../shared/domain/workflows.ts';
@@ -34,6 +35,15 @@ export const notEditor = () => forbidden('NOT_WORKFLOW_EDITOR', 'Only the owner,
 
 /** The draft from a form's fields (absent ones are empty). */
 export const draftOf = (form: URLSearchParams): Draft => ({ name: form.get('name') ?? '', text: form.get('definition') ?? '' });
+
+/**
+ * The field a shown test run carries (a hidden input in its result): a digest of the draft text it ran.
+ * The live check of that same text changes nothing on the page (it would wipe the result), so it answers
+ * 204 and htmx leaves the page as it is; a check of other text replaces the result, which no longer holds.
+ */
+export const TESTED_FIELD = 'tested';
+export const testedDigest = (text: string) => createHash('sha256').update(text).digest('base64url');
+export const showsTestOf = (form: URLSearchParams) => form.get(TESTED_FIELD) === testedDigest(draftOf(form).text);
 
 /** The version the editor was opened on (a hidden field); absent or malformed: none expected. */
 export const expectedOf = (form: URLSearchParams) => {

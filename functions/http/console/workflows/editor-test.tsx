@@ -3,6 +3,7 @@ import { END, edgeKey, START } from '../../../../shared/console/graph-model.ts';
 import type { TakenPath } from '../../../../shared/console/graph.tsx';
 import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
 import type { TestResult } from '../../../../shared/engine/test-run.ts';
+import { TESTED_FIELD } from './draft.ts';
 
 // The editor's "Test run": a sample input (JSON, prefilled from the draft's variables' defaults) and
 // a button that runs the draft on the test-run engine (shared/engine/test-run.ts), in memory with no
@@ -14,7 +15,10 @@ export const TEST_PATH = '/console/workflows/test';
 export const TEST_INPUT_FIELD = 'testInput';
 
 /** What the editor shows of a test run: the sample as typed, and the result or why there is none. */
-export type TestShown = { result: TestResult } | { refused: string[] };
+/** A test run's result, or why it was not run. */
+export type TestOutcome = { result: TestResult } | { refused: string[] };
+/** The outcome as shown, with the digest of the draft text it was for (`testedDigest`). */
+export type TestShown = TestOutcome & { tested: string };
 
 /** The sample input a draft starts with: its variables' defaults (a variable without one is left out). */
 export const sampleOf = (d: Pick<WorkflowDefinition, 'variables'> | undefined) =>
@@ -53,6 +57,7 @@ export function TestRunControls({ sample }: { sample: string }) {
           hx-post={TEST_PATH}
           hx-target="#draft-check"
           hx-swap="innerHTML"
+          hx-sync="closest form:replace"
         >
           Test run
         </button>
@@ -68,6 +73,7 @@ export function TestRunResult({ shown }: { shown: TestShown }) {
   if ('refused' in shown)
     return (
       <section id="test-result" aria-labelledby="test-result-title" tabindex={-1}>
+        <input type="hidden" name={TESTED_FIELD} value={shown.tested} />
         <h2 id="test-result-title">Test run: not run</h2>
         <ul role="alert" class="draft-errors">
           {shown.refused.map((m, i) => (
@@ -79,6 +85,7 @@ export function TestRunResult({ shown }: { shown: TestShown }) {
   const r = shown.result;
   return (
     <section id="test-result" aria-labelledby="test-result-title" tabindex={-1}>
+      <input type="hidden" name={TESTED_FIELD} value={shown.tested} />
       <h2 id="test-result-title">{`Test run: ${r.status}`}</h2>
       {r.error ? (
         <p role="alert" class="test-error">

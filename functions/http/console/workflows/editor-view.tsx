@@ -190,7 +190,7 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
         hx-trigger="input changed delay:500ms"
         hx-target="#draft-check"
         hx-swap="innerHTML"
-        hx-sync="this:replace"
+        hx-sync="closest form:queue last"
       >
         {d.text}
       </textarea>

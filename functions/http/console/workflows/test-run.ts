@@ -12,14 +12,14 @@ import { definitionOf } from '../../../../shared/engine/versions.ts';
 import { type FieldError, notFound } from '../../../../shared/errors.ts';
 import { V1WorkflowParams } from '../../../../shared/schemas/engine.ts';
 import { isRefusal } from '../parts/labelled-field.tsx';
-import { checkDraft, draftOf, expectedOf } from './draft.ts';
-import { TEST_INPUT_FIELD, type TestShown } from './editor-test.tsx';
+import { checkDraft, draftOf, expectedOf, testedDigest } from './draft.ts';
+import { TEST_INPUT_FIELD, type TestOutcome, type TestShown } from './editor-test.tsx';
 import { draftFragment, editorPage } from './editor-view.tsx';
 
 const SAMPLE = 'Sample input';
 
 /** The draft run with the sample (a JSON object), or why it was not run. */
-async function testDraft(accountId: string, definition: WorkflowDefinition | undefined, sample: string): Promise<TestShown> {
+async function testDraft(accountId: string, definition: WorkflowDefinition | undefined, sample: string): Promise<TestOutcome> {
   if (!definition) return { refused: ['The draft is not a valid definition yet: fix the errors listed above, then test it.'] };
   let input: unknown;
   try {
@@ -50,7 +50,7 @@ export const handler = consoleHttp(route, async ({ session, form, event }) => {
   const sample = form.get(TEST_INPUT_FIELD) ?? '';
   const checked = await checkDraft(p, draft, w ? definitionOf(w.definition) : undefined);
   const errors = checked.ok ? [] : checked.errors;
-  const test = await testDraft(p.accountId, checked.definition, sample);
+  const test: TestShown = { ...(await testDraft(p.accountId, checked.definition, sample)), tested: testedDigest(draft.text) };
   if (event.headers['hx-request'] === 'true')
     return draftFragment(
       errors.filter((e) => e.field !== 'name'),
