@@ -166,6 +166,14 @@ export function approvalPage(session: ConsoleSession, data: ApprovalPageData, no
         <Status value={a.status} /> <span class="muted">requested</span> <Time ms={a.createdAt} />{' '}
         <span class="muted">({duration(now - a.createdAt)} ago)</span>
       </p>
+      {a.status === 'PENDING' && run?.status === 'INTERRUPTED' ? (
+        <p class="notice" id="run-interrupted">
+          {
+            'Its run was interrupted (a restart while it waited): a decision made now is recorded, and the run takes it when it is resumed from '
+          }
+          <a href={`/console/runs/${a.executionId}`}>its page</a>.
+        </p>
+      ) : null}
       {a.description ? <p class="description">{a.description}</p> : null}
       <Table caption="Details">
         <tbody>

@@ -60,6 +60,7 @@ export const approvalsPage = (session: ConsoleSession, { items, nextCursor, all,
                   </td>
                   <td>
                     <RunLink id={a.executionId} />
+                    {facts.runs.get(a.executionId)?.status === 'INTERRUPTED' ? <span class="muted"> (run interrupted)</span> : null}
                   </td>
                   <td>{facts.workflows.get(a.workflowId) ?? a.workflowId}</td>
                   <td>{inputs ? <code class="inputs">{inputs}</code> : <span class="muted">none</span>}</td>

@@ -19,5 +19,8 @@ export const handler = consoleHttp(route, async ({ session, query }) => {
     executionIds: page.items.map((a) => a.executionId),
     workflowIds: page.items.map((a) => a.workflowId),
   });
-  return approvalsPage(session, { items: page.items, nextCursor: page.nextCursor, all, facts, now: Date.now() });
+  // An approval whose run was interrupted waits for the run's resume, not for a reviewer: it leaves
+  // "waiting for you" (a page may show fewer rows); admins' "all pending" marks it.
+  const items = all ? page.items : page.items.filter((a) => facts.runs.get(a.executionId)?.status !== 'INTERRUPTED');
+  return approvalsPage(session, { items, nextCursor: page.nextCursor, all, facts, now: Date.now() });
 });

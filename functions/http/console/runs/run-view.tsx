@@ -120,13 +120,20 @@ function Summary({ data, now }: { data: RunPage; now: number }) {
 /** The actions the run allows: each opens its confirmation page (a GET that changes nothing). */
 function Actions({ e, now }: { e: Execution; now: number }) {
   const allowed = allowedActions(e, now);
-  if (allowed.length === 0) return null;
+  // A run waiting for its approval: where it is decided (the approval's page says who may).
+  const decide = e.status === 'WAITING_APPROVAL' && e.approvalId ? e.approvalId : undefined;
+  if (allowed.length === 0 && !decide) return null;
   return (
     <section aria-labelledby="actions">
       <h2 id="actions" class="visually-hidden">
         Actions
       </h2>
       <div class="actions">
+        {decide ? (
+          <a class="link-button" href={`/console/approvals/${decide}`}>
+            Decide
+          </a>
+        ) : null}
         {allowed.map((a) => (
           <form key={a} method="get" action={`${runHref(e.executionId)}/${a}`}>
             <button type="submit" class={a === 'cancel' ? 'secondary' : undefined}>
