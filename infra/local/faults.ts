@@ -32,6 +32,7 @@ let random: () => number = Math.random;
 export function configureFaults(faults: Faults | undefined) {
   active = faults;
   counts.clear();
+  chances.clear();
   setHealthReport(faults ? () => ({ faults: faultCounts() }) : undefined);
 }
 
@@ -44,10 +45,21 @@ export const setFaultRandom = (r: () => number) => {
   random = r;
 };
 
-/** Whether a fault of `kind` happens now (counted if so). */
+/** The chances each kind has had to happen, since `configureFaults`. */
+const chances = new Map<FaultKind, number>();
+
+/**
+ * Whether a fault of `kind` happens now (counted if so). A kind that has not happened in its first
+ * 1/p chances (what it takes on average) happens at the next: a short soak (a test's) injects every
+ * kind it names, even one with few chances (S3's: a call per artifact), whatever the draws.
+ */
 function roll(kind: FaultKind): boolean {
   const p = active?.[kind];
-  if (!p || random() >= p) return false;
+  if (!p) return false;
+  const seen = (chances.get(kind) ?? 0) + 1;
+  chances.set(kind, seen);
+  const overdue = !counts.has(kind) && seen > Math.ceil(1 / p);
+  if (!overdue && random() >= p) return false;
   counts.set(kind, (counts.get(kind) ?? 0) + 1);
   return true;
 }

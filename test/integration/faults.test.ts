@@ -114,6 +114,16 @@ describe('the SDK-level kinds, below the SDK retry strategy', () => {
     expect((await health()).faults).toEqual({ 'dynamodb.throttle': 1 });
   });
 
+  it('a kind that has not happened in its first 1/p chances happens at the next, whatever the draws (a short soak injects every kind)', async () => {
+    const PK = pk();
+    await db().send(new PutCommand(item(PK)));
+    setFaultRandom(() => 0.99);
+    inject({ 'dynamodb.error': 0.25 });
+    // Chances 1-4 drew no fault; the 5th is one (retried by the SDK, invisible to the function), then draws again.
+    for (let n = 0; n < 8; n++) expect((await asWorker(() => read(PK))).Item).toMatchObject({ n: 0 });
+    expect((await health()).faults).toEqual({ 'dynamodb.error': 1 });
+  });
+
   it("dynamodb.error: DynamoDB's 500 InternalServerError, retried as transient, then thrown", async () => {
     inject({ 'dynamodb.error': 1 });
     const PK = pk();
