@@ -38,7 +38,9 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT, setupFiles: ['test/support/unit-setup.ts'] },
+        // One module graph per worker for the unit files (no fresh fork per file): they hold no state between
+        // files, and their imports were most of their time (57 s → 24 s on two cores).
+        test: { name: 'unit', include: UNIT, setupFiles: ['test/support/unit-setup.ts'], isolate: false },
       },
       {
         extends: true,
