@@ -70,6 +70,9 @@ export const DYNAMODB = {
   tableQuota: { read: 40_000, write: 40_000 } satisfies Units,
 } as const;
 
+/** The runs worker's batch size (its queue's event source; the heat model's full batch). */
+export const RUNS_BATCH_SIZE = 10;
+
 /**
  * The target the default warm throughput is sized for (docs/deploying.md "Quotas"): the heat bench's
  * scenario (a), one account's 1,000 one-step webhook runs a second arriving at once on a table that has

@@ -10,7 +10,7 @@ import { grantsOfWorker } from '../iam.ts';
 import { WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
 import { UNINSPECTED_RESOURCE } from '../nag.ts';
 import { releaseDigest } from '../release.ts';
-import { DEFAULTS, type FlowgateStackProps } from '../settings.ts';
+import { DEFAULTS, type FlowgateStackProps, RUNS_BATCH_SIZE } from '../settings.ts';
 import { configureAsyncInvoke } from './async-invokes.ts';
 import type { Functions } from './functions.ts';
 import type { Releases } from './releases.ts';
@@ -38,7 +38,7 @@ export function addQueueWorkers({
   // Each queue invokes its worker's `live` alias: a release reaches it through a canary (releases.ts).
   releases.canary(runsWorker).addEventSource(
     new SqsEventSource(resources.queue, {
-      batchSize: 10,
+      batchSize: RUNS_BATCH_SIZE,
       ...(runsBatchingWindow > 0 && { maxBatchingWindow: Duration.seconds(runsBatchingWindow) }),
       maxConcurrency: workerConcurrency(props, 'runsWorkerConcurrency'),
       reportBatchItemFailures: true,

@@ -145,6 +145,7 @@ function operation(r: Route, components: Components) {
           ? { description: 'Success: an HTML page', content: HTML_PAGE }
           : { description: 'Success' },
   };
+  if (r.noContent) responses['204'] = { description: r.noContent };
   if (r.redirect)
     responses['302'] = { description: r.redirect, headers: { Location: { description: 'Where to go', schema: { type: 'string' } } } };
   for (const [s, codes] of routeProblems(r)) responses[String(s)] = problem(s, codes, r.html);

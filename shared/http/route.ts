@@ -68,6 +68,8 @@ export type Route = {
   ndjsonByAccept?: string;
   /** A 302 the route may answer instead of its success body, and when. */
   redirect?: string;
+  /** A 204 (no body) the route may answer instead of its success body, and when. */
+  noContent?: string;
   /** Largest accepted body in bytes (after base64 decoding); default 64 KiB. */
   maxBodyBytes?: number;
   /** Errors as HTML pages instead of problem+json (the one-click approval link). */

@@ -2,7 +2,7 @@
 // what the measured works put on each key and item, and on each table and index, projected to the
 // issue's four targets, and gated.
 import { readFileSync } from 'node:fs';
-import { capacitySettings, DYNAMODB } from '../../infra/settings.ts';
+import { capacitySettings, DYNAMODB, RUNS_BATCH_SIZE as WORKER_BATCH } from '../../infra/settings.ts';
 import { AUDIT_SHARDS } from '../../shared/db/entities/audit.ts';
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
 import { countersFor } from '../../shared/db/entities/rate-counters.ts';
@@ -39,9 +39,6 @@ export const HEAT_COUNTERS = countersFor(HEAT_RATE_LIMITS.team) - 1;
  * second of under 100 ms each keep at most 100 busy; the model takes 100 for each HTTP function.
  */
 export const HTTP_INSTANCES = 100;
-
-/** The runs worker's batch size (infra/constructs/workers.ts `batchSize`). */
-export const WORKER_BATCH = 10;
 
 /** Reminders in (d): each pending approval reminds its reviewers once an hour. */
 export const REMINDER_EVERY_SECONDS = 3600;

@@ -11,5 +11,6 @@ export const route = {
   auth: consolePage,
   grants: read,
   html: true,
+  noContent: 'The page already shows a test run of this very text (its `tested` digest): htmx leaves the page as it is',
   maxBodyBytes: 3 * DEFINITION_BYTES + 4096,
 } as const satisfies Route;
