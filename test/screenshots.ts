@@ -4,8 +4,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startLocalStack } from '../infra/local/stack.ts';
+import { launchBrowser } from './support/browser.ts';
 
 const OUT = resolve(import.meta.dirname, '../docs/screenshots');
 const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-screenshots-'));
@@ -69,7 +70,7 @@ try {
   await pending();
 
   mkdirSync(OUT, { recursive: true });
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  const browser = await launchBrowser();
   const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   await page.goto(`${stack.url}/console/login`);
   await page.getByLabel('Email').fill(demo.adminEmail);

@@ -1,18 +1,18 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../support/browser.ts';
 import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 import { eventually } from '../support/engine.ts';
 
 /**
- * The one-click approval link in a real browser (Debian's chromium driven by playwright-core) on the
+ * The one-click approval link in a real browser (Debian's Chromium headless shell driven by playwright-core) on the
  * local stack with the seeded demo: the confirmation page records nothing, loads nothing from
  * elsewhere, passes its own CSP, fits a phone; its button records the decision and the run finishes.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
 const PHONE = { width: 390, height: 844 };
 
 let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
@@ -26,19 +26,7 @@ beforeAll(async () => {
   const dataDir = started.dataDir;
   shots = mkdtempSync(join(tmpdir(), 'flowgate-browser-shots-'));
   demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   try {

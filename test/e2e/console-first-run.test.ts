@@ -1,10 +1,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../infra/local/emulators.ts';
 import { startLocalProcess } from '../support/local-process.ts';
+import { launchBrowser } from '../support/browser.ts';
 import { expectAccessible, shot } from '../support/console-browser.ts';
 
 /**
@@ -18,7 +18,7 @@ describe('the console on a fresh start', () => {
   }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-first-run-'));
     const started = await startLocalProcess(dataDir, await freePort(), { detached: true });
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    const browser = await launchBrowser();
     try {
       const printed = started.output();
       const address = /console:\s+(http:\/\/\S+\/console)\b/.exec(printed)?.[1];

@@ -1,4 +1,4 @@
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Approval, getApproval, listAudit } from '../../shared/db/entities/approval.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
@@ -11,6 +11,7 @@ import { startRun } from '../../shared/engine/runs.ts';
 import { eventually } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
 import { bearer, readResponse } from '../support/http.ts';
+import { launchBrowser } from '../support/browser.ts';
 import { localStackOnSharedEmulators } from '../support/local-stack.ts';
 import { sessionOf } from '../support/sessions.ts';
 
@@ -26,10 +27,7 @@ let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 let browser: Browser | undefined;
 beforeAll(async () => {
   ({ stack } = await localStackOnSharedEmulators('review-links'));
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   try {

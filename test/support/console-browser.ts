@@ -2,27 +2,16 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import axe from 'axe-core';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { launchBrowser } from './browser.ts';
 import { localStackOnSharedEmulators } from './local-stack.ts';
 
 /**
- * The console in a real browser (Debian's chromium, driven by playwright-core) on a local stack of
+ * The console in a real browser (Debian's Chromium headless shell, driven by playwright-core) on a local stack of
  * its own with the seeded demo. Tests act as a user does (roles, labels, visible text), check every
  * page with axe-core (WCAG 2.1 A and AA) and listen for CSP violations in every page they open.
  */
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-];
 
 export type Demo = { apiKey: string; webhookId: string; workflowId: string; accountId: string; adminEmail: string; adminPassword: string };
 
@@ -33,7 +22,7 @@ export const SHOTS = join(tmpdir(), 'flowgate-console-shots');
 export async function consoleStack(name: string, opts: { sweepSeconds?: number; demoRun?: boolean } = {}) {
   const { stack, dataDir } = await localStackOnSharedEmulators(name, { seed: true, ...opts });
   const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as Demo;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  const browser = await launchBrowser();
   mkdirSync(SHOTS, { recursive: true });
   const stop = async () => {
     try {

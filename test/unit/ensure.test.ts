@@ -110,13 +110,13 @@ describe('Java, Chromium and curl', () => {
     ]);
     expect(missingPackages('test', probe(undefined, false, false)).map((m) => m.pkg)).toEqual([
       'openjdk-17-jre-headless',
-      'chromium',
+      'chromium-headless-shell',
       'curl',
     ]);
   });
 
   it('installs as root or through passwordless sudo; otherwise names the one command to run', () => {
-    const pkgs = ['openjdk-17-jre-headless', 'chromium'];
+    const pkgs = ['openjdk-17-jre-headless', 'chromium-headless-shell'];
     let asked = 0;
     const sudo = (ok: boolean) => () => {
       asked++;
@@ -127,12 +127,12 @@ describe('Java, Chromium and curl', () => {
     expect(installPlan(pkgs, { uid: 1000, apt: true, sudo: sudo(true) })).toEqual({ can: true, sudo: true });
     expect(installPlan(pkgs, { uid: 1000, apt: true, sudo: sudo(false) })).toEqual({
       can: false,
-      command: 'sudo apt-get update && sudo apt-get install -y openjdk-17-jre-headless chromium',
+      command: 'sudo apt-get update && sudo apt-get install -y openjdk-17-jre-headless chromium-headless-shell',
     });
     expect(installPlan(pkgs, { uid: 0, apt: false, sudo: sudo(true) })).toEqual({
       can: false,
       command:
-        "install openjdk-17-jre-headless chromium with your system's package manager (Java 17 or later; Chromium at /usr/bin/chromium)",
+        "install openjdk-17-jre-headless chromium-headless-shell with your system's package manager (Java 17 or later; Chromium's headless shell at /usr/bin/chromium-headless-shell)",
     });
   });
 });
@@ -151,7 +151,7 @@ describe('scripts/ensure.mjs as npm start runs it', () => {
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('--- missing: Java 17+ for DynamoDB Local');
     expect(r.stderr).toContain(
-      "install openjdk-17-jre-headless with your system's package manager (Java 17 or later; Chromium at /usr/bin/chromium)",
+      "install openjdk-17-jre-headless with your system's package manager (Java 17 or later; Chromium's headless shell at /usr/bin/chromium-headless-shell)",
     );
     expect(r.stdout).not.toContain('npm ci');
     expect(existsSync(join(root, 'node_modules'))).toBe(false);
