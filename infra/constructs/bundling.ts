@@ -1,7 +1,12 @@
-import { SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { BuildOptions } from 'esbuild';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AssetHashType, DockerImage, Stage } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Construct } from 'constructs';
+import { type BuildOptions, buildSync } from 'esbuild';
+import { WORKERS } from '../../functions/bindings.ts';
+import { routeFunctions } from '../route-functions.ts';
 
 const shim = (file: string) => fileURLToPath(new URL(`./bundle-shims/${file}`, import.meta.url));
 
@@ -38,57 +43,85 @@ export const ALIASES: Record<string, string> = {
 
 /**
  * How every function is bundled: ESM for Node 24, minified, with an external source map and the AWS
- * SDK inside (one version, the one the tests ran against). Read by `RouteFunction` (CDK) and by the
- * bundle-size benchmark (`test/bench/`), so the measured bundles are the deployed ones.
- *
- * The map is written beside the bundle without a `sourceMappingURL` comment, and `RouteFunction`
- * moves it out of the function's asset (`sourceMapsOut`): the function runs without
- * `--enable-source-maps` and without its map (docs/deploying.md "Decoding a stack trace").
+ * SDK inside (one version, the one the tests ran against). Read by `RouteFunction` (CDK, through
+ * `bundleFunction`) and by the bundle-size benchmark (`test/bench/`), so the measured bundles are the
+ * deployed ones. `sourcemap: 'external'` writes the map beside the bundle without a `sourceMappingURL`
+ * comment: the function runs without `--enable-source-maps` and without its map (docs/deploying.md
+ * "Decoding a stack trace").
  */
-export const BUNDLING = {
-  minify: true,
-  sourceMap: true,
-  sourceMapMode: SourceMapMode.EXTERNAL,
-  target: 'node24',
-  mainFields: ['module', 'main'],
-  // Some bundled CommonJS dependencies still call require(); ESM output has none.
-  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-  externalModules: [] as string[],
-  esbuildArgs: { '--alias': Object.entries(ALIASES).map(([from, to]) => `${from}=${to}`) },
-};
-
-/** The same settings as esbuild options: what `NodejsFunction` passes to esbuild for one entry. */
-export const esbuildOptions = (entry: string, outfile: string): BuildOptions => ({
-  entryPoints: [entry],
-  outfile,
+const OPTIONS = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: BUNDLING.target,
-  minify: BUNDLING.minify,
+  target: 'node24',
+  minify: true,
   sourcemap: 'external',
-  mainFields: BUNDLING.mainFields,
-  banner: { js: BUNDLING.banner },
-  external: BUNDLING.externalModules,
+  mainFields: ['module', 'main'],
+  // Some bundled CommonJS dependencies still call require(); ESM output has none.
+  banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
   alias: ALIASES,
-});
+} as const satisfies BuildOptions;
+
+/** The same settings for one entry: what a function's bundle is built with. */
+export const esbuildOptions = (entry: string, outfile: string): BuildOptions => ({ ...OPTIONS, entryPoints: [entry], outfile });
 
 /** Where a synth leaves the source maps of the bundles: `<cloud assembly>/source-maps/<handler>.mjs.map`. */
 export const sourceMapOf = (assemblyDir: string, handler: string) => join(assemblyDir, 'source-maps', `${handler}.mjs.map`);
 
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+/** Every handler module the stack makes a function of: the route table's, the workers' and the fallback. */
+const allHandlers = () => [...routeFunctions().keys(), ...Object.keys(WORKERS), 'http/fallback'];
+
 /**
- * The bundling hooks that move a function's source map out of its asset, to `sourceMapOf`, once
- * esbuild has written it: the asset (and its hash) is the bundle alone. With Node itself, so it works
- * wherever the local bundling does.
+ * The bundles of one synth, built by one esbuild run with every handler as an entry point (each is
+ * bundled whole, as alone; sixty runs of one entry each took two minutes of a synth, one run takes
+ * seconds): `<dir>/<handler>.mjs` and its `.map`. Under node_modules/.cache, so a map's sources are
+ * paths from the repository as they were when each bundle was built alone; removed when the process ends.
  */
-export function sourceMapsOut(assemblyDir: string, handler: string) {
-  const move =
-    "const f=require('node:fs'),p=require('node:path');f.mkdirSync(p.dirname(process.argv[2]),{recursive:true});f.renameSync(process.argv[1],process.argv[2])";
-  return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (_inputDir: string, outputDir: string) => [
-      `"${process.execPath}" -e "${move}" "${join(outputDir, 'index.mjs.map')}" "${sourceMapOf(assemblyDir, handler)}"`,
-    ],
-  };
+let built: { dir: string; handlers: Set<string> } | undefined;
+function bundles(handler: string) {
+  if (built?.handlers.has(handler)) return built.dir;
+  const handlers = new Set([...allHandlers(), ...(built?.handlers ?? []), handler]);
+  const cache = join(repoRoot, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, 'flowgate-bundles-'));
+  if (!built) process.once('exit', () => built && rmSync(built.dir, { recursive: true, force: true }));
+  else rmSync(built.dir, { recursive: true, force: true });
+  buildSync({
+    ...OPTIONS,
+    entryPoints: [...handlers].map((h) => ({ in: join(repoRoot, 'functions', `${h}.ts`), out: h })),
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'error',
+  });
+  built = { dir, handlers };
+  return dir;
+}
+
+/**
+ * A function's code: its bundle alone as the asset (`index.mjs`, hashed by its content), its source
+ * map moved to `sourceMapOf` in the cloud assembly. Built locally with the esbuild the lock file
+ * pins; a stack the synth does not bundle (`aws:cdk:bundling-stacks`, as the tests build theirs)
+ * builds nothing.
+ */
+export function bundleFunction(scope: Construct, handler: string): lambda.Code {
+  const assemblyDir = Stage.of(scope)?.outdir ?? join(repoRoot, 'cdk.out');
+  return lambda.Code.fromAsset(join(repoRoot, 'functions'), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never run: the local bundling below always succeeds. The handler makes each function's asset cache key its own.
+      image: DockerImage.fromRegistry('local-bundling-only'),
+      command: [handler],
+      local: {
+        tryBundle(outputDir: string) {
+          const dir = bundles(handler);
+          copyFileSync(join(dir, `${handler}.mjs`), join(outputDir, 'index.mjs'));
+          const map = sourceMapOf(assemblyDir, handler);
+          mkdirSync(dirname(map), { recursive: true });
+          copyFileSync(join(dir, `${handler}.mjs.map`), map);
+          return true;
+        },
+      },
+    },
+  });
 }

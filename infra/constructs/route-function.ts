@@ -1,18 +1,16 @@
-import { Duration, RemovalPolicy, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { fileURLToPath } from 'node:url';
 import { GRANT_SETTINGS, type Grant } from '../../shared/config.ts';
 import { type Arns, type FunctionGrant, statementsOf } from '../iam.ts';
-import { BUNDLING, sourceMapsOut } from './bundling.ts';
+import { bundleFunction } from './bundling.ts';
 
 /**
  * EventBridge Scheduler as the schedules use it: the stack's schedule group, the role its schedules
@@ -43,8 +41,6 @@ export const idOf = (handler: string) =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-
 export type RouteFunctionProps = {
   /** Module under `functions/` exporting `handler`, without extension (as in the route table). */
   handler: string;
@@ -65,7 +61,7 @@ export type RouteFunctionProps = {
  * Its role may write to that log group and nothing else until `bind` grants more (no
  * AWSLambdaBasicExecutionRole, which would let it create and write any log group).
  */
-export class RouteFunction extends NodejsFunction {
+export class RouteFunction extends lambda.Function {
   /** The module under `functions/` (as in the route table). */
   readonly handler: string;
   /** What `bind` gave the function: its grants and the ARNs they name (test/infra/iam.test.ts pins the role to them). */
@@ -83,10 +79,8 @@ export class RouteFunction extends NodejsFunction {
     logGroup.grantWrite(role);
     super(scope, id, {
       role,
-      entry: `${repoRoot}functions/${props.handler}.ts`,
-      handler: 'handler',
-      projectRoot: repoRoot,
-      depsLockFilePath: `${repoRoot}package-lock.json`,
+      code: bundleFunction(scope, props.handler),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb ?? 256,
@@ -94,15 +88,9 @@ export class RouteFunction extends NodejsFunction {
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       logGroup,
       ...(props.reservedConcurrency !== undefined && { reservedConcurrentExecutions: props.reservedConcurrency }),
-      // No NODE_OPTIONS=--enable-source-maps: its map is not in the asset (`sourceMapsOut`), and
+      // No NODE_OPTIONS=--enable-source-maps: its map is not in the asset (`bundleFunction`), and
       // enabling maps cost 64-426 ms on a warm instance's first error.
       environment: { ...props.environment },
-      bundling: {
-        ...BUNDLING,
-        format: OutputFormat.ESM,
-        forceDockerBundling: false,
-        commandHooks: sourceMapsOut(Stage.of(scope)?.outdir ?? `${repoRoot}cdk.out`, props.handler),
-      },
     });
     this.handler = props.handler;
     // Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which have no resource type.
