@@ -23,6 +23,16 @@ const UNIT = [
   'test/bench/peer.test.ts',
 ];
 
+/**
+ * Emulated files that need a module graph of their own: they mock a module (`vi.mock`, `vi.doMock`), or set
+ * what a client reads when its module loads (an endpoint) before importing it. Every other emulated file
+ * shares its worker's modules with the files before it (`isolate: false`: the app is loaded once a worker,
+ * not once a file); test/support/setup.ts puts back before each file what the one before changed.
+ */
+const OWN_MODULES = ['test/integration/member-emails.test.ts', 'test/integration/audit-events.test.ts', 'test/infra/placement.test.ts'];
+/** Both emulated projects: the run's one set of emulators (test/support/global-setup.ts) and the same setup. */
+const emulated = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/setup.ts'] };
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -44,15 +54,9 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: {
-          name: 'emulated',
-          include: ['test/**/*.test.ts'],
-          exclude: UNIT,
-          // One set of real emulators (DynamoDB Local, local SQS, s3rver) for the run (test/support/global-setup.ts).
-          globalSetup: ['test/support/global-setup.ts'],
-          setupFiles: ['test/support/setup.ts'],
-        },
+        test: { name: 'emulated', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...OWN_MODULES], isolate: false, ...emulated },
       },
+      { extends: true, test: { name: 'emulated-own-modules', include: OWN_MODULES, ...emulated } },
     ],
   },
 });

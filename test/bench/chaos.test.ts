@@ -17,6 +17,7 @@ const RUNS = Number(process.env.CHAOS_RUNS ?? 100);
 let stack: Awaited<ReturnType<typeof localStackOnSharedEmulators>>['stack'];
 let logs = '';
 const write = process.stderr.write.bind(process.stderr);
+const consoleError = console.error;
 
 beforeAll(async () => {
   Object.assign(process.env, {
@@ -34,11 +35,18 @@ beforeAll(async () => {
     logs += String(chunk);
     return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
+  // And the local runtime's own lines (a crash, a timeout, an asynchronous event dropped: infra/local/), which go
+  // to the console: a dropped event of the sweep is explained by its request id there and nowhere else.
+  console.error = (...args: unknown[]) => {
+    logs += `${args.map(String).join(' ')}\n`;
+    consoleError(...args);
+  };
   ({ stack } = await localStackOnSharedEmulators('chaos', { seed: true, sweepSeconds: 5, demoRun: false }));
 });
 afterAll(async () => {
   await stack?.stop();
   process.stderr.write = write;
+  console.error = consoleError;
   delete process.env.FAULTS;
 });
 

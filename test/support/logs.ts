@@ -9,7 +9,10 @@ import { testLogs } from './test-logs.ts';
  * only what the code under test writes there itself.
  */
 export function holdServerLogs() {
-  if (testLogs()) return;
+  // Once a process: a worker that runs file after file (`isolate: false`) keeps the first file's.
+  const held = globalThis as { flowgateLogsHeld?: boolean };
+  if (testLogs() || held.flowgateLogsHeld) return;
+  held.flowgateLogsHeld = true;
   const out = console.log.bind(console);
   const err = console.warn.bind(console);
   let forwarding = false;
