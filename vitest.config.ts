@@ -29,7 +29,12 @@ const UNIT = [
  * shares its worker's modules with the files before it (`isolate: false`: the app is loaded once a worker,
  * not once a file); test/support/setup.ts puts back before each file what the one before changed.
  */
-const OWN_MODULES = ['test/integration/member-emails.test.ts', 'test/integration/audit-events.test.ts', 'test/infra/placement.test.ts'];
+const OWN_MODULES = [
+  'test/integration/member-emails.test.ts',
+  'test/integration/audit-events.test.ts',
+  'test/integration/audit-stream.test.ts',
+  'test/infra/placement.test.ts',
+];
 /** Both emulated projects: the run's one set of emulators (test/support/global-setup.ts) and the same setup. */
 const emulated = { globalSetup: ['test/support/global-setup.ts'], setupFiles: ['test/support/setup.ts'] };
 

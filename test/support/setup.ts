@@ -3,6 +3,7 @@ import { iamPlugin, keepInvocation } from '../../infra/local/iam.ts';
 import { conflictsPlugin } from '../../infra/local/conflicts.ts';
 import { configureFaults, faultsPlugin, parseFaults } from '../../infra/local/faults.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
+import { flushRefusals } from '../../shared/domain/inbound-record.ts';
 import { localClock } from '../../shared/schedules/clock.ts';
 import { addSdkPlugin, setIdentityKeeper } from '../../shared/sdk-plugins.ts';
 import { checkFetchedResponses } from './contract.ts';
@@ -12,7 +13,9 @@ import { applyTestEnv, setLogLevel } from './test-env.ts';
 // The emulated project reuses a worker's modules from one test file to the next (vitest.config.ts,
 // `isolate: false`): this file runs before each, and first puts back the environment the worker
 // started with, whatever the file before changed (its own table, queues, FAULTS, settings).
-const started = ((globalThis as { flowgateStartEnv?: Record<string, string | undefined> }).flowgateStartEnv ??= { ...process.env });
+const worker = globalThis as { flowgateStartEnv?: Record<string, string | undefined> };
+worker.flowgateStartEnv ??= { ...process.env };
+const started = worker.flowgateStartEnv;
 for (const k of Object.keys(process.env)) if (!(k in started)) delete process.env[k];
 Object.assign(process.env, started);
 // The local clock's timers stand for EventBridge Scheduler's schedules: the last file's stack's, not this one's.
@@ -35,10 +38,11 @@ setLogLevel();
 holdServerLogs();
 // Every answer of a local server is checked against the OpenAPI document (test/support/contract.ts).
 checkFetchedResponses();
-// What a file left behind is not the next file's: its spies, its fake clock, its counts not yet written
-// (written now, to this file's table, rather than to the next file's).
+// What a file left behind is not the next file's: its spies, its fake clock, its counts and refused requests
+// not yet written (written now, to this file's table, rather than to the next file's; their last write at 0, so
+// the next file's first is due at once, as in a fresh instance).
 afterAll(async () => {
   vi.restoreAllMocks();
   vi.useRealTimers();
-  await flushCounts();
+  await Promise.all([flushCounts(0), flushRefusals(0)]);
 });
