@@ -29,19 +29,24 @@ export const FAIRNESS = { noisyRuns: 500, noisyWaitMs: 2_000, quietRuns: 50, cli
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
-/** An account with a webhook that starts `definition`, and its trigger key. */
-async function tenant(definition: WorkflowDefinition) {
+/** An account with a webhook that starts `definition`, and its trigger key (or, with `secretKey`, a signed webhook). */
+export async function tenant(definition: WorkflowDefinition, { secretKey }: { secretKey?: string } = {}) {
   const a = await givenAccount({ plan: 'team' });
   const owner = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
   const key = await createKey(owner, { name: 'trigger', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
   const workflow = await createWorkflow(owner, { name: 'fairness', definition, recovery: false, editors: [] });
   const webhook = await createWebhook(
     owner,
-    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'fairness', apiKeyId: key.id }),
+    CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'fairness', ...(secretKey ? { secretKey } : { apiKeyId: key.id }) }),
   );
-  return { accountId: a.account.accountId, path: `/api/webhooks/${webhook.webhookId}/trigger`, token: key.token };
+  return {
+    accountId: a.account.accountId,
+    webhookId: webhook.webhookId,
+    path: `/api/webhooks/${webhook.webhookId}/trigger`,
+    token: key.token,
+  };
 }
-type Tenant = Awaited<ReturnType<typeof tenant>>;
+export type Tenant = Awaited<ReturnType<typeof tenant>>;
 
 type Sent = { executionId: string; sentAt: number; answeredAt: number };
 

@@ -45,6 +45,7 @@ const PARTS = [
   'console-cold-start',
   'cpu',
   'fairness',
+  'burst',
   'chaos',
 ];
 const unknown = only.filter((p) => !PARTS.includes(p));
@@ -82,7 +83,7 @@ if (wanted('load')) {
   );
 }
 
-const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost', 'fairness'];
+const IN_PROCESS = ['round-trips', 'trigger-times', 'run-costs', 'worker', 'load-inprocess', 'heat', 'cost', 'fairness', 'burst'];
 const emulators = IN_PROCESS.some(wanted) ? await startEmulators() : undefined;
 if (emulators) {
   try {
@@ -149,6 +150,11 @@ if (emulators) {
       console.table(dispatch);
       results.loadInProcess = rows;
       results.dispatch = dispatch;
+    }
+    if (wanted('burst')) {
+      // It starts the local stack in this process (its SDK plugins stay): after the parts that count calls.
+      const { burstPart } = await import('./burst.ts');
+      results.burst = await burstPart();
     }
     if (wanted('fairness')) {
       // Last of these: it starts the local stack in this process (its SDK plugins stay).
