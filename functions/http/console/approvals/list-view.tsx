@@ -138,6 +138,9 @@ function Rows({ items, facts, now }: Pick<Inbox, 'items' | 'facts' | 'now'>) {
               <a href={`/console/approvals/${a.approvalId}`}>{a.title}</a>
             </td>
             <td>
+              <Decide a={a} />
+            </td>
+            <td>
               <RunLink id={a.executionId} />
               {run?.status === 'INTERRUPTED' ? <span class="muted"> (run interrupted)</span> : null}
             </td>
@@ -148,9 +151,6 @@ function Rows({ items, facts, now }: Pick<Inbox, 'items' | 'facts' | 'now'>) {
               <Deadline ms={a.expiresAt} now={now} />
             </td>
             <td>{quorumText(a)}</td>
-            <td>
-              <Decide a={a} />
-            </td>
           </tr>
         );
       })}
@@ -204,13 +204,13 @@ export const approvalsPage = (session: ConsoleSession, inbox: Inbox) => {
               <tr>
                 <th scope="col">Select</th>
                 <th scope="col">Approval</th>
+                <th scope="col">Decide</th>
                 <th scope="col">Run</th>
                 <th scope="col">Workflow</th>
                 <th scope="col">Inputs</th>
                 <th scope="col">Age</th>
                 <th scope="col">Deadline</th>
                 <th scope="col">Approvals</th>
-                <th scope="col">Decide</th>
               </tr>
             </thead>
             <tbody>
