@@ -540,6 +540,9 @@ describe('deciding from the inbox', () => {
     await page.waitForURL((u) => u.pathname === '/console/approvals');
     expect(await navCount(page)).toBe(waiting);
     await checked(page, 'approvals-inbox-decide');
+    await shot(page, 'approvals-inbox-decide', 'dark');
+    await expectAccessible(page);
+    await page.emulateMedia({ colorScheme: 'light' });
 
     // Deadline soonest: the address keeps it (reload, Back); those without a deadline last.
     const titles = [soon.title, late.title, never.title];
