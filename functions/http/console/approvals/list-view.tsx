@@ -100,17 +100,17 @@ function Decide({ a }: { a: InboxRow }) {
   if (!a.mine) return <span class="muted">not a reviewer</span>;
   if (a.voted) return <span class="muted">you approved</span>;
   return (
-    <div class="row-actions">
+    <div class="inbox-decide">
       {a.needsForm ? (
         <a href={`/console/approvals/${a.approvalId}`}>
           Needs its form: open it<span class="visually-hidden">{` (${a.title})`}</span>
         </a>
       ) : (
-        <button type="submit" name="approve" value={a.approvalId} class="compact">
+        <button type="submit" name="approve" value={a.approvalId} class="small">
           Approve<span class="visually-hidden">{` ${a.title}`}</span>
         </button>
       )}
-      <button type="submit" name="reject" value={a.approvalId} class="compact secondary outline">
+      <button type="submit" name="reject" value={a.approvalId} class="small secondary outline">
         Reject<span class="visually-hidden">{` ${a.title}`}</span>
       </button>
     </div>
