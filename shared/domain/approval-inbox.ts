@@ -28,9 +28,9 @@ export type Waiting = { count: number; more: boolean };
  * Whether approving from the step's defaults alone would be refused (a required field without a default):
  * such an approval is approved on its page, with its form, never from the inbox. The same rules as `decide`.
  */
-export function needsForm(a: Pick<Approval, 'form' | 'approvalId'> & Partial<Approval>): boolean {
+export function needsForm(a: Approval): boolean {
   try {
-    formValues(a as Approval, {}, true);
+    formValues(a, {}, true);
     return false;
   } catch (e) {
     if (e instanceof AppError && e.code === 'VALIDATION_FAILED') return true;
