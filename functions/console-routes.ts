@@ -17,6 +17,7 @@ import { route as consoleRuns } from './http/console/runs/list.route.ts';
 import { route as consoleApprovals } from './http/console/approvals/list.route.ts';
 import { route as consoleApproval } from './http/console/approvals/approval.route.ts';
 import { route as consoleApprovalDecide } from './http/console/approvals/decide.route.ts';
+import { route as consoleApprovalsDecide } from './http/console/approvals/decide-many.route.ts';
 import { route as consoleWorkflowNew } from './http/console/workflows/new.route.ts';
 import { route as consoleWorkflowCreate } from './http/console/workflows/create.route.ts';
 import { route as consoleWorkflowEdit } from './http/console/workflows/edit.route.ts';
@@ -92,6 +93,7 @@ export const consoleRoutes = [
   consoleApprovals,
   consoleApproval,
   consoleApprovalDecide,
+  consoleApprovalsDecide,
   consoleWorkflowNew,
   consoleWorkflowCreate,
   consoleWorkflowEdit,

@@ -277,6 +277,7 @@ export const PAGE_ROUTES: Readonly<Record<string, readonly [stack: number, id: s
   'GET /console/webhooks/{id}/requests': [4, 'HttpConsoleWebhookRequestsRoute'],
   'GET /console/webhooks/{id}/requests/{requestId}': [4, 'HttpConsoleWebhookRequestRoute'],
   'POST /console/webhooks/{id}/requests/{requestId}/replay': [4, 'HttpConsoleWebhookReplayRoute'],
+  'POST /console/approvals': [4, 'HttpConsoleApprovalsDecideRoute'],
 };
 
 /** The nested stack (1: `RouteFunctions`, 2: `RouteFunctions2`, …) of a function; synth refuses a function placed nowhere. */

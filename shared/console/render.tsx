@@ -57,7 +57,26 @@ export const SETTINGS = [
 /** The hidden field every signed-in form carries. */
 export const Csrf = ({ session }: { session: ConsoleSession }) => <input type="hidden" name={CSRF_FIELD} value={session.csrf} />;
 
-function Nav({ session, current }: { session: ConsoleSession; current: string | undefined }) {
+/**
+ * The approvals waiting for the signed-in person, as the navigation shows them ("Approvals 3", read by a
+ * screen reader as "Approvals 3 waiting for you"; "3+" when more pending ones were not looked through).
+ * Only pages that read the pending approvals anyway (the overview, the inbox) know it: no page reads the
+ * table for its navigation (docs/console.md "The count in the navigation").
+ */
+export type NavWaiting = { count: number; more: boolean };
+
+function WaitingCount({ waiting }: { waiting: NavWaiting | undefined }) {
+  if (!waiting || waiting.count === 0) return null;
+  return (
+    <>
+      {' '}
+      <span class="nav-count">{`${waiting.count}${waiting.more ? '+' : ''}`}</span>
+      <span class="visually-hidden"> waiting for you</span>
+    </>
+  );
+}
+
+function Nav({ session, current, waiting }: { session: ConsoleSession; current: string | undefined; waiting: NavWaiting | undefined }) {
   return (
     <header class="container">
       <nav aria-label="Console">
@@ -71,6 +90,7 @@ function Nav({ session, current }: { session: ConsoleSession; current: string | 
             <li key={s.href}>
               <a href={s.href} aria-current={current === s.href ? 'page' : undefined}>
                 {s.name}
+                {s.href === '/console/approvals' ? <WaitingCount waiting={waiting} /> : null}
               </a>
             </li>
           ))}
@@ -113,12 +133,14 @@ export type PageOptions = {
   session?: ConsoleSession | undefined;
   /** The section this page belongs to (`/console/runs`): marked current in the navigation. */
   section?: string;
+  /** The navigation's count of approvals waiting for the signed-in person, on the pages that read it. */
+  waiting?: NavWaiting | undefined;
   status?: number;
   headers?: Record<string, string>;
   cookies?: string[];
 };
 
-function Document({ title, session, section, children }: PageOptions & { children: ComponentChildren }) {
+function Document({ title, session, section, waiting, children }: PageOptions & { children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -138,7 +160,7 @@ function Document({ title, session, section, children }: PageOptions & { childre
           Skip to content
         </a>
         {session ? (
-          <Nav session={session} current={section} />
+          <Nav session={session} current={section} waiting={waiting} />
         ) : (
           <header class="container">
             <nav aria-label="Console">

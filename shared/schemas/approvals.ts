@@ -17,6 +17,11 @@ export const ApprovalsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.string().max(4096).optional(),
 });
+/** How the console's inbox orders its rows: the listing's own order (oldest first), or deadline soonest (none last). */
+export const INBOX_SORTS = ['oldest', 'deadline'] as const;
+/** What became of each approval of a bulk decision from the inbox (shared/domain/approval-inbox.ts), counted in its summary. */
+export const BULK_OUTCOMES = ['approved', 'voted', 'rejected', 'handled', 'refused', 'needsform', 'failed'] as const;
+
 export const ApproveBody = z.object({ comment: Comment.optional(), formData: z.record(z.string(), z.unknown()).optional() });
 export const RejectBody = z.object({ comment: Comment.optional() });
 

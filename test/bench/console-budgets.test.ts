@@ -28,9 +28,12 @@ import { describeSteps, instrumentClients, recordCalls, sequentialSteps } from '
  * changes things, and the editor's "Test run", which holds the engine's step loop (and the S3 and KMS
  * clients its step modules import, unused by a test run: 276 KiB in all), and a request's replay (the
  * trigger's start); secrets: the channels' adapters and SES. Read grew 24 KiB with the overview's hour
- * counts, the inbound log's pages, the reviewer pages' facts and the key-or-session authentication.
+ * counts, the inbound log's pages, the reviewer pages' facts and the key-or-session authentication; 6.4 KiB
+ * more (1,126.9 → 1,133.3) with the approvals inbox's decisions (its rows' and bulk buttons, the summary, the deadline
+ * order) and the navigation's count, the stylesheet's rules for them included: its budget rose to 1,140 (change:
+ * 1,133.9 → 1,136.6 with the inbox's decide form, within its own).
  */
-const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1130, 'http/console/change': 1140, 'http/console/secrets': 780 };
+const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1140, 'http/console/change': 1140, 'http/console/secrets': 780 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };

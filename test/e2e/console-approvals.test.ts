@@ -35,6 +35,9 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.stop());
 
+/** The navigation's Approvals link, with or without its count ("Approvals 3 waiting for you"). */
+const NAV_APPROVALS = /^Approvals( \d+\+? waiting for you)?$/;
+
 const TERMINAL = ['SUCCEEDED', 'FAILED', 'CANCELLED', 'TIMED_OUT'];
 
 /** The pending approval of a run, once the run waits at it (through the v1 API). */
@@ -110,17 +113,24 @@ describe('the approvals inbox and page', () => {
     const { context, page } = await asAdmin();
 
     // The inbox, from the navigation.
-    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Approvals', exact: true }).click();
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: NAV_APPROVALS }).click();
     await page.waitForURL((u) => u.pathname === '/console/approvals');
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Approvals');
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: run.executionId }) });
     expect(await row.count()).toBe(1);
-    expect(await row.getByRole('link', { name: 'Deploy to production' }).getAttribute('href')).toBe(`/console/approvals/${run.approvalId}`);
+    expect(await row.getByRole('link', { name: 'Deploy to production', exact: true }).getAttribute('href')).toBe(
+      `/console/approvals/${run.approvalId}`,
+    );
     expect(await row.getByRole('link', { name: run.executionId }).getAttribute('href')).toBe(`/console/runs/${run.executionId}`);
     const cells = await row.getByRole('cell').allTextContents();
     expect(cells.join(' | ')).toContain('Deploy with approval');
     expect(cells.join(' | ')).toContain('env: "production"');
     expect(cells.at(-1)).toBe('0 of 1');
+    // Its form has a required field: approved on its page, not from the inbox.
+    expect(await row.getByRole('link', { name: /^Needs its form: open it/ }).getAttribute('href')).toBe(
+      `/console/approvals/${run.approvalId}`,
+    );
+    expect(await row.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
     // Admins may see every pending approval too.
     expect(await page.getByRole('link', { name: 'All pending' }).isVisible()).toBe(true);
     await expectAccessible(page);
@@ -136,7 +146,7 @@ describe('the approvals inbox and page', () => {
     await stale.goto(`${env.url}/console/approvals/${run.approvalId}`);
 
     // The approval's page (the seeded demo run waits too: this run's row).
-    await row.getByRole('link', { name: 'Deploy to production' }).click();
+    await row.getByRole('link', { name: 'Deploy to production', exact: true }).click();
     await page.waitForURL((u) => u.pathname === `/console/approvals/${run.approvalId}`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Deploy to production');
     const details = await page.getByRole('table', { name: 'Details' }).textContent();
@@ -470,5 +480,158 @@ describe('what the approval pages refuse', () => {
       expectNoCspViolations(b.context);
       await b.context.close();
     }
+  }, 180_000);
+});
+
+describe('deciding from the inbox', () => {
+  const DESKTOP = { width: 1280, height: 800 };
+  const PHONE = { width: 390, height: 844 };
+  /** Axe on the page as it is at 1280 and at 390 px (a screenshot of each under `name`), back at 1280. */
+  async function checked(page: Page, name?: string) {
+    for (const [size, viewport] of [
+      ['', DESKTOP],
+      ['-phone', PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await expectAccessible(page);
+      if (name) await shot(page, `${name}${size}`);
+    }
+    await page.setViewportSize(DESKTOP);
+  }
+  /** The count the navigation shows (0 when it shows none). */
+  const navCount = async (page: Page) => {
+    const name = (await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: NAV_APPROVALS }).textContent()) ?? '';
+    return Number(/(\d+)/.exec(name)?.[1] ?? 0);
+  };
+  /** The pending approvals the demo admin's key may decide, as the v1 API lists them. */
+  const apiCount = async () => (await env.api('/api/v1/approvals?limit=100')).body.items.length as number;
+  /** Press a button of the inbox and wait for the inbox its POST leads back to. */
+  async function pressInbox(page: Page, name: string) {
+    const [res] = await Promise.all([
+      page.waitForResponse((r) => r.request().isNavigationRequest() && r.request().frame() === page.mainFrame() && r.status() !== 303),
+      page.getByRole('button', { name, exact: true }).click(),
+    ]);
+    await page.waitForLoadState('domcontentloaded');
+    expect(res.status()).toBe(200);
+    expect(new URL(page.url()).searchParams.get('done')).toBe('1');
+  }
+
+  it('counts what waits for me in the navigation as the API does; sorts by deadline; approves two at once, rejects one, reports one already decided', async () => {
+    const tag = Date.now().toString(36);
+    // Made in the order opposite to their deadlines', so that oldest first and deadline soonest differ.
+    const never = await approvalRun({ title: `Never ${tag}`, timeoutSeconds: undefined });
+    const late = await approvalRun({ title: `Late ${tag}`, timeoutSeconds: 7200 });
+    const soon = await approvalRun({ title: `Soon ${tag}`, timeoutSeconds: 600 });
+    const formed = await approvalRun({
+      title: `Formed ${tag}`,
+      form: [{ name: 'ticket', type: 'string', label: 'Ticket', required: true }],
+    });
+    const { context, page } = await asAdmin();
+
+    // The overview and the inbox count what waits for me, as the API lists it.
+    await page.goto(`${env.url}/console`);
+    const waiting = await apiCount();
+    expect(waiting).toBeGreaterThanOrEqual(4);
+    expect(await navCount(page)).toBe(waiting);
+    await page
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: `Approvals ${waiting} waiting for you` })
+      .click();
+    await page.waitForURL((u) => u.pathname === '/console/approvals');
+    expect(await navCount(page)).toBe(waiting);
+    await checked(page, 'approvals-inbox-decide');
+    await shot(page, 'approvals-inbox-decide', 'dark');
+    await expectAccessible(page);
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Deadline soonest: the address keeps it (reload, Back); those without a deadline last.
+    const titles = [soon.title, late.title, never.title];
+    const order = async () =>
+      (await page.getByRole('table', { name: 'Pending approvals where you are a reviewer' }).getByRole('link').allTextContents()).filter(
+        (t) => titles.includes(t),
+      );
+    expect(await order()).toEqual([never.title, late.title, soon.title]);
+    await page.getByRole('navigation', { name: 'Sort' }).getByRole('link', { name: 'Deadline soonest' }).click();
+    await page.waitForURL((u) => u.searchParams.get('sort') === 'deadline');
+    expect(await order()).toEqual([soon.title, late.title, never.title]);
+    await page.reload();
+    expect(await page.getByRole('link', { name: 'Deadline soonest' }).getAttribute('aria-current')).toBe('page');
+    await checked(page, 'approvals-inbox-deadline');
+
+    // A second tab, opened now: it still lists `late` after it is decided below.
+    const stale = await context.newPage();
+    await stale.goto(`${env.url}/console/approvals?sort=deadline`);
+
+    // Two at once: each its own decision and audit entry; back here, order kept, with the summary.
+    await page.getByLabel(`Select ${soon.title}`).check();
+    await page.getByLabel(`Select ${never.title}`).check();
+    await pressInbox(page, 'Approve selected');
+    expect(new URL(page.url()).searchParams.get('sort')).toBe('deadline');
+    expect(await page.getByRole('status').textContent()).toBe('2 approved.');
+    expect(await navCount(page)).toBe(waiting - 2);
+    expect(await apiCount()).toBe(waiting - 2);
+    await checked(page, 'approvals-inbox-summary');
+    for (const run of [soon, never]) {
+      const v1 = await env.api(`/api/v1/approvals/${run.approvalId}`);
+      expect(v1.body).toMatchObject({ status: 'APPROVED', decision: 'approve' });
+      expect(v1.body.history).toEqual([expect.objectContaining({ outcome: 'decided', decision: 'approve', channel: 'console' })]);
+      expect((await settled(run.executionId)).body.status).toBe('SUCCEEDED');
+    }
+
+    // `formed` needs its form to be approved: "Approve selected" leaves it out; a rejection needs none (its row's Reject).
+    const formedRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: formed.title, exact: true }) });
+    expect(await formedRow.getByRole('link', { name: /^Needs its form: open it/ }).count()).toBe(1);
+    expect(await page.getByText('An approval marked "Needs its form"').isVisible()).toBe(true);
+    await page.getByLabel(`Select ${formed.title}`).check();
+    await pressInbox(page, 'Approve selected');
+    expect(await page.getByRole('status').textContent()).toBe('1 needs its form: open it to approve.');
+    expect((await env.api(`/api/v1/approvals/${formed.approvalId}`)).body).toMatchObject({ status: 'PENDING', history: [] });
+    await pressInbox(page, `Reject ${formed.title}`);
+    expect(await page.getByRole('status').textContent()).toBe('1 rejected.');
+    expect((await env.api(`/api/v1/approvals/${formed.approvalId}`)).body).toMatchObject({ status: 'REJECTED', decision: 'reject' });
+    await pressInbox(page, `Approve ${late.title}`);
+    expect(await page.getByRole('status').textContent()).toBe('1 approved.');
+
+    // The tab opened before: both were decided meanwhile; approving them changes neither.
+    await stale.getByLabel(`Select ${late.title}`).check();
+    await stale.getByLabel(`Select ${formed.title}`).check();
+    await pressInbox(stale, 'Approve selected');
+    expect(await stale.getByRole('status').textContent()).toBe('2 already decided: nothing changed for them.');
+    await checked(stale);
+    const lateNow = (await env.api(`/api/v1/approvals/${late.approvalId}`)).body;
+    expect(lateNow).toMatchObject({ status: 'APPROVED', decision: 'approve' });
+    expect(lateNow.history.map((h: { outcome: string; code?: string }) => `${h.outcome} ${h.code ?? ''}`.trim())).toEqual([
+      'decided',
+      'refused APPROVAL_ALREADY_HANDLED',
+    ]);
+    expect((await env.api(`/api/v1/approvals/${formed.approvalId}`)).body).toMatchObject({ status: 'REJECTED', decision: 'reject' });
+    expectNoCspViolations(context);
+    await context.close();
+  }, 300_000);
+
+  it("a member's inbox form cannot decide an approval they do not review: refused, nothing changes", async () => {
+    const run = await approvalRun({ title: `Admins only ${Date.now().toString(36)}` });
+    const { context, page } = await asMember();
+    await page.goto(`${env.url}/console/approvals`);
+    expect(await page.getByRole('link', { name: run.title }).count()).toBe(0);
+    const csrf = await page.locator('input[name="csrf"]').first().inputValue();
+    const posted = await page.request.post(`${env.url}/console/approvals`, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      data: new URLSearchParams([
+        ['csrf', csrf],
+        ['approvalId', run.approvalId],
+        ['decision', 'approve'],
+      ]).toString(),
+      maxRedirects: 0,
+    });
+    expect(posted.status()).toBe(303);
+    await page.goto(new URL(posted.headers().location as string, env.url).toString());
+    expect(await page.getByRole('status').textContent()).toBe('1 not yours to decide: nothing recorded.');
+    await checked(page);
+    const v1 = await env.api(`/api/v1/approvals/${run.approvalId}`);
+    expect(v1.body.status).toBe('PENDING');
+    expect(v1.body.history.filter((h: { outcome: string }) => h.outcome === 'decided')).toEqual([]);
+    expectNoCspViolations(context);
+    await context.close();
   }, 180_000);
 });

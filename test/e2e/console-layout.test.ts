@@ -107,7 +107,7 @@ function concretePaths({ wf, webhook, executionId, approvalId, schedule, channel
     '/console/runs/{executionId}/steps/{stepId}/{part}': ['input', 'output'].map((p) => `/console/runs/${executionId}/steps/prepare/${p}`),
     '/console/runs/{executionId}/{action}': [`/console/runs/${executionId}/cancel`],
     '/console/runs': ['/console/runs'],
-    '/console/approvals': ['/console/approvals'],
+    '/console/approvals': ['/console/approvals', '/console/approvals?sort=deadline&all=1'],
     '/console/approvals/{approvalId}': [`/console/approvals/${approvalId}`],
     '/console/workflows/new': ['/console/workflows/new'],
     '/console/workflows/{workflowId}/edit': [`/console/workflows/${wf}/edit`],

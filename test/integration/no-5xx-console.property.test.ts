@@ -48,7 +48,28 @@ const formBodies = fc.oneof(
   fc
     .record({
       csrf: fc.constantFrom('valid', 'other', 'junk'),
-      extra: fc.dictionary(fc.constantFrom('decision', 'comment', 'email', 'password', 'next', 'action', 'field.x'), text, { maxKeys: 4 }),
+      extra: fc.dictionary(
+        fc.constantFrom(
+          'decision',
+          'comment',
+          'email',
+          'password',
+          'next',
+          'action',
+          'field.x',
+          'approvalId',
+          'approve',
+          'reject',
+          'sort',
+          'all',
+        ),
+        fc.oneof(
+          text,
+          ulidish.map((u) => `ap_${u}`),
+          fc.constantFrom('approve', 'reject', 'deadline', '1'),
+        ),
+        { maxKeys: 4 },
+      ),
     })
     .map(({ csrf, extra }) =>
       new URLSearchParams({
@@ -74,8 +95,25 @@ const requests = (r: Route) =>
     ),
     query: fc.option(
       fc.dictionary(
-        fc.oneof(fc.constantFrom('next', 'cursor', 'status', 'workflowId', 'trigger', 'from', 'to', 'all', 'live'), fc.string()),
-        text,
+        fc.oneof(
+          fc.constantFrom(
+            'next',
+            'cursor',
+            'status',
+            'workflowId',
+            'trigger',
+            'from',
+            'to',
+            'all',
+            'live',
+            'sort',
+            'done',
+            'approved',
+            'handled',
+          ),
+          fc.string(),
+        ),
+        fc.oneof(text, fc.constantFrom('deadline', 'oldest', '1', '2', '999', '1000')),
         { maxKeys: 5 },
       ),
       {

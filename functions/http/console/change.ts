@@ -9,6 +9,7 @@ import { handler as logoutSignOut } from './logout/sign-out.ts';
 import { handler as runsAction } from './runs/action.ts';
 import { handler as runsRedeliver } from './runs/redeliver.ts';
 import { handler as approvalsDecide } from './approvals/decide.ts';
+import { handler as approvalsDecideMany } from './approvals/decide-many.ts';
 import { handler as workflowsCreate } from './workflows/create.ts';
 import { handler as workflowsSave } from './workflows/save.ts';
 import { handler as workflowsValidate } from './workflows/validate.ts';
@@ -35,6 +36,7 @@ export const handler = consoleRouter([
   runsAction,
   runsRedeliver,
   approvalsDecide,
+  approvalsDecideMany,
   workflowsCreate,
   workflowsSave,
   workflowsValidate,

@@ -1,6 +1,6 @@
 import type { ConsoleSession } from '../../../shared/console/auth.ts';
 import { Status, Table } from '../../../shared/console/components.tsx';
-import { page } from '../../../shared/console/render.tsx';
+import { type NavWaiting, page } from '../../../shared/console/render.tsx';
 import type { RunOverview, Span } from '../../../shared/domain/run-overview.ts';
 import { HoursChart, HoursTable, hourText } from './overview-chart.tsx';
 import { Failed, type Lists, PendingForMe, runsHref } from './overview-lists.tsx';
@@ -12,6 +12,8 @@ export type Overview = Lists & {
   /** The account's pending approvals (all of them, or the first `pendingLooked` with `morePending`). */
   pending: number;
   morePending: boolean;
+  /** Approvals waiting for me among those looked through: the navigation's count. */
+  waiting: NavWaiting;
 };
 
 const SPAN_TEXT: Record<Span, string> = { '24h': 'the last 24 hours', '7d': 'the last 7 days' };
@@ -131,7 +133,7 @@ export const overviewPage = (session: ConsoleSession, o: Overview) => {
   const from = new Date(runs.since).toISOString();
   const span = SPAN_TEXT[runs.span];
   return page(
-    { title: 'Overview', session },
+    { title: 'Overview', session, waiting: o.waiting },
     <>
       <section aria-labelledby="runs-of-span">
         <h2 id="runs-of-span">{`Runs in ${span}`}</h2>

@@ -34,6 +34,7 @@ export const handler = consoleHttp(route, async ({ session, query }) => {
     moreApprovals: pending.items.length > SHOWN || pending.more,
     pending: pending.pending,
     morePending: pending.more,
+    waiting: { count: pending.items.length, more: pending.more },
     names,
     now,
   });
