@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import config from '../../vitest.config.ts';
 
 /**
- * The two test projects (vitest.config.ts): `unit` starts no emulator and its files reach for none;
- * together with `emulated` they run every test file exactly once (CI runs both, so nothing twice).
+ * The test projects (vitest.config.ts): `unit` starts no emulator and its files reach for none;
+ * `emulated` and `emulated-own-modules` share the emulators and the setup, the second for the files that
+ * need modules of their own; together they run every test file exactly once (CI runs them all, so nothing twice).
  */
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -25,11 +26,14 @@ const NEEDS_EMULATORS =
 describe('the test projects', () => {
   const unit = project('unit');
   const emulated = project('emulated');
+  const own = project('emulated-own-modules');
 
   it('has a unit project without global setup (no emulator starts) and an emulated one with it', () => {
     expect(unit?.globalSetup ?? []).toEqual([]);
     expect(unit?.setupFiles).toEqual(['test/support/unit-setup.ts']);
     expect(emulated?.globalSetup).toEqual(['test/support/global-setup.ts']);
+    expect(own?.globalSetup).toEqual(emulated?.globalSetup);
+    expect(own?.setupFiles).toEqual(emulated?.setupFiles);
     expect(readFileSync(join(ROOT, 'test/support/unit-setup.ts'), 'utf8')).not.toMatch(/emulators|global-setup|inject\(/);
   });
 
@@ -38,8 +42,15 @@ describe('the test projects', () => {
     const inUnit = (unit?.include ?? []).filter((f) => all.includes(f));
     expect(inUnit).toEqual(unit?.include);
     expect(emulated?.include).toEqual(['test/**/*.test.ts']);
-    expect(emulated?.exclude).toEqual(unit?.include);
+    expect(emulated?.exclude).toEqual([...(unit?.include ?? []), ...(own?.include ?? [])]);
+    expect((own?.include ?? []).filter((f) => !all.includes(f) || inUnit.includes(f))).toEqual([]);
     expect(inUnit.length).toBeGreaterThan(40);
+  });
+
+  it("gives every file that mocks a module (vi.mock, vi.doMock) modules of its own: the others share a worker's", () => {
+    const mocking = testFiles('test').filter((f) => /\bvi\.(mock|doMock)\(/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(mocking.length).toBeGreaterThan(0);
+    expect(mocking.filter((f) => !own?.include?.includes(f))).toEqual([]);
   });
 
   it('runs in the unit project only files that import no helper of the emulators', () => {
