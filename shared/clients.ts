@@ -71,6 +71,17 @@ function withConflictRetries(client: DynamoDBClient): DynamoDBClient {
 }
 
 export const queue = () => (sqs ??= lean(new SQSClient({})));
+
+/**
+ * Tests that run file after file in one process: the next call builds new clients, as a new process would,
+ * with no socket a server may have closed meanwhile and a full retry quota (the SDK's, which a file of
+ * throttles and faults drains). The old clients are left to finish what they were doing.
+ */
+export function resetClients(): void {
+  ddb = undefined;
+  sqs = undefined;
+  s3 = undefined;
+}
 /**
  * The S3 client, loaded on first use (import its commands with `await import(...)` too): few requests
  * need S3, and its client is the costliest SDK module to load at a cold start (docs/performance.md).

@@ -2,6 +2,7 @@ import { afterAll, inject, vi } from 'vitest';
 import { iamPlugin, keepInvocation } from '../../infra/local/iam.ts';
 import { conflictsPlugin } from '../../infra/local/conflicts.ts';
 import { configureFaults, faultsPlugin, parseFaults } from '../../infra/local/faults.ts';
+import { resetClients } from '../../shared/clients.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import { flushRefusals } from '../../shared/domain/inbound-record.ts';
 import { localClock } from '../../shared/schedules/clock.ts';
@@ -18,6 +19,8 @@ worker.flowgateStartEnv ??= { ...process.env };
 const started = worker.flowgateStartEnv;
 for (const k of Object.keys(process.env)) if (!(k in started)) delete process.env[k];
 Object.assign(process.env, started);
+// New SDK clients: none of the last file's sockets, which a server may have closed, nor its drained retry quota.
+resetClients();
 // The local clock's timers stand for EventBridge Scheduler's schedules: the last file's stack's, not this one's.
 localClock().timers.clear();
 localClock().onChange = () => undefined;
