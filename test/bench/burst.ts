@@ -8,12 +8,13 @@
 // triggers is printed beside it; on AWS the refusals are other instances' and share no CPU with the trigger.
 import { startLocalStack } from '../../infra/local/stack.ts';
 import { INBOUND_LOG_SIZE, readInboundHead } from '../../shared/db/entities/inbound-request.ts';
+import { flushRefusals } from '../../shared/domain/inbound-record.ts';
 import { newId } from '../../shared/ids.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { type Tenant, tenant } from './fairness.ts';
 import { setFlow } from './flows.ts';
 
-export const BURST = { refusals: 1_000, connections: 20, quiet: 200, gate: 1.2 };
+export const BURST = { refusals: 1_000, connections: 20, quiet: 200, rounds: 5, gate: 1.2 };
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
@@ -80,6 +81,7 @@ export async function burstPart() {
     await accepted(stack.url, t, 50);
     await refusals(stack.url, signed.path, 100, BURST.connections);
     await refusals(stack.url, unknown, 100, BURST.connections);
+    await flushRefusals();
     const before = await readInboundHead(signed.webhookId);
 
     const quiet = await accepted(stack.url, t, BURST.quiet);
@@ -91,16 +93,29 @@ export async function burstPart() {
       const ms = await accepted(stack.url, t, undefined, () => done);
       return { ms, statuses: await flood };
     };
-    const control = await during(unknown);
-    const logged = await during(signed.path);
+    // Rounds of both, in turn, so that neither has the machine's better minutes; a burst lasts about a second.
+    const control = { ms: [] as number[], statuses: {} as Record<number, number> };
+    const logged = { ms: [] as number[], statuses: {} as Record<number, number> };
+    const add = (to: typeof control, from: typeof control) => {
+      to.ms.push(...from.ms);
+      for (const [s, n] of Object.entries(from.statuses)) to.statuses[Number(s)] = (to.statuses[Number(s)] ?? 0) + n;
+    };
+    for (let round = 0; round < BURST.rounds; round++) {
+      add(control, await during(unknown));
+      add(logged, await during(signed.path));
+    }
+    control.ms.sort((a, b) => a - b);
+    logged.ms.sort((a, b) => a - b);
+    // What this process's instance still holds is written now (as the log's page does before it reads).
+    await flushRefusals();
     const after = await readInboundHead(signed.webhookId);
 
     const ratio = (p: number) => Math.round((percentile(logged.ms, p) / percentile(control.ms, p)) * 100) / 100;
     const overQuiet = (p: number) => Math.round((percentile(logged.ms, p) / percentile(quiet, p)) * 100) / 100;
     const rows = [
       row('quiet', quiet),
-      row(`beside ${BURST.refusals} requests to an unknown webhook (nothing logged)`, control.ms, control.statuses),
-      row(`beside ${BURST.refusals} refused requests to a webhook (logged)`, logged.ms, logged.statuses),
+      row(`beside ${BURST.rounds} × ${BURST.refusals} requests to an unknown webhook (nothing logged)`, control.ms, control.statuses),
+      row(`beside ${BURST.rounds} × ${BURST.refusals} refused requests to a webhook (logged)`, logged.ms, logged.statuses),
     ];
     const fives = Object.entries({ ...control.statuses, ...logged.statuses }).filter(([s]) => Number(s) >= 500);
     const log = {
@@ -108,9 +123,9 @@ export async function burstPart() {
       kept: Math.min(after.seq, INBOUND_LOG_SIZE),
       counted: Object.values(after.refused).reduce((x, y) => x + y, 0) - Object.values(before.refused).reduce((x, y) => x + y, 0),
     };
-    const held = ratio(50) <= BURST.gate && ratio(99) <= BURST.gate && fives.length === 0 && log.counted === BURST.refusals;
+    const held = ratio(50) <= BURST.gate && ratio(99) <= BURST.gate && fives.length === 0 && log.counted === BURST.rounds * BURST.refusals;
     console.log(
-      `\nA burst of refusals: an accepted trigger's answer (ms), one at a time, quiet and beside ${BURST.refusals} requests ${BURST.connections} at a time`,
+      `\nA burst of refusals: an accepted trigger's answer (ms), one at a time, quiet and beside bursts of ${BURST.refusals} requests ${BURST.connections} at a time (${BURST.rounds} rounds of each, in turn)`,
     );
     console.table(rows);
     console.log(
