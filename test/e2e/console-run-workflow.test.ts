@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
@@ -10,7 +12,8 @@ import { givenAccount } from '../support/fixtures.ts';
  * form built from the workflow's variables, presses "Start run" and lands on the new run's page; the
  * run succeeds with the values typed; a double submit starts one run; a refused value is shown at its
  * field with nothing started; a workflow without variables takes a JSON input; the start is on the
- * audit log; CSRF and another account's workflow refused. Every page: axe at 1280 and 390 px, no CSP violation.
+ * audit log; CSRF and another account's workflow refused; and docs/first-workflow.md, followed step by step with
+ * its own definition. Every page: axe at 1280 and 390 px, no CSP violation.
  */
 
 let env: Awaited<ReturnType<typeof consoleStack>>;
@@ -264,6 +267,70 @@ describe('Run workflow', { timeout: 240_000 }, () => {
     expect((await runsOf(workflowId)).length).toBe(before);
     const foreignRuns = await env.api(`/api/v1/executions?workflowId=${foreign.workflowId}`, { auth: other.adminKey.token });
     expect(foreignRuns.body.items).toEqual([]);
+    expectNoCspViolations(context);
+    await context.close();
+  });
+});
+
+describe('docs/first-workflow.md, followed as a newcomer would', { timeout: 240_000 }, () => {
+  it('writes Orders in the editor, test-runs both samples, saves, starts a run from the form, decides it through Decide, and reads the run', async () => {
+    const tutorial = readFileSync(join(import.meta.dirname, '../../docs/first-workflow.md'), 'utf8');
+    const definition = /<!-- tutorial definition: start -->\s*```json\n([\s\S]*?)```/.exec(tutorial)?.[1] as string;
+    const { context, page } = await signedIn();
+    // 2. Write the workflow.
+    await page.goto(`${env.url}/console/workflows`);
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === '/console/workflows/new'),
+      page.getByRole('link', { name: 'New workflow' }).click(),
+    ]);
+    await page.getByLabel('Name', { exact: true }).fill('Orders');
+    await page.getByLabel('Definition', { exact: true }).fill(definition);
+    await page.getByRole('region', { name: 'No errors: the definition is valid' }).waitFor();
+    // 3. Try it before saving it: both samples, as the tutorial says they end.
+    await page.getByLabel('Sample input (JSON)').fill('{"customer": "Ada", "amount": 20}');
+    await page.getByRole('button', { name: 'Test run', exact: true }).click();
+    await page.getByRole('region', { name: 'Test run: SUCCEEDED' }).waitFor();
+    expect(await page.getByRole('img', { name: "Graph of the draft with the test run's path: greet, size, accept" }).count()).toBe(1);
+    await page.getByLabel('Sample input (JSON)').fill('{"customer": "Ada", "amount": 500}');
+    await page.getByRole('button', { name: 'Test run', exact: true }).click();
+    const failed = page.getByRole('region', { name: 'Test run: FAILED' });
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('MOCK_MISSING');
+    await Promise.all([
+      page.waitForURL((u) => /^\/console\/workflows\/wf_[0-9a-z]+$/.test(u.pathname)),
+      page.getByRole('button', { name: 'Save' }).click(),
+    ]);
+    // 4. Start a run from its page.
+    await Promise.all([
+      page.waitForURL((u) => u.pathname.endsWith('/run')),
+      page.getByRole('link', { name: 'Run workflow' }).first().click(),
+    ]);
+    expect(await page.getByLabel('amount').inputValue()).toBe('20');
+    await page.getByLabel('customer (required)').fill('Grace');
+    await page.getByLabel('amount').fill('250');
+    await Promise.all([
+      page.waitForURL((u) => /^\/console\/runs\/ex_/.test(u.pathname)),
+      page.getByRole('button', { name: 'Start run' }).click(),
+    ]);
+    const id = runIdOf(page);
+    await until(id, ['WAITING_APPROVAL']);
+    // 5. Decide.
+    await page.reload();
+    await Promise.all([
+      page.waitForURL((u) => u.pathname.startsWith('/console/approvals/')),
+      page.getByRole('link', { name: 'Decide' }).click(),
+    ]);
+    expect(await page.locator('main').textContent()).toContain('Accept the order of Grace (250 EUR)?');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => page.getByText('APPROVED').count()).toBeGreaterThan(0);
+    // 6. Read the run: its path, in order, and the sections the tutorial names.
+    expect((await until(id, ['SUCCEEDED', 'FAILED'])).status).toBe('SUCCEEDED');
+    await page.goto(`${env.url}/console/runs/${id}`);
+    const path = page.getByRole('list', { name: 'Steps the run went through, in order' });
+    expect(await path.getByRole('listitem').allTextContents()).toEqual(['greet', 'size', 'approve', 'accept']);
+    for (const heading of ['Timeline', 'Path', 'Inputs and result'])
+      expect(await page.getByRole('heading', { name: heading, exact: true }).count()).toBe(1);
+    await accessibleAtBothWidths(page);
     expectNoCspViolations(context);
     await context.close();
   });

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { testWorkflow } from '../../shared/domain/workflow-tests.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { Step } from '../../shared/engine/steps/index.ts';
 
@@ -47,5 +48,24 @@ describe('docs/workflows.md control flow examples', () => {
       const parsed = 'type' in example ? Step.safeParse(example) : WorkflowDefinition.safeParse(example);
       expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
     }
+  });
+});
+
+describe('docs/first-workflow.md', () => {
+  const tutorial = read('docs/first-workflow.md');
+  const definition = JSON.parse(
+    /<!-- tutorial definition: start -->\s*```json\n([\s\S]*?)```\s*<!-- tutorial definition: end -->/.exec(tutorial)?.[1] as string,
+  );
+  const run = (input: Record<string, unknown>) => testWorkflow('acc_01jdz1aaaaaaaaaaaaaaaaaaaa', { definition, input, mocks: {} });
+
+  it('has a definition the server accepts, whose test runs end as the tutorial says they do', async () => {
+    const parsed = WorkflowDefinition.safeParse(definition);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    const small = await run({ customer: 'Ada', amount: 20 });
+    expect(small).toMatchObject({ status: 'SUCCEEDED', path: ['greet', 'size', 'accept'] });
+    expect(tutorial).toContain('**SUCCEEDED**, along the path\n  `greet → size → accept`');
+    const large = await run({ customer: 'Ada', amount: 500 });
+    expect(large).toMatchObject({ status: 'FAILED', path: ['greet', 'size', 'approve'], error: { code: 'MOCK_MISSING' } });
+    expect(tutorial).toContain('`greet → size → approve`');
   });
 });
