@@ -121,7 +121,7 @@ describe('flowgate login, plan, apply, export', () => {
     expect(JSON.parse(readFileSync(sessionFile, 'utf8')).token).toMatch(/^dys_/);
   });
 
-  // Eleven runs of the CLI, a Node process each: a minute and more on two busy cores (the suite's default is 60 s).
+  // Eleven runs of the CLI, a Node process each: a minute and more on two busy cores (the suite's default is 30 s).
   it('applies a folder idempotently, shows an edit as one update with its diff, prunes only what the folder lost, exports what plan calls unchanged', {
     timeout: 120_000,
   }, async () => {
