@@ -11,12 +11,10 @@ import { INBOUND_LOG_SIZE, readInboundHead } from '../../shared/db/entities/inbo
 import { flushRefusals } from '../../shared/domain/inbound-record.ts';
 import { newId } from '../../shared/ids.ts';
 import { useOwnQueues } from '../support/engine.ts';
-import { type Tenant, tenant } from './fairness.ts';
+import { percentile, type Tenant, tenant } from './fairness.ts';
 import { setFlow } from './flows.ts';
 
 export const BURST = { refusals: 1_000, connections: 20, quiet: 200, rounds: 5, gate: 1.2 };
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /** Accepted triggers of `t`, one at a time, `n` of them or (`n` undefined) until `until()`: each one's ms, sorted. */
 async function accepted(base: string, t: Tenant, n: number | undefined, until = () => false) {

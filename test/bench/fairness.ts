@@ -27,7 +27,8 @@ import { setFlow } from './flows.ts';
 export const FAIRNESS = { noisyRuns: 500, noisyWaitMs: 2_000, quietRuns: 50, clientConnections: 50, gate: 2 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 /** An account with a webhook that starts `definition`, and its trigger key (or, with `secretKey`, a signed webhook). */
 export async function tenant(definition: WorkflowDefinition, { secretKey }: { secretKey?: string } = {}) {

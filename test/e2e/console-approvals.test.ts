@@ -5,7 +5,15 @@ import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { eventually } from '../support/engine.ts';
 import { givenAccount, PASSWORD, uniqueEmail } from '../support/fixtures.ts';
-import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, shot, signIn } from '../support/console-browser.ts';
+import {
+  consoleContext,
+  consoleStack,
+  expectAccessible,
+  expectAccessibleAtBothWidths,
+  expectNoCspViolations,
+  shot,
+  signIn,
+} from '../support/console-browser.ts';
 
 /**
  * The console's approvals in a browser: the inbox, an approval's page, deciding it (form values, comment,
@@ -484,20 +492,7 @@ describe('what the approval pages refuse', () => {
 });
 
 describe('deciding from the inbox', () => {
-  const DESKTOP = { width: 1280, height: 800 };
-  const PHONE = { width: 390, height: 844 };
-  /** Axe on the page as it is at 1280 and at 390 px (a screenshot of each under `name`), back at 1280. */
-  async function checked(page: Page, name?: string) {
-    for (const [size, viewport] of [
-      ['', DESKTOP],
-      ['-phone', PHONE],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      await expectAccessible(page);
-      if (name) await shot(page, `${name}${size}`);
-    }
-    await page.setViewportSize(DESKTOP);
-  }
+  const checked = expectAccessibleAtBothWidths;
   /** The count the navigation shows (0 when it shows none). */
   const navCount = async (page: Page) => {
     const name = (await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: NAV_APPROVALS }).textContent()) ?? '';

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pageExecutions } from '../../shared/domain/executions.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
-import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, shot, signIn } from '../support/console-browser.ts';
+import {
+  consoleContext,
+  consoleStack,
+  DESKTOP,
+  expectAccessibleAtBothWidths,
+  expectNoCspViolations,
+  shot,
+  signIn,
+} from '../support/console-browser.ts';
 import { adminSession, givenAccount } from '../support/fixtures.ts';
 
 /**
@@ -20,8 +28,6 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 /** Markup a sender put in a header and in a body: shown as text, never as elements. */
 const HOSTILE_HEADER = '<img src=x onerror="window.__pwned=1">&amp;';
 const HOSTILE_BODY = '{"note": "</pre><script>window.__pwned=1</script><b>bold</b>", oops}';
@@ -59,15 +65,7 @@ async function navigating(act: Promise<unknown>) {
 
 /** Axe and the CSP on the page as it is, at 1280 and at 390 px; screenshots of both under `name`. */
 async function checked(name?: string) {
-  for (const [size, viewport] of [
-    ['', DESKTOP],
-    ['-phone', PHONE],
-  ] as const) {
-    await page.setViewportSize(viewport);
-    await expectAccessible(page);
-    if (name) await shot(page, `${name}${size}`);
-  }
-  await page.setViewportSize(DESKTOP);
+  await expectAccessibleAtBothWidths(page, name);
   expectNoCspViolations(context);
 }
 

@@ -111,3 +111,20 @@ export async function shot(page: Page, name: string, scheme: 'light' | 'dark' = 
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** The widths every console page is checked at: a laptop's and a phone's. */
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/** axe on the page as it is at 1280 and at 390 px (a screenshot of each under `name`), then back at 1280. */
+export async function expectAccessibleAtBothWidths(page: Page, name?: string) {
+  for (const [size, viewport] of [
+    ['', DESKTOP],
+    ['-phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    await expectAccessible(page);
+    if (name) await shot(page, `${name}${size}`);
+  }
+  await page.setViewportSize(DESKTOP);
+}
