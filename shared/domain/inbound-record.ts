@@ -6,21 +6,29 @@ import { withheld } from './trigger-context.ts';
 
 // Recording a webhook's refused requests (docs/webhooks.md "Why was my request refused?"). Off the
 // accepted path entirely: only a refused request records, and only a refused request's invocation
-// writes. Each function instance keeps, per webhook, the newest REFUSALS_PER_FLUSH refusals and a count
-// of all of them by code, and writes them at the end of a refused invocation that finds its last write
-// a second old or more: a flood of refusals costs each instance at most two writes a second per webhook
-// (the log's head, then one BatchWrite of at most REFUSALS_PER_FLUSH slots), whatever its rate. What an
-// instance holds when Lambda retires it is lost, like the counts of `shared/db/counters.ts`.
+// writes. Each function instance keeps, per webhook, the newest refusals (at most REFUSALS_PER_FLUSH
+// and REFUSAL_BYTES_PER_FLUSH of headers and body, the newest always) and a count of all of them by code,
+// and writes them at the end of a refused invocation that finds its last write a second old or more: a
+// flood of refusals costs each instance at most two writes a second per webhook (the log's head, then
+// one BatchWrite of its slots), and at most about 35 write units, whatever its rate and bodies (the heat
+// bench's flood, docs/performance.md). What an instance holds when Lambda retires it is lost, like the
+// counts of `shared/db/counters.ts`.
 
 /** Refusals an instance writes per webhook and flush, the newest; the others are counted only. */
 export const REFUSALS_PER_FLUSH = 10;
+/**
+ * Bytes of headers and bodies an instance writes per webhook and flush: the newest refusals that fit, and
+ * the newest always (a slot holds at most 16 KiB of body and the headers, under 10 KB at the edge).
+ */
+export const REFUSAL_BYTES_PER_FLUSH = 32 * 1024;
 /** Headers kept of a refused request, and the characters of each value. */
 const MAX_HEADERS = 50;
 const MAX_HEADER_CHARS = 1024;
 const FLUSH_INTERVAL_MS = 1000;
 
+type Kept = RefusedRequest & { ulidTime: string; bytes: number };
 type Pending = {
-  requests: (RefusedRequest & { ulidTime: string })[];
+  requests: Kept[];
   counts: Map<string, number>;
   within: <R>(fn: () => R) => R;
 };
@@ -70,6 +78,8 @@ export async function recordRefusal(r: Refusal): Promise<void> {
   const p = pending.get(r.webhookId) ?? { requests: [], counts: new Map<string, number>(), within: keepIdentity() };
   p.counts.set(r.code, (p.counts.get(r.code) ?? 0) + 1);
   const { body, bodyTruncated } = keptBody(r.body);
+  const headers = maskHeaders(r.headers);
+  const bytes = Buffer.byteLength(body) + Object.entries(headers).reduce((n, [k, v]) => n + k.length + Buffer.byteLength(v), 0);
   p.requests.push({
     webhookId: r.webhookId,
     accountId: r.accountId,
@@ -78,13 +88,15 @@ export async function recordRefusal(r: Refusal): Promise<void> {
     method: r.method,
     status: r.status,
     code: r.code,
-    headers: maskHeaders(r.headers),
+    headers,
     body,
     bodyTruncated,
     authenticated: r.authenticated,
     ulidTime: encodeTime(r.at, 10).toLowerCase(),
+    bytes,
   });
-  if (p.requests.length > REFUSALS_PER_FLUSH) p.requests.shift();
+  const size = () => p.requests.reduce((n, q) => n + q.bytes, 0);
+  while (p.requests.length > REFUSALS_PER_FLUSH || (p.requests.length > 1 && size() > REFUSAL_BYTES_PER_FLUSH)) p.requests.shift();
   pending.set(r.webhookId, p);
   if (r.at - lastFlush >= FLUSH_INTERVAL_MS) await flushRefusals(r.at);
 }
@@ -97,7 +109,8 @@ export async function flushRefusals(now = Date.now()): Promise<void> {
   await Promise.all(
     taken.map(async ([webhookId, p]) => {
       try {
-        await p.within(() => writeRefusals(webhookId, p.requests, p.counts));
+        const requests = p.requests.map(({ bytes: _, ...q }) => q);
+        await p.within(() => writeRefusals(webhookId, requests, p.counts));
       } catch (error) {
         logger.warn('refused requests not recorded', { webhookId, error: error as Error });
       }

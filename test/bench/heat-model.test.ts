@@ -189,6 +189,17 @@ describe('projection and gates', () => {
     expect(valuesOf('RUN#ACTIVE#webhook#<shard>W#<run>', s.counts)).toBe(500);
   });
 
+  it('an item family with a constant sort key on a sharded key is one item per shard (a ring of slots); one with an id, one per id', () => {
+    const wh = `wh_${ulid('f')}`;
+    const puts = Array.from({ length: 50 }, (_, i) => w(`WHREQ#${wh}#${i}`, 'REQ', 2));
+    const ring = { name: 'ring', counts: { account: 1, webhook: 1, run: 50, shard: 4 }, shards: { 'WHREQ#': 50 } };
+    const { items } = project({ ...ring, parts: [{ work: 'flood', perSecond: 10, ...perUnit(puts, 1) }] });
+    expect(items.map((i) => [i.key, i.item, i.values, i.wcu])).toEqual([['WHREQ#<webhook>#<shard>', 'REQ', 50, 20]]);
+    const listed = Array.from({ length: 4 }, (_, i) => w(`ACC#${acc}#EX#${i}`, `EX#${run}`, 1));
+    const byRun = project({ ...ring, parts: [{ work: 'runs', perSecond: 50, ...perUnit(listed, 1) }] }).items;
+    expect(byRun.map((i) => [i.key, i.item, i.values])).toEqual([['ACC#<account>#EX#<shard>', 'EX#<run>', 50]]);
+  });
+
   it('the gates are half of DynamoDB per-partition limits, and a difference drops what both measurements hold', () => {
     expect(GATE).toEqual({ wcu: 500, rcu: 1500 });
     const with_ = perUnit([...accesses, w('ONLY#WITH', 'X', 4)], 1).keys;
@@ -312,6 +323,7 @@ describe("the issue's targets", () => {
     pass: none,
     httpFlush: { 'webhook trigger': none, 'approvals route': none },
     workerFlush: { oneStep: none, tenStep: none, manyAccounts: none, fire: none },
+    refused: { request: none, countsFlush: none, log: none },
   };
   const [a, b, c, d] = heatScenarios(m);
 

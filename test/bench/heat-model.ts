@@ -51,6 +51,8 @@ const RULES: [RegExp, string][] = [
   [/(SESSION#)[0-9a-z]{26}(?![0-9a-z])/g, '$1<session>'],
   [/(?<![0-9a-z])[0-9a-z]{26}(?![0-9a-z])/g, '<id>'],
   [/^(RUN#ACTIVE#[a-z]+#)\d+$/, '$1<shard>'],
+  // A source address's failed-authentication counter (shared/domain/auth-failures.ts): an IPv4 address or an IPv6 /64.
+  [/^(AUTHFAIL#)[0-9a-f.:/]+$/, '$1<address>'],
   // An account's rate counters other than its account item (rate-counters.ts).
   [/^(RATE#<account>#)\d+$/, '$1<counter>'],
   // Times: ISO 8601 in sort keys (the audit log's; an hour's counts, to the hour), epoch seconds or
@@ -150,8 +152,8 @@ export function valuesOf(f: string, counts: Record<string, number>, shards = 1):
 }
 
 /**
- * The shards a key family is written across (1 without `<shard>`). An item family is one item per
- * id whatever its shard: its values are its ids'.
+ * The shards a key family is written across (1 without `<shard>`). An item family with an id in its
+ * sort key is one item per id whatever its shard: its values are its ids' (`projectLoads`).
  */
 export function shardsOf(s: Pick<Scenario, 'counts' | 'shards'>, key: string): number {
   if (!key.includes('<shard>')) return 1;
@@ -172,7 +174,10 @@ function projectLoads(parts: readonly Part[], pick: (p: Part) => Load[], s: Pick
     }
   return [...totals.values()]
     .map((t) => {
-      const values = valuesOf(`${t.key}${t.item ?? ''}`, s.counts, t.item === undefined ? shardsOf(s, t.key) : 1);
+      // An item family with an id of its own takes its ids' values whatever its key's shard; one without (a constant
+      // sort key) is one item on each value of its key, shards included (a webhook's inbound log: 50 `WHREQ#…` / `REQ`).
+      const shards = t.item === undefined || placeholders(t.item).length === 0 ? shardsOf(s, t.key) : 1;
+      const values = valuesOf(`${t.key}${t.item ?? ''}`, s.counts, shards);
       const [wcu, rcu] = [t.wcu / values, t.rcu / values];
       return { ...t, wcu, rcu, values, totalWcu: t.wcu, totalRcu: t.rcu, hot: wcu > GATE.wcu || rcu > GATE.rcu };
     })

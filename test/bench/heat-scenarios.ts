@@ -2,11 +2,13 @@ import { handler as fireHandler } from '../../functions/schedule/fire.ts';
 import { handler as sweepHandler } from '../../functions/sweep/scheduled.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
+import { INBOUND_BODY_BYTES } from '../../shared/db/entities/inbound-request.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { nudgeDueApprovals } from '../../shared/domain/nudges.ts';
 import { repairScheduleDrift } from '../../shared/domain/schedule-drift.ts';
 import { createSchedule } from '../../shared/domain/schedules.ts';
+import { flushRefusals } from '../../shared/domain/inbound-record.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import type { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -19,7 +21,7 @@ import { remindedApprovalFlow, setFlow, tenStepFlow } from './flows.ts';
 import { difference, type Load, perUnit } from './heat-model.ts';
 import { type Access, recordHeat, unrecorded } from './heat-record.ts';
 import { holdCaches } from './scenarios.ts';
-import { type Admin, approve, type Hook, httpFlushes, listen, report, trigger, warm, work, workerFlushes } from './heat-work.ts';
+import { type Admin, approve, type Hook, httpFlushes, listen, refuse, report, trigger, warm, work, workerFlushes } from './heat-work.ts';
 import { HEAT_RATE_LIMITS } from './heat.ts';
 
 /** Units per unit of work, per key family and per item family (`perUnit`). */
@@ -37,12 +39,14 @@ export type Measurements = {
   httpFlush: Record<string, PerUnit>;
   /** What the runs worker's flushes wrote for the runs of each work, per run, as if a flush per message (`workerFlushes`). */
   workerFlush: Record<'oneStep' | 'tenStep' | 'manyAccounts' | 'fire', PerUnit>;
+  /** A refused trigger (`refusals`): the request, its instance's flush of its counts, and one write of the inbound log. */
+  refused: { request: PerUnit; countsFlush: PerUnit; log: PerUnit };
 };
 /** A work with runs: what the runs did, and what the runs worker's flushes wrote for them, each per run. */
 type WithFlush = { run: PerUnit; flush: PerUnit };
 
 /** How many units of each work the bench measures (enough for whole worker batches and a full sweep page). */
-export const SIZES = { runs: 20, tenStep: 10, accounts: 10, reminders: 25, schedules: 100, fires: 20 } as const;
+export const SIZES = { runs: 20, tenStep: 10, accounts: 10, reminders: 25, schedules: 100, fires: 20, refusals: 20 } as const;
 
 type Account = Awaited<ReturnType<typeof givenAccount>>;
 const session = (a: Account) =>
@@ -129,6 +133,32 @@ async function tenStepRuns(a: Account, runs: number): Promise<WithFlush> {
   } finally {
     listener.close();
   }
+}
+
+/**
+ * Refused triggers of one webhook, `n` of them, each from an address of its own with a body the inbound
+ * log keeps whole at its limit (an attacker's flood: docs/webhooks.md "Why was my request refused?"):
+ * per request, with the instance's writes of its counts and of its log kept apart; its log's write (at
+ * most a second, `shared/domain/inbound-record.ts`) measured as one flush of the newest it keeps.
+ */
+async function refusals(a: Account, n: number): Promise<Measurements['refused']> {
+  const hook = await hookOn(a, setFlow(1), 'flooded');
+  const body = { pad: 'x'.repeat(INBOUND_BODY_BYTES) };
+  await refuse(hook, '198.51.100.250', body); // the first refusal of the day counts more (its day's stats)
+  await warm([hook]);
+  await flushRefusals();
+  await flushRefusals(Date.now() + 3_600_000); // the log's last write counts as just made while the requests are recorded
+  const before = httpFlushes.get('refused trigger')?.length ?? 0;
+  const { accesses } = await recordHeat(async () => {
+    for (let i = 0; i < n; i++) await refuse(hook, `198.51.100.${i + 1}`, body);
+  });
+  const counted = httpFlushes.get('refused trigger')?.slice(before) ?? [];
+  const log = await recordHeat(() => flushRefusals());
+  return {
+    request: perUnit(accesses, n),
+    countsFlush: perUnit(counted.flat(), Math.max(1, counted.length)),
+    log: perUnit(log.accesses, 1),
+  };
 }
 
 /** Reminders: pending approvals whose reminder is due, one sweep's nudges, less a nudge pass with nothing due. */
@@ -221,6 +251,7 @@ async function measureAll(): Promise<Measurements> {
   const big = await givenAccount({ plan: 'enterprise' });
   const { drift, fire } = await schedules(big, SIZES.schedules, SIZES.fires);
   const reminder = await reminders(big, SIZES.reminders);
+  const refused = await refusals(team, SIZES.refusals);
   return {
     oneStep: oneStep.run,
     tenStep: tenStep.run,
@@ -231,5 +262,6 @@ async function measureAll(): Promise<Measurements> {
     pass,
     httpFlush,
     workerFlush: { oneStep: oneStep.flush, tenStep: tenStep.flush, manyAccounts: manyAccounts.flush, fire: fire.flush },
+    refused,
   };
 }

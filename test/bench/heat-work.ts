@@ -117,6 +117,16 @@ export async function work(accountOf: (id: string) => string, ids: readonly stri
   throw new Error(`runs not ${until.join('/')}: ${(await statuses(accountOf, ids)).join(',')}`);
 }
 
+/**
+ * A refused trigger (401): the webhook's key with a wrong secret, from `ip`, with `body`; then its
+ * instance's flush of its counts, kept apart (`viaHttp`, as 'refused trigger').
+ */
+export async function refuse(h: Hook, ip: string, body: object) {
+  const wrong = `${h.key.token.slice(0, -1)}${h.key.token.endsWith('0') ? '1' : '0'}`;
+  const res = await viaHttp('refused trigger', () => triggerRequest(h.webhook.webhookId, wrong, body, ip));
+  if (res.status !== 401) throw new Error(`refused trigger answered ${res.status}`);
+}
+
 /** Approve through the approvals route (`POST /api/webhook-trigger/approval`) with an admin's key. */
 export async function approve(admin: Admin, approvalId: string) {
   const res = await viaHttp('approvals route', () =>

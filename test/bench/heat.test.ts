@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
+import { INBOUND_LOG_SIZE } from '../../shared/db/entities/inbound-request.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { DEFAULT_WARM_THROUGHPUT, WARM_TARGET, warmFor } from '../../infra/settings.ts';
 import { capacityGate, GATE, project, type Requirement, type Row, type Scenario, totals } from './heat-model.ts';
 import { instrumentHeat } from './heat-record.ts';
-import { defaultCapacity, HEAT_COUNTERS, heatReport, heatScenarios, quotasSection } from './heat.ts';
+import { defaultCapacity, HEAT_COUNTERS, HTTP_INSTANCES, heatReport, heatScenarios, quotasSection } from './heat.ts';
 import { type Measurements, measureHeat } from './heat-scenarios.ts';
 
 /**
@@ -56,11 +57,13 @@ const TODAY = {
   b: { keys: [], items: [] },
   c: { keys: [], items: [] },
   d: { keys: [], items: [] },
+  e: { keys: [], items: [] },
 };
 
 describe('the heat model on the emulators', () => {
   it('measures every work it projects: runs, reminders, fires, the drift repair and a sweep pass each touch DynamoDB', () => {
-    const { httpFlush, workerFlush, ...works } = m;
+    const { httpFlush, workerFlush, refused, ...works } = m;
+    for (const [part, measured] of Object.entries(refused)) expect(measured.keys.length, `refused ${part}`).toBeGreaterThan(0);
     for (const [work, measured] of Object.entries(works)) expect(measured.keys.length, work).toBeGreaterThan(0);
     // The runs worker's flushes, apart from the runs: one write per item and message, whatever the
     // batches were (`workerFlushes`). A one-step run counts its trigger in the webhook's stats and the
@@ -83,7 +86,7 @@ describe('the heat model on the emulators', () => {
 
   it('the report names the hottest keys of each scenario, hottest first, those over a gate marked (none now)', () => {
     const report = heatReport(m);
-    expect(report.map((r) => r.hottest.length)).toEqual([5, 5, 5, 5]);
+    expect(report.map((r) => r.hottest.length)).toEqual([5, 5, 5, 5, 5]);
     for (const r of report) {
       for (const line of r.hottest) expect(line).toMatch(/^\S+ \S.*: [\d.]+ WCU\/s, [\d.]+ RCU\/s$/);
       // By the share of the nearer gate.
@@ -97,7 +100,7 @@ describe('the heat model on the emulators', () => {
     for (const r of report) expect(r.over.length).toBe(r.keys.filter((k) => k.gate).length + r.items.filter((k) => k.gate).length);
   });
 
-  it.each(['a', 'b', 'c', 'd'] as const)('(%s): the keys and items over a gate today', (letter) => {
+  it.each(['a', 'b', 'c', 'd', 'e'] as const)('(%s): the keys and items over a gate today', (letter) => {
     const s = scenario(letter);
     expect(over(s.keys)).toEqual(TODAY[letter].keys);
     expect(over(s.items)).toEqual(TODAY[letter].items);
@@ -184,11 +187,26 @@ describe('the totals of each table and index (issue 42, item 1; docs/deploying.m
   const summed = (letter: string) =>
     Object.fromEntries(totals(scenario(letter).keys).map((t) => [t.index, [Math.round(t.wcu), Math.round(t.rcu)]]));
 
+  it("(e): a flood of refusals writes, per instance and second, the log's head and its newest refusals within 32 KiB (one of 16 KiB), over the ring's 50 partitions", () => {
+    const s = scenario('e');
+    const log = m.refused.log.items.map((l) => [l.key, l.item, l.wcu]);
+    // A slot of a 16 KiB body and its headers is 17 units: a second would pass the bytes a flush writes.
+    expect(log).toEqual([
+      ['WH#<webhook>', 'INBOUND', 1],
+      ['WHREQ#<webhook>#<shard>', 'REQ', 17],
+    ]);
+    const ring = find(s.items, 'table', 'WHREQ#<webhook>#<shard>', 'REQ');
+    expect([ring.values, ring.wcu]).toEqual([INBOUND_LOG_SIZE, (HTTP_INSTANCES * 17) / INBOUND_LOG_SIZE]);
+    // The address's failed-authentication counter: a write a refusal, on a key of its own.
+    expect(find(s.items, 'table', 'AUTHFAIL#<address>', 'WINDOW#<time>')).toMatchObject({ values: 1000, wcu: 1 });
+  });
+
   it('sums each scenario per table and index, as docs/deploying.md gives them', () => {
     expect(summed('a')).toEqual({ table: [8400, 0], GSI1: [1000, 0], GSI2: [4000, 0], GSI3: [1000, 0] });
     expect(summed('b')).toEqual({ table: [87_509, 6700], GSI1: [5000, 0], GSI2: [20_000, 0], GSI3: [1000, 0] });
     expect(summed('c')).toEqual({ table: [120_000, 0], GSI1: [10_000, 0], GSI2: [40_000, 0], GSI3: [10_000, 0] });
     expect(summed('d')).toEqual({ table: [32_222, 8878], GSI1: [1667, 0], GSI2: [6667, 5], GSI3: [1667, 0] });
+    expect(summed('e')).toEqual({ table: [2900, 0] });
   });
 
   it("the default warm throughput is (a)'s totals with a quarter of headroom: the writes a run makes, as infra/settings.ts states them", () => {
@@ -199,11 +217,11 @@ describe('the totals of each table and index (issue 42, item 1; docs/deploying.m
     }
   });
 
-  it('the gate holds: (a) needs nothing beyond a default deployment; (b)-(d) declare what they need and docs/deploying.md names it', () => {
+  it('the gate holds: (a) and (e) need nothing beyond a default deployment; (b)-(d) declare what they need and docs/deploying.md names it', () => {
     const report = heatReport(m);
-    expect(report.map((r) => r.failures)).toEqual([[], [], [], []]);
-    expect(report[0]?.requires).toEqual([]);
-    for (const r of report.slice(1)) expect(r.requires.length, r.scenario).toBeGreaterThan(0);
+    expect(report.map((r) => r.failures)).toEqual([[], [], [], [], []]);
+    expect([report[0]?.requires, report[4]?.requires]).toEqual([[], []]);
+    for (const r of report.slice(1, 4)) expect(r.requires.length, r.scenario).toBeGreaterThan(0);
     expect(report[2]?.requires).toEqual([
       'pre-warm table writes to 150,000 WRU/s',
       'pre-warm GSI1 writes to 13,000 WRU/s',
@@ -213,7 +231,7 @@ describe('the totals of each table and index (issue 42, item 1; docs/deploying.m
     ]);
   });
 
-  it.each(['a', 'b', 'c', 'd'] as const)(
+  it.each(['a', 'b', 'c', 'd', 'e'] as const)(
     '(%s) declares what its totals need and no more: each part over its default warm throughput pre-warmed to warmFor(its total), the quota raised to warmFor(the largest total) when that is over it',
     (letter) => {
       const s = scenario(letter);

@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { capacitySettings, DYNAMODB, RUNS_BATCH_SIZE as WORKER_BATCH } from '../../infra/settings.ts';
 import { AUDIT_SHARDS } from '../../shared/db/entities/audit.ts';
 import { ACTIVE_SHARDS } from '../../shared/db/entities/execution-index.ts';
+import { INBOUND_LOG_SIZE } from '../../shared/db/entities/inbound-request.ts';
+import { REFUSALS_PER_FLUSH } from '../../shared/domain/inbound-record.ts';
 import { countersFor } from '../../shared/db/entities/rate-counters.ts';
 import { SWEEP_SHARDS } from '../../shared/db/sweep-shards.ts';
 import { listShards } from '../../shared/db/shards.ts';
@@ -113,6 +115,8 @@ export const SHARDS: Record<string, number> = {
   // The account's audit log and each actor's (shared/db/entities/audit.ts).
   'AUDIT#': AUDIT_SHARDS,
   'AUDITBY#': AUDIT_SHARDS,
+  // A webhook's inbound log: a ring of slots, a partition each (shared/db/entities/inbound-request.ts).
+  'WHREQ#': INBOUND_LOG_SIZE,
 };
 
 const prewarm = (index: string, write: number): Requirement => ({ kind: 'warm', index, op: 'write', atLeast: write });
@@ -183,6 +187,21 @@ export function heatScenarios(m: Measurements): Scenario[] {
         // Table 32,222 WRU/s, GSI2 6,667: averaged over the minute, which the schedules' window spreads their fires over.
         // The table's pre-warm (41,000) is over the default quota, which AWS pre-warms up to and no further.
         requires: [prewarm('table', 41_000), prewarm('GSI2', 9_000), writeQuota(41_000)],
+      },
+      {
+        name: '(e) a flood of refusals: 1,000 requests/s to one webhook with a wrong key, from 1,000 addresses, bodies of 16 KiB',
+        parts: [
+          part('refused trigger (its address counted)', 1000, m.refused.request),
+          httpFlushPart('refused trigger', 1000, 1, m.refused.countsFlush),
+          // Each instance writes the newest refusals it holds at most once a second: its log's head and a slot each.
+          part(
+            `refused trigger: each instance's write of its inbound log, once a second (${HTTP_INSTANCES} instances, ${REFUSALS_PER_FLUSH} refusals each)`,
+            HTTP_INSTANCES,
+            m.refused.log,
+          ),
+        ],
+        counts: counts(1, 1000, { address: 1000 }),
+        requires: [],
       },
     ] as Scenario[]
   ).map((s) => ({ ...s, shards: SHARDS }));

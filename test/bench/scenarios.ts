@@ -87,7 +87,7 @@ export const holdCaches = (ms = RECORD_TTL_MS) => {
   for (const c of [...Object.values(caches), currentWorkflows]) (c as { ttlMs: number }).ttlMs = ms;
 };
 
-export const triggerRequest = (webhookId: string, token: string, body: object = { n: 1 }) =>
+export const triggerRequest = (webhookId: string, token: string, body: object = { n: 1 }, sourceIp?: string) =>
   invoke(
     triggerHandler as never,
     apiEvent({
@@ -96,6 +96,7 @@ export const triggerRequest = (webhookId: string, token: string, body: object = 
       params: { webhookId },
       headers: { authorization: `Bearer ${token}` },
       body,
+      sourceIp,
     }),
   );
 

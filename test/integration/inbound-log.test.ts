@@ -10,6 +10,7 @@ import { db, tableName } from '../../shared/clients.ts';
 import { listAuditEntries } from '../../shared/db/entities/audit.ts';
 import { getExecution } from '../../shared/db/entities/execution.ts';
 import { INBOUND_BODY_BYTES, INBOUND_LOG_SIZE } from '../../shared/db/entities/inbound-request.ts';
+import { flushRefusals, REFUSAL_BYTES_PER_FLUSH, REFUSALS_PER_FLUSH } from '../../shared/domain/inbound-record.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { caches } from '../../shared/domain/records.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
@@ -349,5 +350,24 @@ describe('a flood of refusals', () => {
     expect(Object.values(refused).reduce((x, y) => x + y, 0)).toBe(BURST);
     // The newest are the ones kept: the last batch of the burst is in the log.
     expect(Math.max(...items.map((i) => JSON.parse(i.body).n))).toBeGreaterThanOrEqual(BURST - 50);
+  });
+
+  it(`an instance writes at most ${REFUSALS_PER_FLUSH} refusals and ${REFUSAL_BYTES_PER_FLUSH / 1024} KiB of them a flush, the newest always; every one is counted`, async () => {
+    const t = await given();
+    const w = await t.hook({ secretKey: SECRET });
+    const refuse = (body: string) => t.trigger(w.webhookId, body, { 'x-webhook-signature': 'sha256=00' }, '198.51.100.77');
+    const big = (n: number) => JSON.stringify({ n, pad: 'x'.repeat(INBOUND_BODY_BYTES) });
+    // Within one flush (the last write counts as just made): three large bodies, of which the newest is kept
+    // whole and one more would pass the bytes a flush writes; then twelve small ones, of which the newest ten.
+    await flushRefusals();
+    await flushRefusals(Date.now() + 60_000);
+    for (const n of [1, 2, 3]) expect((await refuse(big(n))).status).toBe(401);
+    await flushRefusals();
+    await flushRefusals(Date.now() + 60_000);
+    for (let n = 4; n < 16; n++) expect((await refuse(JSON.stringify({ n }))).status).toBe(401);
+    await flushRefusals();
+    const { items, refused } = await t.all(w.webhookId);
+    expect(items.map((i) => Number(/"n":(\d+)/.exec(i.body)?.[1]))).toEqual([15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 3]);
+    expect(refused).toEqual({ INVALID_SIGNATURE: 15 });
   });
 });
