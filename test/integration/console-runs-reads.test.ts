@@ -75,7 +75,7 @@ describe('DynamoDB calls per page view', () => {
   });
 
   it('the runs list with a wrong filter or cursor: no run read, the form and the choices (400)', async () => {
-    for (const query of [{ status: 'NOPE' }, { from: 'yesterday' }, { cursor: 'not-a-cursor' }]) {
+    for (const query of [{ status: 'NOPE' }, { from: 'yesterday' }, { cursor: 'not-a-cursor' }] as Record<string, string>[]) {
       const page = await view(runsList, '/console/runs', query);
       expect(page.status, JSON.stringify(query)).toBe(400);
       expect(page.calls, JSON.stringify(query)).toEqual({ GetCommand: 3, QueryCommand: 1 });

@@ -9,7 +9,7 @@
 import { FILTER_FIELDS, RunsQuery, route } from './list.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
 import { AppError } from '../../../../shared/errors.ts';
-import { pageRunRows, workflowFilterChoices, workflowNamesOf } from '../../../../shared/domain/run-list.ts';
+import { pageRunRows, type RunFilters, workflowFilterChoices, workflowNamesOf } from '../../../../shared/domain/run-list.ts';
 import { byField, type FormErrors, noErrors } from '../parts/labelled-field.tsx';
 import { runsFragment, runsPage, type RunsView } from './list-view.tsx';
 import { DEFAULT_LIMIT } from './list-view.tsx';
@@ -18,7 +18,9 @@ export const handler = consoleHttp(route, async ({ query, session, event }) => {
   const accountId = session.principal.accountId;
   const refresh = event.headers['hx-request'] === 'true';
   const parsed = RunsQuery.safeParse(query);
-  const given = parsed.success ? parsed.data : { limit: DEFAULT_LIMIT, live: query.live === '0' ? ('0' as const) : undefined };
+  const given = parsed.success
+    ? parsed.data
+    : { ...validOf(query), limit: DEFAULT_LIMIT, live: query.live === '0' ? ('0' as const) : undefined };
   const { limit, cursor, live, ...filters } = { cursor: undefined, ...given };
   let errors: FormErrors = parsed.success ? noErrors : byField(wrong(query, parsed.error.issues), FILTER_FIELDS);
   const choicesRead = refresh ? undefined : workflowFilterChoices(accountId);
@@ -55,6 +57,16 @@ export const handler = consoleHttp(route, async ({ query, session, event }) => {
   };
   return refresh ? runsFragment(view) : runsPage(session, view, choices?.items ?? []);
 });
+
+/** The filters of a wrong query that are right on their own: the form keeps showing them. */
+function validOf(query: Record<string, string | undefined>): RunFilters {
+  const out: Record<string, unknown> = {};
+  for (const name of FILTER_FIELDS) {
+    const r = RunsQuery.shape[name].safeParse(query[name]);
+    if (r.success && r.data !== undefined) out[name] = r.data;
+  }
+  return out as RunFilters;
+}
 
 /** What a wrong choice is told (the schema's own message lists every value). */
 const CHOICE: Record<string, string> = {
