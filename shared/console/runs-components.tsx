@@ -106,13 +106,13 @@ const MARKS: Record<RunRow['status'], string> = {
   INTERRUPTED: '!',
 };
 
-/** A run's status: its mark (hidden from screen readers, which read the name) and its name, coloured by class. */
+/** A run's status: its mark (hidden from screen readers, which read the name) and its name, coloured by class (a narrow column may break it before an underscore). */
 export const StatusMark = ({ value }: { value: RunRow['status'] }) => (
   <span class={`status status-${value} status-mark`}>
     <span aria-hidden="true" class="mark">
       {MARKS[value]}
     </span>{' '}
-    <span>{value}</span>
+    <span>{value.split('_').map((part, i) => (i === 0 ? part : [<wbr key={part} />, `_${part}`]))}</span>
   </span>
 );
 
