@@ -106,15 +106,19 @@ const MARKS: Record<RunRow['status'], string> = {
   INTERRUPTED: '!',
 };
 
-/** A run's status: its mark (hidden from screen readers, which read the name) and its name, coloured by class (a narrow column may break it before an underscore). */
-export const StatusMark = ({ value }: { value: RunRow['status'] }) => (
-  <span class={`status status-${value} status-mark`}>
-    <span aria-hidden="true" class="mark">
-      {MARKS[value]}
-    </span>{' '}
-    <span>{value.split('_').map((part, i) => (i === 0 ? part : [<wbr key={part} />, `_${part}`]))}</span>
-  </span>
-);
+/** A run's status: its mark (hidden from screen readers, which read the name) and its name, coloured by class (a narrow column may break it after an underscore). */
+export function StatusMark({ value }: { value: RunRow['status'] }) {
+  const parts = value.split('_');
+  return (
+    <span class={`status status-${value} status-mark`}>
+      <span aria-hidden="true" class="mark">
+        {MARKS[value]}
+      </span>
+      {'\u00a0'}
+      <span>{parts.map((part, i) => (i === parts.length - 1 ? part : [`${part}_`, <wbr key={part} />]))}</span>
+    </span>
+  );
+}
 
 /** How long ago `ms` was at `now`, as a person says it: just now, 40 s ago, 3 min ago, 5 h ago, 2 d ago. */
 export function ago(ms: number, now: number): string {

@@ -263,7 +263,7 @@ describe('the runs list', () => {
     expect(await page.getByText('6 runs', { exact: true }).isVisible()).toBe(true);
     const cells = page.getByRole('row', { name: new RegExp(runs.failed) }).getByRole('cell');
     expect(await cells.first().getByRole('link').textContent()).toBe(`${XSS} ${runs.failed}`);
-    expect(await cells.nth(1).textContent()).toBe('✗ FAILED');
+    expect(await cells.nth(1).textContent()).toBe('✗\u00a0FAILED');
     const started = cells.nth(2).locator('time');
     expect(await started.textContent()).toMatch(/^(just now|\d+ s ago|\d+ min ago)$/);
     const absolute = await started.getAttribute('title');
@@ -395,6 +395,7 @@ describe('the runs list', () => {
     await Promise.all([page.waitForURL(/cursor=/), pager.getByRole('link', { name: 'Next page' }).click()]);
     expect(await listed(page)).toEqual([runs.quick[1], runs.quick[0]]);
     expect(await page.locator('#runs-summary').textContent()).toBe('Matching runs 3–4 of 4');
+    await shot(page, 'runs-paged');
     expect(await pager.getByRole('link', { name: 'Next page' }).count()).toBe(0);
     expect(await page.getByLabel('Status').inputValue()).toBe('SUCCEEDED');
 
