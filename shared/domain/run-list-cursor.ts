@@ -9,7 +9,7 @@ import { badRequest } from '../errors.ts';
 // they showed, so "Previous page" is a link of its own and the page can say which runs it shows
 // ("Runs 26–50"). Signed and bound to the account and filters like every cursor (shared/db/cursor.ts).
 
-/** Pages back a cursor remembers: "Previous page" goes back this far, then "Newest runs" (about 40 bytes each). */
+/** Pages back a cursor remembers: "Previous page" goes back this far, then "Newest runs" (about 50 bytes each). */
 export const BACK_PAGES = 30;
 
 const Key = z.string().min(1).max(200);
@@ -19,7 +19,7 @@ const At = z.object({
   /** The rows shown before this page. */
   o: z.number().int().min(0),
   /** The pages before: their start (null: the first page) and their rows shown before them. */
-  b: z.array(z.tuple([Key.nullable(), z.number().int().min(0)])).max(BACK_PAGES),
+  b: z.array(z.object({ a: Key.nullable(), o: z.number().int().min(0) })).max(BACK_PAGES),
 });
 export type ListAt = z.infer<typeof At>;
 
@@ -38,8 +38,8 @@ export const positionOf = (at: ListAt | undefined) => (at ? { p: [], d: [], l: a
 
 /** The cursor of the page after this one (`shown` rows on it), which starts below `after`. */
 export function nextCursor(at: ListAt | undefined, shown: number, after: string, binding: string): string | null {
-  const here: [string | null, number] = [at?.a ?? null, at?.o ?? 0];
-  const next: ListAt = { a: after, o: here[1] + shown, b: [...(at?.b ?? []), here].slice(-BACK_PAGES) };
+  const here = { a: at?.a ?? null, o: at?.o ?? 0 };
+  const next: ListAt = { a: after, o: here.o + shown, b: [...(at?.b ?? []), here].slice(-BACK_PAGES) };
   return encodeCursor(next, binding);
 }
 
@@ -52,7 +52,7 @@ export function previousOf(at: ListAt | undefined, binding: string): { first: tr
   if (!at) return undefined;
   const before = at.b.at(-1);
   if (!before) return { newest: true };
-  const [a, o] = before;
+  const { a, o } = before;
   if (a === null) return { first: true };
   return { cursor: encodeCursor({ a, o, b: at.b.slice(0, -1) }, binding) as string };
 }
