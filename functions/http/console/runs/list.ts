@@ -6,13 +6,13 @@
 // full, 3 at most (shared/domain/run-list.ts pageRunRows): 19 at most. The live refresh asks for the
 // list alone: no choices, the names by one BatchGet. A wrong filter or cursor reads no run: the form
 // shows it (400). test/integration/console-runs-reads.test.ts counts them.
-import { FILTER_FIELDS, RunsQuery, route } from './list.route.ts';
+import { route } from './list.route.ts';
+import { FILTER_FIELDS, RunsQuery } from './list.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
 import { AppError } from '../../../../shared/errors.ts';
 import { pageRunRows, type RunFilters, workflowFilterChoices, workflowNamesOf } from '../../../../shared/domain/run-list.ts';
 import { byField, type FormErrors, noErrors } from '../parts/labelled-field.tsx';
-import { runsFragment, runsPage, type RunsView } from './list-view.tsx';
-import { DEFAULT_LIMIT } from './list-view.tsx';
+import { DEFAULT_LIMIT, runsFragment, runsPage, type RunsView } from './list-view.tsx';
 
 export const handler = consoleHttp(route, async ({ query, session, event }) => {
   const accountId = session.principal.accountId;
