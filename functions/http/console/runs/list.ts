@@ -4,9 +4,8 @@
 // names), and a BatchGet of the names of workflows not among them (only then): 9 with the default 4
 // shards, 10 at most. Filtered by status or trigger the listing is read in windows until the page is
 // full, 3 at most, each LIST_SHARDS Queries and a BatchGet (shared/domain/run-list.ts pageRunRows):
-// 20 at most. The live refresh asks for the
-// list alone: no choices, the names by one BatchGet. A wrong filter or cursor reads no run: the form
-// shows it (400). test/integration/console-runs-reads.test.ts counts them.
+// 20 at most. The live refresh asks for the list alone: no choices, the names by one BatchGet. A wrong
+// filter or cursor reads no run: the form shows it (400). test/integration/console-runs-reads.test.ts counts them.
 import { route } from './list.route.ts';
 import { FILTER_FIELDS, RunsQuery } from './list.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
