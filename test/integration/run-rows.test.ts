@@ -5,6 +5,7 @@ import { putNew } from '../../shared/db/batch.ts';
 import { executionKey, executionListings } from '../../shared/db/entities/execution.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { newId } from '../../shared/ids.ts';
+import { BACK_PAGES } from '../../shared/domain/run-list-cursor.ts';
 import { FILTERED_WINDOW, FILTERED_WINDOWS, pageRunRows, type RunFilters, runsOfLastDay } from '../../shared/domain/run-list.ts';
 
 // The console's runs listing on DynamoDB Local (shared/db/entities/execution-rows.ts, shared/domain/
@@ -203,6 +204,22 @@ describe('the console runs listing', () => {
       backward.unshift(page.items.map((r) => r.executionId));
     }
     expect(backward).toEqual(forward.slice(0, -1));
+  });
+
+  it('remembers BACK_PAGES pages back; further back, "Newest runs"', { timeout: 60_000 }, async () => {
+    const { accountId, runs } = await givenRuns(Array.from({ length: BACK_PAGES + 3 }, () => ({})));
+    let page = await pageRunRows(accountId, {}, 1, undefined);
+    for (let i = 1; i < BACK_PAGES + 3; i++) page = await pageRunRows(accountId, {}, 1, page.nextCursor ?? undefined);
+    expect(page.items.map((r) => r.executionId)).toEqual(newestFirst(runs).slice(-1));
+    expect(page.offset).toBe(BACK_PAGES + 2);
+    let back = 0;
+    while (page.previous && 'cursor' in page.previous) {
+      page = await pageRunRows(accountId, {}, 1, page.previous.cursor);
+      back++;
+      expect(page.items.map((r) => r.executionId)).toEqual([newestFirst(runs)[BACK_PAGES + 2 - back]]);
+    }
+    expect(back).toBe(BACK_PAGES);
+    expect(page.previous).toEqual({ newest: true });
   });
 
   it("counts the overview's last 24 hours: runs before them are not read", { timeout: 60_000 }, async () => {
