@@ -93,3 +93,58 @@ export const WorkflowName = ({ id, names }: { id: string; names: ReadonlyMap<str
   const name = names.get(id);
   return name === undefined ? <span class="muted">{id}</span> : <span title={id}>{name}</span>;
 };
+
+/** A mark per status, beside its name (never colour alone): a symbol a glance tells apart. */
+const MARKS: Record<RunRow['status'], string> = {
+  PENDING: '○',
+  RUNNING: '►',
+  WAITING_APPROVAL: '‖',
+  WAITING_CALLBACK: '‖',
+  SUCCEEDED: '✓',
+  FAILED: '✗',
+  CANCELLED: '⊘',
+  INTERRUPTED: '!',
+};
+
+/** A run's status: its mark (hidden from screen readers, which read the name) and its name, coloured by class (a narrow column may break it after an underscore). */
+export function StatusMark({ value }: { value: RunRow['status'] }) {
+  const parts = value.split('_');
+  return (
+    <span class={`status status-${value} status-mark`}>
+      <span aria-hidden="true" class="mark">
+        {MARKS[value]}
+      </span>
+      {'\u00a0'}
+      <span>{parts.map((part, i) => (i === parts.length - 1 ? part : [`${part}_`, <wbr key={part} />]))}</span>
+    </span>
+  );
+}
+
+/** How long ago `ms` was at `now`, as a person says it: just now, 40 s ago, 3 min ago, 5 h ago, 2 d ago. */
+export function ago(ms: number, now: number): string {
+  const s = Math.floor((now - ms) / 1000);
+  if (s < 5) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} d ago`;
+}
+
+/**
+ * A time relative to `now` (computed at render: a live list renders again), the absolute UTC time in
+ * its `datetime` and `title`, and written out small beneath it.
+ */
+export function RelativeTime({ ms, now }: { ms: number; now: number }) {
+  const iso = new Date(ms).toISOString();
+  const absolute = `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+  return (
+    <>
+      <time datetime={iso} title={absolute}>
+        {ago(ms, now)}
+      </time>
+      <small class="muted absolute-time">{absolute}</small>
+    </>
+  );
+}

@@ -1,8 +1,8 @@
 import type { ExecutionStatus } from '../db/entities/execution-state.ts';
 import { IN_PROGRESS } from '../db/entities/execution-state.ts';
-import { positionAfter, type RunRow, runWindow } from '../db/entities/execution-rows.ts';
+import { type RunRow, runWindow } from '../db/entities/execution-rows.ts';
 import { workflowChoices, workflowNames } from '../db/entities/workflow-names.ts';
-import { decodeCursor, encodeCursor } from '../db/cursor.ts';
+import { nextCursor as nextCursorOf, positionOf, previousOf, readListCursor } from './run-list-cursor.ts';
 
 // The console's runs list and the overview's figures: windows of the run listings (keys only, write-
 // sharded; shared/db/entities/execution-rows.ts), a time range read by the key condition, and what the
@@ -32,34 +32,68 @@ const matches = (f: RunFilters) => (r: RunRow) =>
   (!f.status || r.status === f.status) && (!f.trigger || (f.trigger === 'retry' ? (r.retries ?? 0) > 0 : r.trigger === f.trigger));
 
 /**
- * Runs read per page when the page is filtered by status or trigger, which the listings' keys do not
- * hold: one BatchGet's most, so that sparse matches still fill pages at the same number of calls.
+ * Runs read per window when the page is filtered by status or trigger, which the listings' keys do not
+ * hold: one BatchGet's most.
  */
 export const FILTERED_WINDOW = 100;
+/**
+ * Windows a filtered page reads at most to fill itself (`FILTERED_WINDOWS` × `FILTERED_WINDOW` runs
+ * looked at): a page with fewer matches in that stretch is shown short, saying the next page looks
+ * further back. Why not an index by status (docs/console.md "What the lists read"): the listings are
+ * keys only; status in a key or a projection would rewrite both listing entries at every change of a
+ * run's status (write units on every run), where this reads only when a person filters.
+ */
+export const FILTERED_WINDOWS = 3;
+
+export type RunPage = {
+  items: RunRow[];
+  /** The next page's cursor (null: none). */
+  nextCursor: string | null;
+  /** Where "Previous page" goes (undefined: this is the first page). */
+  previous: ReturnType<typeof previousOf>;
+  /** Rows shown on the pages before this one. */
+  offset: number;
+  /** Another run (matching, when filtered) is known to come after this page. */
+  more: boolean;
+};
 
 /**
- * A page of runs, newest first: at most `limit` rows matching `f`, and the cursor of the page after
- * (null: none). DynamoDB calls: LIST_SHARDS Queries (keys only, in parallel, in the time range) and one
- * BatchGet (the rows' fields). Filtered by status or trigger it reads a window of `FILTERED_WINDOW`
- * runs and keeps the matches; past `limit` of them the cursor points just after the last one shown, so
- * nothing is skipped. A page may then be short, even empty with a "Next page" (no match in its window).
+ * A page of runs, newest first: at most `limit` rows matching `f`, and the cursors both ways.
+ * DynamoDB calls: unfiltered (a workflow and a time range are keys, not filters), LIST_SHARDS Queries
+ * (keys only, in parallel, in the time range) and one BatchGet of the rows' fields. Filtered by status
+ * or trigger, windows of `FILTERED_WINDOW` runs (the same calls each) until it has `limit` matches and
+ * one more (so it knows there are more), at most `windows` of them: (LIST_SHARDS + 1) × `windows`
+ * calls at most, 15 with the defaults. A page cut at `limit` goes on just after its last row read, so
+ * nothing is skipped; one cut by the bound goes on after the last run looked at.
  */
-export async function pageRunRows(accountId: string, f: RunFilters, limit: number, cursor: string | undefined) {
+export async function pageRunRows(accountId: string, f: RunFilters, limit: number, cursor: string | undefined, windows = FILTERED_WINDOWS) {
   const binding = `console-runs:${JSON.stringify([accountId, f.workflowId ?? '', f.status ?? '', f.trigger ?? '', f.from ?? '', f.to ?? ''])}`;
+  const at = readListCursor(cursor, binding);
   const filtered = f.status !== undefined || f.trigger !== undefined;
-  const w = await runWindow(accountId, f, filtered ? Math.max(limit, FILTERED_WINDOW) : limit, decodeCursor(cursor, binding));
   const keep = matches(f);
   const items: RunRow[] = [];
-  let next = w.next;
-  for (const [i, e] of w.entries.entries()) {
-    if (!e.row || !keep(e.row)) continue;
-    if (items.length === limit) {
-      next = positionAfter(w.start, w.shards, w.entries, i - 1);
-      break;
+  let start: Record<string, unknown> | undefined = positionOf(at);
+  let last = at?.a;
+  let more = false;
+  let end = false;
+  for (let read = 0; read < (filtered ? windows : 1) && !more && !end; read++) {
+    const w = await runWindow(accountId, f, filtered ? Math.max(limit, FILTERED_WINDOW) : limit, start);
+    for (const e of w.entries) {
+      if (e.row && keep(e.row)) {
+        if (items.length === limit) {
+          more = true;
+          break;
+        }
+        items.push(e.row);
+      }
+      last = e.sk;
     }
-    items.push(e.row);
+    if (!w.next) end = !more;
+    else start = { p: [], d: [], l: last ?? null };
+    if (!filtered && w.next) more = true;
   }
-  return { items, nextCursor: encodeCursor(next, binding) };
+  const nextCursor = end || last === undefined ? null : nextCursorOf(at, items.length, last, binding);
+  return { items, nextCursor, previous: previousOf(at, binding), offset: at?.o ?? 0, more } satisfies RunPage;
 }
 
 /** Runs the overview counts: the newest this many of the last 24 hours (one window: LIST_SHARDS Queries and a BatchGet). */

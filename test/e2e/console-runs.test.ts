@@ -2,7 +2,17 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { givenAccount, PASSWORD } from '../support/fixtures.ts';
 import { eventually } from '../support/engine.ts';
-import { consoleContext, consoleStack, expectAccessible, expectNoCspViolations, shot, signIn } from '../support/console-browser.ts';
+import {
+  consoleContext,
+  consoleStack,
+  DESKTOP,
+  expectAccessible,
+  expectAccessibleAtBothWidths,
+  expectNoCspViolations,
+  PHONE,
+  shot,
+  signIn,
+} from '../support/console-browser.ts';
 
 /**
  * The overview and the runs list in a browser, over runs started through the API: the last day's
@@ -113,9 +123,11 @@ async function signedInPage() {
   return { context, page };
 }
 
-/** The run ids of the list's rows, in order. */
+/** The run ids of the list's rows, in order (each row's link: the workflow's name, the run's id). */
 const listed = async (page: Page) =>
-  (await page.getByRole('table', { name: 'Runs, newest first' }).getByRole('link').allTextContents()).filter((t) => t.startsWith('ex_'));
+  (await page.getByRole('table', { name: 'Runs, newest first' }).getByRole('link').allTextContents()).flatMap(
+    (t) => t.match(/ex_\w+/) ?? [],
+  );
 
 /** Submit the filter form as a person does: choose, then "Filter". */
 async function filter(page: Page, choose: (page: Page) => Promise<unknown>) {
@@ -239,6 +251,29 @@ describe('the runs list', () => {
     await page.waitForURL((u) => u.pathname === '/console/runs');
     const everyRun = [runs.waiting, runs.rerun, runs.failed, ...[...runs.quick].reverse()];
     expect(await listed(page)).toEqual(everyRun);
+    // Scannable: the workflow's name first (the run's link, the id beneath it), a status mark beside
+    // the status, when it started (relative; the UTC time in its title and beneath), and the total.
+    expect(await page.getByRole('columnheader').allTextContents()).toEqual([
+      'Workflow and run',
+      'Status',
+      'Started',
+      'Duration',
+      'Trigger',
+    ]);
+    expect(await page.getByText('6 runs', { exact: true }).isVisible()).toBe(true);
+    const cells = page.getByRole('row', { name: new RegExp(runs.failed) }).getByRole('cell');
+    expect(await cells.first().getByRole('link').textContent()).toBe(`${XSS} ${runs.failed}`);
+    expect(await cells.nth(1).textContent()).toBe('✗\u00a0FAILED');
+    const started = cells.nth(2).locator('time');
+    expect(await started.textContent()).toMatch(/^(just now|\d+ s ago|\d+ min ago)$/);
+    const absolute = await started.getAttribute('title');
+    expect(absolute).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(
+      await cells
+        .nth(2)
+        .getByText(absolute ?? '', { exact: true })
+        .isVisible(),
+    ).toBe(true);
     const row = page.getByRole('row', { name: new RegExp(runs.failed) });
     for (const text of [XSS, 'FAILED', 'api, retried 1×']) expect(await row.getByText(text, { exact: true }).count(), text).toBe(1);
     expect(await page.locator('img[src="x"]').count()).toBe(0);
@@ -309,45 +344,88 @@ describe('the runs list', () => {
     await page.getByRole('link', { name: 'Clear filters' }).click();
     await page.waitForURL((u) => u.pathname === '/console/runs' && u.search === '');
     expect(await listed(page)).toEqual(everyRun);
+
+    // Back and reload show the URL's filters in the form, not what was chosen on the page before leaving it.
+    await filter(page, (p) => p.getByLabel('Status').selectOption('FAILED'));
+    await page.getByLabel('Status').selectOption('SUCCEEDED');
+    await Promise.all([page.waitForURL(/status=SUCCEEDED/), page.getByRole('button', { name: 'Filter' }).click()]);
+    expect(await listed(page)).toEqual([runs.rerun, ...[...runs.quick].reverse()]);
+    await page.goBack();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('FAILED');
+    expect(await page.getByLabel('Status').inputValue()).toBe('FAILED');
+    expect(await listed(page)).toEqual([runs.failed]);
+    await page.goForward();
+    expect(await page.getByLabel('Status').inputValue()).toBe('SUCCEEDED');
+    await page.reload();
+    expect(await page.getByLabel('Status').inputValue()).toBe('SUCCEEDED');
     expectNoCspViolations(context);
     await context.close();
   });
 
-  it('pages with "Next page" and opens a run from its row', { timeout: 60_000 }, async () => {
+  it('pages with "Next page" and "Previous page", says how many, keeps a filtered page full, fits a phone', {
+    timeout: 60_000,
+  }, async () => {
     const { context, page } = await signedInPage();
     await page.goto(`${env.url}/console/runs?limit=2`);
+    const pager = page.getByRole('navigation', { name: 'Pages of runs' });
     const seen: string[][] = [];
+    const summaries: string[] = [];
     for (;;) {
       seen.push(await listed(page));
-      const next = page.getByRole('link', { name: 'Next page' });
+      summaries.push((await page.locator('#runs-summary').textContent()) ?? '');
+      const next = pager.getByRole('link', { name: 'Next page' });
       if ((await next.count()) === 0) break;
       await Promise.all([page.waitForURL(/cursor=/), next.click()]);
       expect(seen.length).toBeLessThan(10);
     }
     expect(seen.map((p) => p.length)).toEqual([2, 2, 2]);
     expect(seen.flat()).toEqual([runs.waiting, runs.rerun, runs.failed, ...[...runs.quick].reverse()]);
-    await expectAccessible(page);
+    expect(summaries).toEqual(['Runs 1–2 of more than 2', 'Runs 3–4 of more than 4', 'Runs 5–6 of 6']);
+    // Previous, then Previous: the first page again, without a cursor.
+    await Promise.all([page.waitForURL(/cursor=/), pager.getByRole('link', { name: 'Previous page' }).click()]);
+    expect(await listed(page)).toEqual(seen[1]);
+    await Promise.all([page.waitForURL((u) => !u.search.includes('cursor=')), pager.getByRole('link', { name: 'Previous page' }).click()]);
+    expect(await listed(page)).toEqual(seen[0]);
+    expect(await pager.getByRole('link', { name: 'Previous page' }).count()).toBe(0);
 
-    // A filtered list pages the same way.
-    await page.goto(`${env.url}/console/runs?limit=1&status=SUCCEEDED`);
-    const succeeded: string[] = [];
-    for (;;) {
-      succeeded.push(...(await listed(page)));
-      const next = page.getByRole('link', { name: 'Next page' });
-      if ((await next.count()) === 0) break;
-      await Promise.all([page.waitForURL(/cursor=/), next.click()]);
-      expect(succeeded.length).toBeLessThan(10);
-    }
-    expect(succeeded).toEqual([runs.rerun, ...[...runs.quick].reverse()]);
+    // A filtered list: full pages of matches (4 succeeded among the 6), the total on its last.
+    await page.goto(`${env.url}/console/runs?limit=2&status=SUCCEEDED`);
+    expect(await listed(page)).toEqual([runs.rerun, runs.quick[2]]);
+    expect(await page.locator('#runs-summary').textContent()).toBe('Matching runs 1–2 of more than 2');
+    await Promise.all([page.waitForURL(/cursor=/), pager.getByRole('link', { name: 'Next page' }).click()]);
+    expect(await listed(page)).toEqual([runs.quick[1], runs.quick[0]]);
+    expect(await page.locator('#runs-summary').textContent()).toBe('Matching runs 3–4 of 4');
+    await shot(page, 'runs-paged');
+    expect(await pager.getByRole('link', { name: 'Next page' }).count()).toBe(0);
+    expect(await page.getByLabel('Status').inputValue()).toBe('SUCCEEDED');
 
+    // A phone: the workflow and the status in every row, nothing wider than the screen.
     await page.goto(`${env.url}/console/runs`);
-    await Promise.all([page.waitForURL(/\/console\/runs\/ex_/), page.getByRole('link', { name: runs.failed }).click()]);
+    await page.setViewportSize(PHONE);
+    expect(await page.getByRole('columnheader', { name: 'Status' }).isVisible()).toBe(true);
+    expect(
+      await page
+        .getByRole('row', { name: new RegExp(runs.failed) })
+        .getByText('FAILED', { exact: true })
+        .isVisible(),
+    ).toBe(true);
+    expect(
+      await page
+        .getByRole('row', { name: new RegExp(runs.rerun) })
+        .getByText('Quick report', { exact: true })
+        .isVisible(),
+    ).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.setViewportSize(DESKTOP);
+    await expectAccessibleAtBothWidths(page, 'runs-list');
+
+    await Promise.all([page.waitForURL(/\/console\/runs\/ex_/), page.getByRole('link', { name: new RegExp(runs.failed) }).click()]);
     expect(new URL(page.url()).pathname).toBe(`/console/runs/${runs.failed}`);
     expectNoCspViolations(context);
     await context.close();
   });
 
-  it("shows nothing of another account's workflow; bad filters are a 400 page", { timeout: 60_000 }, async () => {
+  it("shows nothing of another account's workflow; a wrong filter is shown at its field (400)", { timeout: 60_000 }, async () => {
     const other = await givenAccount();
     const otherSession = await login(other.admin.email, PASSWORD);
     const theirs = await env.api('/api/workflows', {
@@ -369,34 +447,40 @@ describe('the runs list', () => {
     await page.goto(`${env.url}/console/runs`);
     expect(await page.content()).not.toContain(theirRun.body.executionId);
 
-    for (const bad of [
-      'status=NOPE',
-      'trigger=cron',
-      'from=yesterday',
-      'to=2026-13-45T99:99',
-      `from=2026-11-27T10:00:00Z&to=2026-11-27T09:00:00Z`,
-      'workflowId=..%2F..%2Fetc',
-      'workflowId=%3Cimg%20src%3Dx%3E',
-      'limit=0',
-      'limit=1000',
-      'cursor=not-a-cursor',
-      'live=maybe',
-    ]) {
+    // A wrong filter: the page with its form, the field marked and its error beneath it, no rows (400).
+    for (const [bad, field] of [
+      ['status=NOPE', 'Status'],
+      ['trigger=cron', 'Trigger'],
+      ['from=yesterday', 'From (UTC)'],
+      ['to=2026-13-45T99:99', 'To (UTC)'],
+      [`from=2026-11-27T10:00:00Z&to=2026-11-27T09:00:00Z`, 'To (UTC)'],
+      ['workflowId=..%2F..%2Fetc', 'Workflow'],
+      ['workflowId=%3Cimg%20src%3Dx%3E', 'Workflow'],
+      ['limit=0', undefined],
+      ['limit=1000', undefined],
+      ['cursor=not-a-cursor', undefined],
+      ['live=maybe', undefined],
+    ] as const) {
       const r = await page.goto(`${env.url}/console/runs?${bad}`);
       expect(r?.status(), bad).toBe(400);
-      expect(await page.getByRole('heading', { level: 1 }).textContent(), bad).toMatch(/\S/);
-      expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Runs', exact: true }).count(), bad).toBe(1);
+      expect(await page.getByRole('heading', { level: 1 }).textContent(), bad).toBe('Runs');
+      expect(await page.getByRole('form', { name: 'Filter runs' }).count(), bad).toBe(1);
+      expect(await page.getByRole('table', { name: 'Runs, newest first' }).count(), bad).toBe(0);
+      expect(await page.getByRole('alert').count(), bad).toBe(1);
+      const invalid = page.locator('[aria-invalid="true"]');
+      if (field) {
+        expect(await invalid.count(), bad).toBe(1);
+        expect(await page.getByLabel(field).getAttribute('aria-invalid'), bad).toBe('true');
+        const described = (await page.getByLabel(field).getAttribute('aria-describedby')) ?? '';
+        expect(await page.locator(`#${described}`).textContent(), bad).toMatch(/\S/);
+      } else expect(await invalid.count(), bad).toBe(0);
     }
     expect(await page.locator('img[src="x"]').count()).toBe(0);
-    // The page names the filter that is wrong.
+    // The error says what the link said and why it is wrong; the field shows the list's choice.
     await page.goto(`${env.url}/console/runs?status=NOPE`);
-    expect(
-      await page
-        .getByRole('listitem')
-        .filter({ hasText: /^status: / })
-        .count(),
-    ).toBe(1);
-    await expectAccessible(page);
+    expect(await page.getByText('“NOPE”: not a status; choose one of the list').isVisible()).toBe(true);
+    expect(await page.getByLabel('Status').inputValue()).toBe('');
+    await expectAccessibleAtBothWidths(page);
     await shot(page, 'runs-bad-filter');
     expectNoCspViolations(context);
     await context.close();

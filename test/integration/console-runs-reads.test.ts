@@ -6,6 +6,7 @@ import { db } from '../../shared/clients.ts';
 import { putNew } from '../../shared/db/batch.ts';
 import { executionKey, executionListings } from '../../shared/db/entities/execution.ts';
 import { listShards } from '../../shared/db/shards.ts';
+import { FILTERED_WINDOWS } from '../../shared/domain/run-list.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, lambdaContext } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
@@ -71,6 +72,23 @@ describe('DynamoDB calls per page view', () => {
     const refresh = await view(runsList, '/console/runs', {}, { 'hx-request': 'true' });
     expect(refresh.status).toBe(200);
     expect(refresh.calls).toEqual({ GetCommand: 3, QueryCommand: shards, BatchGetCommand: 2 });
+  });
+
+  it('the runs list with a wrong filter or cursor: no run read, the form and the choices (400)', async () => {
+    for (const query of [{ status: 'NOPE' }, { from: 'yesterday' }, { cursor: 'not-a-cursor' }] as Record<string, string>[]) {
+      const page = await view(runsList, '/console/runs', query);
+      expect(page.status, JSON.stringify(query)).toBe(400);
+      expect(page.calls, JSON.stringify(query)).toEqual({ GetCommand: 3, QueryCommand: 1 });
+    }
+  });
+
+  it('the runs list filtered by status: windows until the page is full, FILTERED_WINDOWS at most', async () => {
+    // Three runs: the first window is the listing's end, so one window is read (the bound, 3 windows of
+    // LIST_SHARDS Queries and a BatchGet each, is counted in test/integration/run-rows.test.ts).
+    const page = await view(runsList, '/console/runs', { status: 'SUCCEEDED' });
+    expect(page.status).toBe(200);
+    expect(page.calls).toEqual({ GetCommand: 3, QueryCommand: listShards() + 1, BatchGetCommand: 2 });
+    expect(FILTERED_WINDOWS * (listShards() + 1)).toBe(15);
   });
 
   it('the overview: the session, the hour counts (one Query), the failed runs (a Query per list shard, a BatchGet), the pending approvals (a Query per status shard), the names', async () => {

@@ -5,7 +5,8 @@ import { putNew } from '../../shared/db/batch.ts';
 import { executionKey, executionListings } from '../../shared/db/entities/execution.ts';
 import { listShards } from '../../shared/db/shards.ts';
 import { newId } from '../../shared/ids.ts';
-import { FILTERED_WINDOW, pageRunRows, type RunFilters, runsOfLastDay } from '../../shared/domain/run-list.ts';
+import { BACK_PAGES } from '../../shared/domain/run-list-cursor.ts';
+import { FILTERED_WINDOW, FILTERED_WINDOWS, pageRunRows, type RunFilters, runsOfLastDay } from '../../shared/domain/run-list.ts';
 
 // The console's runs listing on DynamoDB Local (shared/db/entities/execution-rows.ts, shared/domain/
 // run-list.ts): a time range read by the listings' key condition (run ids are ULIDs), status and
@@ -134,6 +135,91 @@ describe('the console runs listing', () => {
     expect(page.items.map((r) => r.executionId)).toEqual([runs[3]?.executionId]);
     expect(page.nextCursor).toBeNull();
     expect(send.mock.calls.length).toBe(listShards() + 1);
+  });
+
+  it('fills a filtered page from the windows after the first, at most FILTERED_WINDOWS of them, and says when more match', {
+    timeout: 60_000,
+  }, async () => {
+    // 600 runs, newest first the CANCELLED ones at these places: 2 in the first window, 3 in the second, 2 in the third, 2 far back.
+    const at = [10, 50, 120, 150, 180, 220, 240, 560, 570];
+    const n = 600;
+    const { accountId, runs } = await givenRuns(
+      Array.from({ length: n }, (_, i) => ({ status: at.includes(n - 1 - i) ? 'CANCELLED' : 'SUCCEEDED' })),
+    );
+    const cancelled = newestFirst(runs.filter((r) => r.status === 'CANCELLED'));
+    const send = vi.spyOn(db(), 'send');
+    const first = await pageRunRows(accountId, { status: 'CANCELLED' }, 5, undefined);
+    // Full: 5 matches from three windows, and a sixth seen, so "more than 5".
+    expect(first.items.map((r) => r.executionId)).toEqual(cancelled.slice(0, 5));
+    expect(first.more).toBe(true);
+    expect(first.offset).toBe(0);
+    expect(first.previous).toBeUndefined();
+    expect(send.mock.calls.length).toBe(FILTERED_WINDOWS * (listShards() + 1));
+    send.mockClear();
+    // The next page starts just before the sixth: it finds the sixth and seventh, then its bound (300 runs) ends it short.
+    const second = await pageRunRows(accountId, { status: 'CANCELLED' }, 5, first.nextCursor ?? undefined);
+    expect(second.items.map((r) => r.executionId)).toEqual(cancelled.slice(5, 7));
+    expect(second.offset).toBe(5);
+    expect(second.more).toBe(false);
+    expect(second.previous).toEqual({ first: true });
+    expect(second.nextCursor).not.toBeNull();
+    expect(send.mock.calls.length).toBeLessThanOrEqual(FILTERED_WINDOWS * (listShards() + 1));
+    const third = await pageRunRows(accountId, { status: 'CANCELLED' }, 5, second.nextCursor ?? undefined);
+    expect(third.items.map((r) => r.executionId)).toEqual(cancelled.slice(7));
+    expect(third.nextCursor).toBeNull();
+    expect(third.offset).toBe(7);
+    // Its Previous is the second page, whose Previous is the first.
+    const back = third.previous && 'cursor' in third.previous ? third.previous.cursor : undefined;
+    const again = await pageRunRows(accountId, { status: 'CANCELLED' }, 5, back);
+    expect(again.items.map((r) => r.executionId)).toEqual(cancelled.slice(5, 7));
+    expect(again.offset).toBe(5);
+    expect(again.previous).toEqual({ first: true });
+    // The overview's read: one window, whatever it finds.
+    send.mockClear();
+    expect((await pageRunRows(accountId, { status: 'CANCELLED' }, 5, undefined, 1)).items).toHaveLength(2);
+    expect(send.mock.calls.length).toBe(listShards() + 1);
+  });
+
+  it('pages back with "Previous" to the same pages, unfiltered', { timeout: 60_000 }, async () => {
+    const { accountId, runs } = await givenRuns(Array.from({ length: 10 }, () => ({})));
+    const forward: string[][] = [];
+    const cursors: (string | undefined)[] = [];
+    let cursor: string | undefined;
+    let page: Awaited<ReturnType<typeof pageRunRows>>;
+    do {
+      page = await pageRunRows(accountId, {}, 3, cursor);
+      forward.push(page.items.map((r) => r.executionId));
+      expect(page.offset).toBe(3 * cursors.length);
+      expect(page.more).toBe(page.nextCursor !== null);
+      cursors.push(cursor);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(forward.flat()).toEqual(newestFirst(runs));
+    expect(forward.map((p) => p.length)).toEqual([3, 3, 3, 1]);
+    const backward: string[][] = [];
+    for (;;) {
+      const prev = page.previous;
+      if (!prev) break;
+      page = await pageRunRows(accountId, {}, 3, 'cursor' in prev ? prev.cursor : undefined);
+      backward.unshift(page.items.map((r) => r.executionId));
+    }
+    expect(backward).toEqual(forward.slice(0, -1));
+  });
+
+  it('remembers BACK_PAGES pages back; further back, "Newest runs"', { timeout: 60_000 }, async () => {
+    const { accountId, runs } = await givenRuns(Array.from({ length: BACK_PAGES + 3 }, () => ({})));
+    let page = await pageRunRows(accountId, {}, 1, undefined);
+    for (let i = 1; i < BACK_PAGES + 3; i++) page = await pageRunRows(accountId, {}, 1, page.nextCursor ?? undefined);
+    expect(page.items.map((r) => r.executionId)).toEqual(newestFirst(runs).slice(-1));
+    expect(page.offset).toBe(BACK_PAGES + 2);
+    let back = 0;
+    while (page.previous && 'cursor' in page.previous) {
+      page = await pageRunRows(accountId, {}, 1, page.previous.cursor);
+      back++;
+      expect(page.items.map((r) => r.executionId)).toEqual([newestFirst(runs)[BACK_PAGES + 2 - back]]);
+    }
+    expect(back).toBe(BACK_PAGES);
+    expect(page.previous).toEqual({ newest: true });
   });
 
   it("counts the overview's last 24 hours: runs before them are not read", { timeout: 60_000 }, async () => {

@@ -18,7 +18,7 @@ export const handler = consoleHttp(route, async ({ session, query }) => {
   const now = Date.now();
   const [runs, failedPage, pending] = await Promise.all([
     runOverview(p.accountId, query.span, now),
-    pageRunRows(p.accountId, { status: 'FAILED', from: spanStart(query.span, now) }, SHOWN, undefined),
+    pageRunRows(p.accountId, { status: 'FAILED', from: spanStart(query.span, now) }, SHOWN, undefined, 1),
     pendingFor(p),
   ]);
   const failed = failedPage.items;

@@ -74,3 +74,9 @@ document.addEventListener('htmx:beforeSwap', (event) => {
     detail.isError = false;
   }
 });
+// Forms that show the URL's state (the runs list's filters: data-url-state): a page brought back from
+// the back-forward cache keeps what was chosen and not sent; put back what the server rendered (the URL's).
+window.addEventListener('pageshow', (event) => {
+  if (!event.persisted) return;
+  for (const form of document.querySelectorAll('form[data-url-state]')) form.reset();
+});

@@ -1,107 +1,103 @@
 import { renderToString } from 'preact-render-to-string';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
-import { NextPage, RunLink, Status, Table } from '../../../../shared/console/components.tsx';
+import { Table } from '../../../../shared/console/components.tsx';
 import { CONSOLE_HEADERS, page } from '../../../../shared/console/render.tsx';
-import { runDuration, ShortTime, STATUS_ORDER, TriggerText, WorkflowName } from '../../../../shared/console/runs-components.tsx';
-import type { RunRow, WorkflowName as Choice } from '../../../../shared/domain/read-types.ts';
-import { isActive, RUN_TRIGGERS, type RunFilters } from '../../../../shared/domain/run-list.ts';
+import { RelativeTime, runDuration, StatusMark, TriggerText } from '../../../../shared/console/runs-components.tsx';
+import type { WorkflowName as Choice } from '../../../../shared/domain/read-types.ts';
+import { isActive } from '../../../../shared/domain/run-list.ts';
 import type { HttpResult } from '../../../../shared/http/context.ts';
+import { Filters } from './list-filters.tsx';
+import { DEFAULT_LIMIT, href, isFiltered, PATH, queryOf, type RunsView } from './list-parts.tsx';
 
-const PATH = '/console/runs';
-export const DEFAULT_LIMIT = 25;
+export { DEFAULT_LIMIT, type RunsView } from './list-parts.tsx';
 /** How often a list with an active run asks for itself again (htmx). */
 export const LIVE_SECONDS = 3;
 
-export type RunsView = {
-  filters: RunFilters;
-  limit: number;
-  cursor: string | undefined;
-  live: boolean;
-  rows: RunRow[];
-  nextCursor: string | null;
-  names: ReadonlyMap<string, string>;
-  now: number;
-};
+const count = (n: number) => n.toLocaleString('en');
+const failed = (v: RunsView) => Object.keys(v.errors.fields).length > 0 || v.errors.form.length > 0;
 
-const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
-/** A time as a `datetime-local` field holds it (UTC, no zone; seconds and milliseconds only when not zero). */
-const fieldTime = (ms: number | undefined) => {
-  if (ms === undefined) return '';
-  const s = new Date(ms).toISOString().slice(0, 23);
-  return s.endsWith(':00.000') ? s.slice(0, 16) : s.endsWith('.000') ? s.slice(0, 19) : s;
-};
-
-/** The list's query as parameters (the filters as given, the page size when not the default). */
-const queryOf = (v: Pick<RunsView, 'filters' | 'limit'>): Record<string, string | undefined> => ({
-  workflowId: v.filters.workflowId,
-  status: v.filters.status,
-  trigger: v.filters.trigger,
-  from: iso(v.filters.from),
-  to: iso(v.filters.to),
-  limit: v.limit === DEFAULT_LIMIT ? undefined : String(v.limit),
-});
-const href = (q: Record<string, string | undefined>) => {
-  const params = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
-  return params.size ? `${PATH}?${params}` : PATH;
-};
-
-const isFiltered = (f: RunFilters) => Object.values(f).some((x) => x !== undefined);
-
-function Filters({ v, choices }: { v: RunsView; choices: readonly Choice[] }) {
-  const f = v.filters;
-  const listed = f.workflowId === undefined || choices.some((c) => c.workflowId === f.workflowId);
+/**
+ * Which runs the page shows, and of how many: the total when the list's end is on this page ("31
+ * runs", "Runs 26–31 of 31"), else "of more than N" (a further run is known: read one ahead); a
+ * filtered page that read its bound of runs without filling says the next page looks further back.
+ */
+function Summary({ v }: { v: RunsView }) {
+  if (v.rows.length === 0) return null;
+  const first = v.offset + 1;
+  const last = v.offset + v.rows.length;
+  const runs = isFiltered(v.filters) ? 'matching runs' : 'runs';
+  const text = !v.nextCursor
+    ? v.offset === 0
+      ? `${count(last)} ${last === 1 ? runs.replace('runs', 'run') : runs}`
+      : `${runs[0]?.toUpperCase()}${runs.slice(1)} ${count(first)}–${count(last)} of ${count(last)}`
+    : v.more
+      ? `${runs[0]?.toUpperCase()}${runs.slice(1)} ${count(first)}–${count(last)} of more than ${count(last)}`
+      : `${runs[0]?.toUpperCase()}${runs.slice(1)} ${count(first)}–${count(last)}; the next page looks further back`;
   return (
-    <form method="get" action={PATH} class="filters runs-filters" aria-label="Filter runs">
-      <label>
-        Workflow
-        <select name="workflowId">
-          <option value="">All workflows</option>
-          {choices.map((c) => (
-            <option key={c.workflowId} value={c.workflowId} selected={c.workflowId === f.workflowId}>
-              {c.name}
-            </option>
+    <p class="runs-summary" id="runs-summary">
+      {text}
+    </p>
+  );
+}
+
+/** Previous and Next: links (no script), the filters kept; "Newest runs" once the cursor no longer remembers the page before. */
+function Pager({ v, q }: { v: RunsView; q: Record<string, string | undefined> }) {
+  const prev = v.previous;
+  if (!prev && !v.nextCursor) return null;
+  return (
+    <nav aria-label="Pages of runs" class="pager">
+      {prev && 'cursor' in prev ? <a href={href({ ...q, cursor: prev.cursor })}>Previous page</a> : null}
+      {prev && 'first' in prev ? <a href={href(q)}>Previous page</a> : null}
+      {prev && 'newest' in prev ? <a href={href(q)}>Newest runs</a> : null}
+      {v.nextCursor ? <a href={href({ ...q, cursor: v.nextCursor })}>Next page</a> : null}
+    </nav>
+  );
+}
+
+/** The table: the workflow's name first (the link to the run, its id beneath), the status mark, when, how long, how. */
+function Rows({ v }: { v: RunsView }) {
+  return (
+    <div class="runs-table">
+      <Table caption="Runs, newest first">
+        <thead>
+          <tr>
+            <th scope="col">Workflow and run</th>
+            <th scope="col">Status</th>
+            <th scope="col">Started</th>
+            <th scope="col" class="lesser">
+              Duration
+            </th>
+            <th scope="col" class="lesser">
+              Trigger
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {v.rows.map((r) => (
+            <tr key={r.executionId}>
+              <td>
+                <a href={`/console/runs/${r.executionId}`} class="run-link">
+                  <span class={v.names.has(r.workflowId) ? 'workflow-name' : 'workflow-name muted'}>
+                    {v.names.get(r.workflowId) ?? r.workflowId}
+                  </span>{' '}
+                  <small class="run-id">{r.executionId}</small>
+                </a>
+              </td>
+              <td>
+                <StatusMark value={r.status} />
+              </td>
+              <td>
+                <RelativeTime ms={r.startedAt} now={v.now} />
+              </td>
+              <td class="nowrap lesser">{runDuration(r, v.now)}</td>
+              <td class="lesser">
+                <TriggerText run={r} />
+              </td>
+            </tr>
           ))}
-          {listed ? null : (
-            <option value={f.workflowId} selected>
-              {v.names.get(f.workflowId as string) ?? f.workflowId}
-            </option>
-          )}
-        </select>
-      </label>
-      <label>
-        Status
-        <select name="status">
-          <option value="">Any status</option>
-          {STATUS_ORDER.map((s) => (
-            <option key={s} value={s} selected={s === f.status}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Trigger
-        <select name="trigger">
-          <option value="">Any trigger</option>
-          {RUN_TRIGGERS.map((t) => (
-            <option key={t} value={t} selected={t === f.trigger}>
-              {t}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label class="when">
-        From (UTC)
-        <input type="datetime-local" name="from" step="any" value={fieldTime(f.from)} />
-      </label>
-      <label class="when">
-        To (UTC)
-        <input type="datetime-local" name="to" step="any" value={fieldTime(f.to)} />
-      </label>
-      {v.limit === DEFAULT_LIMIT ? null : <input type="hidden" name="limit" value={String(v.limit)} />}
-      {v.live ? null : <input type="hidden" name="live" value="0" />}
-      <button type="submit">Filter</button>
-    </form>
+        </tbody>
+      </Table>
+    </div>
   );
 }
 
@@ -123,7 +119,6 @@ function Live({ v }: { v: RunsView }) {
         'hx-swap': 'outerHTML',
       }
     : {};
-  const filtered = isFiltered(v.filters);
   return (
     <div id="runs-live" {...poll}>
       {polling ? (
@@ -136,64 +131,32 @@ function Live({ v }: { v: RunsView }) {
           <span>Updates paused.</span> <a href={href({ ...q, cursor: v.cursor })}>Resume updates</a>
         </p>
       )}
+      <Summary v={v} />
       {v.rows.length === 0 ? (
         <p>
-          {v.nextCursor
-            ? 'No matching runs in this stretch of the list; the next page looks further back.'
-            : filtered || v.cursor
-              ? 'No runs match these filters.'
-              : 'No runs yet.'}
+          {failed(v)
+            ? 'No runs shown: change the filters above.'
+            : v.nextCursor
+              ? 'No matching runs in this stretch of the list; the next page looks further back.'
+              : isFiltered(v.filters) || v.cursor
+                ? 'No runs match these filters.'
+                : 'No runs yet.'}
         </p>
       ) : (
-        <div class="runs-table">
-          <Table caption="Runs, newest first">
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Workflow</th>
-                <th scope="col">Status</th>
-                <th scope="col">Trigger</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {v.rows.map((r) => (
-                <tr key={r.executionId}>
-                  <td>
-                    <RunLink id={r.executionId} />
-                  </td>
-                  <td>
-                    <WorkflowName id={r.workflowId} names={v.names} />
-                  </td>
-                  <td>
-                    <Status value={r.status} />
-                  </td>
-                  <td>
-                    <TriggerText run={r} />
-                  </td>
-                  <td>
-                    <ShortTime ms={r.startedAt} />
-                  </td>
-                  <td class="nowrap">{runDuration(r, v.now)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </Table>
-        </div>
+        <Rows v={v} />
       )}
-      <NextPage path={PATH} query={{ ...q, live: v.live ? undefined : '0' }} cursor={v.nextCursor} />
+      <Pager v={v} q={{ ...q, live: v.live ? undefined : '0' }} />
     </div>
   );
 }
 
-/** The runs list: its filters (a GET form) and the list. */
+/** The runs list: its filters (a GET form) and the list; 400 when the query is wrong (shown in the form). */
 export const runsPage = (session: ConsoleSession, v: RunsView, choices: readonly Choice[]) =>
   page(
-    { title: 'Runs', session, section: PATH },
+    { title: 'Runs', session, section: PATH, status: failed(v) ? 400 : 200 },
     <>
       <Filters v={v} choices={choices} />
-      {isFiltered(v.filters) ? (
+      {isFiltered(v.filters) || failed(v) ? (
         <p>
           <a href={v.limit === DEFAULT_LIMIT ? PATH : href({ limit: String(v.limit) })}>Clear filters</a>
         </p>
@@ -204,7 +167,7 @@ export const runsPage = (session: ConsoleSession, v: RunsView, choices: readonly
 
 /** What the live refresh asks for (`HX-Request`): the list alone, without the document around it. */
 export const runsFragment = (v: RunsView): HttpResult => ({
-  statusCode: 200,
+  statusCode: failed(v) ? 400 : 200,
   headers: { ...CONSOLE_HEADERS },
   body: renderToString(<Live v={v} />),
 });

@@ -4,7 +4,7 @@ import { ExecutionStatus } from '../../../../shared/domain/read-types.ts';
 import { RUN_TRIGGERS } from '../../../../shared/domain/run-list.ts';
 import { Id } from '../../../../shared/schemas/common.ts';
 import { IsoTime, TIME_RANGE_IN_ORDER } from '../../../../shared/schemas/time.ts';
-import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read } from '../../../route-kinds.ts';
+import { CONSOLE_FUNCTIONS, consolePage, cursorErrors, read, refuses } from '../../../route-kinds.ts';
 
 /** A GET form sends every field, the empty ones as `name=`: an empty field is no filter. */
 const blank = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
@@ -24,6 +24,18 @@ export const RunsQuery = z
   })
   .refine(...TIME_RANGE_IN_ORDER);
 
+/** The fields of the filter form: a wrong one is shown at its field. */
+export const FILTER_FIELDS = ['workflowId', 'status', 'trigger', 'from', 'to'] as const;
+
+/**
+ * What the route takes: the same parameters as text. The page reads them with `RunsQuery` itself, so a
+ * wrong filter is shown in the form, at its field, with the list empty (400), not as an error page.
+ */
+const TEXT = z.string().max(4096).optional();
+export const RunsQueryText = z.object(
+  Object.fromEntries(Object.keys(RunsQuery.shape).map((k) => [k, TEXT])) as Record<keyof typeof RunsQuery.shape, typeof TEXT>,
+);
+
 export const route = {
   method: 'GET',
   path: '/console/runs',
@@ -33,6 +45,6 @@ export const route = {
   auth: consolePage,
   grants: read,
   html: true,
-  query: RunsQuery,
-  errors: [...cursorErrors],
+  query: RunsQueryText,
+  errors: [...cursorErrors, ...refuses(400, 'VALIDATION_FAILED')],
 } as const satisfies Route;
