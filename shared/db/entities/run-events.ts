@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
@@ -127,4 +127,39 @@ export async function listEvents(accountId: string, executionId: string, limit: 
     }
     if (!res.LastEvaluatedKey) return { items, lastKey: undefined };
   }
+}
+
+/**
+ * The events of one iteration of a `for_each` (`iteration`, 0-based) among those written since `since`
+ * (the loop's last start), without paging the log: one Query of the run's partition from the item of
+ * that time on (an event's id starts with its time), filtered by DynamoDB to the items whose events name
+ * that iteration (`"iteration":N`), so only those come back; another page only per MB of log read.
+ * The caller keeps the events of the loop's own steps (another loop's iteration N shares the number).
+ */
+export async function iterationEvents(accountId: string, executionId: string, since: number, iteration: number) {
+  const from = `EV#ev_${encodeTime(Math.max(0, since), 10).toLowerCase()}`;
+  const events: RunEvent[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        // Items written before events were grouped hold one `event`.
+        FilterExpression: 'contains(#events, :a) OR contains(#events, :b) OR contains(#event, :a) OR contains(#event, :b)',
+        ExpressionAttributeNames: { '#events': 'events', '#event': 'event' },
+        ExpressionAttributeValues: {
+          ':pk': runPartition(accountId, executionId),
+          ':from': from,
+          ':to': 'EV$',
+          ':a': `"iteration":${iteration},`,
+          ':b': `"iteration":${iteration}}`,
+        },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of res.Items ?? []) events.push(...itemEvents(item).filter((e) => e.data.iteration === iteration));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return events;
 }
