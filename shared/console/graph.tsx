@@ -231,13 +231,14 @@ export function WorkflowGraph({
           const status = statuses.get(n.id);
           const mark = statusMark(status);
           return (
-            <a href={`#step-${n.id}`} key={`node-${n.id}`} aria-label={`${n.id}: ${mark.replace(/^\W+\s/, '')}`}>
+            // Named by its <title> (the step and its status in words, "fetch: failed"), not an aria-label the visible text would have to match.
+            <a href={`#step-${n.id}`} key={`node-${n.id}`}>
+              <title>{`${n.id}: ${mark.replace(/^\W+\s/, '')} (${title})`}</title>
               <g
                 class={`node type-${n.type ?? 'step'}${on} node-${statusClass(status)}`}
                 data-step={n.id}
                 data-status={statusClass(status)}
               >
-                <title>{`${title}: ${mark}`}</title>
                 {body}
                 <text x={f(b.x)} y={f(y + 53)} text-anchor="middle" class="step-status">
                   {mark}

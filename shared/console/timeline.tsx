@@ -145,6 +145,8 @@ function BarRow({
 
 /** The drawing's width in pixels at `zoom` (the real-time axis only; the compressed one is not zoomed). */
 export const drawnWidth = (mode: TimeMode, zoom: Zoom) => (mode === 'real' ? X0 + (W - X0 - RIGHT) * zoom + RIGHT : W);
+/** The width of its time axis (the drawing less the step names and the last duration). */
+export const plotWidth = (mode: TimeMode, zoom: Zoom) => drawnWidth(mode, zoom) - X0 - RIGHT;
 
 export function TimelineSvg({
   bars,
