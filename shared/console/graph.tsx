@@ -106,10 +106,10 @@ const MARKS: Record<string, string> = {
   FAILED: '✗ failed',
   TIMED_OUT: '✗ timed out',
   RUNNING: '▶ running',
-  WAITING: '⏸ waiting',
+  WAITING: '‖ waiting',
   SKIPPED: '↷ skipped',
   CANCELLED: '■ cancelled',
-  INTERRUPTED: '⏸ interrupted',
+  INTERRUPTED: '‖ interrupted',
 };
 /** A step's status in words, with its mark: "✗ failed", "○ not reached". */
 export const statusMark = (status: string | undefined) =>

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,6 +7,7 @@ import {
   expectAccessibleAtBothWidths,
   expectNoCspViolations,
   PHONE,
+  SHOTS,
   shot,
   signIn,
 } from '../support/console-browser.ts';
@@ -103,7 +105,7 @@ describe('the run page of a failed run with a loop of 60 items', { timeout: 90_0
     const width = async (step: string) =>
       timeline.locator('g', { has: page.locator(`title:text-matches("^${step}:")`) }).evaluate((g) => {
         // The bar's drawn pieces and its waits (a delay is all wait).
-        const rects = [...g.querySelectorAll(':scope > rect:not(.iter-band), :scope > g > rect')];
+        const rects = Array.from(g.querySelectorAll(':scope > rect:not(.iter-band), :scope > g > rect'));
         return rects.reduce((n, r) => n + Number(r.getAttribute('width')), 0);
       });
     const prepare = await width('prepare');
@@ -166,10 +168,20 @@ describe('the run page of a failed run with a loop of 60 items', { timeout: 90_0
     expect((await page.goto(`${env.url}/console/runs/${id}?zoom=3`))?.status()).toBe(400);
 
     await page.goto(`${env.url}/console/runs/${id}?iteration=35`);
-    await expectAccessibleAtBothWidths(page, 'run-timeline');
+    // The drawings and the browser on their own, at both widths (under SHOTS, to look at).
+    const parts = { timeline: '#run-live', path: '#graph', iterations: 'section[aria-labelledby="iterations"]' };
+    for (const [size, viewport] of [
+      ['', { width: 1280, height: 800 }],
+      ['-phone', PHONE],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      for (const [name, part] of Object.entries(parts))
+        await page.locator(part).screenshot({ path: join(SHOTS, `run-real-time-${name}${size}.png`) });
+    }
+    await expectAccessibleAtBothWidths(page, 'run-real-time');
     await fitsThePhone(page);
     await page.setViewportSize({ width: 1280, height: 800 });
-    await shot(page, 'run-timeline', 'dark');
+    await shot(page, 'run-real-time', 'dark');
     expectNoCspViolations(context);
     await context.close();
   });

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { encodeTime, monotonicFactory } from 'ulid';
+import { monotonicFactory } from 'ulid';
 import * as z from 'zod';
 import { db, tableName } from '../../clients.ts';
 import { pooledRandom } from '../../ids.ts';
@@ -130,14 +130,14 @@ export async function listEvents(accountId: string, executionId: string, limit: 
 }
 
 /**
- * The events of one iteration of a `for_each` (`iteration`, 0-based) among those written since `since`
- * (the loop's last start), without paging the log: one Query of the run's partition from the item of
- * that time on (an event's id starts with its time), filtered by DynamoDB to the items whose events name
- * that iteration (`"iteration":N`), so only those come back; another page only per MB of log read.
- * The caller keeps the events of the loop's own steps (another loop's iteration N shares the number).
+ * The events of one iteration of a `for_each` (`iteration`, 0-based) written since `since` (the loop's
+ * last start), without paging the log: one Query of the run's log filtered by DynamoDB to the items
+ * whose events name that iteration (`"iteration":N`), so only those come back; another call only per
+ * MB of log read. From the log's start: an item holds the events of one write, and a run written once
+ * packs many steps' events into an item keyed by its first, older than the loop. The caller keeps the
+ * events of the loop's own steps (another loop's iteration N shares the number).
  */
 export async function iterationEvents(accountId: string, executionId: string, since: number, iteration: number) {
-  const from = `EV#ev_${encodeTime(Math.max(0, since), 10).toLowerCase()}`;
   const events: RunEvent[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -150,7 +150,7 @@ export async function iterationEvents(accountId: string, executionId: string, si
         ExpressionAttributeNames: { '#events': 'events', '#event': 'event' },
         ExpressionAttributeValues: {
           ':pk': runPartition(accountId, executionId),
-          ':from': from,
+          ':from': 'EV#',
           ':to': 'EV$',
           ':a': `"iteration":${iteration},`,
           ':b': `"iteration":${iteration}}`,
@@ -158,7 +158,7 @@ export async function iterationEvents(accountId: string, executionId: string, si
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of res.Items ?? []) events.push(...itemEvents(item).filter((e) => e.data.iteration === iteration));
+    for (const item of res.Items ?? []) events.push(...itemEvents(item).filter((e) => e.data.iteration === iteration && e.at >= since));
     start = res.LastEvaluatedKey;
   } while (start);
   return events;

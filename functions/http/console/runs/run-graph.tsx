@@ -74,7 +74,7 @@ export function RunGraph({
           {definition ? (
             <p class="muted">
               {
-                'Each step shows its status by colour and in words (✓ succeeded, ✗ failed, ▶ running, ⏸ waiting, ↷ skipped, ○ not reached); select one for its details. '
+                'Each step shows its status by colour and in words (✓ succeeded, ✗ failed, ▶ running, ‖ waiting, ↷ skipped, ○ not reached); select one for its details. '
               }
               {`${path.steps.length} of the workflow's ${countSteps(definition)} steps, along ${path.edges.length} ${path.edges.length === 1 ? 'edge' : 'edges'}.`}
             </p>
