@@ -1,3 +1,4 @@
+import { isContainerType } from '../engine/steps/index.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { listArtifacts } from '../db/entities/artifact.ts';
 import { getDelivery, listExecutionDeliveries } from '../db/entities/delivery.ts';
@@ -60,7 +61,7 @@ export async function readRunPage(
   const events = later ?? log.first;
   const cancel = cancelOf(execution, log.all);
   // The iteration asked for (1-based in the address; the run's first loop unless named): from the log read, or one filtered Query.
-  const loopId = query.loop ?? execution.steps.find((s) => s.type === 'for_each')?.stepId;
+  const loopId = query.loop ?? execution.steps.find((s) => isContainerType(s.type))?.stepId;
   const [workflow, definition, starter, canceller, iteration] = await Promise.all([
     currentWorkflow(accountId, execution.workflowId),
     runDefinition(execution),

@@ -1,3 +1,4 @@
+import { isContainerType } from '../engine/steps/index.ts';
 import type { Execution } from '../db/entities/execution.ts';
 import { iterationEvents, type RunEvent } from '../db/entities/run-events.ts';
 
@@ -26,7 +27,7 @@ export async function readIteration(
   log: readonly RunEvent[] | undefined,
 ): Promise<IterationRead> {
   const state = e.steps.find((s) => s.stepId === loopId);
-  if (state?.type !== 'for_each' || !state) return { loop: loopId, index, found: false, why: `The run has no for_each step ${loopId}.` };
+  if (!isContainerType(state?.type) || !state) return { loop: loopId, index, found: false, why: `The run has no for_each step ${loopId}.` };
   if (state.items === undefined || state.startedAt === undefined)
     return { loop: loopId, index, found: false, why: `The loop ${loopId} has not started.` };
   if (index >= state.items)

@@ -1,3 +1,4 @@
+import { isContainerType } from '../../../../shared/engine/steps/index.ts';
 import { duration, JsonValue, Status } from '../../../../shared/console/components.tsx';
 import {
   countByStatus,
@@ -72,7 +73,7 @@ function Details({
 }
 
 function LoopBrowser({ e, loop, bars, exact, view, read }: Props & { loop: StepState }) {
-  const mine = (view.loop ?? e.steps.find((s) => s.type === 'for_each')?.stepId) === loop.stepId;
+  const mine = (view.loop ?? e.steps.find((s) => isContainerType(s.type))?.stepId) === loop.stepId;
   const here: RunViewState = { ...view, loop: loop.stepId, ...(mine ? {} : { status: undefined, from: undefined, iteration: undefined }) };
   const statuses = iterationStatuses(loop, bars, exact);
   const filter = ITERATION_STATUSES.find((s) => s === here.status);
@@ -163,7 +164,7 @@ function LoopBrowser({ e, loop, bars, exact, view, read }: Props & { loop: StepS
 
 /** The iteration browsers of the run's loops (none without a `for_each` entered). */
 export function IterationsSection(props: Props) {
-  const loops = props.e.steps.filter((s) => s.type === 'for_each' && s.items !== undefined);
+  const loops = props.e.steps.filter((s) => isContainerType(s.type) && s.items !== undefined);
   const read = props.read;
   const lost = read && !read.found && !loops.some((l) => l.stepId === read.loop) ? read.why : undefined;
   if (loops.length === 0 && !lost) return null;
