@@ -145,8 +145,9 @@ export function WorkflowGraph({
     <ScrollX label={name}>
       <svg
         class={statuses ? 'graph with-status' : 'graph'}
-        // With links on its nodes the drawing is a group (an image's children are not announced).
-        role={statuses ? 'group' : 'img'}
+        // With links on its nodes the drawing is a figure (an image's children are not announced; Pico
+        // stretches a `group` to the full width, which would shrink the drawing's text on a phone).
+        role={statuses ? 'figure' : 'img'}
         aria-label={name}
         xmlns="http://www.w3.org/2000/svg"
         viewBox={`0 0 ${width} ${height}`}
