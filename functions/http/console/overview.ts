@@ -28,7 +28,7 @@ export const handler = consoleHttp(route, async ({ session, query }) => {
   // interrupted waits for the run's resume, not for a reviewer, so it is neither listed nor counted (as in the inbox).
   const facts = await factsOf(p.accountId, {
     executionIds: pending.items.map((a) => a.executionId),
-    workflowIds: [...failed, ...pending.items.slice(0, SHOWN)].map((x) => x.workflowId),
+    workflowIds: [...failed, ...pending.items].map((x) => x.workflowId),
   });
   const waitingForMe = pending.items.filter((a) => facts.runs.get(a.executionId)?.status !== 'INTERRUPTED');
   const approvals = waitingForMe.slice(0, SHOWN);
