@@ -24,8 +24,10 @@ export {
 // Sizes. Text is measured as the monospace font draws it (console.css): 12 px is 7.2 px a character,
 // 11 px 6.6; a generous estimate, so a label never overflows its box.
 const CHAR = 7.4;
-const SMALL_CHAR = 6.8;
+const SMALL_CHAR = 7.4;
 const NODE_H = 44;
+/** A node with its run's status written on a third line. */
+const STATUS_NODE_H = 62;
 const TERMINAL = { width: 64, height: 28 };
 /** Longer labels are cut on the drawing (in full in the node's `<title>` and in the table). */
 const MAX_CHARS = 40;
@@ -38,8 +40,11 @@ const GROUP_LABEL_H = 16;
 const groupLabel = (group: GraphGroup) => cut(`for_each ${group.loop}`, MAX_CHARS);
 
 /** Positions of the model's nodes, edge routes and groups (./graph-layout.ts, top to bottom). */
-function place(model: WorkflowGraphModel): Layout {
-  const nodes = model.nodes.map((n) => ({ id: n.id, ...(n.kind === 'step' ? { width: nodeWidth(n), height: NODE_H } : TERMINAL) }));
+function place(model: WorkflowGraphModel, nodeH = NODE_H): Layout {
+  const nodes = model.nodes.map((n) => ({
+    id: n.id,
+    ...(n.kind === 'step' ? { width: Math.max(nodeWidth(n), nodeH > NODE_H ? 140 : 0), height: nodeH } : TERMINAL),
+  }));
   const edges = model.edges.map((e) => {
     const text = e.label ? cut(e.label, MAX_EDGE_CHARS) : '';
     return { id: e.key, from: e.from, to: e.to, ...(text ? { label: { width: text.length * SMALL_CHAR + 8, height: 16 } } : {}) };
@@ -89,6 +94,28 @@ function arrowHead(points: Point[]): string {
 /** The path a run took: the nodes (step ids, `$start`, `$end`) and edges (`from->to`) to draw as taken. */
 export type TakenPath = { steps: ReadonlySet<string>; edges: ReadonlySet<string> };
 
+/**
+ * A run's status of each step, for the run page's graph: each node then shows it by colour and by a
+ * mark and word on its third line, is named by it ("fetch: failed") and links to the step's details
+ * on the page (`#step-<id>`); a step missing from the map is "not reached".
+ */
+export type NodeStatuses = ReadonlyMap<string, string>;
+
+const MARKS: Record<string, string> = {
+  SUCCEEDED: '✓ succeeded',
+  FAILED: '✗ failed',
+  TIMED_OUT: '✗ timed out',
+  RUNNING: '▶ running',
+  WAITING: '‖ waiting',
+  SKIPPED: '↷ skipped',
+  CANCELLED: '■ cancelled',
+  INTERRUPTED: '‖ interrupted',
+};
+/** A step's status in words, with its mark: "✗ failed", "○ not reached". */
+export const statusMark = (status: string | undefined) =>
+  (status && MARKS[status]) ?? (status && status !== 'PENDING' ? status.toLowerCase() : '○ not reached');
+const statusClass = (status: string | undefined) => (status && status !== 'PENDING' ? status : 'NOT_REACHED');
+
 const nodeName = (n: GraphNode) => (n.kind === 'start' ? 'Start' : n.kind === 'end' ? 'End' : n.id);
 
 /**
@@ -101,13 +128,15 @@ export function WorkflowGraph({
   definition,
   taken,
   label,
+  statuses,
 }: {
   definition: Pick<WorkflowDefinition, 'steps'>;
   taken?: TakenPath;
   label?: string;
+  statuses?: NodeStatuses;
 }) {
   const model = workflowGraph(definition);
-  const at = place(model);
+  const at = place(model, statuses ? STATUS_NODE_H : NODE_H);
   const width = Math.ceil(at.width);
   const height = Math.ceil(at.height);
   const steps = model.nodes.filter((n) => n.kind === 'step').length;
@@ -115,8 +144,10 @@ export function WorkflowGraph({
   return (
     <ScrollX label={name}>
       <svg
-        class="graph"
-        role="img"
+        class={statuses ? 'graph with-status' : 'graph'}
+        // With links on its nodes the drawing is a figure (an image's children are not announced; Pico
+        // stretches a `group` to the full width, which would shrink the drawing's text on a phone).
+        role={statuses ? 'figure' : 'img'}
         aria-label={name}
         xmlns="http://www.w3.org/2000/svg"
         viewBox={`0 0 ${width} ${height}`}
@@ -179,9 +210,9 @@ export function WorkflowGraph({
                 </text>
               </g>
             );
-          return (
-            <g class={`node type-${n.type ?? 'step'}${on}`} key={`node-${n.id}`} data-step={n.id}>
-              <title>{`${n.id} (${n.type ?? 'step'})${n.title !== undefined ? `: ${n.title}` : ''}${n.loop ? `, in for_each ${n.loop}` : ''}`}</title>
+          const title = `${n.id} (${n.type ?? 'step'})${n.title !== undefined ? `: ${n.title}` : ''}${n.loop ? `, in for_each ${n.loop}` : ''}`;
+          const body = (
+            <>
               <rect x={f(x)} y={f(y)} width={f(b.width)} height={f(b.height)} rx={6} />
               <text x={f(b.x)} y={f(y + 18)} text-anchor="middle" class="step-id">
                 {cut(n.id, MAX_CHARS)}
@@ -189,7 +220,32 @@ export function WorkflowGraph({
               <text x={f(b.x)} y={f(y + 34)} text-anchor="middle" class="step-type">
                 {n.type ?? ''}
               </text>
-            </g>
+            </>
+          );
+          if (!statuses)
+            return (
+              <g class={`node type-${n.type ?? 'step'}${on}`} key={`node-${n.id}`} data-step={n.id}>
+                <title>{title}</title>
+                {body}
+              </g>
+            );
+          const status = statuses.get(n.id);
+          const mark = statusMark(status);
+          return (
+            // Named by its <title> (the step and its status in words, "fetch: failed"), not an aria-label the visible text would have to match.
+            <a href={`#step-${n.id}`} key={`node-${n.id}`}>
+              <title>{`${n.id}: ${mark.replace(/^\W+\s/, '')} (${title})`}</title>
+              <g
+                class={`node type-${n.type ?? 'step'}${on} node-${statusClass(status)}`}
+                data-step={n.id}
+                data-status={statusClass(status)}
+              >
+                {body}
+                <text x={f(b.x)} y={f(y + 53)} text-anchor="middle" class="step-status">
+                  {mark}
+                </text>
+              </g>
+            </a>
           );
         })}
       </svg>

@@ -88,3 +88,41 @@ export function timeScale(bars: readonly Bar[], start: number, end: number, widt
   };
   return { x: at, segments };
 }
+
+// The real-time axis (the run page's default): linear from the run's start to its end, every bar at
+// its true length. `zoom` widens the drawing (it scrolls inside its wrapper); a bar too short to see
+// at that scale is drawn as a tick of `TICK_PX`, never as a bar of a length it did not take, and its
+// duration is written beside it.
+
+/** The zoom levels of the real-time axis (the drawing's width is the plot's times this). */
+export const ZOOMS = [1, 2, 4, 8] as const;
+export type Zoom = (typeof ZOOMS)[number];
+/** A bar narrower than this at the scale drawn is a tick (`TICK_PX` wide) instead. */
+export const TICK_PX = 3;
+export const TICK_PX_DRAWN = 2;
+
+/** A linear scale of `[start, end]` over `width` pixels: one segment, nothing compressed. */
+export function linearScale(start: number, end: number, width: number): Scale {
+  const span = Math.max(1, end - start);
+  const x = (t: number) => (Math.min(end, Math.max(start, t)) - start) * (width / span);
+  return { x, segments: [{ from: start, to: end, x: 0, width, compressed: false }] };
+}
+
+/** Where a stretch from `a` to `b` is drawn: its true width, or a tick when that is under `TICK_PX`. */
+export function extentOf(x: (t: number) => number, a: number, b: number): { x: number; width: number; tick: boolean } {
+  const x1 = x(a);
+  const width = Math.max(0, x(b) - x1);
+  return width < TICK_PX ? { x: x1, width: TICK_PX_DRAWN, tick: true } : { x: x1, width, tick: false };
+}
+
+/** Round durations for the real-time axis's marks: about `count` of them between 0 and `span` ms. */
+export function axisMarks(span: number, count: number): number[] {
+  if (span <= 0) return [0];
+  const raw = span / Math.max(1, count);
+  const steps = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000];
+  const hours = [900_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000];
+  const step = [...steps, ...hours].find((s) => s >= raw) ?? Math.ceil(raw / 86_400_000) * 86_400_000;
+  const marks: number[] = [];
+  for (let t = 0; t <= span; t += step) marks.push(t);
+  return marks;
+}

@@ -1,11 +1,16 @@
 import { isContainerType } from '../engine/steps/index.ts';
 import { duration, ScrollX, Status, Table } from './components.tsx';
 import { type Bar, barMs, type WaitKind, waitedMs } from './run-timeline.ts';
-import { timeScale } from './timeline-scale.ts';
+import { axisMarks, extentOf, linearScale, type Scale, timeScale, type Zoom } from './timeline-scale.ts';
 
 // A run's timeline, drawn: an inline SVG (role="img", one <title> per bar naming its step) with one
-// row per executed step, a loop's iterations grouped in bands, waits compressed with their duration
-// written on them; and the same rows as a table, for every reader.
+// row per executed step, a loop's iterations grouped in bands; on a real-time axis (every bar and
+// wait at its true length, zoomable, a bar too short to see drawn as a tick with its duration) or a
+// compressed one (waits at a fixed width, their duration written on them); and the same rows as a
+// table, for every reader.
+
+/** How the time axis is drawn: `real` (linear, the default) or `compressed` (waits squeezed). */
+export type TimeMode = 'real' | 'compressed';
 
 /** A loop's first iterations are drawn (and its last); the others are one line saying how many. */
 export const SHOWN_ITERATIONS = 20;
@@ -68,9 +73,24 @@ const TOP = 24;
 const ROW = 24;
 const BAR = 14;
 
-function BarRow({ bar, y, x, now, band }: { bar: Bar; y: number; x: (t: number) => number; now: number; band: boolean }) {
-  const x1 = x(bar.start);
-  const x2 = Math.max(x(bar.end ?? now), x1 + 2);
+function BarRow({
+  bar,
+  y,
+  x,
+  now,
+  band,
+  width,
+}: {
+  bar: Bar;
+  y: number;
+  x: (t: number) => number;
+  now: number;
+  band: boolean;
+  width: number;
+}) {
+  const whole = extentOf(x, bar.start, bar.end ?? now);
+  const x1 = whole.x;
+  const x2 = x1 + whole.width;
   const label = bar.loop !== undefined ? `#${(bar.iteration ?? 0) + 1} ${bar.stepId}` : bar.stepId;
   const text = (
     <text x={bar.loop !== undefined ? 14 : 0} y={y + BAR - 2}>
@@ -89,10 +109,12 @@ function BarRow({ bar, y, x, now, band }: { bar: Bar; y: number; x: (t: number) 
   if (x2 > at || pieces.length === 0) pieces.push([at, Math.max(x2, at + (waits.length ? 0 : 2))]);
   return (
     <g>
-      <title>{barSummary(bar, now)}</title>
-      {band ? <rect class="iter-band" x={0} y={y - 5} width={W} height={ROW} /> : null}
+      <title>{`${barSummary(bar, now)}${whole.tick ? ' (too short to draw at this scale: a tick marks it)' : ''}`}</title>
+      {band ? <rect class="iter-band" x={0} y={y - 5} width={width} height={ROW} /> : null}
       {text}
-      {isContainerType(bar.type) ? (
+      {whole.tick ? (
+        <rect class={`${cls} bar-tick`} x={X0 + x1} y={y - 2} width={whole.width} height={BAR + 4} />
+      ) : isContainerType(bar.type) ? (
         <rect class={cls} x={X0 + x1} y={y + BAR / 2 - 2} width={x2 - x1} height={4} />
       ) : (
         pieces
@@ -100,6 +122,7 @@ function BarRow({ bar, y, x, now, band }: { bar: Bar; y: number; x: (t: number) 
           .map(([a, b]) => <rect key={a} class={cls} x={X0 + a} y={y} width={Math.max(2, b - a)} height={BAR} rx={2} />)
       )}
       {waits.map((w) => {
+        if (whole.tick) return null;
         const words = duration(w.ms);
         const width = Math.max(2, w.x2 - w.x1);
         return (
@@ -120,40 +143,71 @@ function BarRow({ bar, y, x, now, band }: { bar: Bar; y: number; x: (t: number) 
   );
 }
 
+/** The drawing's width in pixels at `zoom` (the real-time axis only; the compressed one is not zoomed). */
+export const drawnWidth = (mode: TimeMode, zoom: Zoom) => (mode === 'real' ? X0 + (W - X0 - RIGHT) * zoom + RIGHT : W);
+/** The width of its time axis (the drawing less the step names and the last duration). */
+export const plotWidth = (mode: TimeMode, zoom: Zoom) => drawnWidth(mode, zoom) - X0 - RIGHT;
+
 export function TimelineSvg({
   bars,
   start,
   end,
   now,
   label,
+  mode = 'real',
+  zoom = 1,
 }: {
   bars: readonly Bar[];
   start: number;
   end: number;
   now: number;
   label: string;
+  mode?: TimeMode;
+  zoom?: Zoom;
 }) {
   const rows = rowsOf(bars);
-  const scale = timeScale(bars, start, end, W - X0 - RIGHT, now);
+  const width = drawnWidth(mode, zoom);
+  const plot = width - X0 - RIGHT;
+  const scale: Scale = mode === 'real' ? linearScale(start, end, plot) : timeScale(bars, start, end, plot, now);
   const height = TOP + rows.length * ROW + 34;
   const axis = TOP + rows.length * ROW + 4;
   let iterations = 0;
   let previous = '';
   return (
     <ScrollX label={label}>
-      <svg class="timeline" role="img" aria-label={label} viewBox={`0 0 ${W} ${height}`} width={W} height={height}>
-        <text x={X0} y={14}>
-          0
-        </text>
-        <text x={W - RIGHT} y={14} text-anchor="end">
-          {duration(end - start)}
-        </text>
+      <svg
+        class={`timeline${zoom > 1 && mode === 'real' ? ' zoomed' : ''}`}
+        role="img"
+        aria-label={label}
+        viewBox={`0 0 ${width} ${height}`}
+        width={width}
+        height={height}
+      >
+        {mode === 'real' ? (
+          axisMarks(end - start, 6 * zoom).map((t) => (
+            <g key={t}>
+              <line class="axis-mark" x1={X0 + scale.x(start + t)} y1={18} x2={X0 + scale.x(start + t)} y2={height - 30} />
+              <text x={X0 + scale.x(start + t)} y={14} text-anchor={t === 0 ? 'start' : 'middle'}>
+                {t === 0 ? '0' : duration(t)}
+              </text>
+            </g>
+          ))
+        ) : (
+          <>
+            <text x={X0} y={14}>
+              0
+            </text>
+            <text x={width - RIGHT} y={14} text-anchor="end">
+              {duration(end - start)}
+            </text>
+          </>
+        )}
         {rows.map((r, i) => {
           const y = TOP + i * ROW;
           if (!('bar' in r))
             return (
               <text key={`more-${r.loop}`} class="muted-text" x={14} y={y + BAR - 2}>
-                {`… ${r.hidden.size} more iterations of ${r.loop} (see the events)`}
+                {`… ${r.hidden.size} more iterations of ${r.loop} (see its iterations below)`}
               </text>
             );
           const b = r.bar;
@@ -168,10 +222,11 @@ export function TimelineSvg({
               x={scale.x}
               now={now}
               band={where !== '' && iterations % 2 === 1}
+              width={width}
             />
           );
         })}
-        <line class="axis" x1={X0} y1={axis} x2={W - RIGHT} y2={axis} />
+        <line class="axis" x1={X0} y1={axis} x2={width - RIGHT} y2={axis} />
         {scale.segments
           .filter((s) => s.compressed)
           .map((s) => (
@@ -227,7 +282,7 @@ export function TimelineTable({ bars, start, now, caption }: { bars: readonly Ba
             </tr>
           ) : (
             <tr key={`more-${r.loop}`}>
-              <td colSpan={8} class="muted">{`… ${r.hidden.size} more iterations of ${r.loop}, not drawn (their events are below)`}</td>
+              <td colSpan={8} class="muted">{`… ${r.hidden.size} more iterations of ${r.loop}, not drawn (see its iterations below)`}</td>
             </tr>
           ),
         )}

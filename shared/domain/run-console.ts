@@ -1,3 +1,4 @@
+import { isContainerType } from '../engine/steps/index.ts';
 import { decodeCursor, encodeCursor } from '../db/cursor.ts';
 import { listArtifacts } from '../db/entities/artifact.ts';
 import { getDelivery, listExecutionDeliveries } from '../db/entities/delivery.ts';
@@ -8,6 +9,7 @@ import { currentWorkflow, runDefinition } from '../engine/versions.ts';
 import { notFound } from '../errors.ts';
 import { deliveryView } from './deliveries.ts';
 import { requireExecution } from './executions.ts';
+import { readIteration } from './run-iterations.ts';
 
 // The console's run pages' read model: what the run page reads, in two rounds of parallel calls: the
 // run, its log, artifacts and deliveries at once (each keyed by the account, so another account's run
@@ -44,7 +46,7 @@ export type RunPageData = Awaited<ReturnType<typeof readRunPage>>;
 export async function readRunPage(
   reader: RunReader,
   executionId: string,
-  query: { cursor?: string | undefined; deliveriesCursor?: string | undefined },
+  query: { cursor?: string | undefined; deliveriesCursor?: string | undefined; loop?: string | undefined; iteration?: number | undefined },
 ) {
   const { accountId } = reader;
   const eventsStart = decodeCursor(query.cursor, eventsBinding(accountId, executionId));
@@ -57,16 +59,25 @@ export async function readRunPage(
     listExecutionDeliveries(accountId, executionId, DELIVERIES_PAGE, deliveriesStart),
   ]);
   const events = later ?? log.first;
-  const [workflow, definition, starter] = await Promise.all([
+  const cancel = cancelOf(execution, log.all);
+  // The iteration asked for (1-based in the address; the run's first loop unless named): from the log read, or one filtered Query.
+  const loopId = query.loop ?? execution.steps.find((s) => isContainerType(s.type))?.stepId;
+  const [workflow, definition, starter, canceller, iteration] = await Promise.all([
     currentWorkflow(accountId, execution.workflowId),
     runDefinition(execution),
     startedByOf(reader, execution),
+    cancel?.kind === 'user' ? userOf(reader, cancel.id) : undefined,
+    query.iteration !== undefined && loopId !== undefined ? readIteration(execution, loopId, query.iteration - 1, log.all) : undefined,
   ]);
   return {
     execution,
     workflowName: workflow?.name,
     definition,
     startedBy: starter,
+    /** Who cancelled the run (a person, by email when still a member, or an API key), and why. */
+    cancelledBy: cancel ? { ...cancel, ...(canceller?.email ? { email: canceller.email } : {}) } : undefined,
+    /** The iteration of a `for_each` the page asked for (`?loop=&iteration=`). */
+    iteration,
     /** The whole log, oldest first, when it has at most TIMELINE_EVENTS events. */
     log: log.all,
     /** Who retried the run last (its log's last `execution.retried`), when the log was read whole. */
@@ -94,6 +105,26 @@ function retriedBy(reader: RunReader, log: readonly RunEvent[] | undefined): str
   const by = log?.findLast((ev) => ev.type === 'execution.retried')?.data.by;
   if (typeof by !== 'string') return undefined;
   return by === reader.userId ? `you (${reader.email})` : `user ${by}`;
+}
+
+/** Who cancelled a CANCELLED run: its log's `execution.cancelled` (`by`: a user, `key`: an API key), else the run's own record of the ask. */
+function cancelOf(e: Execution, log: readonly RunEvent[] | undefined) {
+  if (e.status !== 'CANCELLED') return undefined;
+  const d = log?.findLast((ev) => ev.type === 'execution.cancelled')?.data;
+  const by = typeof d?.by === 'string' ? d.by : e.cancelBy;
+  const key = typeof d?.key === 'string' ? d.key : e.cancelKey;
+  const reason = (typeof d?.reason === 'string' ? d.reason : undefined) ?? e.cancelReason;
+  const extra = reason ? { reason } : {};
+  if (by) return { kind: 'user' as const, id: by, ...extra };
+  if (key) return { kind: 'key' as const, id: key, ...extra };
+  return undefined;
+}
+
+/** A user of the reader's account by id: the reader themself without a read. */
+async function userOf(reader: RunReader, userId: string): Promise<{ email?: string }> {
+  if (userId === reader.userId) return { email: reader.email };
+  const user = await getUser(reader.accountId, userId);
+  return user ? { email: user.email } : {};
 }
 
 /** The user who started the run (a rerun, a retry's run, a run started from the console), by email when still a member. */

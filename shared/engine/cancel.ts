@@ -18,7 +18,8 @@ import { countAcceptedTrigger, finished } from './runs.ts';
  * worker holds (waiting in a delay, or whose worker died) end at once; a RUNNING run held by a worker
  * is asked to stop, and the worker ends it before its next step (aborting an in-flight request).
  * Finished runs are a 409. Every write is conditional on the state read; a lost race is retried.
- * `by`: the user who asked (the console's signed-in user), on `execution.cancelled` as `by`.
+ * `by`: the user who asked (the console's signed-in user), on `execution.cancelled` as `by`; without
+ * one, the API key of `who` as `key`.
  */
 export async function cancelRun(
   accountId: string,
@@ -29,6 +30,8 @@ export async function cancelRun(
   /** Who asked, for the audit log (absent: `by` through the API). */
   who?: Auditor,
 ): Promise<Execution> {
+  // Who asked, on the run's `execution.cancelled`: the user (`by`), or the API key (`key`) when no person did.
+  const key = by ? undefined : who?.keyId;
   const entry = () =>
     audited(who ?? { accountId, userId: by }, 'run.cancelled', { type: 'run', id: executionId }, reason ? { reason } : {}, now);
   return retryConflicts(
@@ -44,10 +47,16 @@ export async function cancelRun(
         // The run item is the worker's (hot while it runs): the request and its audit entry are one
         // transaction, which the worker's own writes survive (each retries a TransactionConflict;
         // docs/data-model.md "The audit log").
-        await writeAll([cancelRequest({ accountId, executionId }, e.lease?.owner, { reason, by, now }), entry()]);
-        return { ...e, cancelRequested: true, cancelReason: reason, ...(by ? { cancelBy: by } : {}), updatedAt: now };
+        await writeAll([cancelRequest({ accountId, executionId }, e.lease?.owner, { reason, by, key, now }), entry()]);
+        return {
+          ...e,
+          cancelRequested: true,
+          cancelReason: reason,
+          ...(by ? { cancelBy: by } : key ? { cancelKey: key } : {}),
+          updatedAt: now,
+        };
       }
-      const data = { reason: reason ?? null, from: e.status, ...(by ? { by } : {}) };
+      const data = { reason: reason ?? null, from: e.status, ...(by ? { by } : key ? { key } : {}) };
       const event = { ...newEvent(executionId, 'execution.cancelled', data, now), seq: nextSeq(e) };
       // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
       const pendingApproval =

@@ -75,6 +75,7 @@ function retried(e: Execution, by: string, now: number) {
     'cancelRequested',
     'cancelReason',
     'cancelBy',
+    'cancelKey',
     'executed',
   ];
   const stepId = e.steps[index]?.stepId ?? null;

@@ -31,9 +31,11 @@ import { describeSteps, instrumentClients, recordCalls, sequentialSteps } from '
  * counts, the inbound log's pages, the reviewer pages' facts and the key-or-session authentication; 6.4 KiB
  * more (1,126.9 → 1,133.3) with the approvals inbox's decisions (its rows' and bulk buttons, the summary, the deadline
  * order) and the navigation's count, the stylesheet's rules for them included: its budget rose to 1,140 (change:
- * 1,133.9 → 1,136.6 with the inbox's decide form, within its own).
+ * 1,133.9 → 1,136.6 with the inbox's decide form, within its own). Read: 14.9 KiB more (1,133.3 → 1,148.2)
+ * with the run page that does not mislead (its real-time axis and zoom, the graph's statuses and links,
+ * the iteration browser and its read, who cancelled; their stylesheet rules): its budget rose to 1,155.
  */
-const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1140, 'http/console/change': 1140, 'http/console/secrets': 780 };
+const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1155, 'http/console/change': 1140, 'http/console/secrets': 780 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };

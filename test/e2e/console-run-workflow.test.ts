@@ -330,6 +330,11 @@ describe('docs/first-workflow.md, followed as a newcomer would', { timeout: 240_
     expect(await path.getByRole('listitem').allTextContents()).toEqual(['greet', 'size', 'approve', 'accept']);
     for (const heading of ['Timeline', 'Path', 'Inputs and result'])
       expect(await page.getByRole('heading', { name: heading, exact: true }).count()).toBe(1);
+    // The timeline in Real time, Compressed a link away; each node of the graph names its status and links to the step.
+    expect(await page.getByRole('link', { name: 'Real time' }).getAttribute('aria-current')).toBe('true');
+    expect(await page.getByRole('link', { name: 'Compressed' }).count()).toBe(1);
+    for (const step of ['greet', 'size', 'approve', 'accept'])
+      expect(await page.getByRole('link', { name: `${step}: succeeded` }).getAttribute('href')).toBe(`#step-${step}`);
     await accessibleAtBothWidths(page);
     expectNoCspViolations(context);
     await context.close();

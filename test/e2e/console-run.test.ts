@@ -166,8 +166,11 @@ describe('the run page', { timeout: 60_000 }, () => {
     const approve = titles.find((t) => t.startsWith('approve:')) as string;
     const waited = /waited for its approval (\d+ s)/.exec(approve)?.[1] as string;
     expect(waited).toBeDefined();
-    // Waits are drawn compressed, their duration written on them.
-    expect(await timeline.getByText(waited, { exact: true }).count()).toBeGreaterThan(0);
+    // On the compressed axis waits are drawn at a fixed width, their duration written on them.
+    await page.getByRole('link', { name: 'Compressed' }).click();
+    await page.waitForURL((u) => u.searchParams.get('time') === 'compressed');
+    const compressed = page.getByRole('img', { name: new RegExp(`Timeline of run ${id} \\(compressed\\)`) });
+    expect(await compressed.getByText(waited, { exact: true }).count()).toBeGreaterThan(0);
 
     // The same rows as a table.
     const table = page.getByRole('table', { name: "The timeline's steps" });
@@ -316,6 +319,8 @@ describe('run actions', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Cancel run' }).click();
     await page.waitForURL((u) => u.pathname === `/console/runs/${id}`);
     expect(await page.getByText('CANCELLED').first().isVisible()).toBe(true);
+    // Who cancelled it, and why.
+    expect(await page.locator('#cancelled-by').textContent()).toBe(`${env.demo.adminEmail} (not today)`);
 
     const after = await run(id);
     expect(after.status).toBe('CANCELLED');

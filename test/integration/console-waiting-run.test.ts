@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as approvalHandler } from '../../functions/http/console/approvals/approval.ts';
 import { handler as decideHandler } from '../../functions/http/console/approvals/decide.ts';
 import { handler as inboxHandler } from '../../functions/http/console/approvals/list.ts';
+import { handler as overviewHandler } from '../../functions/http/console/overview.ts';
 import { handler as runHandler } from '../../functions/http/console/runs/run.ts';
 import { csrfToken } from '../../shared/console/csrf.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
@@ -92,6 +93,12 @@ describe('a run waiting at its approval', () => {
     expect(approval.body).not.toContain('id="run-interrupted"');
     const inbox = (all: boolean) => page(inboxHandler, `/console/approvals${all ? '?all=1' : ''}`, admin, {}).then((r) => r.body ?? '');
     expect(await inbox(false)).toContain(`/console/approvals/${approvalId}`);
+    // The navigation's count "Approvals 1" on the inbox and the overview, and the overview's list, count it.
+    const overview = () => page(overviewHandler, '/console', admin, {}).then((r) => r.body ?? '');
+    const COUNTED = '<span class="nav-count">1</span>';
+    expect(await inbox(false)).toContain(COUNTED);
+    expect(await overview()).toContain(COUNTED);
+    expect(await overview()).toContain(`/console/approvals/${approvalId}`);
 
     // A restart while it waited: INTERRUPTED, no Decide on its page; the approval's page says what deciding does.
     await sweepRestart({ rule: 'all' });
@@ -103,6 +110,10 @@ describe('a run waiting at its approval', () => {
     expect(warned.body).toContain(`<a href="/console/runs/${id}">its page</a>`);
     // It waits for the resume, not for a reviewer: out of "waiting for you", marked in "all pending".
     expect(await inbox(false)).not.toContain(`/console/approvals/${approvalId}`);
+    // Nor counted by the navigation, on the inbox or the overview, nor listed by the overview.
+    expect(await inbox(false)).not.toContain('class="nav-count"');
+    expect(await overview()).not.toContain('class="nav-count"');
+    expect(await overview()).not.toContain(`/console/approvals/${approvalId}`);
     expect(await inbox(true)).toMatch(new RegExp(`/console/runs/${id}"[^>]*>[^<]*</a><span class="muted"> \\(run interrupted\\)</span>`));
 
     // As it says: the decision is recorded, the run stays INTERRUPTED; resumed, it takes it and succeeds.

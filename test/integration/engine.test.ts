@@ -387,9 +387,17 @@ describe('the worker on the real queue', () => {
       async () => hits.get(slowPath) ?? 0,
       (n) => n === 1,
     );
-    const requested = await cancelRun(busy.account.accountId, busy.execution.executionId, 'abort');
-    expect(requested).toMatchObject({ status: 'RUNNING', cancelRequested: true });
+    // Asked by an API key (no person): the run's end names the key.
+    const requested = await cancelRun(busy.account.accountId, busy.execution.executionId, 'abort', undefined, Date.now(), {
+      accountId: busy.account.accountId,
+      keyId: 'key_held',
+    });
+    expect(requested).toMatchObject({ status: 'RUNNING', cancelRequested: true, cancelKey: 'key_held' });
     const cancelled = await settled(busy.execution, ['CANCELLED']);
+    const ended = (await listEvents(busy.account.accountId, busy.execution.executionId, 100)).items.find(
+      (e) => e.type === 'execution.cancelled',
+    );
+    expect(ended?.data).toEqual({ reason: 'abort', from: 'RUNNING', key: 'key_held' });
     expect(cancelled.variables).not.toHaveProperty('reached');
     expect(cancelled.steps.map((s) => s.status)).toEqual(['CANCELLED', 'CANCELLED']);
 

@@ -66,11 +66,11 @@ export function waitEnded(
 export const cancelRequest = (
   e: Pick<Execution, 'accountId' | 'executionId'>,
   owner: string | undefined,
-  ask: { reason?: string; by?: string; now: number },
+  ask: { reason?: string | undefined; by?: string | undefined; key?: string | undefined; now: number },
 ): TransactItem => ({
   Update: buildUpdate(
     executionKey(e.accountId, e.executionId),
-    { cancelRequested: true, cancelReason: ask.reason, cancelBy: ask.by, updatedAt: ask.now },
+    { cancelRequested: true, cancelReason: ask.reason, cancelBy: ask.by, cancelKey: ask.key, updatedAt: ask.now },
     [],
     {
       expression: '#status = :running AND #lease.#owner = :owner',

@@ -64,10 +64,10 @@ export const cancelledFields = (e: Execution, reason: string | undefined, now: n
 });
 
 /** `execution.cancelled`'s data for a run whose cancel was asked for (`cancelRequested`): its reason, and who asked. */
-export const cancelledData = (e: Pick<Execution, 'cancelReason' | 'cancelBy'>, from: string) => ({
+export const cancelledData = (e: Pick<Execution, 'cancelReason' | 'cancelBy' | 'cancelKey'>, from: string) => ({
   reason: e.cancelReason ?? null,
   from,
-  ...(e.cancelBy ? { by: e.cancelBy } : {}),
+  ...(e.cancelBy ? { by: e.cancelBy } : e.cancelKey ? { key: e.cancelKey } : {}),
 });
 
 /** The update that ends a run CANCELLED, conditional on the state read. */

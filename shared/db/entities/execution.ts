@@ -64,6 +64,8 @@ export const Execution = z.object({
   cancelReason: z.string().optional(),
   /** Who asked for the cancel (a user id), when a person did: `execution.cancelled`'s `by`. */
   cancelBy: z.string().optional(),
+  /** The API key that asked for the cancel, when no person did: `execution.cancelled`'s `key`. */
+  cancelKey: z.string().optional(),
   approvalId: z.string().optional(),
   /** A decision on its approval that the run's worker has yet to apply. */
   decision: jsonText(RecordedDecision).optional(),

@@ -128,3 +128,38 @@ export async function listEvents(accountId: string, executionId: string, limit: 
     if (!res.LastEvaluatedKey) return { items, lastKey: undefined };
   }
 }
+
+/**
+ * The events of one iteration of a `for_each` (`iteration`, 0-based) written since `since` (the loop's
+ * last start), without paging the log: one Query of the run's log filtered by DynamoDB to the items
+ * whose events name that iteration (`"iteration":N`), so only those come back; another call only per
+ * MB of log read. From the log's start: an item holds the events of one write, and a run written once
+ * packs many steps' events into an item keyed by its first, older than the loop. The caller keeps the
+ * events of the loop's own steps (another loop's iteration N shares the number).
+ */
+export async function iterationEvents(accountId: string, executionId: string, since: number, iteration: number) {
+  const events: RunEvent[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const res = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        // Items written before events were grouped hold one `event`.
+        FilterExpression: 'contains(#events, :a) OR contains(#events, :b) OR contains(#event, :a) OR contains(#event, :b)',
+        ExpressionAttributeNames: { '#events': 'events', '#event': 'event' },
+        ExpressionAttributeValues: {
+          ':pk': runPartition(accountId, executionId),
+          ':from': 'EV#',
+          ':to': 'EV$',
+          ':a': `"iteration":${iteration},`,
+          ':b': `"iteration":${iteration}}`,
+        },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of res.Items ?? []) events.push(...itemEvents(item).filter((e) => e.data.iteration === iteration && e.at >= since));
+    start = res.LastEvaluatedKey;
+  } while (start);
+  return events;
+}

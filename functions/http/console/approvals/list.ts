@@ -21,6 +21,9 @@ export const handler = consoleHttp(route, async ({ session, query }) => {
   // An approval whose run was interrupted waits for the run's resume, not for a reviewer: it leaves
   // "waiting for you" (a page may show fewer rows); admins' "all pending" marks it.
   const items = all ? page.items : page.items.filter((a) => facts.runs.get(a.executionId)?.status !== 'INTERRUPTED');
+  // The navigation's count leaves them out too (those the reader could decide, among the rows read).
+  const interrupted = page.items.filter((a) => a.mine && !a.voted && facts.runs.get(a.executionId)?.status === 'INTERRUPTED').length;
+  const waiting = page.waiting ? { ...page.waiting, count: Math.max(0, page.waiting.count - interrupted) } : undefined;
   const summary: Summary | undefined =
     query.done === '1' ? (Object.fromEntries(BULK_OUTCOMES.map((o) => [o, Number(query[o] ?? 0)])) as Summary) : undefined;
   return approvalsPage(session, {
@@ -31,7 +34,7 @@ export const handler = consoleHttp(route, async ({ session, query }) => {
     sort,
     facts,
     now: Date.now(),
-    waiting: page.waiting,
+    waiting,
     summary,
   });
 });

@@ -1,6 +1,8 @@
 import { WorkflowGraph } from '../../../../shared/console/graph.tsx';
 import { edgeKey, START } from '../../../../shared/console/graph-model.ts';
 import type { TakenPath } from '../../../../shared/console/run-path.ts';
+import type { Bar } from '../../../../shared/console/run-timeline.ts';
+import type { StepState } from '../../../../shared/domain/read-types.ts';
 import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
 
 /** The run's path as the graph draws it: its steps and edges, from the start. */
@@ -13,11 +15,38 @@ const drawn = (path: TakenPath) => ({
 });
 
 /**
+ * Each step's status in the run, for its node: FAILED if any execution of it failed (an iteration, an
+ * attempt the run went on from), else its last execution's on the timeline, else its state's (a step
+ * skipped by its `when`; PENDING: not reached).
+ */
+export function stepStatuses(bars: readonly Bar[], steps: readonly StepState[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const s of steps) {
+    out.set(s.stepId, s.status);
+    for (const n of s.steps ?? []) out.set(n.stepId, n.status);
+  }
+  const failed = new Set(bars.filter((b) => b.status === 'FAILED').map((b) => b.stepId));
+  for (const b of bars) out.set(b.stepId, failed.has(b.stepId) ? 'FAILED' : b.status);
+  return out;
+}
+
+/**
  * The run's path through its workflow: the workflow's graph (shared/console/graph.tsx) with the steps
  * and edges the run went along drawn as taken (`takenPath`, shared/console/run-path.ts), and the same
  * path as a list in order, each step linked to its details.
  */
-export function RunGraph({ definition, path }: { definition: WorkflowDefinition | undefined; path: TakenPath }) {
+export function RunGraph({
+  definition,
+  path,
+  bars,
+  steps,
+}: {
+  definition: WorkflowDefinition | undefined;
+  path: TakenPath;
+  bars: readonly Bar[];
+  steps: readonly StepState[];
+}) {
+  const statuses = stepStatuses(bars, steps);
   return (
     <section aria-labelledby="path" id="graph">
       <h2 id="path">Path</h2>
@@ -30,7 +59,8 @@ export function RunGraph({ definition, path }: { definition: WorkflowDefinition 
               <WorkflowGraph
                 definition={definition}
                 taken={drawn(path)}
-                label={`The workflow's graph with the run's path: ${path.steps.join(', ')}`}
+                statuses={statuses}
+                label={`The workflow's graph with the run's path and each step's status: ${path.steps.join(', ')}`}
               />
             </div>
           ) : null}
@@ -43,6 +73,9 @@ export function RunGraph({ definition, path }: { definition: WorkflowDefinition 
           </ol>
           {definition ? (
             <p class="muted">
+              {
+                'Each step shows its status by colour and in words (✓ succeeded, ✗ failed, ▶ running, ‖ waiting, ↷ skipped, ○ not reached); select one for its details. '
+              }
               {`${path.steps.length} of the workflow's ${countSteps(definition)} steps, along ${path.edges.length} ${path.edges.length === 1 ? 'edge' : 'edges'}.`}
             </p>
           ) : null}

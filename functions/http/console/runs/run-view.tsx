@@ -3,12 +3,14 @@ import { duration, JsonValue, Status, Time } from '../../../../shared/console/co
 import { page } from '../../../../shared/console/render.tsx';
 import { pathOf } from '../../../../shared/console/run-path.ts';
 import { timelineOf } from '../../../../shared/console/run-timeline.ts';
-import { TimelineSvg, TimelineTable } from '../../../../shared/console/timeline.tsx';
 import { currentStepId, type Execution, IN_PROGRESS } from '../../../../shared/domain/read-types.ts';
 import { ACTION_BUTTON } from './action-names.ts';
 import { allowedActions } from './action-rules.ts';
 import type { RunPageData as RunPage } from '../../../../shared/domain/run-console.ts';
 import { RunGraph } from './run-graph.tsx';
+import { IterationsSection } from './run-iterations.tsx';
+import { TimelineSection } from './run-timeline-section.tsx';
+import { type RunViewState, runUrl } from './run-url.ts';
 import { ArtifactsSection, DeliveriesSection, EventsSection } from './run-log.tsx';
 import { StepsSection } from './run-steps.tsx';
 
@@ -71,8 +73,25 @@ function Summary({ data, now }: { data: RunPage; now: number }) {
             at step <a href={`#step-${current}`}>{current}</a>
           </>
         ) : null}
-        {e.cancelRequested ? <span class="muted"> (cancel requested: it stops before its next step)</span> : null}
+        {e.cancelRequested && e.status !== 'CANCELLED' ? (
+          <span class="muted"> (cancel requested: it stops before its next step)</span>
+        ) : null}
       </dd>
+      {data.cancelledBy ? (
+        <>
+          <dt>Cancelled by</dt>
+          <dd id="cancelled-by">
+            {data.cancelledBy.kind === 'key' ? (
+              <>
+                API key <code>{data.cancelledBy.id}</code>
+              </>
+            ) : (
+              (data.cancelledBy.email ?? `user ${data.cancelledBy.id}`)
+            )}
+            {data.cancelledBy.reason ? <> ({data.cancelledBy.reason})</> : null}
+          </dd>
+        </>
+      ) : null}
       <dt>Workflow</dt>
       <dd>
         <a href={`/console/workflows/${e.workflowId}`}>{data.workflowName ?? e.workflowId}</a>
@@ -170,10 +189,9 @@ function Values({ data }: { data: RunPage }) {
   );
 }
 
-export function runPage(session: ConsoleSession, data: RunPage, now = Date.now()) {
+export function runPage(session: ConsoleSession, data: RunPage, view: RunViewState = { time: 'real', zoom: 1 }, now = Date.now()) {
   const e = data.execution;
   const timeline = timelineOf(data.log, e.steps);
-  const end = e.finishedAt ?? now;
   // While the run is in progress its summary, actions and timeline refresh themselves (htmx; a reload without scripts).
   const live = IN_PROGRESS.includes(e.status);
   return page(
@@ -184,7 +202,9 @@ export function runPage(session: ConsoleSession, data: RunPage, now = Date.now()
       </p>
       <div
         id="run-live"
-        {...(live ? { 'hx-get': runHref(e.executionId), 'hx-trigger': 'every 5s', 'hx-select': '#run-live', 'hx-swap': 'outerHTML' } : {})}
+        {...(live
+          ? { 'hx-get': runUrl(e.executionId, view, {}), 'hx-trigger': 'every 5s', 'hx-select': '#run-live', 'hx-swap': 'outerHTML' }
+          : {})}
       >
         {live ? <p class="muted">The run is in progress: this part of the page updates every 5 seconds.</p> : null}
         <Summary data={data} now={now} />
@@ -198,31 +218,10 @@ export function runPage(session: ConsoleSession, data: RunPage, now = Date.now()
             </p>
           </section>
         ) : null}
-        <section aria-labelledby="timeline">
-          <h2 id="timeline">Timeline</h2>
-          {timeline.bars.length === 0 ? (
-            <p>No step has started yet.</p>
-          ) : (
-            <>
-              <TimelineSvg
-                bars={timeline.bars}
-                start={e.startedAt}
-                end={end}
-                now={now}
-                label={`Timeline of run ${e.executionId}: ${timeline.bars.length} step executions`}
-              />
-              {timeline.fromStates ? (
-                <p class="muted">The run's log is long: the timeline shows each step's last execution (a loop's current iteration).</p>
-              ) : null}
-              <p class="muted">
-                Waits (approvals, callbacks, delays, retry backoffs) and idle time are drawn compressed, their duration written on them.
-              </p>
-              <TimelineTable bars={timeline.bars} start={e.startedAt} now={now} caption="The timeline's steps" />
-            </>
-          )}
-        </section>
+        <TimelineSection e={e} bars={timeline.bars} fromStates={timeline.fromStates} view={view} now={now} />
       </div>
-      <RunGraph definition={data.definition} path={pathOf(timeline.bars)} />
+      <RunGraph definition={data.definition} path={pathOf(timeline.bars)} bars={timeline.bars} steps={e.steps} />
+      <IterationsSection e={e} bars={timeline.bars} exact={!timeline.fromStates} view={view} read={data.iteration} />
       <Values data={data} />
       <StepsSection e={e} definition={data.definition} bars={timeline.bars} now={now} />
       <EventsSection e={e} events={data.events} />

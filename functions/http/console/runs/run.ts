@@ -2,6 +2,7 @@
 import { route } from './run.route.ts';
 import { consoleHttp } from '../../../../shared/console/console-http.tsx';
 import { readRunPage } from '../../../../shared/domain/run-console.ts';
+import type { Zoom } from '../../../../shared/console/timeline-scale.ts';
 import { runPage } from './run-view.tsx';
 
 export const handler = consoleHttp(route, async ({ session, params, query }) =>
@@ -12,5 +13,13 @@ export const handler = consoleHttp(route, async ({ session, params, query }) =>
       params.executionId,
       query,
     ),
+    {
+      time: query.time ?? 'real',
+      zoom: Number(query.zoom ?? 1) as Zoom,
+      loop: query.loop,
+      status: query.status,
+      from: query.from,
+      iteration: query.iteration,
+    },
   ),
 );
