@@ -4,4 +4,5 @@ export const ASSET = {
   'console.css': '/console/assets/console.9607c86fff27.css',
   'htmx.js': '/console/assets/htmx.d6fdc75f204e.js',
   'console.js': '/console/assets/console.5c5053a007c3.js',
+  'editor.js': '/console/assets/editor.643a16afe4b6.js',
 } as const;

@@ -75,21 +75,27 @@ export function valuesAt(doc: SchemaDocument, path: readonly Segment[]): string[
     if (consts.length > 1) return consts;
   }
   return [
-    ...new Set(
-      options(doc, schemaAt(doc, path)).flatMap((o) => [...(o.enum ?? []), ...(o.const === undefined ? [] : [o.const])]),
-    ),
+    ...new Set(options(doc, schemaAt(doc, path)).flatMap((o) => [...(o.enum ?? []), ...(o.const === undefined ? [] : [o.const])])),
   ].filter((v): v is string => typeof v === 'string');
 }
 
 /** The properties the object at `path` may have (its `type` value `tag` picks a step's), required ones first. */
-export function propertiesAt(doc: SchemaDocument, path: readonly Segment[], tag?: string): { name: string; required: boolean; schema: JsonSchema }[] {
+export function propertiesAt(
+  doc: SchemaDocument,
+  path: readonly Segment[],
+  tag?: string,
+): { name: string; required: boolean; schema: JsonSchema }[] {
   const obj = objectSchema(doc, schemaAt(doc, path), tag);
   if (!obj?.properties) {
     // A step whose type is not written yet: the properties every step has.
     const steps = options(doc, schemaAt(doc, path)).filter((o) => o.properties);
     if (steps.length < 2) return [];
     const common = Object.keys(steps[0]?.properties ?? {}).filter((k) => steps.every((o) => o.properties?.[k]));
-    return common.map((name) => ({ name, required: steps.every((o) => o.required?.includes(name)), schema: steps[0]?.properties?.[name] as JsonSchema }));
+    return common.map((name) => ({
+      name,
+      required: steps.every((o) => o.required?.includes(name)),
+      schema: steps[0]?.properties?.[name] as JsonSchema,
+    }));
   }
   const list = Object.entries(obj.properties).map(([name, schema]) => ({ name, required: obj.required?.includes(name) ?? false, schema }));
   return [...list.filter((p) => p.required), ...list.filter((p) => !p.required)];

@@ -1,5 +1,6 @@
 import { renderToString } from 'preact-render-to-string';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
+import { ASSET } from '../../../../shared/console/asset-names.generated.ts';
 import { WorkflowGraph } from '../../../../shared/console/graph.tsx';
 import { CONSOLE_HEADERS, Csrf, page } from '../../../../shared/console/render.tsx';
 import type { Workflow } from '../../../../shared/domain/read-types.ts';
@@ -194,7 +195,7 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
   const nameError = d.errors.find((e) => e.field === 'name');
   const definitionInvalid = d.errors.some((e) => e.field !== 'name');
   return page(
-    { title: w ? `Edit ${w.name}` : 'New workflow', session, section: '/console/workflows', status },
+    { title: w ? `Edit ${w.name}` : 'New workflow', session, section: '/console/workflows', status, scripts: [ASSET['editor.js']] },
     <form method="post" action={action} class="editor">
       <Csrf session={session} />
       {w ? <input type="hidden" name="workflowId" value={w.workflowId} /> : null}
@@ -224,7 +225,9 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
           {nameError.message}
         </small>
       ) : null}
-      <label for="wf-definition">Definition</label>
+      <label for="wf-definition" id="wf-definition-label">
+        Definition
+      </label>
       <textarea
         id="wf-definition"
         name="definition"
@@ -245,7 +248,8 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
         {d.text}
       </textarea>
       <small id="wf-definition-hint" class="muted hint">
-        The definition as JSON, checked by the server as you type: each error names its path and line.
+        The definition as JSON, checked by the server as you type: each error names its line and path. With script, an editor with line
+        numbers, completion (Ctrl+Space) and hints from the schema; Tab leaves it.
       </small>
       <div id="draft-check" aria-live="polite">
         <DraftCheck errors={d.errors} definition={d.definition} focus={d.refused && !nameError} test={d.test} saved={w} />
