@@ -72,6 +72,7 @@ afterAll(async () => env?.stop());
 describe('the editor', () => {
   it('creates a workflow in the code editor: completion, an error in plain words with "Line N", the last valid graph kept, fixed, saved', async () => {
     const { page, context } = admin;
+    page.setDefaultTimeout(10_000);
     await page.goto(`${env.url}/console/workflows`);
     await page.getByRole('link', { name: 'New workflow' }).click();
     await page.waitForURL((u) => u.pathname === '/console/workflows/new');
@@ -83,7 +84,7 @@ describe('the editor', () => {
     expect(await page.locator('#wf-definition').isHidden()).toBe(true);
     expect(await editor.locator('.cm-lineNumbers .cm-gutterElement', { hasText: /^5$/ }).count()).toBe(1);
     expect(await editor.evaluate((e) => getComputedStyle(e).display)).toBe('flex');
-    expect(await editor.locator('.cm-gutters').evaluate((e) => getComputedStyle(e).borderRightStyle)).toBe('none');
+    expect(await editor.locator('.cm-gutters').evaluate((e) => getComputedStyle(e).borderRightStyle)).toBe('solid');
 
     // Completion from the schema: the step types after `"type": "`.
     await page.getByLabel('Name', { exact: true }).fill('Editor demo');
@@ -99,9 +100,10 @@ describe('the editor', () => {
     // An unknown step type: the server's error in plain words, with its line and column; the graph of the last valid draft stays.
     await typeDefinition(page, WITH_ERROR);
     const errors = page.getByRole('region', { name: '1 error in the definition' });
-    await errors.waitFor();
     const line = WITH_ERROR.split('\n').findIndex((l) => l.includes('"sett"')) + 1;
-    expect(await errors.textContent()).toContain(`Line ${line}, column 7 — steps.0.type: unknown step type 'sett': did you mean 'set'?`);
+    await expect
+      .poll(() => errors.textContent())
+      .toContain(`Line ${line}, column 7 — steps.0.type: unknown step type 'sett': did you mean 'set'?`);
     expect(await page.getByRole('heading', { name: 'Graph of the last valid draft' }).isVisible()).toBe(true);
     expect(await page.getByRole('img', { name: 'Graph of the draft' }).getByText('hello', { exact: true }).isVisible()).toBe(true);
     expect(await definition(page).getAttribute('aria-invalid')).toBe('true');
@@ -133,7 +135,23 @@ describe('the editor', () => {
     await graph.waitFor();
     for (const id of ['greet', 'wrap_up']) expect(await graph.getByText(id, { exact: true }).isVisible(), id).toBe(true);
     // Hover: what the schema says of a property.
-    await page.locator('.cm-content .cm-line', { hasText: '"values"' }).first().getByText('"values"').hover();
+    const word = await page
+      .locator('.cm-content .cm-line', { hasText: '"values"' })
+      .first()
+      .evaluate((line) => {
+        const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const i = (n.textContent ?? '').indexOf('values');
+          if (i < 0) continue;
+          const range = document.createRange();
+          range.setStart(n, i);
+          range.setEnd(n, i + 'values'.length);
+          const r = range.getBoundingClientRect();
+          return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+        }
+        throw new Error('no "values" on the line');
+      });
+    await page.mouse.move(word.x, word.y);
     expect(await page.locator('.cm-schema-hover').textContent()).toBe('values (required in a set step): an object');
     await expectAccessible(page);
     await shot(page, 'editor-graph');

@@ -6,136 +6,27 @@
 // definition's JSON Schema (./schema-help.ts); the server's errors become the editor's diagnostics and
 // each error's "Line N" moves the caret there. No eval, no inline style: CodeMirror's styles go in
 // constructed style sheets (adoptedStyleSheets), which the console's CSP allows.
-import { autocompletion, type Completion, type CompletionContext, type CompletionResult, completionKeymap } from '@codemirror/autocomplete';
+import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting, syntaxTree } from '@codemirror/language';
+import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic, setDiagnostics } from '@codemirror/lint';
-import type { EditorState } from '@codemirror/state';
 import { EditorView, highlightActiveLine, highlightActiveLineGutter, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
-import workflowSchema from '../../../schemas/workflow.schema.json' with { type: 'json' };
-import { describeProperty, kindOf, propertiesAt, type SchemaDocument, type Segment, schemaAt, valuesAt } from './schema-help.ts';
+import { StyleModule } from 'style-mod';
+import { complete, hoverAt } from './assist.ts';
 
-const SCHEMA = workflowSchema as unknown as SchemaDocument;
-type SyntaxNode = ReturnType<typeof syntaxTree>['topNode'];
-
-const textOf = (state: EditorState, n: SyntaxNode) => state.sliceDoc(n.from, n.to);
-const unquote = (s: string) => (s.startsWith('"') ? s.slice(1, s.endsWith('"') && s.length > 1 ? -1 : undefined) : s);
-
-/** The `type` written in an object node (a step's), if any. */
-function tagOf(state: EditorState, object: SyntaxNode): string | undefined {
-  for (let p = object.firstChild; p; p = p.nextSibling) {
-    if (p.name !== 'Property') continue;
-    const key = p.getChild('PropertyName');
-    const value = key?.nextSibling?.name === ':' ? key.nextSibling.nextSibling : key?.nextSibling;
-    if (key && unquote(textOf(state, key)) === 'type' && value?.name === 'String') return unquote(textOf(state, value));
-  }
-  return undefined;
-}
-
-/** The way from the definition to the object or list that holds `node` (its own property left out). */
-function pathTo(state: EditorState, node: SyntaxNode | null): { path: Segment[]; object?: SyntaxNode } {
-  const chain: SyntaxNode[] = [];
-  for (let n = node; n; n = n.parent) chain.unshift(n);
-  const path: Segment[] = [];
-  let object: SyntaxNode | undefined;
-  for (const n of chain) {
-    if (n.name === 'Object') object = n;
-    else if (n.name === 'Array') path.push({ item: true });
-    else if (n.name === 'Property' && n !== node) {
-      const key = n.getChild('PropertyName');
-      if (key && key !== node && !(node && key.from <= node.from && node.to <= key.to))
-        path.push({ key: unquote(textOf(state, key)), tag: object ? tagOf(state, object) : undefined });
-    }
-  }
-  return object ? { path, object } : { path };
-}
-
-/** The innermost object at `pos` and the way to it. */
-function objectAt(state: EditorState, pos: number) {
-  let n: SyntaxNode | null = syntaxTree(state).resolveInner(pos, -1);
-  while (n && n.name !== 'Object') n = n.parent;
-  return n ? { ...pathTo(state, n), object: n } : undefined;
-}
-
-/** Completion: a property's values after `"key": "` (the step types, enums), an object's properties after `"`. */
-function complete(ctx: CompletionContext): CompletionResult | null {
-  const { state, pos } = ctx;
-  const line = state.doc.lineAt(pos);
-  const before = state.sliceDoc(line.from, pos);
-  const closed = state.sliceDoc(pos, pos + 1) === '"';
-  const value = /"([^"\\]+)"\s*:\s*"([^"\\]*)$/.exec(before);
-  if (value) {
-    const keyPos = line.from + value.index + 1;
-    const at = objectAt(state, keyPos);
-    if (!at) return null;
-    const key = value[1] as string;
-    const values = valuesAt(SCHEMA, [...at.path, { key, tag: tagOf(state, at.object) }]);
-    if (!values.length) return null;
-    return {
-      from: pos - (value[2] as string).length,
-      options: values.map((v): Completion => ({ label: v, type: 'enum', apply: closed ? v : `${v}"` })),
-      validFor: /^[\w.-]*$/,
-    };
-  }
-  const key = /(?:^|[{,])\s*"([\w$]*)$/.exec(before);
-  const bare = ctx.explicit && /(?:^|[{,])\s*$/.test(before);
-  if (!key && !bare) return null;
-  const typed = key ? (key[1] as string) : '';
-  const at = objectAt(state, pos - typed.length - (key ? 1 : 0));
-  if (!at) return null;
-  const tag = tagOf(state, at.object);
-  const present = new Set<string>();
-  for (let p = at.object.firstChild; p; p = p.nextSibling) {
-    const k = p.name === 'Property' ? p.getChild('PropertyName') : null;
-    if (k && !(k.from <= pos && pos <= k.to)) present.add(unquote(textOf(state, k)));
-  }
-  const props = propertiesAt(SCHEMA, at.path, tag).filter((p) => !present.has(p.name));
-  if (!props.length) return null;
-  return {
-    from: pos - typed.length,
-    options: props.map(
-      (p): Completion => ({
-        label: p.name,
-        type: 'property',
-        detail: p.required ? 'required' : 'optional',
-        info: kindOf(SCHEMA, p.schema),
-        boost: p.required ? 1 : 0,
-        apply: key ? (closed ? p.name : `${p.name}": `) : `"${p.name}": `,
-      }),
-    ),
-    validFor: /^[\w$]*$/,
-  };
-}
-
-/** Hover: a property's line from the schema; a step type's schema title and what it needs. */
+/** Hover: the schema's line about the property or step type under the pointer. */
 const hover = hoverTooltip((view, pos) => {
-  const { state } = view;
-  const node = syntaxTree(state).resolveInner(pos, 1);
-  let text: string | undefined;
-  if (node.name === 'PropertyName') {
-    const at = objectAt(state, node.from);
-    if (at) text = describeProperty(SCHEMA, at.path, unquote(textOf(state, node)), tagOf(state, at.object));
-  } else if (node.name === 'String' && node.parent?.name === 'Property') {
-    const key = node.parent.getChild('PropertyName');
-    const at = objectAt(state, node.from);
-    if (key && at && unquote(textOf(state, key)) === 'type') {
-      const type = unquote(textOf(state, node));
-      const required = propertiesAt(SCHEMA, at.path, type).filter((p) => p.required);
-      const step = schemaAt(SCHEMA, [...at.path, { key: 'type', tag: type }]);
-      if (step?.const === type && required.length) text = `${type}: needs ${required.map((p) => p.name).join(', ')}`;
-    }
-  }
-  if (!text) return null;
-  const shown = text;
+  const found = hoverAt(view.state, pos);
+  if (!found) return null;
   return {
-    pos: node.from,
-    end: node.to,
+    pos: found.from,
+    end: found.to,
     above: true,
     create: () => {
       const dom = document.createElement('div');
       dom.className = 'cm-schema-hover';
-      dom.textContent = shown;
+      dom.textContent = found.text;
       return { dom };
     },
   };
@@ -163,9 +54,15 @@ const THEME = EditorView.theme({
     color: 'var(--pico-color)',
     marginBottom: 'var(--pico-spacing)',
   },
+  '&:has(.cm-content[aria-invalid="true"])': { borderColor: 'var(--pico-form-element-invalid-border-color)' },
   '&.cm-focused': { outline: '2px solid var(--pico-primary-focus)', outlineOffset: '1px' },
   '.cm-scroller': { minHeight: '24lh', maxHeight: '70vh', fontFamily: 'var(--pico-font-family-monospace)', fontSize: '0.875rem' },
-  '.cm-gutters': { backgroundColor: 'var(--pico-muted-border-color)', color: 'var(--pico-muted-color)', border: 'none' },
+  '.cm-gutters': {
+    backgroundColor: 'var(--pico-form-element-background-color)',
+    color: 'var(--pico-muted-color)',
+    borderRight: '1px solid var(--pico-muted-border-color)',
+  },
+  '.cm-activeLineGutter': { backgroundColor: 'var(--pico-form-element-background-color)', color: 'var(--pico-color)', fontWeight: 'bold' },
   '.cm-schema-hover': { padding: '0.25rem 0.5rem', maxWidth: '32rem' },
 });
 
@@ -231,5 +128,29 @@ function mount(area: HTMLTextAreaElement) {
   });
 }
 
+/**
+ * CodeMirror under the console's CSP (`style-src 'self'`: no <style> element, no style attribute).
+ * Its styles go in a constructed style sheet (adoptedStyleSheets), which the CSP allows: style-mod
+ * adopts one only for a root without a `head`, so its style set is made once through a view of the
+ * document without one, and every later mount on the document finds and reuses it. The few style
+ * attributes CodeMirror writes (the content's tab-size) are applied through the CSSOM instead, which
+ * the CSP allows too; this script runs only on the editor page.
+ */
+function underCsp() {
+  const headless = new Proxy(document, {
+    get: (target, key) => (key === 'head' ? undefined : Reflect.get(target, key)),
+    set: (target, key, value) => Reflect.set(target, key, value),
+  });
+  StyleModule.mount(headless, []);
+  const setAttribute = Element.prototype.setAttribute;
+  Element.prototype.setAttribute = function (this: Element, name: string, value: string) {
+    if (name.toLowerCase() === 'style' && this instanceof HTMLElement) this.style.cssText = value;
+    else setAttribute.call(this, name, value);
+  };
+}
+
 const area = document.getElementById('wf-definition');
-if (area instanceof HTMLTextAreaElement) mount(area);
+if (area instanceof HTMLTextAreaElement && 'adoptedStyleSheets' in document) {
+  underCsp();
+  mount(area);
+}
