@@ -4,5 +4,5 @@ export const ASSET = {
   'console.css': '/console/assets/console.9607c86fff27.css',
   'htmx.js': '/console/assets/htmx.d6fdc75f204e.js',
   'console.js': '/console/assets/console.5c5053a007c3.js',
-  'editor.js': '/console/assets/editor.d3c22ca30b77.js',
+  'editor.js': '/console/assets/editor.e4db50d48f58.js',
 } as const;

@@ -88,6 +88,8 @@ function mount(area: HTMLTextAreaElement) {
         ...(label ? { 'aria-labelledby': label.id } : { 'aria-label': 'Definition' }),
         'aria-describedby': area.getAttribute('aria-describedby') ?? '',
         spellcheck: 'false',
+        // Focusable by itself (as it is anyway, being editable) so that its scrolling region counts as reachable by keyboard.
+        tabindex: '0',
       }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
