@@ -17,7 +17,13 @@ describe("the editor's help from the schema", () => {
   });
 
   it("offers a variable's types, and an enum's values", () => {
-    expect(valuesAt(doc, [{ key: 'variables' }, { key: 'who' }, { key: 'type' }])).toEqual(['string', 'number', 'boolean', 'object', 'array']);
+    expect(valuesAt(doc, [{ key: 'variables' }, { key: 'who' }, { key: 'type' }])).toEqual([
+      'string',
+      'number',
+      'boolean',
+      'object',
+      'array',
+    ]);
     expect(valuesAt(doc, [{ key: 'steps' }, { item: true }, { key: 'method', tag: 'http_request' }])).toContain('PATCH');
   });
 
