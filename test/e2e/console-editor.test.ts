@@ -111,6 +111,10 @@ describe('the editor', () => {
     await errors.getByRole('link', { name: `Line ${line}` }).click();
     await expect.poll(() => page.locator('.cm-activeLine').textContent()).toContain('"type": "sett"');
     expect(await page.evaluate(() => document.activeElement?.classList.contains('cm-content'))).toBe(true);
+    // Tab is not captured: it leaves the editor (and types nothing).
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('cm-content'))).toBe(false);
+    expect(await posted(page)).toBe(WITH_ERROR);
     await expectAccessibleAtBothWidths(page, 'editor-error');
 
     // Save while invalid: the page again, the draft kept, the errors listed, focus on them; nothing saved.

@@ -209,6 +209,21 @@ describe('the validate route: the server schema, paths and lines, nothing saved'
     expect(res.body).not.toContain('<html');
   });
 
+  it('hostile text in a draft is shown in the wording as text, never as markup', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const draft = pretty({
+      steps: [
+        { id: 'a', type: hostile, values: {} },
+        { id: 'b', type: 'set', values: {}, [hostile]: 1 },
+      ],
+    });
+    const res = await post(validatePage, '/console/workflows/validate', admin, { name: 'Draft', definition: draft });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('<img');
+    expect(text(res.body)).toContain(`steps.0.type: unknown step type '${hostile}': use one of 'set'`);
+    expect(text(res.body)).toContain(`unknown property '${hostile}'`);
+  });
+
   it('a missing field is named at its path, on the line of the object that lacks it', async () => {
     const draft = pretty({
       steps: [
