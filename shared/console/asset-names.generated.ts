@@ -4,5 +4,5 @@ export const ASSET = {
   'console.css': '/console/assets/console.9607c86fff27.css',
   'htmx.js': '/console/assets/htmx.d6fdc75f204e.js',
   'console.js': '/console/assets/console.5c5053a007c3.js',
-  'editor.js': '/console/assets/editor.e4db50d48f58.js',
+  'editor.js': '/console/assets/editor.f65cd6b98ec7.js',
 } as const;

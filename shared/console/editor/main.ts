@@ -9,9 +9,10 @@
 import { autocompletion, completionKeymap } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { json } from '@codemirror/lang-json';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic, setDiagnostics } from '@codemirror/lint';
 import { EditorView, highlightActiveLine, highlightActiveLineGutter, hoverTooltip, keymap, lineNumbers } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { StyleModule } from 'style-mod';
 import { complete, hoverAt } from './assist.ts';
 
@@ -62,9 +63,18 @@ const THEME = EditorView.theme({
     color: 'var(--pico-muted-color)',
     borderRight: '1px solid var(--pico-muted-border-color)',
   },
+  '.cm-activeLine': { backgroundColor: 'transparent' },
   '.cm-activeLineGutter': { backgroundColor: 'var(--pico-form-element-background-color)', color: 'var(--pico-color)', fontWeight: 'bold' },
   '.cm-schema-hover': { padding: '0.25rem 0.5rem', maxWidth: '32rem' },
 });
+
+/** JSON's colours from the console's own (Pico's), so that they hold their contrast in the light and the dark scheme. */
+const HIGHLIGHT = HighlightStyle.define([
+  { tag: tags.string, color: 'var(--pico-ins-color)' },
+  { tag: [tags.number, tags.bool, tags.null], color: 'var(--pico-primary)' },
+  { tag: tags.propertyName, color: 'var(--pico-color)' },
+  { tag: tags.invalid, color: 'var(--pico-del-color)' },
+]);
 
 function mount(area: HTMLTextAreaElement) {
   const label = document.querySelector<HTMLLabelElement>(`label[for="${area.id}"]`);
@@ -77,7 +87,7 @@ function mount(area: HTMLTextAreaElement) {
       highlightActiveLine(),
       history(),
       bracketMatching(),
-      syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+      syntaxHighlighting(HIGHLIGHT),
       json(),
       autocompletion({ override: [complete], activateOnTyping: true }),
       hover,
