@@ -14,11 +14,15 @@ import {
 import { givenAccount, uniqueEmail } from '../support/fixtures.ts';
 
 /**
- * The workflow editor, versions and diff in a browser: a workflow created in the editor with an error
- * first (listed with its path and line as you type, and again after a submit), fixed (the graph
- * redrawn from the draft), saved; edited into version 2; the versions page with each version's author,
- * the diff between 1 and 2, "Restore this version" on 1 making version 3; a member who may not edit
- * (403), another account's ids (404). Every page: axe (WCAG 2.1 A/AA), no CSP violation.
+ * The workflow editor, versions and diff in a browser: a workflow created in the code editor
+ * (CodeMirror: line numbers, styled under the CSP; the step types completed after `"type": "`) with an
+ * error first (in plain words with "Line N" and its column as you type, the graph of the last valid
+ * draft kept and labelled; "Line N" moves the caret; Tab leaves the editor; again after a submit),
+ * fixed (the graph redrawn from the draft; a property's hover from the schema), saved; edited into
+ * version 2; the versions page with each version's author, the diff between 1 and 2, "Restore this
+ * version" on 1 making version 3; a member who may not edit (403), another account's ids (404); without
+ * script, the text area edits and saves (a refused draft shows the saved version's graph). Every page:
+ * axe (WCAG 2.1 A/AA), no CSP violation.
  */
 
 let env: Awaited<ReturnType<typeof consoleStack>>;
