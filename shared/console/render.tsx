@@ -138,9 +138,11 @@ export type PageOptions = {
   status?: number;
   headers?: Record<string, string>;
   cookies?: string[];
+  /** Scripts only this page loads (hashed asset paths, `defer`): the editor's code editor. */
+  scripts?: readonly string[];
 };
 
-function Document({ title, session, section, waiting, children }: PageOptions & { children: ComponentChildren }) {
+function Document({ title, session, section, waiting, scripts, children }: PageOptions & { children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -154,6 +156,9 @@ function Document({ title, session, section, waiting, children }: PageOptions & 
         <link rel="stylesheet" href={ASSET['console.css']} />
         <script src={ASSET['htmx.js']} defer />
         <script src={ASSET['console.js']} defer />
+        {scripts?.map((src) => (
+          <script key={src} src={src} defer />
+        ))}
       </head>
       <body>
         <a class="skip-link" href="#main">

@@ -106,7 +106,7 @@ describe('the editor\'s "Test run"', { timeout: 240_000 }, () => {
     await result.waitFor();
     // Swapped in: the same page, the draft as typed.
     expect(new URL(page.url()).pathname).toBe(`/console/workflows/${workflowId}/edit`);
-    expect(JSON.parse(await page.getByLabel('Definition', { exact: true }).inputValue())).toEqual(DRAFT);
+    expect(JSON.parse(await page.locator('#wf-definition').inputValue())).toEqual(DRAFT);
     const text = (await result.textContent()) ?? '';
     expect(text).toContain('greet → route → big');
     expect(text).toContain(`Hello, ${XSS}`);

@@ -94,7 +94,7 @@ describe("a new administrator's first day, in the browser", () => {
     await page.getByLabel('Definition', { exact: true }).fill(WITH_ERROR);
     const errors = page.getByRole('region', { name: '1 error in the definition' });
     await errors.waitFor();
-    expect(await errors.textContent()).toContain('steps.0.type (line 5)');
+    expect(await errors.textContent()).toContain("Line 5, column 7 — steps.0.type: unknown step type 'sett': did you mean 'set'?");
     await checked();
     await page.getByLabel('Definition', { exact: true }).fill(FIXED);
     await page.getByRole('region', { name: 'No errors: the definition is valid' }).waitFor();

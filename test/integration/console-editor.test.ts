@@ -185,7 +185,7 @@ describe('versions: author and time, and the API', () => {
 });
 
 describe('the validate route: the server schema, paths and lines, nothing saved', () => {
-  it('names each error by its API path with its line in the draft', async () => {
+  it('names each error by its API path, in plain words, with its line (a "Line N" link to the definition) and column', async () => {
     const draft = pretty({
       steps: [
         { id: 'a', type: 'set', values: {} },
@@ -198,10 +198,30 @@ describe('the validate route: the server schema, paths and lines, nothing saved'
     // "type": "nope" is on line 10 of the pretty-printed draft.
     const line = draft.split('\n').findIndex((l) => l.includes('"nope"')) + 1;
     expect(line).toBeGreaterThan(1);
-    expect(body).toContain(`steps.1.type (line ${line})`);
+    expect(body).toContain(
+      `Line ${line}, column 7 — steps.1.type: unknown step type 'nope': use one of 'set', 'http_request', 'manual_approval'`,
+    );
+    expect(res.body).toContain(`<a href="#wf-definition" class="line-link" data-line="${line}" data-column="7">Line ${line}</a>`);
     expect(body).toContain('1 error in the definition');
-    expect(body).toContain('The graph is drawn once the definition is valid');
+    // The page keeps the graph it shows (htmx: hx-preserve), labelled as the last valid draft's.
+    expect(body).toContain('Graph of the last valid draft');
+    expect(res.body).toMatch(/<div id="draft-graph" class="graph-wrap" hx-preserve="true">/);
     expect(res.body).not.toContain('<html');
+  });
+
+  it('hostile text in a draft is shown in the wording as text, never as markup', async () => {
+    const hostile = '<img src=x onerror=alert(1)>';
+    const draft = pretty({
+      steps: [
+        { id: 'a', type: hostile, values: {} },
+        { id: 'b', type: 'set', values: {}, [hostile]: 1 },
+      ],
+    });
+    const res = await post(validatePage, '/console/workflows/validate', admin, { name: 'Draft', definition: draft });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).not.toContain('<img');
+    expect(text(res.body)).toContain(`steps.0.type: unknown step type '${hostile}': use one of 'set'`);
+    expect(text(res.body)).toContain(`unknown property '${hostile}'`);
   });
 
   it('a missing field is named at its path, on the line of the object that lacks it', async () => {
@@ -213,13 +233,13 @@ describe('the validate route: the server schema, paths and lines, nothing saved'
     });
     const res = await post(validatePage, '/console/workflows/validate', admin, { name: 'Draft', definition: draft });
     const line = draft.split('\n').findIndex((l, i, all) => l.trim() === '{' && all[i + 1]?.includes('"type"')) + 1;
-    expect(text(res.body)).toMatch(new RegExp(`steps\\.1\\.id \\(line ${line}\\)`));
+    expect(text(res.body)).toContain(`Line ${line}, column 5 — steps.1.id: is missing: it must be a string`);
   });
 
   it('a JSON syntax error is named with its line and column', async () => {
     const draft = '{\n  "steps": [\n    { "id": "a", "type": "set" values: {} }\n  ]\n}';
     const res = await post(validatePage, '/console/workflows/validate', admin, { name: 'Draft', definition: draft });
-    expect(text(res.body)).toContain('(definition) (line 3, column 32): JSON syntax error: invalid symbol');
+    expect(text(res.body)).toContain('Line 3, column 32 — (definition): JSON syntax error: invalid symbol');
   });
 
   it('a valid draft: no errors, and its graph drawn from the draft', async () => {
@@ -234,7 +254,7 @@ describe('the validate route: the server schema, paths and lines, nothing saved'
       steps: [{ id: 'ok', type: 'manual_approval', title: 'Go?', reviewers: ['role:admin'], notify: [{ channel: 'nowhere' }] }],
     };
     const res = await post(validatePage, '/console/workflows/validate', admin, { name: 'Draft', definition: pretty(def) });
-    expect(text(res.body)).toMatch(/steps\.0\.notify\.0\.channel \(line \d+\): no channel named nowhere/);
+    expect(text(res.body)).toMatch(/Line \d+, column \d+ — steps\.0\.notify\.0\.channel: no channel named nowhere/);
   });
 
   it("another account's workflow id: 404; a malformed one: 404", async () => {
@@ -254,7 +274,7 @@ describe('the save routes', () => {
     const bad = pretty({ steps: [{ id: 'a', type: 'nope' }] });
     const refused = await post(createPage, '/console/workflows/new', admin, { name, definition: bad });
     expect(refused.statusCode).toBe(400);
-    expect(text(refused.body)).toContain('steps.0.type (line 5)');
+    expect(text(refused.body)).toContain("Line 5, column 7 — steps.0.type: unknown step type 'nope'");
     // The draft is kept, as typed.
     expect(text(refused.body)).toContain('"type": "nope"');
     expect(refused.body).toMatch(/id="draft-errors"[^>]*autofocus/);

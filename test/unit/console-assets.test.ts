@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generated, SOURCES } from '../../infra/console/assets.ts';
+import { bodyOf, generated, SOURCES } from '../../infra/console/assets.ts';
 import { ASSET } from '../../shared/console/asset-names.generated.ts';
 import { BODIES } from '../../shared/console/asset-bodies.generated.ts';
 
@@ -13,7 +13,7 @@ describe("the console's generated asset modules", () => {
     expect(Object.keys(ASSET).sort()).toEqual(SOURCES.map((s) => s.key).sort());
     for (const s of SOURCES) {
       const name = (ASSET[s.key] as string).split('/').pop() as string;
-      expect(BODIES[name]?.body).toBe(readFileSync(s.file, 'utf8'));
+      expect(BODIES[name]?.body).toBe(bodyOf(s));
       expect(BODIES[name]?.type).toBe(s.type);
     }
   });

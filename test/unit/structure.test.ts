@@ -136,7 +136,10 @@ describe('module size', () => {
  * (docs/architecture.md "Layers"). test/support/data-layer.ts says what a breach is.
  */
 describe('the sealed data layer', () => {
-  const outsideDb = ['shared', 'functions'].flatMap(files).filter((f) => !f.startsWith('shared/db/'));
+  // The console's asset bodies are served text (minified CSS and browser scripts: the editor's CodeMirror), not server code.
+  const outsideDb = ['shared', 'functions']
+    .flatMap(files)
+    .filter((f) => !f.startsWith('shared/db/') && f !== 'shared/console/asset-bodies.generated.ts');
   const breaches = (file: string) => dataLayerBreaches(file, readFileSync(join(ROOT, file), 'utf8'));
 
   it('finds no DynamoDB command, expression or key built outside shared/db', () => {

@@ -1,7 +1,8 @@
 // The editor's draft (a name and a definition's JSON text) checked as the API checks a workflow: the
 // same body schema (`WorkflowBody`, so each error's path is the API's, less the `definition.` prefix),
-// then the same checks a save makes (quorums, channels, secrets), saving nothing. Each definition error
-// carries the line of the draft it points at.
+// then the same checks a save makes (quorums, channels, secrets), saving nothing. The schema's refusals
+// are worded for people (shared/schemas/wording.ts: "unknown step type 'sett': did you mean 'set'?");
+// each definition error carries the line and column of the draft it points at.
 import { createHash } from 'node:crypto';
 import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
 import type * as z from 'zod';
@@ -9,9 +10,9 @@ import { checkDefinition } from '../../../../shared/domain/workflows.ts';
 import type { Actor } from '../../../../shared/domain/workflow-access.ts';
 import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
 import { AppError, type FieldError, forbidden } from '../../../../shared/errors.ts';
-import { fieldErrors } from '../../../../shared/http/middleware/parse-request.ts';
 import { MAX_JSON_DEPTH, tooDeep } from '../../../../shared/json-depth.ts';
 import { WorkflowBody } from '../../../../shared/schemas/workflows.ts';
+import { wordedErrors } from '../../../../shared/schemas/wording.ts';
 import { DEFINITION_BYTES } from '../../../route-kinds.ts';
 
 export type DraftError = {
@@ -58,13 +59,13 @@ function place(text: string, offset: number) {
   return { line, column: offset - before.lastIndexOf('\n') };
 }
 
-/** The line of the value at `path` (`steps.0.type`), or of the nearest enclosing value that exists. */
-function lineOf(text: string, root: ReturnType<typeof parseTree>, path: string) {
+/** The line and column of the value at `path` (`steps.0.type`: of its property), or of the nearest enclosing value that exists. */
+function placeOf(text: string, root: ReturnType<typeof parseTree>, path: string) {
   if (!root) return undefined;
   const segments: (string | number)[] = path === '(definition)' ? [] : path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
   for (let n = segments.length; n >= 0; n--) {
     const node = findNodeAtLocation(root, segments.slice(0, n));
-    if (node) return place(text, node.parent?.type === 'property' ? node.parent.offset : node.offset).line;
+    if (node) return place(text, node.parent?.type === 'property' ? node.parent.offset : node.offset);
   }
   return undefined;
 }
@@ -128,8 +129,7 @@ function fromApi(text: string, root: ReturnType<typeof parseTree>, e: FieldError
   if (e.path === 'name') return { field: 'name', path: 'name', message: e.message };
   if (e.path === 'definition' || e.path.startsWith('definition.')) {
     const path = e.path === 'definition' ? '(definition)' : e.path.slice('definition.'.length);
-    const line = lineOf(text, root, path);
-    return { field: 'definition', path, message: e.message, ...(line ? { line } : {}) };
+    return { field: 'definition', path, message: e.message, ...placeOf(text, root, path) };
   }
   return { field: 'form', path: e.path, message: e.message };
 }
@@ -161,7 +161,9 @@ export async function checkDraft(p: Actor, draft: Draft, current: WorkflowDefini
   const body = WorkflowBody.safeParse({ name: draft.name, definition: parsed.value });
   const root = parseTree(text);
   if (!body.success) {
-    const errors = fieldErrors(body.error as z.ZodError).map((e) => fromApi(text, root, e));
+    const errors = wordedErrors(WorkflowBody, { name: draft.name, definition: parsed.value }, body.error as z.ZodError).map((e) =>
+      fromApi(text, root, e),
+    );
     const definition = WorkflowBody.shape.definition.safeParse(parsed.value);
     return { ok: false, errors, ...(definition.success ? { definition: definition.data } : {}) };
   }

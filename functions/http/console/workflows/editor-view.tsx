@@ -1,11 +1,13 @@
 import { renderToString } from 'preact-render-to-string';
 import type { ConsoleSession } from '../../../../shared/console/auth.ts';
+import { ASSET } from '../../../../shared/console/asset-names.generated.ts';
 import { WorkflowGraph } from '../../../../shared/console/graph.tsx';
 import { CONSOLE_HEADERS, Csrf, page } from '../../../../shared/console/render.tsx';
 import type { Workflow } from '../../../../shared/domain/read-types.ts';
 import type { WorkflowDefinition } from '../../../../shared/engine/definition.ts';
 import { SetStep } from '../../../../shared/engine/steps/set.ts';
 import type { HttpResult } from '../../../../shared/http/context.ts';
+import { definitionOf } from '../../../../shared/engine/versions.ts';
 import type { DraftError } from './draft.ts';
 import { sampleOf, TestRunControls, TestRunResult, type TestShown, takenOf } from './editor-test.tsx';
 
@@ -30,22 +32,88 @@ export type EditorData = {
   test?: TestShown;
 };
 
-const where = (e: DraftError) => (e.line ? ` (line ${e.line}${e.column ? `, column ${e.column}` : ''})` : '');
+/** An error's place in the draft: "Line N" (a link to the definition, which the editor's script turns into a caret move), its column. */
+function Place({ e }: { e: DraftError }) {
+  if (!e.line) return null;
+  return (
+    <>
+      <a href="#wf-definition" class="line-link" data-line={String(e.line)} data-column={e.column ? String(e.column) : undefined}>
+        {`Line ${e.line}`}
+      </a>
+      {e.column ? `, column ${e.column}` : ''}
+      {' — '}
+    </>
+  );
+}
+
+/** The id of the graph's drawing: while the draft is broken, htmx keeps the one on the page (`hx-preserve`). */
+const GRAPH_ID = 'draft-graph';
+
+/**
+ * The draft's graph, or, while the draft does not match the schema, the last valid one: as you type
+ * (htmx) the drawing on the page stays (the fragment's placeholder is `hx-preserve`d); a page the server
+ * draws with a broken draft (a refused save, no script) shows the saved version's graph, labelled so.
+ */
+function DraftGraph({
+  definition,
+  saved,
+  test,
+}: {
+  definition?: WorkflowDefinition | undefined;
+  saved?: Workflow | undefined;
+  test?: TestShown | undefined;
+}) {
+  const ran = test && 'result' in test ? test.result : undefined;
+  if (definition)
+    return (
+      <section aria-labelledby="draft-graph-title">
+        <h2 id="draft-graph-title">Graph of the draft</h2>
+        <div id={GRAPH_ID} class="graph-wrap">
+          <WorkflowGraph
+            definition={definition}
+            label={ran ? `Graph of the draft with the test run's path: ${ran.path.join(', ')}` : 'Graph of the draft'}
+            {...(ran ? { taken: takenOf(ran) } : {})}
+          />
+        </div>
+      </section>
+    );
+  const none = <p class="muted">No valid draft yet: the graph is drawn once the definition is valid JSON that matches the schema.</p>;
+  if (saved)
+    return (
+      <section aria-labelledby="draft-graph-title">
+        <h2 id="draft-graph-title">{`Graph of the saved version (${saved.version}): the draft has errors`}</h2>
+        <div id={GRAPH_ID} class="graph-wrap">
+          <WorkflowGraph definition={definitionOf(saved.definition)} label={`Graph of version ${saved.version}`} />
+        </div>
+      </section>
+    );
+  return (
+    <section aria-labelledby="draft-graph-title">
+      <h2 id="draft-graph-title">Graph of the last valid draft</h2>
+      <div id={GRAPH_ID} class="graph-wrap" hx-preserve="true">
+        {none}
+      </div>
+    </section>
+  );
+}
 
 /**
  * The draft's errors and graph: the part of the page the validate route answers alone (htmx swaps it
- * in as you type). `focus`: a refused save's page moves focus to the list.
+ * in as you type). `focus`: a refused save's page moves focus to the list. `saved`: the workflow whose
+ * saved graph a page drawn with a broken draft shows (absent in the live check: the page keeps its own).
  */
 export function DraftCheck({
   errors,
   definition,
   focus,
   test,
+  saved,
 }: {
   errors: DraftError[];
   definition?: WorkflowDefinition | undefined;
   focus?: boolean;
   test?: TestShown | undefined;
+  saved?: Workflow | undefined;
 }) {
   const listed = errors.filter((e) => e.field !== 'name');
   return (
@@ -59,8 +127,8 @@ export function DraftCheck({
             <ul class="draft-errors">
               {listed.map((e, i) => (
                 <li key={String(i)}>
+                  <Place e={e} />
                   {e.field === 'form' ? null : <code>{e.path}</code>}
-                  {e.field === 'form' ? '' : where(e)}
                   {e.field === 'form' ? e.message : `: ${e.message}`}
                 </li>
               ))}
@@ -72,24 +140,7 @@ export function DraftCheck({
           </h2>
         )}
       </section>
-      <section aria-labelledby="draft-graph-title">
-        <h2 id="draft-graph-title">Graph of the draft</h2>
-        {definition ? (
-          <div class="graph-wrap">
-            <WorkflowGraph
-              definition={definition}
-              label={
-                test && 'result' in test
-                  ? `Graph of the draft with the test run's path: ${test.result.path.join(', ')}`
-                  : 'Graph of the draft'
-              }
-              {...(test && 'result' in test ? { taken: takenOf(test.result) } : {})}
-            />
-          </div>
-        ) : (
-          <p class="muted">The graph is drawn once the definition is valid JSON that matches the schema.</p>
-        )}
-      </section>
+      <DraftGraph definition={definition} saved={saved} test={test} />
       {test ? <TestRunResult shown={test} /> : null}
     </>
   );
@@ -144,7 +195,7 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
   const nameError = d.errors.find((e) => e.field === 'name');
   const definitionInvalid = d.errors.some((e) => e.field !== 'name');
   return page(
-    { title: w ? `Edit ${w.name}` : 'New workflow', session, section: '/console/workflows', status },
+    { title: w ? `Edit ${w.name}` : 'New workflow', session, section: '/console/workflows', status, scripts: [ASSET['editor.js']] },
     <form method="post" action={action} class="editor">
       <Csrf session={session} />
       {w ? <input type="hidden" name="workflowId" value={w.workflowId} /> : null}
@@ -174,7 +225,9 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
           {nameError.message}
         </small>
       ) : null}
-      <label for="wf-definition">Definition</label>
+      <label for="wf-definition" id="wf-definition-label">
+        Definition
+      </label>
       <textarea
         id="wf-definition"
         name="definition"
@@ -195,10 +248,11 @@ export function editorPage(session: ConsoleSession, d: EditorData, status = 200)
         {d.text}
       </textarea>
       <small id="wf-definition-hint" class="muted hint">
-        The definition as JSON, checked by the server as you type: each error names its path and line.
+        The definition as JSON, checked by the server as you type: each error names its line and path. With script, an editor with line
+        numbers, completion (Ctrl+Space) and hints from the schema; Tab leaves it.
       </small>
       <div id="draft-check" aria-live="polite">
-        <DraftCheck errors={d.errors} definition={d.definition} focus={d.refused && !nameError} test={d.test} />
+        <DraftCheck errors={d.errors} definition={d.definition} focus={d.refused && !nameError} test={d.test} saved={w} />
       </div>
       <TestRunControls sample={d.sample ?? sampleOf(d.definition)} />
       <div class="actions">
