@@ -37,11 +37,11 @@ import { describeSteps, instrumentClients, recordCalls, sequentialSteps } from '
  * the iteration browser and its read, who cancelled; their stylesheet rules).
  *
  * The workflow editor's code editor (issue 44 item 7): read serves the console's assets, so it holds the
- * editor's script as a string (CodeMirror, 383 KiB minified): 1,148.2 → 1,533, budget 1,540 (a string
+ * editor's script as a string (CodeMirror, 383 KiB minified): 1,148.2 → 1,539.5 with both, budget 1,560 (a string
  * costs its bytes at load, little parse time); change 1,136.6 → 1,141.3 with the errors' plain wording
  * (shared/schemas/wording.ts) and the editor's "Line N" and last-valid-graph view, budget 1,145.
  */
-const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1540, 'http/console/change': 1145, 'http/console/secrets': 780 };
+const BUDGET_KIB: Record<string, number> = { 'http/console/read': 1560, 'http/console/change': 1145, 'http/console/secrets': 780 };
 const FIRST_LOAD_KIB = 60;
 
 type Result = { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };
