@@ -5,7 +5,7 @@ import { audited, type Auditor } from '../db/audited.ts';
 import { cancelApprovalUpdate, getApproval } from '../db/entities/approval.ts';
 import { cancelCallbackUpdate, getCallback } from '../db/entities/callback.ts';
 import { eventsPut, newEvent, nextSeq } from '../db/entities/run-events.ts';
-import { cancelledFields, cancelledUpdate } from '../db/entities/execution-writes.ts';
+import { cancelledData, cancelledFields, cancelledUpdate } from '../db/entities/execution-writes.ts';
 import { type Execution, getExecutionToChange } from '../db/entities/execution.ts';
 import { keptChanging, lostRace, retryConflicts } from '../db/conflicts.ts';
 import { conflict, notFound } from '../errors.ts';
@@ -30,8 +30,11 @@ export async function cancelRun(
   /** Who asked, for the audit log (absent: `by` through the API). */
   who?: Auditor,
 ): Promise<Execution> {
-  // Who asked, on the run's `execution.cancelled`: the user (`by`), or the API key (`key`) when no person did.
-  const key = by ? undefined : who?.keyId;
+  // Who asked, as the run keeps it and `execution.cancelled` says it: the user (`by`), or the API key (`key`) when no person did.
+  const asked: Pick<Execution, 'cancelReason' | 'cancelBy' | 'cancelKey'> = {
+    cancelReason: reason,
+    ...(by ? { cancelBy: by } : who?.keyId ? { cancelKey: who.keyId } : {}),
+  };
   const entry = () =>
     audited(who ?? { accountId, userId: by }, 'run.cancelled', { type: 'run', id: executionId }, reason ? { reason } : {}, now);
   return retryConflicts(
@@ -47,16 +50,10 @@ export async function cancelRun(
         // The run item is the worker's (hot while it runs): the request and its audit entry are one
         // transaction, which the worker's own writes survive (each retries a TransactionConflict;
         // docs/data-model.md "The audit log").
-        await writeAll([cancelRequest({ accountId, executionId }, e.lease?.owner, { reason, by, key, now }), entry()]);
-        return {
-          ...e,
-          cancelRequested: true,
-          cancelReason: reason,
-          ...(by ? { cancelBy: by } : key ? { cancelKey: key } : {}),
-          updatedAt: now,
-        };
+        await writeAll([cancelRequest({ accountId, executionId }, e.lease?.owner, { reason, by, key: asked.cancelKey, now }), entry()]);
+        return { ...e, cancelRequested: true, ...asked, updatedAt: now };
       }
-      const data = { reason: reason ?? null, from: e.status, ...(by ? { by } : key ? { key } : {}) };
+      const data = cancelledData(asked, e.status);
       const event = { ...newEvent(executionId, 'execution.cancelled', data, now), seq: nextSeq(e) };
       // The run's approval goes with it while pending (an interrupted run's may have been decided meanwhile).
       const pendingApproval =
