@@ -62,9 +62,10 @@ export type Trigger = {
 };
 
 /**
- * The workflow as it is now, when its runs finish in their trigger (`runsInline`): read through the
- * 5 s cache the worker uses, so a busy webhook reads it once in 5 s per instance. Otherwise the run is
- * queued by reference and takes its workflow when the worker picks it up.
+ * The workflow as it is now, when its runs start in their trigger (`runsInline`: they finish there, or
+ * are handed to the worker at their first step that needs it): read through the 5 s cache the worker
+ * uses, so a busy webhook reads it once in 5 s per instance. Otherwise the run is queued by reference
+ * and takes its workflow when the worker picks it up.
  */
 async function inlineWorkflow(w: Webhook) {
   if (config().INLINE_RUNS === 'off') return undefined;

@@ -45,6 +45,8 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number, pace
   for (;;) {
     const here = locate(run);
     if (!here) return finish(run);
+    // A run its trigger executes goes up to its first step that needs more than memory, and is written there.
+    if (run.unwritten && !stepModule(here.step).inline) return void run.handOff();
     const left = remainingMs() - HANDOFF_MARGIN_MS;
     // Out of time for the step, or this invocation did its share of the run's steps: a fresh invocation goes on.
     if (left < stepBudgetMs(here.step) || pace.spent) return run.release();
@@ -53,7 +55,7 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number, pace
     if (limit) return run.fail(limit);
     // Inside a loop this one write also holds the previous iteration's end: one write per iteration with an external effect.
     // A long run of in-memory steps writes a checkpoint whenever its progress fills one write (`full`).
-    if (((external(here.step) && run.dirty) || run.full) && !(await run.flush())) return;
+    if (((external(here.step) && run.progressed) || run.full) && !(await run.flush())) return;
     if (!(await runOne(run, here, left))) return;
     await pace.stepped();
   }

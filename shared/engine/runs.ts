@@ -61,10 +61,14 @@ export type StartRun = {
   alongside?: (execution: Execution) => Record<string, unknown>[];
   /**
    * A run that may end where it starts (`./inline.ts`): given the new run and its first event, it
-   * executes the run in memory and returns the items that write it ended, which are written instead
-   * of the start's (no queue message), or undefined to queue the run as usual.
+   * executes the run in memory and returns the items that write it ended (no queue message) or
+   * `handedOff` at a step that needs the worker (its message goes out as usual), which are written
+   * instead of the start's, or undefined to queue the run as usual.
    */
-  ended?: (execution: Execution, started: RunEvent) => Promise<{ items: Record<string, unknown>[]; run: Execution } | undefined>;
+  ended?: (
+    execution: Execution,
+    started: RunEvent,
+  ) => Promise<{ items: Record<string, unknown>[]; run: Execution; handedOff?: boolean } | undefined>;
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -170,12 +174,13 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       now,
     ),
   };
-  // A run that ends where it starts is written once, ended, and needs no message.
+  // A run that ends where it starts is written once, ended, and needs no message; one its start took
+  // up to a step that needs a worker is written there, handed to the message as a worker's release leaves it.
   const ran = await input.ended?.(execution, started);
   const items = ran?.items ?? [executionItem(execution), eventsPut(execution.accountId, [started]).Put.Item];
   const idem = input.idempotency;
   const message = () =>
-    ran
+    ran && !ran.handedOff
       ? Promise.resolve()
       : sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
   if (!idem) {
@@ -186,7 +191,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
     const [written, sent] = await Promise.allSettled([write, message()]);
     if (written.status === 'rejected') throw written.reason;
     countRunStarted(execution.accountId, now);
-    if (sent.status === 'rejected') await abandonUnsent(execution, undefined, sent.reason);
+    if (sent.status === 'rejected') await abandonUnsent(ran?.run ?? execution, undefined, sent.reason);
   } else {
     // The key is claimed in the same transaction, and a replay must not send anything: the message waits for the write.
     const requestHash = hashRequest(idem.request);
@@ -213,23 +218,24 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       // The first try may have died between the run's write and its message (a crash, a timeout: its
       // error answer is why this is a retry): a run still waiting for that dispatch gets it now. A message
       // that did arrive claimed the run first, and this one is dropped by the claim, as a duplicate is.
-      if (first.status === 'PENDING' && first.dispatch && !first.lease)
+      if ((first.status === 'PENDING' || first.status === 'RUNNING') && first.dispatch && !first.lease)
         await sendRunMessage({ accountId: first.accountId, executionId: first.executionId, dispatch: first.dispatch });
       return { execution: first, replayed: true };
     }
     countRunStarted(execution.accountId, now);
     await message().catch((cause: unknown) => {
-      if (!idem.keepUnsent) return abandonUnsent(execution, idem, cause);
+      if (!idem.keepUnsent) return abandonUnsent(ran?.run ?? execution, idem, cause);
       logger.warn('run left PENDING for its start to be retried: its message could not be sent', { executionId: execution.executionId });
       throw cause;
     });
   }
   emit('ExecutionStarted');
-  if (ran) {
+  // A run that left PENDING in its start counts its trigger here (the worker counts it when it claims a PENDING run).
+  if (ran) countAcceptedTrigger(ran.run);
+  if (ran && !ran.handedOff) {
     emit(ran.run.status === 'SUCCEEDED' ? 'ExecutionSucceeded' : 'ExecutionFailed');
     countRunChange(execution, ran.run, now);
-    countAcceptedTrigger(ran.run);
-  } else await notifyTargets(execution, [started]);
+  } else if (!ran) await notifyTargets(execution, [started]);
   return { execution, replayed: false };
 }
 

@@ -83,20 +83,52 @@ export class HeldRun {
     readonly definition: WorkflowDefinition | undefined,
     readonly owner: string,
     private readonly unwrittenRun = false,
+    /** An unwritten run's dispatch id: the start's message, which a hand-off (`handOff`) waits for. */
+    private readonly startDispatch?: string,
   ) {}
 
   /**
    * A run nobody has written yet, executed where it starts (`./inline.ts`): its steps run in memory as
    * a worker's would, and when it ends, `endedItems` are what its start writes (the run, ended, and its
-   * events). Anything that would need a write before the end (a wait, a sleep, a checkpoint, a
-   * hand-off to a fresh invocation) throws `NotInline`, and the start queues the run as usual.
+   * events); at a step that is not inline, `handOff` makes them the run written there instead. Anything
+   * else that would need a write before the end (a checkpoint, a hand-off to a fresh invocation) throws
+   * `NotInline`, and the start queues the run as usual.
    */
-  static unwritten(e: Execution, definition: WorkflowDefinition) {
-    return new HeldRun(e, definition, '', true);
+  static unwritten(e: Execution, definition: WorkflowDefinition, dispatch: string) {
+    return new HeldRun(e, definition, '', true, dispatch);
+  }
+
+  /** Executed where it starts, not written yet: it may not run a step that needs more than memory (`handOff`). */
+  get unwritten() {
+    return this.unwrittenRun;
   }
 
   get endedItems() {
     return this.ended;
+  }
+
+  /** Whether `endedItems` hand the run, in progress, to the start's message (`handOff`) rather than end it. */
+  get handedOff() {
+    return this.ended !== undefined && IN_PROGRESS.includes(this.e.status);
+  }
+
+  /**
+   * An unwritten run at its first step that is not `inline` (an effect, a wait): its start writes it
+   * there, RUNNING and handed to the start's message (as a worker's `release` leaves a run), with the
+   * events of the steps it ran, and the worker that claims it goes on from that step, which never ran
+   * here (`runsInline` lets only a run whose first step is inline start in its trigger). False: the
+   * step loop stops, as after any write that leaves the run.
+   */
+  handOff(): false {
+    if (!this.unwrittenRun || this.items.length > 0) throw new NotInline('only an unwritten run with no side records is handed off');
+    const e = { ...this.e, status: 'RUNNING' as const, dispatch: this.startDispatch, updatedAt: Date.now() };
+    for (const k of this.dropped) delete (e as Record<string, unknown>)[k];
+    this.e = e;
+    this.ended = [
+      executionItem(e),
+      ...packEvents(this.groups, { events: MERGED_EVENTS, bytes: MERGED_BYTES }).map((g) => eventsPut(e.accountId, g).Put.Item),
+    ];
+    return false;
   }
 
   /** What its steps do outside the run; absent: the worker's (`STEP_IO`). A test run's answers from its mocks (`./test-run.ts`). */
@@ -119,6 +151,19 @@ export class HeldRun {
 
   get dirty() {
     return this.changed.size > 0 || this.dropped.size > 0 || this.groups.length > 0 || this.items.length > 0;
+  }
+
+  /**
+   * Progress to write before a step with an external effect: anything but the step count alone
+   * (`executed`). A crash during the effect takes the run back to its last write, where the step
+   * runs again and is counted again, so the count needs no write of its own (a run its start handed
+   * to the worker at an `http_request` goes from the claim to the request).
+   */
+  get progressed() {
+    return (
+      this.dirty &&
+      !(this.changed.size === 1 && this.changed.has('executed') && this.dropped.size === 0 && !this.groups.length && !this.items.length)
+    );
   }
 
   /** Remove a field from the run, in memory now and with the next write. */

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
@@ -17,11 +18,30 @@ import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { takeRunMessages, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, invoke } from '../support/http.ts';
+import { instrumentClients, recordCalls } from '../bench/counting.ts';
 
 // Runs that finish in their trigger (docs/runs-and-events.md): a webhook run of steps that change only
 // the run is executed by the trigger and written once, ended, with no queue message.
 
-beforeAll(() => useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' }));
+/** A target for http_request steps: answers `{"ok":true}` and remembers what each request found of its run. */
+const seen: { path: string; run?: Execution }[] = [];
+let seenAccount = '';
+const target = createServer((req, res) => {
+  const executionId = (req.url ?? '').split('/').pop() ?? '';
+  void getExecution(seenAccount, executionId).then((run) => {
+    seen.push({ path: req.url ?? '', run });
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+});
+let targetUrl = '';
+
+beforeAll(async () => {
+  await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32' });
+  await instrumentClients();
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  targetUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise<void>((r) => target.close(() => r())));
 
 const ONE_SET = {
   variables: { region: { type: 'string', default: 'eu' }, n: { type: 'number', default: 0 } },
@@ -197,5 +217,121 @@ describe('runs that go through the queue as before', () => {
       delete process.env.INLINE_RUNS;
       resetConfig();
     }
+  });
+});
+
+describe('a run that needs the worker after steps that change only the run', () => {
+  const statuses = (e: Execution) => e.steps.map((st) => [st.stepId, st.status]);
+  /** set → http_request → switch → set: the shape of most webhook automations. */
+  const realistic = () => ({
+    variables: { order: { type: 'string', default: '' } },
+    steps: [
+      { id: 'prepare', type: 'set', values: { path: '{% "/orders/" & $vars.order %}' } },
+      {
+        id: 'call',
+        type: 'http_request',
+        method: 'POST',
+        url: `{% "${targetUrl}/runs/" & $execution.id %}`,
+        body: '{% {"order": $vars.order} %}',
+      },
+      { id: 'route', type: 'switch', cases: [{ when: '{% $steps.call.body.ok %}', next: 'done' }], default: '$end' },
+      { id: 'done', type: 'set', values: { sent: true } },
+    ],
+  });
+
+  it('is written at its first such step by its trigger, with the steps before it, and the worker goes on from there with no write before the request', async () => {
+    const h = await givenHook(realistic());
+    seenAccount = h.a.account.accountId;
+    const answer = await h.trigger({ order: 'A-1' });
+    expect(answer.status).toBe('PENDING');
+    // As the worker would have written it before the request: RUNNING at `call`, handed to the message, `prepare` done.
+    const handed = await h.read(answer.executionId);
+    expect(handed).toMatchObject({
+      status: 'RUNNING',
+      workflowVersion: h.workflow.version,
+      variables: { order: 'A-1', path: '/orders/A-1' },
+    });
+    expect(statuses(handed)).toEqual([
+      ['prepare', 'SUCCEEDED'],
+      ['call', 'PENDING'],
+      ['route', 'PENDING'],
+      ['done', 'PENDING'],
+    ]);
+    expect(handed.dispatch).toEqual(expect.any(String));
+    expect(handed).not.toHaveProperty('lease');
+    expect((await h.events(answer.executionId)).map((ev) => [ev.seq, ev.type])).toEqual([
+      [1, 'execution.started'],
+      [2, 'step.started'],
+      [3, 'step.succeeded'],
+    ]);
+    const [message] = await queuedFor(answer.executionId);
+    expect(message?.dispatch).toBe(handed.dispatch);
+
+    const { calls } = await recordCalls(() => processRunMessage(message as never, { remainingMs: () => 60_000 }));
+    // The claim, then the request, then the end: nothing is written between the claim and the request.
+    const writes = calls.filter((c) => c.service === 'dynamodb' && /Update|Transact|Put|Write/.test(c.command)).map((c) => c.command);
+    expect(writes).toEqual(['UpdateItem', 'TransactWriteItems']);
+    const during = seen.find((x) => x.path.endsWith(answer.executionId));
+    expect(during?.run?.status).toBe('RUNNING');
+    expect(during?.run?.lease).toBeDefined();
+    expect(statuses(during?.run as Execution).slice(0, 2)).toEqual([
+      ['prepare', 'SUCCEEDED'],
+      ['call', 'PENDING'],
+    ]);
+
+    const e = await h.read(answer.executionId);
+    expect(e).toMatchObject({ status: 'SUCCEEDED', variables: { sent: true } });
+    expect(statuses(e)).toEqual([
+      ['prepare', 'SUCCEEDED'],
+      ['call', 'SUCCEEDED'],
+      ['route', 'SUCCEEDED'],
+      ['done', 'SUCCEEDED'],
+    ]);
+    const types = (await h.events(answer.executionId)).map((ev) => [ev.seq, ev.type]);
+    expect(types).toEqual(types.map(([, type], i) => [i + 1, type]));
+    expect(types.at(-1)?.[1]).toBe('execution.succeeded');
+    // Its trigger is counted once: by the start, as the worker's claim no longer finds it PENDING.
+    await flushCounts();
+    expect((await readStats(h.webhook.webhookId, Date.now())).accepted).toBe(1);
+    expect(await h.usage()).toBe(1);
+  });
+
+  it('with an Idempotency-Key, a retry answers the run handed off and sends its message again (the claim takes one)', async () => {
+    const h = await givenHook(realistic());
+    seenAccount = h.a.account.accountId;
+    const first = await h.trigger({ order: 'B-2' }, { 'idempotency-key': 'handed-1' });
+    const again = await h.trigger({ order: 'B-2' }, { 'idempotency-key': 'handed-1' });
+    expect(again.executionId).toBe(first.executionId);
+    const messages = await queuedFor(first.executionId);
+    expect(messages).toHaveLength(2);
+    for (const m of messages) await processRunMessage(m, { remainingMs: () => 60_000 });
+    expect(await h.read(first.executionId)).toMatchObject({ status: 'SUCCEEDED' });
+    expect(seen.filter((x) => x.path.endsWith(first.executionId))).toHaveLength(1);
+    await flushCounts();
+    expect((await readStats(h.webhook.webhookId, Date.now())).accepted).toBe(1);
+  });
+
+  it('an approval after a set step is reached by the worker, which asks for it', async () => {
+    const h = await givenHook({
+      steps: [
+        { id: 'prepare', type: 'set', values: { ready: true } },
+        { id: 'approve', type: 'manual_approval', title: 'Ship it?', reviewers: ['role:admin'] },
+      ],
+    });
+    const { executionId } = await h.trigger({});
+    const handed = await h.read(executionId);
+    expect(handed.status).toBe('RUNNING');
+    expect(statuses(handed)).toEqual([
+      ['prepare', 'SUCCEEDED'],
+      ['approve', 'PENDING'],
+    ]);
+    const [message] = await queuedFor(executionId);
+    await processRunMessage(message as never, { remainingMs: () => 60_000 });
+    const waiting = await h.read(executionId);
+    expect(waiting.status).toBe('WAITING_APPROVAL');
+    expect(statuses(waiting)).toEqual([
+      ['prepare', 'SUCCEEDED'],
+      ['approve', 'WAITING'],
+    ]);
   });
 });

@@ -94,14 +94,15 @@ export const retryUndone = (e: Execution, dispatch: string, restore: Record<stri
 
 /**
  * A start whose message could not be sent ends FAILED (`fields`: its status, error, seq and end),
- * only while the run still waits, PENDING, for that message's dispatch.
+ * only while the run still waits, as its start wrote it (PENDING, or RUNNING when handed off at a step
+ * its start could not run), for that message's dispatch.
  */
 export function abandonedStart(e: Execution, fields: Record<string, unknown>, remove: readonly string[]): TransactItem {
   return {
     Update: buildUpdate(executionKey(e.accountId, e.executionId), fields, remove, {
-      expression: '#status = :pending AND dispatch = :d',
+      expression: '#status = :written AND dispatch = :d',
       names: { '#status': 'status' },
-      values: { ':pending': 'PENDING', ':d': e.dispatch },
+      values: { ':written': e.status, ':d': e.dispatch },
     }),
   };
 }
