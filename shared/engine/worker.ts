@@ -10,7 +10,7 @@ import { notifyEvents } from './notify.ts';
 import { recoverIfCrashed } from './recovery.ts';
 import { countAcceptedTrigger, resolveRun } from './runs.ts';
 import { HeldRun } from './session.ts';
-import { currentWorkflow, type Defined, workflowVersion } from './versions.ts';
+import { currentWorkflow, workflowVersion } from './versions.ts';
 
 /**
  * A claim holds the run until its invocation's time is up plus this margin (a Lambda invocation
