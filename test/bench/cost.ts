@@ -409,9 +409,9 @@ export async function measureCost(bench: BenchData, opts: { rateLimit?: number }
       }),
     );
     const hooks = [
-      ['webhook run, 1 set step', await hookOn(d, 1, setFlow(1), 'cost 1')],
-      ['webhook run, 5 set steps', await hookOn(d, 5, setFlow(5), 'cost 5')],
-      ['webhook run, set → http_request (20 ms) → switch → set', await hookOn(d, 0, realisticFlow(base), 'cost realistic')],
+      ['webhook run, 1 set step', await hookOn(d, 1, setFlow(1), 'cost 1'), false],
+      ['webhook run, 5 set steps', await hookOn(d, 5, setFlow(5), 'cost 5'), false],
+      ['webhook run, set → http_request (20 ms) → switch → set', await hookOn(d, 0, realisticFlow(base), 'cost realistic'), true],
     ] as const;
     // The trigger's answer (its length is in the access log line): one run, outside the measurement.
     const [, first] = hooks[0];
@@ -423,10 +423,12 @@ export async function measureCost(bench: BenchData, opts: { rateLimit?: number }
     });
     const stage = await measureStage(byId, first.webhook.webhookId, Buffer.byteLength(JSON.stringify(probe.json)));
     const rows: CostRow[] = [];
-    // The queued path, whatever the steps: every run through the runs queue and the worker.
+    // The queued path: every run through the runs queue and the worker. The `set` workflows with
+    // INLINE_RUNS=off (as deployed they finish in their trigger: below), the realistic one as deployed
+    // (its first `set` in its trigger, which hands the run to the worker at the http_request).
     for (const perBatch of BATCHES)
-      for (const [name, hook] of hooks) rows.push(await withInline(false, () => scenario(name, hook, perBatch, stage)));
-    // Runs of `set` steps as deployed: they finish in their trigger (the realistic workload's http_request is queued: above).
+      for (const [name, hook, asDeployed] of hooks) rows.push(await withInline(asDeployed, () => scenario(name, hook, perBatch, stage)));
+    // Runs of `set` steps as deployed: they finish in their trigger.
     for (const [name, hook] of hooks.slice(0, 2)) rows.push(await scenario(name, hook, IN_TRIGGER, stage));
     return { rows, rateLimit, counters: countersFor(rateLimit), stage, sweep, fixed };
   } finally {
