@@ -73,7 +73,9 @@ export type StackProcess = Awaited<ReturnType<typeof startStackProcess>>;
 export async function startStackProcess(tree: string, launchEnv: NodeJS.ProcessEnv, opts: { logFile?: string } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-bench-'));
   const port = await freePort();
-  const child: ChildProcess = spawn(nodeBinary(tree), startArguments(tree), {
+  // BENCH_CPU_PROF_DIR: the stack process writes a V8 CPU profile there when it stops (open it in Chrome's DevTools).
+  const profile = launchEnv.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${launchEnv.BENCH_CPU_PROF_DIR}`] : [];
+  const child: ChildProcess = spawn(nodeBinary(tree), [...profile, ...startArguments(tree)], {
     cwd: tree,
     env: {
       ...launchEnv,
