@@ -147,6 +147,16 @@ describe('what a run that finishes in its trigger costs (docs/runs-and-events.md
     expect(cost('finished in its trigger: webhook run, 5 set steps').writeUnits).toBeLessThanOrEqual(8);
     expect(cost('finished in its trigger: webhook run, for_each of 100').writeUnits).toBeLessThanOrEqual(44);
   });
+
+  it('set → http_request → switch → set: its trigger runs the set and writes the run at the request; the worker claims it and writes once more, at the end', () => {
+    const c = cost('handed to the worker at its http_request');
+    expect(c.status, c.path).toBe('SUCCEEDED');
+    // The metering and the start (the run at the request, the set's events); the claim, the request, the end; the batch's counts.
+    expect(c.path).toBe('UpdateItem → BatchWriteItem → UpdateItem → TransactWriteItems → UpdateItem‖UpdateItem‖UpdateItem');
+    // 2 transactions, 8 calls and 27 units before the trigger ran the set (the worker wrote its progress before the request).
+    expect(c.calls, c.path).toBeLessThanOrEqual(7);
+    expect(c.writeUnits, c.path).toBeLessThanOrEqual(23);
+  });
 });
 
 describe('what a queued run costs in DynamoDB (issue 12 targets; INLINE_RUNS=off, or any workflow with an external step)', () => {

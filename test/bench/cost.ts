@@ -38,7 +38,7 @@ import { runBatch } from './drive.ts';
 import { family } from './heat-model.ts';
 import { recordHeat, unrecorded } from './heat-record.ts';
 import { warm } from './heat-work.ts';
-import { setFlow } from './flows.ts';
+import { realisticFlow, setFlow } from './flows.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { BENCH_RATE_LIMITS, type BenchData, hookOn, triggerRequest, withInline } from './scenarios.ts';
 
@@ -278,23 +278,6 @@ async function scenario(name: string, hook: Awaited<ReturnType<typeof hookOn>>, 
     stored: kept.stored,
   };
 }
-
-/** The realistic workload's shape (issue 32 item 4): set → http_request (a listener answering after 20 ms) → switch → set. */
-export const realisticFlow = (base: string) =>
-  WorkflowDefinition.parse({
-    variables: { n: { type: 'number', default: 0 } },
-    steps: [
-      { id: 'prepare', type: 'set', values: { amount: '{% $vars.n + 1 %}' } },
-      { id: 'call', type: 'http_request', url: `{% '${base}/slow/' & $execution.id %}`, timeoutMs: 2000 },
-      {
-        id: 'route',
-        type: 'switch',
-        cases: [{ when: '{% $steps.call.status = 200 %}', next: 'ok' }],
-        default: 'ok',
-      },
-      { id: 'ok', type: 'set', values: { done: true } },
-    ],
-  });
 
 /**
  * The per-minute limit of the account the cost is measured on, by default the team plan's (3,000: one

@@ -116,3 +116,20 @@ export const remindedApprovalFlow = () =>
   WorkflowDefinition.parse({
     steps: [{ id: 'approve', type: 'manual_approval', title: 'Bench', reviewers: ['role:admin'], remind: { everySeconds: 60, max: 5 } }],
   });
+
+/** The realistic workload's shape (issue 32 item 4): set → http_request (a listener answering after 20 ms) → switch → set. */
+export const realisticFlow = (base: string) =>
+  WorkflowDefinition.parse({
+    variables: { n: { type: 'number', default: 0 } },
+    steps: [
+      { id: 'prepare', type: 'set', values: { amount: '{% $vars.n + 1 %}' } },
+      { id: 'call', type: 'http_request', url: `{% '${base}/slow/' & $execution.id %}`, timeoutMs: 2000 },
+      {
+        id: 'route',
+        type: 'switch',
+        cases: [{ when: '{% $steps.call.status = 200 %}', next: 'ok' }],
+        default: 'ok',
+      },
+      { id: 'ok', type: 'set', values: { done: true } },
+    ],
+  });

@@ -21,7 +21,7 @@ import { takeRunMessages } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
 import { apiEvent, bearer, invoke } from '../support/http.ts';
 import { type Call, describeSteps, recordCalls, sequentialSteps } from './counting.ts';
-import { approvalFlow, callbackFlow, forEachFlow, jumpLoopFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
+import { approvalFlow, callbackFlow, forEachFlow, jumpLoopFlow, realisticFlow, retryFlow, setFlow, switchFlow } from './flows.ts';
 import { report, runBatch } from './drive.ts';
 import { createServer } from 'node:http';
 import type { WorkflowDefinition } from '../../shared/engine/definition.ts';
@@ -256,8 +256,20 @@ async function warmCaches(hook: BenchData['teamHook']) {
   await currentWorkflow(hook.webhook.accountId, hook.workflow.workflowId);
 }
 
-/** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given). */
-export async function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
+/** The hooks made on each bench's data, by name and definition: a plan allows only so many webhooks. */
+const hooks = new WeakMap<BenchData, Map<string, Promise<BenchData['teamHook']>>>();
+
+/** A key-bound webhook of the team account on an n-step `set` workflow (or the definition given); the same one for the same name and definition. */
+export function hookOn(d: BenchData, steps: number, definition: WorkflowDefinition = setFlow(steps), name = `${steps} steps`) {
+  const made = hooks.get(d) ?? new Map<string, Promise<BenchData['teamHook']>>();
+  hooks.set(d, made);
+  const id = `${name}\n${JSON.stringify(definition)}`;
+  const hook = made.get(id) ?? makeHook(d, definition, name);
+  made.set(id, hook);
+  return hook;
+}
+
+async function makeHook(d: BenchData, definition: WorkflowDefinition, name: string): Promise<BenchData['teamHook']> {
   const a = d.team;
   const admin = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
   const workflow = await createWorkflow(admin, { name, definition, recovery: false, editors: [] });
@@ -299,22 +311,37 @@ export async function measureRunCosts(d: BenchData): Promise<RunCost[]> {
 
 /**
  * Runs that finish in their trigger (docs/runs-and-events.md): a one-step and a five-step webhook run,
- * a switch and a 100-item loop, each written once, ended, by the trigger (warm).
+ * a switch and a 100-item loop, each written once, ended, by the trigger (warm); and the realistic
+ * workflow, whose trigger runs its first `set` and hands it to the worker at its http_request (a
+ * listener on 127.0.0.1).
  */
 async function measureInlineRunCosts(d: BenchData): Promise<RunCost[]> {
   const inline = async (hook: BenchData['teamHook'], scenario: string) => {
     await webhookRunCost(hook, 'warm-up');
     return webhookRunCost(hook, scenario);
   };
-  return [
-    await inline(d.teamHook, 'finished in its trigger: webhook run, 1 set step'),
-    await inline(await hookOn(d, 5), 'finished in its trigger: webhook run, 5 set steps'),
-    await inline(await hookOn(d, 0, switchFlow(), '3-case switch'), 'finished in its trigger: webhook run, 3-case switch + 1 set'),
-    await inline(
-      await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
-      'finished in its trigger: webhook run, for_each of 100 items × 1 set',
-    ),
-  ];
+  const listener = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('{}')));
+  await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+  process.env.HTTP_STEP_ALLOWLIST = '127.0.0.1/32';
+  resetConfig();
+  try {
+    return [
+      await inline(d.teamHook, 'finished in its trigger: webhook run, 1 set step'),
+      await inline(await hookOn(d, 5), 'finished in its trigger: webhook run, 5 set steps'),
+      await inline(await hookOn(d, 0, switchFlow(), '3-case switch'), 'finished in its trigger: webhook run, 3-case switch + 1 set'),
+      await inline(
+        await hookOn(d, 0, forEachFlow(100), 'for_each of 100'),
+        'finished in its trigger: webhook run, for_each of 100 items × 1 set',
+      ),
+      await inline(
+        await hookOn(d, 0, realisticFlow(`http://127.0.0.1:${(listener.address() as { port: number }).port}`), 'realistic'),
+        'handed to the worker at its http_request: webhook run, set → http_request → switch → set',
+      ),
+    ];
+  } finally {
+    listener.closeAllConnections();
+    listener.close();
+  }
 }
 
 /** The queued path (every run through the runs queue and the worker), whatever its steps. */
