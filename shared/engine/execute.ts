@@ -46,7 +46,7 @@ export async function executeSteps(run: HeldRun, remainingMs: () => number, pace
     const here = locate(run);
     if (!here) return finish(run);
     // A run its trigger executes goes up to its first step that needs more than memory, and is written there.
-    if (run.unwritten && !stepModule(here.step).inline) return void run.handOff();
+    if (run.handsOff && !stepModule(here.step).inline) return void run.handOff();
     const left = remainingMs() - HANDOFF_MARGIN_MS;
     // Out of time for the step, or this invocation did its share of the run's steps: a fresh invocation goes on.
     if (left < stepBudgetMs(here.step) || pace.spent) return run.release();

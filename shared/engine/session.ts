@@ -98,9 +98,13 @@ export class HeldRun {
     return new HeldRun(e, definition, '', true, dispatch);
   }
 
-  /** Executed where it starts, not written yet: it may not run a step that needs more than memory (`handOff`). */
-  get unwritten() {
-    return this.unwrittenRun;
+  /**
+   * Executed by its trigger, not written yet: it runs no step that needs more than memory, and is
+   * handed to the worker at the first one (`handOff`). A test run (`./test-run.ts`), unwritten too,
+   * runs every step against its mocks.
+   */
+  get handsOff() {
+    return this.unwrittenRun && this.startDispatch !== undefined;
   }
 
   get endedItems() {
@@ -120,7 +124,7 @@ export class HeldRun {
    * step loop stops, as after any write that leaves the run.
    */
   handOff(): false {
-    if (!this.unwrittenRun || this.items.length > 0) throw new NotInline('only an unwritten run with no side records is handed off');
+    if (!this.handsOff || this.items.length > 0) throw new NotInline('only an unwritten run with no side records is handed off');
     const e = { ...this.e, status: 'RUNNING' as const, dispatch: this.startDispatch, updatedAt: Date.now() };
     for (const k of this.dropped) delete (e as Record<string, unknown>)[k];
     this.e = e;
