@@ -20,10 +20,13 @@ export function rateLimitHeaders(limit: number, remaining: number, resetAt: numb
 
 /**
  * The account's requests in the current window, from the count on the counter a request landed on:
- * exact on one counter; above, that count times the counters (each instance spreads its requests over
- * them in turn), as what remains of the budget is estimated.
+ * exact on one counter. Above, on counters 1..n-1, that count times the counters (each instance spreads
+ * its requests over them in turn); on counter 0, the account item, the count alone: every instance's
+ * first request of the account lands there too (before it knows the layout), so its count is no share
+ * of the requests (a burst of new instances would multiply into thousands) but a lower bound of them.
  */
-export const requestsInWindow = (count: number, counters: number) => (counters === 1 ? count : count * counters);
+export const requestsInWindow = (count: number, counters: number, counter: number) =>
+  counters === 1 || counter === 0 ? count : count * counters;
 
 /**
  * Take one request from the account's per-minute budget (shared by every open-platform endpoint):
@@ -50,7 +53,7 @@ export async function takeAccountBudget(
   const share = shareOf(limit, w.counters, w.counter);
   const remaining = w.counters === 1 ? limit - w.count : (share - w.count) * w.counters;
   const headers = rateLimitHeaders(limit, Math.min(limit, Math.max(0, remaining)), w.resetAt, now);
-  const used = requestsInWindow(w.count, w.counters);
+  const used = requestsInWindow(w.count, w.counters, w.counter);
   if (w.count <= share) return { plan: w.plan, headers, used };
   emit('RateLimited');
   throw rateLimited(Math.max(1, w.resetAt - Math.floor(now / 1000)), headers);

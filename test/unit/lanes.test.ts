@@ -30,13 +30,18 @@ describe('the lane of a new run', () => {
     expect(laneOf('acc_d', 251, T0)).toBe('heavy');
   });
 
-  it("counts an account's requests over several counters as the count on one times the counters", () => {
-    expect(requestsInWindow(7, 1)).toBe(7);
-    expect(requestsInWindow(7, 34)).toBe(238);
-    expect(requestsInWindow(8, 34)).toBe(272);
+  it("counts an account's requests over several counters as the count on one times the counters, but on the account item", () => {
+    expect(requestsInWindow(7, 1, 0)).toBe(7);
+    expect(requestsInWindow(7, 34, 5)).toBe(238);
+    expect(requestsInWindow(8, 34, 33)).toBe(272);
     // So a spread account is heavy once the counter its request landed on has counted past threshold / counters.
-    expect(lane('acc_spread', requestsInWindow(7, 34))).toBeUndefined();
-    expect(lane('acc_spread', requestsInWindow(8, 34))).toBe('heavy');
+    expect(lane('acc_spread', requestsInWindow(7, 34, 5))).toBeUndefined();
+    expect(lane('acc_spread', requestsInWindow(8, 34, 5))).toBe('heavy');
+    // The account item (counter 0) also takes every instance's first request of the account: its count
+    // stands for itself (a burst of 50 new instances is 50 requests, not 50 × 34).
+    expect(requestsInWindow(50, 34, 0)).toBe(50);
+    expect(lane('acc_new_instances', requestsInWindow(50, 34, 0))).toBeUndefined();
+    expect(lane('acc_item_over', requestsInWindow(THRESHOLD + 1, 34, 0))).toBe('heavy');
   });
 
   it('stays heavy for the rest of the window and the whole next one, whatever the count, then goes back', () => {
