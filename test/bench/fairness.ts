@@ -11,6 +11,7 @@
 // each) unless told otherwise, and A starts enough runs to leave a backlog behind them all (at least
 // 500; twice the runs the main lane's invocations hold at once).
 import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { GetQueueAttributesCommand, type SendMessageCommandInput, TagQueueCommand, UntagQueueCommand } from '@aws-sdk/client-sqs';
 import { IN_ORDER_TAG } from '../../infra/local/fair-queue.ts';
 import { startLocalStack } from '../../infra/local/stack.ts';
@@ -98,11 +99,16 @@ async function finished(t: Tenant, runs: Sent[], timeoutMs = 300_000) {
   return {
     total: sorted(runs.map((r) => (ended.get(r.executionId)?.finishedAt as number) - r.sentAt)),
     answer: sorted(runs.map((r) => r.answeredAt - r.sentAt)),
+    /** From the trigger's answer to the run's end: the queue and the worker. */
+    after: sorted(runs.map((r) => (ended.get(r.executionId)?.finishedAt as number) - r.answeredAt)),
   };
 }
 
-/** Trigger → finish, and the trigger's answer alone (the rest is the queue and the worker). */
-const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>>) => ({
+/**
+ * Trigger → finish, split into the trigger's answer and the rest (the queue and the worker), and how
+ * late the process's event loop ran callbacks meanwhile (every function of the local stack shares it).
+ */
+const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>> & { loopDelayP99?: number }) => ({
   scenario,
   runs: ms.total.length,
   p50ms: percentile(ms.total, 50),
@@ -110,6 +116,9 @@ const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>>) => ({
   maxMs: ms.total.at(-1) ?? NaN,
   'answer p50': percentile(ms.answer, 50),
   'answer p99': percentile(ms.answer, 99),
+  'after answer p50': percentile(ms.after, 50),
+  'after answer p99': percentile(ms.after, 99),
+  ...(ms.loopDelayP99 === undefined ? {} : { 'loop delay p99': Math.round(ms.loopDelayP99) }),
 });
 
 export async function fairnessPart(
@@ -168,8 +177,16 @@ export async function fairnessPart(
     await finished(noisy, await trigger(stack.url, noisy, 40, 10));
     await finished(warmer, await trigger(stack.url, warmer, FAIRNESS.quietRuns, c));
     await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+    /** B's 50 runs, and the event loop's delay (ms, p99) while they went through. */
+    const quietRound = async () => {
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      const ms = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+      loop.disable();
+      return { ...ms, loopDelayP99: loop.percentile(99) / 1e6 };
+    };
     phase = 'alone';
-    const alone = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+    const alone = await quietRound();
     const waiting = async (QueueUrl: string) => {
       const { Attributes = {} } = await queue().send(
         new GetQueueAttributesCommand({
@@ -185,7 +202,7 @@ export async function fairnessPart(
       phase = name;
       const noisyRuns = await trigger(stack.url, noisy, noisyCount, c);
       const backlog = { main: await waiting(runsQueue), heavy: await waiting(heavyQueue) };
-      const quietMs = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+      const quietMs = await quietRound();
       return { quietMs, noisyMs: await finished(noisy, noisyRuns), backlog };
     };
     const twoLanes = await underLoad('two lanes');

@@ -32,8 +32,7 @@ const logicalId = (t: Template, type: string, match: (r: Resource) => boolean) =
   expect(found).toHaveLength(1);
   return found[0]![0];
 };
-const queueId = (t: Template, name: string) =>
-  logicalId(t, 'AWS::SQS::Queue', (q) => JSON.stringify(q.Properties.QueueName).includes(`-${name}"`));
+const queueId = (t: Template, name: string) => logicalId(t, 'AWS::SQS::Queue', (q) => q.Properties.QueueName === `${STACK}-${name}`);
 const functionId = (t: Template, handler: string) =>
   logicalId(t, 'AWS::IAM::Role', (r) => r.Properties.Description === `Flowgate function ${handler}`);
 /** The dashboard body with every token written as its JSON, so references can be searched for. */
@@ -246,9 +245,13 @@ describe('alarms', () => {
       all(template, 'AWS::CloudWatch::Alarm')
         .filter(([, a]) => a.Properties.MetricName === metric)
         .map(([, a]) => a.Properties.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0]);
-    const consumed = all(template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] as string);
+    const consumed = all(template, 'AWS::Lambda::EventSourceMapping').map(
+      ([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] as string,
+    );
     // The runs queue's two lanes and the notifications queue.
-    expect(consumed.sort()).toEqual([queueId(template, 'runs'), queueId(template, 'heavy-runs'), queueId(template, 'notifications')].sort());
+    expect(consumed.sort()).toEqual(
+      [queueId(template, 'runs'), queueId(template, 'heavy-runs'), queueId(template, 'notifications')].sort(),
+    );
     const queues = template.toJSON().Resources as Record<string, Resource>;
     for (const id of consumed) {
       const dlq = queues[id]?.Properties.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];

@@ -33,7 +33,8 @@ function build(props: Partial<FlowgateStackProps> = {}) {
 }
 const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
 /** The heavy-account threshold the functions of a template are given (one value for all of them). */
-const thresholdOf = (t: Template) => new Set(ownFunctions(t).map(([, f]) => f.Properties.Environment.Variables.HEAVY_ACCOUNT_REQUESTS_PER_MINUTE));
+const thresholdOf = (t: Template) =>
+  new Set(ownFunctions(t).map(([, f]) => f.Properties.Environment.Variables.HEAVY_ACCOUNT_REQUESTS_PER_MINUTE));
 type Built = ReturnType<typeof build>;
 /** Every function of ours: the stack's (fallback, workers, sweeps), the routes' and the audit-events worker's (nested stacks). */
 const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions), ...ownFunctions(b.auditEvents)];
@@ -204,8 +205,10 @@ describe('FlowgateStack', () => {
     it('feeds each worker from its queues with partial batch failures and a maximum concurrency; runs (both lanes) without a batching window', () => {
       const mappings = all('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
       const of = (t: Template, queue: string) => {
-        const [queueId] = Object.entries(t.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(([, q]) =>
-          JSON.stringify(q.Properties.QueueName).includes(`-${queue}"`),
+        const [queueId] = Object.entries(t.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(
+          ([, q]) =>
+            // The whole name: `-runs` also ends `flowgate-test-heavy-runs`.
+            q.Properties.QueueName === `flowgate-test-${queue}`,
         )!;
         return Object.values(t.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>)
           .map((m) => m.Properties)
@@ -242,7 +245,9 @@ describe('FlowgateStack', () => {
       expect(() => synth({ runsWorkerConcurrency: 1 })).toThrow(/runsWorkerConcurrency must be a whole number from 2 to 1000/);
       expect(() => synth({ notifyWorkerConcurrency: 1001 })).toThrow(/notifyWorkerConcurrency must be a whole number/);
       expect(() => synth({ reservedConcurrency: 20 })).toThrow(/runsWorkerConcurrency \(50\) exceeds reservedConcurrency \(20\)/);
-      expect(() => synth({ heavyRunsWorkerConcurrency: 1 })).toThrow(/heavyRunsWorkerConcurrency must be a whole number from 2 to 1000, got 1/);
+      expect(() => synth({ heavyRunsWorkerConcurrency: 1 })).toThrow(
+        /heavyRunsWorkerConcurrency must be a whole number from 2 to 1000, got 1/,
+      );
       expect(() => synth({ heavyRunsWorkerConcurrency: 2.5 })).toThrow(/heavyRunsWorkerConcurrency must be a whole number/);
       expect(() => synth({ reservedConcurrency: 60, heavyRunsWorkerConcurrency: 70 })).toThrow(
         /heavyRunsWorkerConcurrency \(70\) exceeds reservedConcurrency \(60\)/,
@@ -260,7 +265,9 @@ describe('FlowgateStack', () => {
     it('gives the functions the heavy-account threshold: half the runs the main lane holds at once, unless set; refuses a bad one', () => {
       expect(thresholdOf(template)).toEqual(new Set([String((DEFAULTS.runsWorkerConcurrency * 10) / 2)]));
       expect(thresholdOf(routeFunctions)).toEqual(new Set(['250']));
-      expect(() => synth({ heavyAccountRequestsPerMinute: 0 })).toThrow(/heavyAccountRequestsPerMinute must be a whole number of requests of at least 1, got 0/);
+      expect(() => synth({ heavyAccountRequestsPerMinute: 0 })).toThrow(
+        /heavyAccountRequestsPerMinute must be a whole number of requests of at least 1, got 0/,
+      );
       expect(() => synth({ heavyAccountRequestsPerMinute: 12.5 })).toThrow(/heavyAccountRequestsPerMinute must be a whole number/);
     });
 
@@ -356,10 +363,10 @@ describe('FlowgateStack', () => {
       });
     });
 
-    it('makes every queue (runs, notifications and their DLQs) TLS-only', () => {
+    it('makes every queue (runs, both lanes, notifications and their DLQs) TLS-only', () => {
       const policies = all('AWS::SQS::QueuePolicy');
       // ... and the scheduler's DLQ, and the asynchronous invocations' on-failure queue.
-      expect(policies).toHaveLength(6);
+      expect(policies).toHaveLength(8);
       for (const [, p] of policies) {
         expect(p.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: denyWithoutTls.Condition })]),
