@@ -16,7 +16,8 @@ import { GetQueueAttributesCommand, type SendMessageCommandInput, TagQueueComman
 import { IN_ORDER_TAG } from '../../infra/local/fair-queue.ts';
 import { startLocalStack } from '../../infra/local/stack.ts';
 import { DEFAULTS } from '../../infra/settings.ts';
-import { queue } from '../../shared/clients.ts';
+import { currentInvocation } from '../../infra/local/iam.ts';
+import { db, queue } from '../../shared/clients.ts';
 import { config, resetConfig } from '../../shared/config.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { countersFor } from '../../shared/db/entities/rate-counters.ts';
@@ -89,7 +90,7 @@ async function finished(t: Tenant, runs: Sent[], timeoutMs = 300_000) {
       if (ended.has(r.executionId)) continue;
       const e = await getExecution(t.accountId, r.executionId);
       if (e?.finishedAt !== undefined) {
-        if (e.status !== 'SUCCEEDED') throw new Error(`run ${r.executionId} ended ${e.status}`);
+        if (e.status !== 'SUCCEEDED') throw new Error(`run ${r.executionId} ended ${e.status}: ${JSON.stringify(e.error)}`);
         ended.set(r.executionId, e);
       }
     }
@@ -163,6 +164,47 @@ export async function fairnessPart(
     },
     { step: 'initialize', name: MIDDLEWARE },
   );
+  // Where B's trigger spends its time: each AWS call of the webhook trigger's function while B's runs
+  // go through, its time (retries included) and how many calls of the same client were in flight when
+  // it began (every function of the local stack shares one client of 50 sockets per service; a Lambda
+  // instance has its own).
+  let bRound = false;
+  const inFlight = { dynamodb: 0, sqs: 0 };
+  const triggerCalls: { client: 'dynamodb' | 'sqs'; ms: number; inFlight: number }[] = [];
+  const TIMING = 'bench-time-trigger-calls';
+  const timing = (client: 'dynamodb' | 'sqs') => (next: (args: any) => Promise<any>) => async (args: any) => {
+    const start = performance.now();
+    const before = inFlight[client]++;
+    try {
+      return await next(args);
+    } finally {
+      inFlight[client]--;
+      if (bRound && currentInvocation()?.fn === 'http-webhooks-trigger')
+        triggerCalls.push({ client, ms: performance.now() - start, inFlight: before });
+    }
+  };
+  db().middlewareStack.add(timing('dynamodb'), { step: 'initialize', name: TIMING });
+  queue().middlewareStack.add(timing('sqs'), { step: 'initialize', name: TIMING });
+  /** The trigger's calls of B's last round, by client: p50 / p99 ms and the share begun with 50 or more in flight. */
+  const triggerCallStats = () => {
+    const out = Object.fromEntries(
+      (['dynamodb', 'sqs'] as const).map((client) => {
+        const of = triggerCalls.filter((x) => x.client === client);
+        const ms = of.map((x) => x.ms).sort((a, b) => a - b);
+        return [
+          client,
+          {
+            calls: of.length,
+            p50: Math.round(percentile(ms, 50)),
+            p99: Math.round(percentile(ms, 99)),
+            queued: Math.round((100 * of.filter((x) => x.inFlight >= 50).length) / Math.max(1, of.length)),
+          },
+        ];
+      }),
+    );
+    triggerCalls.length = 0;
+    return out as Record<'dynamodb' | 'sqs', { calls: number; p50: number; p99: number; queued: number }>;
+  };
   try {
     const noisy = await tenant(
       WorkflowDefinition.parse({ steps: [{ id: 'call', type: 'http_request', method: 'GET', url: slowUrl, timeoutMs: 10_000 }] }),
@@ -181,9 +223,12 @@ export async function fairnessPart(
     const quietRound = async () => {
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
-      const ms = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+      bRound = true;
+      const sent = await trigger(stack.url, quiet, FAIRNESS.quietRuns, c);
+      bRound = false;
+      const ms = await finished(quiet, sent);
       loop.disable();
-      return { ...ms, loopDelayP99: loop.percentile(99) / 1e6 };
+      return { ...ms, loopDelayP99: loop.percentile(99) / 1e6, calls: triggerCallStats() };
     };
     phase = 'alone';
     const alone = await quietRound();
@@ -201,7 +246,9 @@ export async function fairnessPart(
     const underLoad = async (name: string) => {
       phase = name;
       const noisyRuns = await trigger(stack.url, noisy, noisyCount, c);
-      const backlog = { main: await waiting(runsQueue), heavy: await waiting(heavyQueue) };
+      // How long A's triggers took in all: its backlog is what the lane could not run meanwhile.
+      const triggeredInMs = Math.max(...noisyRuns.map((r) => r.answeredAt)) - Math.min(...noisyRuns.map((r) => r.sentAt));
+      const backlog = { main: await waiting(runsQueue), heavy: await waiting(heavyQueue), triggeredInMs };
       const quietMs = await quietRound();
       return { quietMs, noisyMs: await finished(noisy, noisyRuns), backlog };
     };
@@ -245,8 +292,9 @@ export async function fairnessPart(
     console.log(
       `\nFair tenants: B's ${FAIRNESS.quietRuns} one-step runs, trigger → finish (ms), alone and after A's ${noisyCount} runs of a ${FAIRNESS.noisyWaitMs / 1000} s http_request; ${runsConcurrency} runs-worker invocations of up to 10 on the main lane, ${heavyRunsConcurrency} on the heavy lane (threshold ${config().HEAVY_ACCOUNT_REQUESTS_PER_MINUTE} requests a minute)`,
     );
+    const took = (b: { triggeredInMs: number }) => `${(b.triggeredInMs / 1000).toFixed(1)} s`;
     console.log(
-      `A's messages waiting when B began: two lanes ${twoLanes.backlog.main} main + ${twoLanes.backlog.heavy} heavy; one lane, fair ${oneLane.backlog.main}; one lane, oldest first ${inOrder.backlog.main}`,
+      `A's messages waiting when B began (and the time A's ${noisyCount} triggers took): two lanes ${twoLanes.backlog.main} main + ${twoLanes.backlog.heavy} heavy (${took(twoLanes.backlog)}); one lane, fair ${oneLane.backlog.main} (${took(oneLane.backlog)}); one lane, oldest first ${inOrder.backlog.main} (${took(inOrder.backlog)})`,
     );
     console.log(
       `Run messages by lane: ${Object.entries(laneCounts)
@@ -254,6 +302,19 @@ export async function fairnessPart(
         .join('; ')}`,
     );
     console.table(rows);
+    console.log(
+      `B's triggers' AWS calls (ms p50 / p99, % begun with 50 or more of the client's calls in flight): ${[
+        ['alone', alone],
+        ['two lanes', twoLanes.quietMs],
+        ['one lane, fair', oneLane.quietMs],
+        ['one lane, oldest first', inOrder.quietMs],
+      ]
+        .map(
+          ([name, r]) =>
+            `${name}: DynamoDB ${(r as typeof alone).calls.dynamodb.p50} / ${(r as typeof alone).calls.dynamodb.p99} (${(r as typeof alone).calls.dynamodb.queued} %), SQS ${(r as typeof alone).calls.sqs.p50} / ${(r as typeof alone).calls.sqs.p99} (${(r as typeof alone).calls.sqs.queued} %)`,
+        )
+        .join('; ')}`,
+    );
     console.log(
       `B's p99 under load / alone: two lanes ${ratio} (gate ≤ ${FAIRNESS.gate}): ${held ? 'holds' : 'FAILS'}; one lane, fair queue ${ratioOf(oneLane.quietMs)}; one lane, oldest first ${ratioOf(inOrder.quietMs)}`,
     );
@@ -268,6 +329,8 @@ export async function fairnessPart(
     };
   } finally {
     queue().middlewareStack.remove(MIDDLEWARE);
+    queue().middlewareStack.remove(TIMING);
+    db().middlewareStack.remove(TIMING);
     if (rateLimits === undefined) delete process.env.RATE_LIMITS;
     else process.env.RATE_LIMITS = rateLimits;
     resetConfig();
