@@ -168,6 +168,8 @@ new FlowgateStack(app, `flowgate-${stage}`, {
   sesIdentity: text('sesIdentity'),
   reservedConcurrency: int('reservedConcurrency'),
   runsWorkerConcurrency: int('runsWorkerConcurrency'),
+  heavyRunsWorkerConcurrency: int('heavyRunsWorkerConcurrency'),
+  heavyAccountRequestsPerMinute: int('heavyAccountRequestsPerMinute'),
   notifyWorkerConcurrency: int('notifyWorkerConcurrency'),
   runsBatchingWindowSeconds: int('runsBatchingWindowSeconds'),
   retentionDays: int('retentionDays'),

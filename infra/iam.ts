@@ -21,12 +21,12 @@ export type FunctionGrant =
   | 'table:meter'
   /** The per-address failed-authentication counter (every route that authenticates). */
   | 'table:authfail'
-  /** The SQS event source of the runs queue / the notifications queue (it polls with the function's role). */
+  /** The SQS event sources of the runs queues (both lanes) / the notifications queue (they poll with the function's role). */
   | 'queue:consume-runs'
   | 'queue:consume-notify'
   /** The schedule fire deletes the timers of gone or finished schedules, nothing else. */
   | 'schedules:delete'
-  /** The startup sweep reads the runs queue's message counts (a deep queue's PENDING runs are not orphaned). */
+  /** The startup sweep reads the runs queues' message counts (a deep queue's PENDING runs are not orphaned). */
   | 'queue:backlog'
   /** Drift repair lists the group's schedules (ListSchedules has no resource type). */
   | 'schedules:list'
@@ -65,6 +65,8 @@ export type Arns = {
   table: string;
   tableStream: string;
   queue: string;
+  /** The heavy lane's runs queue (shared/engine/lanes.ts). */
+  heavyQueue: string;
   notifyQueue: string;
   auditDlq: string;
   asyncFailures: string;
@@ -115,12 +117,13 @@ function statementsOfGrant(grant: FunctionGrant, a: Arns): Statement[] {
     case 'queue:requeue':
       return [{ actions: ['sqs:SendMessage'], resources: [a.notifyQueue] }];
     case 'queue:send':
-      // Whatever starts or moves runs also emits events, which go to the notifications queue.
-      return [{ actions: ['sqs:SendMessage'], resources: [a.queue, a.notifyQueue] }];
+      // Whatever starts or moves runs also emits events, which go to the notifications queue; a run's
+      // message may go to either lane (shared/engine/lanes.ts).
+      return [{ actions: ['sqs:SendMessage'], resources: [a.queue, a.heavyQueue, a.notifyQueue] }];
     case 'queue:backlog':
-      return [{ actions: ['sqs:GetQueueAttributes'], resources: [a.queue] }];
+      return [{ actions: ['sqs:GetQueueAttributes'], resources: [a.queue, a.heavyQueue] }];
     case 'queue:consume-runs':
-      return [{ actions: CONSUME_ACTIONS, resources: [a.queue] }];
+      return [{ actions: CONSUME_ACTIONS, resources: [a.queue, a.heavyQueue] }];
     case 'queue:consume-notify':
       return [{ actions: CONSUME_ACTIONS, resources: [a.notifyQueue] }];
     // The exact object actions the code uses (presigned GetObject, PutObject); the L2 grants would

@@ -12,10 +12,13 @@ export const THROTTLE_CLASSES: readonly ThrottleClass[] = ['default', 'login', '
 /**
  * The defaults of the operations settings (docs/deploying.md "Deploying to AWS" lists them). The workers'
  * maximum concurrency keeps a burst of runs from taking the account's Lambda concurrency (1,000 by
- * default) from the API: 50 runs-worker invocations of up to 10 runs each, 10 notification ones.
+ * default) from the API: 50 runs-worker invocations of up to 10 runs each on the main lane, 50 more
+ * on the heavy lane (shared/engine/lanes.ts), 10 notification ones.
  */
 export const DEFAULTS = {
   runsWorkerConcurrency: 50,
+  /** The heavy lane's event source: runs-worker invocations at once for heavy accounts' runs. */
+  heavyRunsWorkerConcurrency: 50,
   notifyWorkerConcurrency: 10,
   /** No batching window: a run starts as soon as its message arrives. */
   runsBatchingWindowSeconds: 0,
@@ -176,6 +179,14 @@ export type FlowgateStackProps = StackProps & {
   reservedConcurrency?: number;
   /** Maximum concurrent invocations of the runs worker by its queue (2-1,000). */
   runsWorkerConcurrency?: number;
+  /** Maximum concurrent invocations of the runs worker by the heavy lane's queue (2-1,000); default 50. */
+  heavyRunsWorkerConcurrency?: number;
+  /**
+   * Requests a minute above which an account is heavy and its new webhook runs go to the heavy lane
+   * (HEAVY_ACCOUNT_REQUESTS_PER_MINUTE); default half the runs the main lane holds at once,
+   * runsWorkerConcurrency × RUNS_BATCH_SIZE / 2 (250).
+   */
+  heavyAccountRequestsPerMinute?: number;
   /** Maximum concurrent invocations of the notifications worker by its queue (2-1,000). */
   notifyWorkerConcurrency?: number;
   /** Seconds the runs queue gathers messages before invoking the worker; 0 (the default): none. */
@@ -278,4 +289,19 @@ export function lambdaConcurrencyLimit(props: Pick<FlowgateStackProps, 'lambdaCo
   const limit = props.lambdaConcurrencyLimit ?? DEFAULTS.lambdaConcurrencyLimit;
   if (!Number.isInteger(limit) || limit < 10) throw new Error(`lambdaConcurrencyLimit must be a whole number of at least 10, got ${limit}`);
   return limit;
+}
+
+/**
+ * The requests a minute above which an account is heavy (HEAVY_ACCOUNT_REQUESTS_PER_MINUTE), checked.
+ * Its default is half the runs the main lane holds at once (runsWorkerConcurrency × RUNS_BATCH_SIZE / 2:
+ * 250 at the defaults): if every run of the minute were still in flight, an account over it could fill
+ * half the main lane's invocations, and none under it can fill the lane alone.
+ */
+export function heavyAccountRequestsPerMinute(props: Pick<FlowgateStackProps, 'heavyAccountRequestsPerMinute' | 'runsWorkerConcurrency'>) {
+  const runs = props.runsWorkerConcurrency ?? DEFAULTS.runsWorkerConcurrency;
+  const value = props.heavyAccountRequestsPerMinute ?? Math.max(1, Math.floor((runs * RUNS_BATCH_SIZE) / 2));
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`heavyAccountRequestsPerMinute must be a whole number of requests of at least 1, got ${value}`);
+  }
+  return value;
 }

@@ -17,7 +17,7 @@ import { addQueueWorkers, addSweeps } from './constructs/workers.ts';
 import { capacitySettings, type FlowgateStackProps, lambdaConcurrencyLimit, retentionSettings } from './settings.ts';
 
 /**
- * The whole service: one table, the runs and notifications queues, the artifacts bucket, the keys,
+ * The whole service: one table, the runs queues (main and heavy lanes) and the notifications queue, the artifacts bucket, the keys,
  * the HTTP API and its functions, the workers and sweeps, the schedules, the dashboard and alarms.
  * The parts (infra/constructs/) add their resources to this stack itself, not to constructs of their
  * own, so each resource keeps the logical id it has always had: a changed id replaces the resource.
@@ -26,8 +26,11 @@ export class FlowgateStack extends Stack {
   readonly api: HttpApi;
   readonly table: dynamodb.Table;
   readonly queue: sqs.Queue;
+  /** The heavy lane's runs queue (shared/engine/lanes.ts). */
+  readonly heavyQueue: sqs.Queue;
   readonly notifyQueue: sqs.Queue;
   readonly runsDlq: sqs.IQueue;
+  readonly heavyRunsDlq: sqs.IQueue;
   readonly notifyDlq: sqs.IQueue;
   readonly bucket: s3.Bucket;
   readonly accessLogsBucket: s3.Bucket;
@@ -43,8 +46,10 @@ export class FlowgateStack extends Stack {
     const storage = addStorage(this, { deletionProtection, removalPolicy, retentionDays, capacity });
     this.table = storage.table;
     this.queue = storage.queue;
+    this.heavyQueue = storage.heavyQueue;
     this.notifyQueue = storage.notifyQueue;
     this.runsDlq = storage.runsDlq;
+    this.heavyRunsDlq = storage.heavyRunsDlq;
     this.notifyDlq = storage.notifyDlq;
     this.bucket = storage.bucket;
     this.accessLogsBucket = storage.accessLogsBucket;
@@ -74,6 +79,7 @@ export class FlowgateStack extends Stack {
       resources: {
         table: this.table,
         queue: this.queue,
+        heavyQueue: this.heavyQueue,
         notifyQueue: this.notifyQueue,
         bucket: this.bucket,
         secretsKey,
@@ -112,7 +118,14 @@ export class FlowgateStack extends Stack {
       runsWorker,
       notifyWorker,
       scheduledSweep: sweep,
-      queues: { runs: this.queue, runsDlq: this.runsDlq, notifications: this.notifyQueue, notificationsDlq: this.notifyDlq },
+      queues: {
+        runs: this.queue,
+        runsDlq: this.runsDlq,
+        heavyRuns: this.heavyQueue,
+        heavyRunsDlq: this.heavyRunsDlq,
+        notifications: this.notifyQueue,
+        notificationsDlq: this.notifyDlq,
+      },
       schedules: { fire, dlq: schedules.dlq },
       asyncFailures: storage.asyncFailures,
       auditEvents: { worker: auditWorker, dlq: auditDlq },
@@ -129,8 +142,10 @@ export class FlowgateStack extends Stack {
     new CfnOutput(this, 'PublicBaseUrl', { value: publicBaseUrl });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'RunsQueueUrl', { value: this.queue.queueUrl });
+    new CfnOutput(this, 'HeavyRunsQueueUrl', { value: this.heavyQueue.queueUrl });
     new CfnOutput(this, 'NotificationsQueueUrl', { value: this.notifyQueue.queueUrl });
     new CfnOutput(this, 'RunsDlqUrl', { value: this.runsDlq.queueUrl });
+    new CfnOutput(this, 'HeavyRunsDlqUrl', { value: this.heavyRunsDlq.queueUrl });
     new CfnOutput(this, 'NotificationsDlqUrl', { value: this.notifyDlq.queueUrl });
     new CfnOutput(this, 'AsyncFailuresQueueUrl', { value: storage.asyncFailures.queueUrl });
     new CfnOutput(this, 'ArtifactsBucket', { value: this.bucket.bucketName });

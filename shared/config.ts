@@ -39,6 +39,17 @@ const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 const SETTINGS = {
   TABLE_NAME: z.string().regex(/^[\w.-]{3,255}$/, 'must be a DynamoDB table name'),
   RUNS_QUEUE_URL: httpUrl,
+  /**
+   * The heavy lane (shared/engine/lanes.ts): the runs queue the new runs of heavy accounts go to. Unset:
+   * there is none, and every run message goes to RUNS_QUEUE_URL.
+   */
+  HEAVY_RUNS_QUEUE_URL: httpUrl.optional(),
+  /**
+   * An account whose requests in the current rate window (a minute, every open-platform request counted)
+   * exceed this is heavy: its new webhook runs go to the heavy lane (shared/engine/lanes.ts). The stack
+   * sets it (`heavyAccountRequestsPerMinute`, by default half the runs the main lane holds at once).
+   */
+  HEAVY_ACCOUNT_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).default(250),
   NOTIFY_QUEUE_URL: httpUrl,
   ARTIFACTS_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name'),
   /** Base of the links the service builds (approval links). */
@@ -196,8 +207,9 @@ export type Grant =
 export const GRANT_SETTINGS = {
   'table:read': ['TABLE_NAME'],
   'table:write': ['TABLE_NAME'],
-  // Whatever starts or moves runs also emits events, which go to the notifications queue.
-  'queue:send': ['RUNS_QUEUE_URL', 'NOTIFY_QUEUE_URL'],
+  // Whatever starts or moves runs also emits events, which go to the notifications queue; a run's
+  // message goes to the heavy lane's queue when it is a heavy account's (shared/engine/lanes.ts).
+  'queue:send': ['RUNS_QUEUE_URL', 'HEAVY_RUNS_QUEUE_URL', 'NOTIFY_QUEUE_URL'],
   'bucket:read': ['ARTIFACTS_BUCKET'],
   'bucket:write': ['ARTIFACTS_BUCKET'],
   // SECRETS_KEY_ID on AWS, SECRETS_KEY_FILE locally: either does, so neither is required by itself

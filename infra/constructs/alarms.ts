@@ -21,7 +21,8 @@ export type WatchedResources = {
   notifyWorker: IFunction;
   /** `sweep/scheduled`: its errors and not-running alarms. */
   scheduledSweep: IFunction;
-  queues: { runs: IQueue; runsDlq: IQueue; notifications: IQueue; notificationsDlq: IQueue };
+  /** The runs queues of both lanes (`heavyRuns`: shared/engine/lanes.ts), the notifications queue, and their DLQs. */
+  queues: { runs: IQueue; runsDlq: IQueue; heavyRuns: IQueue; heavyRunsDlq: IQueue; notifications: IQueue; notificationsDlq: IQueue };
   /** The schedules: the `schedule-fire` function (its errors and events-dropped alarms) and the scheduler's DLQ (its alarm). */
   schedules: { fire: IFunction; dlq: IQueue };
   /** The on-failure queue of the asynchronous invocations (`schedule/fire`, `sweep/scheduled`): its alarm. */
@@ -62,10 +63,12 @@ const accountThrottles = () =>
 /** What the alarms watch, so docs/deploying.md and the tests name the same things. */
 export const ALARMS = {
   runsDlq: 'runs-dlq-not-empty',
+  heavyRunsDlq: 'heavy-runs-dlq-not-empty',
   notificationsDlq: 'notifications-dlq-not-empty',
   api5xxRate: 'api-5xx-rate',
   runsWorkerErrors: 'runs-worker-errors',
   runsQueueAge: 'runs-queue-oldest-message-age',
+  heavyRunsQueueAge: 'heavy-runs-queue-oldest-message-age',
   notifyWorkerErrors: 'notifications-worker-errors',
   notificationsQueueAge: 'notifications-queue-oldest-message-age',
   sweepErrors: 'scheduled-sweep-errors',
@@ -168,6 +171,7 @@ export function addAlarms(
   });
   return {
     runsDlq: dlqAlarm('runsDlq', queues.runsDlq, 'The runs worker'),
+    heavyRunsDlq: dlqAlarm('heavyRunsDlq', queues.heavyRunsDlq, "The runs worker (the heavy lane's queue)"),
     notificationsDlq: dlqAlarm('notificationsDlq', queues.notificationsDlq, 'The notifications worker'),
     api5xxRate: alarm(
       'api5xxRate',
@@ -190,6 +194,12 @@ export function addAlarms(
       'runsQueueAge',
       'A message has waited on the runs queue for more than 5 minutes: the worker is failing, throttled or not consuming.',
       queues.runs.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
+      { threshold: 300, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
+    ),
+    heavyRunsQueueAge: alarm(
+      'heavyRunsQueueAge',
+      "A message has waited on the heavy lane's runs queue (the new runs of accounts over heavyAccountRequestsPerMinute) for more than 5 minutes: the worker is failing, throttled or not consuming, or heavy accounts' backlog is more than heavyRunsWorkerConcurrency drains.",
+      queues.heavyRuns.metricApproximateAgeOfOldestMessage({ period: ONE_MINUTE, statistic: cw.Stats.MAXIMUM }),
       { threshold: 300, comparisonOperator: cw.ComparisonOperator.GREATER_THAN_THRESHOLD, evaluationPeriods: 1 },
     ),
     notifyWorkerErrors: alarm(

@@ -137,6 +137,7 @@ function queueWidgets(queues: WatchedResources['queues']): cw.IWidget[] {
       title: 'Queue depth (visible messages)',
       left: [
         queues.runs.metricApproximateNumberOfMessagesVisible({ ...max, label: 'runs' }),
+        queues.heavyRuns.metricApproximateNumberOfMessagesVisible({ ...max, label: 'runs, heavy lane' }),
         queues.notifications.metricApproximateNumberOfMessagesVisible({ ...max, label: 'notifications' }),
       ],
       width: 8,
@@ -145,15 +146,17 @@ function queueWidgets(queues: WatchedResources['queues']): cw.IWidget[] {
       title: 'Age of oldest message (s)',
       left: [
         queues.runs.metricApproximateAgeOfOldestMessage({ ...max, label: 'runs' }),
+        queues.heavyRuns.metricApproximateAgeOfOldestMessage({ ...max, label: 'runs, heavy lane' }),
         queues.notifications.metricApproximateAgeOfOldestMessage({ ...max, label: 'notifications' }),
       ],
-      leftAnnotations: [{ value: 300, label: 'runs alarm', color: cw.Color.RED }],
+      leftAnnotations: [{ value: 300, label: 'runs alarms (both lanes)', color: cw.Color.RED }],
       width: 8,
     }),
     new cw.GraphWidget({
       title: 'Dead-letter queues (visible messages)',
       left: [
         queues.runsDlq.metricApproximateNumberOfMessagesVisible({ ...max, label: 'runs DLQ' }),
+        queues.heavyRunsDlq.metricApproximateNumberOfMessagesVisible({ ...max, label: 'runs DLQ, heavy lane' }),
         queues.notificationsDlq.metricApproximateNumberOfMessagesVisible({ ...max, label: 'notifications DLQ' }),
       ],
       width: 8,

@@ -2,7 +2,7 @@ import type { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/metric-names.ts';
-import { DEFAULTS, type FlowgateStackProps } from '../settings.ts';
+import { DEFAULTS, type FlowgateStackProps, heavyAccountRequestsPerMinute } from '../settings.ts';
 import type { FunctionGroup } from './dashboard.ts';
 import { idOf, RouteFunction } from './route-function.ts';
 
@@ -49,6 +49,8 @@ export class Functions {
       AUTH_FAILURE_LIMIT: String(props.authFailureLimit ?? DEFAULTS.authFailureLimit),
       ...(props.requestLogSample !== undefined && { REQUEST_LOG_SAMPLE: String(props.requestLogSample) }),
       RETRY_LIMIT: String(settings.retryLimit),
+      // Which accounts' new runs go to the heavy lane (shared/engine/lanes.ts): read by the triggers.
+      HEAVY_ACCOUNT_REQUESTS_PER_MINUTE: String(heavyAccountRequestsPerMinute(props)),
     };
   }
 

@@ -22,6 +22,8 @@ export type SchedulerBinding = { groupName: string; scheduleArns: string; roleAr
 export type Bindable = {
   table: ITable;
   queue: IQueue;
+  /** The heavy lane's runs queue: whoever may send run messages may send them there too. */
+  heavyQueue: IQueue;
   notifyQueue: IQueue;
   bucket: IBucket;
   secretsKey: IKey;
@@ -112,12 +114,13 @@ export class RouteFunction extends lambda.Function {
     grants: readonly FunctionGrant[],
     more: Partial<Pick<Arns, 'auditDlq' | 'cursorSecret' | 'asyncFailures'>> = {},
   ): this {
-    const { table, queue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret, scheduler } = resources;
+    const { table, queue, heavyQueue, notifyQueue, bucket, secretsKey, sesIdentity, reviewLinkSecret, scheduler } = resources;
     const stack = Stack.of(this);
     const arns: Arns = {
       table: table.tableArn,
       tableStream: table.tableStreamArn ?? '',
       queue: queue.queueArn,
+      heavyQueue: heavyQueue.queueArn,
       notifyQueue: notifyQueue.queueArn,
       auditDlq: more.auditDlq ?? '',
       asyncFailures: more.asyncFailures ?? '',
@@ -146,6 +149,7 @@ export class RouteFunction extends lambda.Function {
     const values = {
       TABLE_NAME: table.tableName,
       RUNS_QUEUE_URL: queue.queueUrl,
+      HEAVY_RUNS_QUEUE_URL: heavyQueue.queueUrl,
       NOTIFY_QUEUE_URL: notifyQueue.queueUrl,
       ARTIFACTS_BUCKET: bucket.bucketName,
       SCHEDULE_GROUP: scheduler.groupName,

@@ -2,19 +2,31 @@ import { type CfnElement, Duration, Names, RemovalPolicy, type Stack, Validation
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { ARTIFACTS_BUCKET, ASYNC_FAILURES_QUEUE, NOTIFY_QUEUE, RUNS_QUEUE, TABLE, WORKER_TIMEOUT_SECONDS } from '../../shared/db/table.ts';
+import {
+  ARTIFACTS_BUCKET,
+  ASYNC_FAILURES_QUEUE,
+  HEAVY_RUNS_QUEUE,
+  NOTIFY_QUEUE,
+  RUNS_QUEUE,
+  TABLE,
+  WORKER_TIMEOUT_SECONDS,
+} from '../../shared/db/table.ts';
 import type { Units } from '../settings.ts';
 import { idOf } from './route-function.ts';
 
 /**
- * The stateful resources: the one table, the runs and notifications queues with their DLQs, the
- * asynchronous invocations' on-failure queue, the artifacts bucket and its access logs.
+ * The stateful resources: the one table, the runs queues (the main lane and the heavy lane) and the
+ * notifications queue with their DLQs, the asynchronous invocations' on-failure queue, the artifacts
+ * bucket and its access logs.
  */
 export type Storage = {
   table: dynamodb.Table;
   queue: sqs.Queue;
+  /** The heavy lane's runs queue (shared/engine/lanes.ts). */
+  heavyQueue: sqs.Queue;
   notifyQueue: sqs.Queue;
   runsDlq: sqs.IQueue;
+  heavyRunsDlq: sqs.IQueue;
   notifyDlq: sqs.IQueue;
   /** Where Lambda sends the events of `schedule/fire` and `sweep/scheduled` that failed their retries (functions/async-invokes.ts). */
   asyncFailures: sqs.Queue;
@@ -72,7 +84,7 @@ export function addStorage(
     });
   }
 
-  const queueWithDlq = (q: typeof RUNS_QUEUE | typeof NOTIFY_QUEUE) => {
+  const queueWithDlq = (q: typeof RUNS_QUEUE | typeof HEAVY_RUNS_QUEUE | typeof NOTIFY_QUEUE) => {
     const dlq = new sqs.Queue(stack, idOf(q.dlqName), {
       queueName: `${stack.stackName}-${q.dlqName}`,
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -89,6 +101,7 @@ export function addStorage(
     });
   };
   const queue = queueWithDlq(RUNS_QUEUE);
+  const heavyQueue = queueWithDlq(HEAVY_RUNS_QUEUE);
   const notifyQueue = queueWithDlq(NOTIFY_QUEUE);
   const asyncFailures = new sqs.Queue(stack, idOf(ASYNC_FAILURES_QUEUE.name), {
     queueName: `${stack.stackName}-${ASYNC_FAILURES_QUEUE.name}`,
@@ -137,7 +150,18 @@ export function addStorage(
     // Emptying the bucket on delete would need a custom-resource Lambda; a non-empty bucket is kept.
     removalPolicy: RemovalPolicy.RETAIN,
   });
-  return { table, queue, notifyQueue, runsDlq: dlqOf(queue), notifyDlq: dlqOf(notifyQueue), asyncFailures, bucket, accessLogsBucket };
+  return {
+    table,
+    queue,
+    heavyQueue,
+    notifyQueue,
+    runsDlq: dlqOf(queue),
+    heavyRunsDlq: dlqOf(heavyQueue),
+    notifyDlq: dlqOf(notifyQueue),
+    asyncFailures,
+    bucket,
+    accessLogsBucket,
+  };
 }
 
 /**

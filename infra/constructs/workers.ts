@@ -36,14 +36,23 @@ export function addQueueWorkers({
   const runsWorker = functions.create('worker/execute', options).bind(resources, grantsOfWorker('worker/execute'));
   const runsBatchingWindow = props.runsBatchingWindowSeconds ?? DEFAULTS.runsBatchingWindowSeconds;
   // Each queue invokes its worker's `live` alias: a release reaches it through a canary (releases.ts).
-  releases.canary(runsWorker).addEventSource(
-    new SqsEventSource(resources.queue, {
-      batchSize: RUNS_BATCH_SIZE,
-      ...(runsBatchingWindow > 0 && { maxBatchingWindow: Duration.seconds(runsBatchingWindow) }),
-      maxConcurrency: workerConcurrency(props, 'runsWorkerConcurrency'),
-      reportBatchItemFailures: true,
-    }),
-  );
+  // The runs worker has two: the main lane and the heavy lane (shared/engine/lanes.ts), each with its
+  // own maximum concurrency, so a heavy account's runs never take the main lane's invocations.
+  const runsAlias = releases.canary(runsWorker);
+  const lanes = runsLaneConcurrency(props);
+  for (const [queue, maxConcurrency] of [
+    [resources.queue, lanes.main],
+    [resources.heavyQueue, lanes.heavy],
+  ] as const) {
+    runsAlias.addEventSource(
+      new SqsEventSource(queue, {
+        batchSize: RUNS_BATCH_SIZE,
+        ...(runsBatchingWindow > 0 && { maxBatchingWindow: Duration.seconds(runsBatchingWindow) }),
+        maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+  }
   functions.group('Runs worker', runsWorker);
   const notifyWorker = functions.create('worker/notify', options).bind(resources, grantsOfWorker('worker/notify'));
   releases.canary(notifyWorker).addEventSource(
@@ -110,8 +119,27 @@ export function addSweeps(
   return { sweep, startup };
 }
 
+/**
+ * The runs worker's two event sources' maximum concurrency, the main lane's and the heavy lane's: each
+ * checked as any worker's, and together within the worker's reserved concurrency if any (both lanes
+ * invoke the same function).
+ */
+function runsLaneConcurrency(props: FlowgateStackProps) {
+  const main = workerConcurrency(props, 'runsWorkerConcurrency');
+  const heavy = workerConcurrency(props, 'heavyRunsWorkerConcurrency');
+  if (props.reservedConcurrency !== undefined && props.reservedConcurrency < main + heavy) {
+    throw new Error(
+      `runsWorkerConcurrency (${main}) and heavyRunsWorkerConcurrency (${heavy}) add up to ${main + heavy}, above reservedConcurrency (${props.reservedConcurrency}): the runs worker's queues would be throttled`,
+    );
+  }
+  return { main, heavy };
+}
+
 /** A worker's maximum concurrency: within SQS's range, and within its reserved concurrency if any. */
-function workerConcurrency(props: FlowgateStackProps, key: 'runsWorkerConcurrency' | 'notifyWorkerConcurrency'): number {
+function workerConcurrency(
+  props: FlowgateStackProps,
+  key: 'runsWorkerConcurrency' | 'heavyRunsWorkerConcurrency' | 'notifyWorkerConcurrency',
+): number {
   const value = props[key] ?? DEFAULTS[key];
   if (!Number.isInteger(value) || value < 2 || value > 1000) throw new Error(`${key} must be a whole number from 2 to 1000, got ${value}`);
   if (props.reservedConcurrency !== undefined && props.reservedConcurrency < value) {

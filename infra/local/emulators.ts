@@ -82,6 +82,7 @@ export async function startEmulators(opts: { dataDir?: string; stream?: boolean 
       S3_FORCE_PATH_STYLE: 'true',
       TABLE_NAME: names.table,
       RUNS_QUEUE_URL: names.queueUrl,
+      HEAVY_RUNS_QUEUE_URL: names.heavyQueueUrl,
       NOTIFY_QUEUE_URL: names.notifyQueueUrl,
       // Lambda's on-failure destination of the asynchronous invocations (infra/local/async-invoke.ts); no function reads it.
       ASYNC_FAILURES_QUEUE_URL: names.asyncFailuresQueueUrl,

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Pluggable } from '@smithy/types';
 import { type FunctionGrant, type Statement, statementsOf, type Arns } from '../iam.ts';
-import { AUDIT_EVENTS_DLQ, TABLE } from '../../shared/db/table.ts';
+import { AUDIT_EVENTS_DLQ, HEAVY_RUNS_QUEUE, TABLE } from '../../shared/db/table.ts';
 import { REGION } from './provision.ts';
 
 /**
@@ -57,6 +57,7 @@ export function localArns(env: NodeJS.ProcessEnv = process.env): Arns {
     // DynamoDB Local labels a stream with its creation time, as DynamoDB does: any stream of this table.
     tableStream: `${table}/stream/*`,
     queue: `arn:aws:sqs:${account}:${last(env.RUNS_QUEUE_URL ?? 'runs')}`,
+    heavyQueue: `arn:aws:sqs:${account}:${last(env.HEAVY_RUNS_QUEUE_URL ?? HEAVY_RUNS_QUEUE.name)}`,
     notifyQueue: `arn:aws:sqs:${account}:${last(env.NOTIFY_QUEUE_URL ?? 'notifications')}`,
     auditDlq: `arn:aws:sqs:${account}:${last(env.AUDIT_EVENTS_DLQ_URL ?? AUDIT_EVENTS_DLQ.name)}`,
     asyncFailures: `arn:aws:sqs:${account}:${last(env.ASYNC_FAILURES_QUEUE_URL ?? 'async-failures')}`,

@@ -14,6 +14,7 @@ import {
   ASYNC_FAILURES_QUEUE,
   AUDIT_EVENTS_DLQ,
   createTableInput,
+  HEAVY_RUNS_QUEUE,
   NOTIFY_QUEUE,
   RUNS_QUEUE,
   TABLE,
@@ -25,7 +26,8 @@ export const REGION = 'us-east-1';
 const TABLE_NAME = 'flowgate';
 
 /**
- * Once DynamoDB Local answers, the table (with its TTL and its stream), the queues with their DLQs, the
+ * Once DynamoDB Local answers, the table (with its TTL and its stream), the queues (the runs queue's two
+ * lanes, the notifications queue) with their DLQs, the
  * asynchronous invocations' and the audit stream's on-failure queues (infra/local/async-invoke.ts,
  * infra/local/stream-poller.ts) and the bucket, from the same definitions the CDK stack uses; what
  * exists already (a data folder) is kept, and a table from before the stream gets it. `stream: false`
@@ -64,7 +66,7 @@ export async function provision(
     );
   }
   const sqs = new SQSClient({ ...common, endpoint: endpoints.sqs });
-  const createQueue = async (q: typeof RUNS_QUEUE | typeof NOTIFY_QUEUE) => {
+  const createQueue = async (q: typeof RUNS_QUEUE | typeof HEAVY_RUNS_QUEUE | typeof NOTIFY_QUEUE) => {
     await sqs.send(new CreateQueueCommand({ QueueName: q.dlqName }));
     const { QueueUrl } = await sqs.send(
       new CreateQueueCommand({
@@ -81,6 +83,7 @@ export async function provision(
     return QueueUrl as string;
   };
   const queueUrl = await createQueue(RUNS_QUEUE);
+  const heavyQueueUrl = await createQueue(HEAVY_RUNS_QUEUE);
   const notifyQueueUrl = await createQueue(NOTIFY_QUEUE);
   const { QueueUrl: asyncFailuresQueueUrl } = await sqs.send(
     new CreateQueueCommand({
@@ -104,6 +107,7 @@ export async function provision(
   return {
     table: TABLE_NAME,
     queueUrl,
+    heavyQueueUrl,
     notifyQueueUrl,
     asyncFailuresQueueUrl: asyncFailuresQueueUrl as string,
     auditEventsDlqUrl: auditEventsDlqUrl as string,

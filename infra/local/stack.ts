@@ -37,6 +37,8 @@ export type LocalStackOptions = {
   faults?: Faults;
   /** Runs-worker invocations at once (default `LOCAL_RUNS_CONCURRENCY`; the fairness bench uses the event source's on AWS). */
   runsConcurrency?: number;
+  /** Runs-worker invocations at once from the heavy lane's queue (shared/engine/lanes.ts); default `LOCAL_RUNS_CONCURRENCY`. */
+  heavyRunsConcurrency?: number;
   /**
    * Whether the table's stream feeds the audit-events worker (infra/local/audit-stream.ts); default:
    * when the stack starts its own emulators (`npm start`), not on reused ones (tests: no stream there).
@@ -45,9 +47,9 @@ export type LocalStackOptions = {
 };
 
 /**
- * Runs-worker invocations at once locally. On AWS the event source runs up to its maximum concurrency
- * (`runsWorkerConcurrency`, 50); here one process shares two cores with DynamoDB Local, and a few
- * receive loops keep a busy batch from holding the next one back.
+ * Runs-worker invocations at once locally, in each lane. On AWS each event source runs up to its maximum
+ * concurrency (`runsWorkerConcurrency` and `heavyRunsWorkerConcurrency`, 50 each); here one process
+ * shares two cores with DynamoDB Local, and a few receive loops keep a busy batch from holding the next one back.
  */
 export const LOCAL_RUNS_CONCURRENCY = 4;
 const SWEEP_FUNCTION: AsyncFunctionSettings = { ...workerFunction('sweep/scheduled', 60), config: 'sweep/scheduled' };
@@ -81,7 +83,10 @@ export async function startLocalStack(opts: LocalStackOptions) {
   try {
     started = await startServer({ host: opts.host, port: opts.port, ready });
     process.env.PUBLIC_BASE_URL ??= started.url;
-    poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60, opts.runsConcurrency ?? LOCAL_RUNS_CONCURRENCY);
+    poller = await startWorkers(Boolean(emulators), opts.sweepSeconds ?? 60, {
+      main: opts.runsConcurrency ?? LOCAL_RUNS_CONCURRENCY,
+      heavy: opts.heavyRunsConcurrency ?? LOCAL_RUNS_CONCURRENCY,
+    });
     if (opts.auditStream ?? Boolean(emulators)) stream = await startAuditStream({ dataDir: opts.dataDir });
     const server = started.server;
     const demo: Demo | undefined =
@@ -113,8 +118,8 @@ export async function startLocalStack(opts: LocalStackOptions) {
 }
 
 /** The startup sweep (on a restart), the queue pollers feeding the workers, and the scheduled sweep's timer. */
-async function startWorkers(restart: boolean, sweepSeconds: number, runsConcurrency: number) {
-  const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
+async function startWorkers(restart: boolean, sweepSeconds: number, runsConcurrency: { main: number; heavy: number }) {
+  const { RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
   // Starting the emulators is a restart: the startup sweep runs before any worker does. Local SQS
   // keeps no messages across restarts, so the other waiting runs get theirs again. (Reused emulators,
   // in tests, are no restart.)
@@ -132,11 +137,14 @@ async function startWorkers(restart: boolean, sweepSeconds: number, runsConcurre
     }
   }
   // Each worker within its function's timeout, as the CDK stack sets it (both: WORKER_TIMEOUT_SECONDS).
+  // The runs worker from both lanes, each with its own concurrency, as its two event sources on AWS.
+  const runsWorker = (await import('../../functions/worker/execute.ts')).handler;
+  const runsFunction = workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS);
   const workers = [
-    startPoller(RUNS_QUEUE_URL, (await import('../../functions/worker/execute.ts')).handler, {
-      fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS),
-      concurrency: runsConcurrency,
-    }),
+    startPoller(RUNS_QUEUE_URL, runsWorker, { fn: runsFunction, concurrency: runsConcurrency.main }),
+    ...(HEAVY_RUNS_QUEUE_URL
+      ? [startPoller(HEAVY_RUNS_QUEUE_URL, runsWorker, { fn: runsFunction, concurrency: runsConcurrency.heavy })]
+      : []),
     startPoller(NOTIFY_QUEUE_URL, (await import('../../functions/worker/notify.ts')).handler, {
       fn: workerFunction('worker/notify', WORKER_TIMEOUT_SECONDS),
     }),

@@ -59,6 +59,12 @@ export const RUNS_QUEUE = {
   maxReceiveCount: 5,
   visibilityTimeoutSeconds: 6 * WORKER_TIMEOUT_SECONDS,
 } as const;
+/**
+ * The heavy lane: a second runs queue, consumed by the same runs worker through an event source of its
+ * own (its own maximum concurrency), for the new runs of accounts over `HEAVY_ACCOUNT_REQUESTS_PER_MINUTE`
+ * (shared/engine/lanes.ts). Its messages are the runs queue's, so it is configured as that queue is.
+ */
+export const HEAVY_RUNS_QUEUE = { ...RUNS_QUEUE, name: 'heavy-runs', dlqName: 'heavy-runs-dlq' } as const;
 /** Event notifications: retried with exponential visibility backoff, dead-lettered after 8 tries. */
 export const NOTIFY_QUEUE = {
   name: 'notifications',

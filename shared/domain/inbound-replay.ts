@@ -67,10 +67,11 @@ export async function replayRequest(
   const ranges = w.allowedSourceIps.map(parseRange).filter((r) => r !== undefined);
   if (w.allowedSourceIps.length && !(ip && inRanges(ip, ranges)))
     throw forbidden('IP_NOT_ALLOWED', `Requests from ${ip ?? 'an unknown address'} may not trigger this webhook.`);
-  await takeAccountBudget(w.accountId, now);
+  const { used } = await takeAccountBudget(w.accountId, now);
   const { result, replayed } = await startTriggeredRun(
     {
       webhook: w,
+      accountRequests: used,
       sourceIp: ip ?? '',
       payload,
       headers,

@@ -6,6 +6,7 @@ import type { Execution } from '../db/entities/execution.ts';
 import { idempotencyScope } from '../db/entities/idempotency.ts';
 import { authMode, type Webhook } from '../db/entities/webhook.ts';
 import { runInline, runsInline } from '../engine/inline.ts';
+import { laneOf } from '../engine/lanes.ts';
 import { startRun } from '../engine/runs.ts';
 import { currentWorkflow } from '../engine/versions.ts';
 import { emit } from '../metrics.ts';
@@ -53,6 +54,11 @@ export type Trigger = {
   deliveryId?: string;
   /** The request's headers (for `$trigger`, kept only where the workflow reads it). */
   headers?: Record<string, string | undefined>;
+  /**
+   * The account's requests in the current rate window, as its rate limit counted them (`takeAccountBudget`'s
+   * `used`): a heavy account's run goes to the heavy lane (shared/engine/lanes.ts).
+   */
+  accountRequests?: number;
   /**
    * A replay of a request of the webhook's inbound log (`shared/domain/inbound-replay.ts`): the run records
    * `replayOf`, its `Idempotency-Key` is the replay's own (a scope apart from the senders'), and `alongside`
@@ -110,6 +116,7 @@ export async function startTriggeredRun(t: Trigger, now = Date.now()) {
       },
       alongside: t.replay?.alongside,
       ended: inline && ((execution, started) => runInline(execution, started, inline)),
+      lane: laneOf(w.accountId, t.accountRequests, now),
     },
     now,
   );

@@ -5,10 +5,24 @@ import { queue } from '../clients.ts';
 import { config } from '../config.ts';
 
 /**
+ * The runs lanes: the main runs queue (no lane) and the heavy lane, a queue of its own with its own
+ * worker concurrency, for the new runs of heavy accounts (./lanes.ts).
+ */
+export const Lane = z.literal('heavy');
+export type Lane = z.infer<typeof Lane>;
+
+/**
  * The body of a runs-queue message: "run this execution, if `dispatch` is still the one it waits for".
  * `sentAt` (ms) is when the dispatch was first sent: a message can overtake its run's first write.
+ * `lane`: the lane it was sent to, which the worker's own re-sends of the run keep.
  */
-export const RunMessage = z.object({ accountId: z.string(), executionId: z.string(), dispatch: z.string(), sentAt: z.number().optional() });
+export const RunMessage = z.object({
+  accountId: z.string(),
+  executionId: z.string(),
+  dispatch: z.string(),
+  sentAt: z.number().optional(),
+  lane: Lane.optional(),
+});
 export type RunMessage = z.infer<typeof RunMessage>;
 
 export const newDispatch = () => randomUUID();
@@ -28,11 +42,14 @@ export const tenantGroup = (accountId: string) => ({ MessageGroupId: accountId }
 /** The delay (seconds) of the message of a run asleep until `wakeAt` (none when awake). */
 export const delayUntil = (wakeAt: number | undefined, now: number) => (wakeAt ? (wakeAt - now) / 1000 : 0);
 
+/** The queue of a lane: the heavy lane's when it has one (HEAVY_RUNS_QUEUE_URL), the runs queue otherwise. */
+export const runsQueueUrl = (lane?: Lane) => (lane === 'heavy' && config().HEAVY_RUNS_QUEUE_URL) || config().RUNS_QUEUE_URL;
+
+/** Send a run's message, to the queue of its lane (`m.lane`; none: the runs queue). */
 export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<void> {
-  const url = config().RUNS_QUEUE_URL;
   await queue().send(
     new SendMessageCommand({
-      QueueUrl: url,
+      QueueUrl: runsQueueUrl(m.lane),
       ...tenantGroup(m.accountId),
       MessageBody: JSON.stringify({ ...m, sentAt: m.sentAt ?? Date.now() }),
       DelaySeconds: Math.max(0, Math.min(MAX_DELAY_SECONDS, Math.ceil(delaySeconds))),
@@ -48,12 +65,16 @@ const BACKLOG_ATTRIBUTES: QueueAttributeName[] = [
 ];
 
 /**
- * The runs queue's messages as SQS counts them: ready, in flight and delayed together (approximate:
- * the counts trail the queue by about a minute). The startup sweep's `queue:backlog` grant.
+ * The runs queues' messages as SQS counts them, both lanes: ready, in flight and delayed together
+ * (approximate: the counts trail the queue by about a minute). The startup sweep's `queue:backlog` grant.
  */
 export async function runsQueueBacklog(): Promise<number> {
-  const { Attributes = {} } = await queue().send(
-    new GetQueueAttributesCommand({ QueueUrl: config().RUNS_QUEUE_URL, AttributeNames: BACKLOG_ATTRIBUTES }),
+  const { RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL } = config();
+  const counts = await Promise.all(
+    [RUNS_QUEUE_URL, ...(HEAVY_RUNS_QUEUE_URL ? [HEAVY_RUNS_QUEUE_URL] : [])].map(async (QueueUrl) => {
+      const { Attributes = {} } = await queue().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: BACKLOG_ATTRIBUTES }));
+      return BACKLOG_ATTRIBUTES.reduce((sum, name) => sum + (Number(Attributes[name]) || 0), 0);
+    }),
   );
-  return BACKLOG_ATTRIBUTES.reduce((sum, name) => sum + (Number(Attributes[name]) || 0), 0);
+  return counts.reduce((a, b) => a + b, 0);
 }

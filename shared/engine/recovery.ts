@@ -124,8 +124,8 @@ export const ORPHANED_PENDING_MS = 15 * 60_000;
 /**
  * On AWS a release ends no invocation and loses no message: a run is orphaned only when nothing can
  * carry it on, a lease that expired (its worker died) or a PENDING run whose message is gone: over
- * `ORPHANED_PENDING_MS` old while the runs queue holds no message at all (`backlog`: ready, in
- * flight and delayed). A PENDING run is never judged by its age alone: in a deep queue (a burst, a
+ * `ORPHANED_PENDING_MS` old while the runs queues (both lanes) hold no message at all (`backlog`:
+ * ready, in flight and delayed). A PENDING run is never judged by its age alone: in a deep queue (a burst, a
  * slow tenant, a throttled worker) a healthy run waits longer than that, and only the queue's
  * emptiness says its message is not there (SQS cannot be asked for one message, nor peeked at).
  * A live lease, a message on its way (PENDING, or RUNNING without a lease: sleeping, handed off) and

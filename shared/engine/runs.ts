@@ -14,7 +14,7 @@ import { conflict, isConditionFailure, notFound, validationFailed } from '../err
 import { newId } from '../ids.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
-import { newDispatch, sendRunMessage } from './dispatch.ts';
+import { type Lane, newDispatch, sendRunMessage } from './dispatch.ts';
 import { notifyTargets } from './notify.ts';
 import { applyVariableDefaults } from './variables.ts';
 import { type Defined, definitionOf, rememberVersion } from './versions.ts';
@@ -69,6 +69,8 @@ export type StartRun = {
     execution: Execution,
     started: RunEvent,
   ) => Promise<{ items: Record<string, unknown>[]; run: Execution; handedOff?: boolean } | undefined>;
+  /** The lane its message goes to (a heavy account's trigger: ./lanes.ts); none, the main runs queue. */
+  lane?: Lane;
 };
 
 /** The `guard` of a start did not hold: nothing was written. */
@@ -182,7 +184,12 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
   const message = () =>
     ran && !ran.handedOff
       ? Promise.resolve()
-      : sendRunMessage({ accountId: execution.accountId, executionId: execution.executionId, dispatch: execution.dispatch as string });
+      : sendRunMessage({
+          accountId: execution.accountId,
+          executionId: execution.executionId,
+          dispatch: execution.dispatch as string,
+          ...(input.lane && { lane: input.lane }),
+        });
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
     // The worker waits a moment for a record it cannot see yet, and drops the message of a failed write.
@@ -219,7 +226,12 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
       // error answer is why this is a retry): a run still waiting for that dispatch gets it now. A message
       // that did arrive claimed the run first, and this one is dropped by the claim, as a duplicate is.
       if ((first.status === 'PENDING' || first.status === 'RUNNING') && first.dispatch && !first.lease)
-        await sendRunMessage({ accountId: first.accountId, executionId: first.executionId, dispatch: first.dispatch });
+        await sendRunMessage({
+          accountId: first.accountId,
+          executionId: first.executionId,
+          dispatch: first.dispatch,
+          ...(input.lane && { lane: input.lane }),
+        });
       return { execution: first, replayed: true };
     }
     countRunStarted(execution.accountId, now);

@@ -10,7 +10,7 @@ import { isConditionFailure } from '../errors.ts';
 import { emit } from '../metrics.ts';
 import { reportedOutcome } from './callbacks.ts';
 import type { WorkflowDefinition } from './definition.ts';
-import { newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dispatch.ts';
+import { type Lane, newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dispatch.ts';
 import { stopAfterLostWrite } from './lost-write.ts';
 import { notifyEvents } from './notify.ts';
 import type { StepIO } from './steps/types.ts';
@@ -137,6 +137,9 @@ export class HeldRun {
 
   /** What its steps do outside the run; absent: the worker's (`STEP_IO`). A test run's answers from its mocks (`./test-run.ts`). */
   io?: StepIO;
+
+  /** The lane of the message that brought the run to this worker: its next message (`release`) goes to the same one. */
+  lane?: Lane;
 
   /** Queue the notifications its events mean (a test run sends none). */
   notify(events: readonly RunEvent[]): Promise<void> {
@@ -341,6 +344,9 @@ export class HeldRun {
     const dispatch = newDispatch();
     if (!(await this.letGo({ dispatch }))) return;
     const delaySeconds = until === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000);
-    await sendRunMessage({ accountId: this.e.accountId, executionId: this.e.executionId, dispatch }, delaySeconds);
+    await sendRunMessage(
+      { accountId: this.e.accountId, executionId: this.e.executionId, dispatch, ...(this.lane && { lane: this.lane }) },
+      delaySeconds,
+    );
   }
 }

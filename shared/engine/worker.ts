@@ -47,7 +47,10 @@ async function processHeld(m: RunMessage, opts: WorkerOptions): Promise<void> {
   // A webhook run's first claim counts its trigger (written at the end of the worker's batch).
   if (claimed.from === 'PENDING') countAcceptedTrigger(claimed.run);
   const run = await hold(claimed.run, owner);
-  if (run) await executeSteps(run, opts.remainingMs);
+  if (!run) return;
+  // Its next message (a delay's wake, a hand-off to a fresh invocation) keeps the lane this one came by.
+  run.lane = m.lane;
+  await executeSteps(run, opts.remainingMs);
 }
 
 /**

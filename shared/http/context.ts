@@ -12,8 +12,10 @@ export type RequestState = {
   /**
    * The webhook a trigger names, once found, and the key it was called with: refusals count against them.
    * `authenticated`: past the webhook's credential check (its inbound log may replay a later refusal).
+   * `accountRequests`: the account's requests in the current rate window, as its rate limit counted
+   * them (`takeAccountBudget`'s `used`): the run's lane is decided by it (shared/engine/lanes.ts).
    */
-  trigger?: { webhook: Webhook; keyId?: string; authenticated?: boolean };
+  trigger?: { webhook: Webhook; keyId?: string; authenticated?: boolean; accountRequests?: number };
   params?: unknown;
   query?: unknown;
   body?: unknown;

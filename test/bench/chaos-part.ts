@@ -29,7 +29,7 @@ export async function chaosPart(launchEnv: NodeJS.ProcessEnv, runs: number) {
     });
     const deadLetters = async () => {
       const out: Record<string, string[]> = {};
-      for (const name of ['runs-dlq', 'notifications-dlq', 'async-failures']) {
+      for (const name of ['runs-dlq', 'heavy-runs-dlq', 'notifications-dlq', 'async-failures']) {
         const url = await sqs.send(new GetQueueUrlCommand({ QueueName: name })).then(
           (r) => r.QueueUrl,
           () => undefined,

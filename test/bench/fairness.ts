@@ -1,20 +1,26 @@
-// `npm run bench -- fairness [--runs-concurrency N]`: fair tenants on the local stack (docs/performance.md
-// "Fair tenants"). Account A starts 500 runs whose http_request waits 2 s (a slow server on 127.0.0.1);
-// once they are all in (A's backlog waits in the runs queue), account B starts 50 one-step runs. B's
-// time from trigger to finish alone, under A's load on the fair queue (the account is the runs
-// messages' group), and under the same load on a queue that hands out the oldest first (a local-only
-// tag, the comparison); the check: B's p99 under load on the fair queue ≤ 2× B alone. It runs as many
-// runs-worker invocations as a deployed stack does (`runsWorkerConcurrency`, 50) unless
-// `--runs-concurrency` says otherwise, and A starts enough runs to leave a backlog behind them all
-// (at least 500; twice the runs the invocations hold at once).
+// `npm run bench -- fairness [--runs-concurrency N] [--heavy-runs-concurrency N]`: fair tenants on the
+// local stack (docs/performance.md "Fair tenants"). Account A starts 1,000 runs whose http_request waits
+// 2 s (a slow server on 127.0.0.1); once they are all in (A's backlog waits in the runs queues), account
+// B starts 50 one-step runs. B's time from trigger to finish alone, under A's load with the two runs
+// lanes (A is heavy: its runs past HEAVY_ACCOUNT_REQUESTS_PER_MINUTE go to the heavy lane,
+// shared/engine/lanes.ts; both queues fair, the account being the messages' group), and, for
+// comparison, under the same load on one lane (the heavy lane's queue unset: as before the lanes) with
+// the fair queue and with a queue that hands out the oldest first (a local-only tag: as before fair
+// queues). The check: B's p99 under load with the two lanes ≤ 2× B alone. It runs as many runs-worker
+// invocations as a deployed stack does (`runsWorkerConcurrency` and `heavyRunsWorkerConcurrency`, 50
+// each) unless told otherwise, and A starts enough runs to leave a backlog behind them all (at least
+// 500; twice the runs the main lane's invocations hold at once).
 import { createServer } from 'node:http';
-import { GetQueueAttributesCommand, TagQueueCommand, UntagQueueCommand } from '@aws-sdk/client-sqs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { GetQueueAttributesCommand, type SendMessageCommandInput, TagQueueCommand, UntagQueueCommand } from '@aws-sdk/client-sqs';
 import { IN_ORDER_TAG } from '../../infra/local/fair-queue.ts';
 import { startLocalStack } from '../../infra/local/stack.ts';
 import { DEFAULTS } from '../../infra/settings.ts';
-import { queue } from '../../shared/clients.ts';
-import { config } from '../../shared/config.ts';
+import { currentInvocation } from '../../infra/local/iam.ts';
+import { db, queue } from '../../shared/clients.ts';
+import { config, resetConfig } from '../../shared/config.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
+import { countersFor } from '../../shared/db/entities/rate-counters.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
@@ -84,7 +90,7 @@ async function finished(t: Tenant, runs: Sent[], timeoutMs = 300_000) {
       if (ended.has(r.executionId)) continue;
       const e = await getExecution(t.accountId, r.executionId);
       if (e?.finishedAt !== undefined) {
-        if (e.status !== 'SUCCEEDED') throw new Error(`run ${r.executionId} ended ${e.status}`);
+        if (e.status !== 'SUCCEEDED') throw new Error(`run ${r.executionId} ended ${e.status}: ${JSON.stringify(e.error)}`);
         ended.set(r.executionId, e);
       }
     }
@@ -94,11 +100,16 @@ async function finished(t: Tenant, runs: Sent[], timeoutMs = 300_000) {
   return {
     total: sorted(runs.map((r) => (ended.get(r.executionId)?.finishedAt as number) - r.sentAt)),
     answer: sorted(runs.map((r) => r.answeredAt - r.sentAt)),
+    /** From the trigger's answer to the run's end: the queue and the worker. */
+    after: sorted(runs.map((r) => (ended.get(r.executionId)?.finishedAt as number) - r.answeredAt)),
   };
 }
 
-/** Trigger → finish, and the trigger's answer alone (the rest is the queue and the worker). */
-const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>>) => ({
+/**
+ * Trigger → finish, split into the trigger's answer and the rest (the queue and the worker), and how
+ * late the process's event loop ran callbacks meanwhile (every function of the local stack shares it).
+ */
+const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>> & { loopDelayP99?: number }) => ({
   scenario,
   runs: ms.total.length,
   p50ms: percentile(ms.total, 50),
@@ -106,9 +117,15 @@ const row = (scenario: string, ms: Awaited<ReturnType<typeof finished>>) => ({
   maxMs: ms.total.at(-1) ?? NaN,
   'answer p50': percentile(ms.answer, 50),
   'answer p99': percentile(ms.answer, 99),
+  'after answer p50': percentile(ms.after, 50),
+  'after answer p99': percentile(ms.after, 99),
+  ...(ms.loopDelayP99 === undefined ? {} : { 'loop delay p99': Math.round(ms.loopDelayP99) }),
 });
 
-export async function fairnessPart(runsConcurrency: number = DEFAULTS.runsWorkerConcurrency) {
+export async function fairnessPart(
+  runsConcurrency: number = DEFAULTS.runsWorkerConcurrency,
+  heavyRunsConcurrency: number = DEFAULTS.heavyRunsWorkerConcurrency,
+) {
   const noisyCount = Math.max(FAIRNESS.noisyRuns, runsConcurrency * 10 * 2);
   const slow = createServer((_req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), FAIRNESS.noisyWaitMs);
@@ -117,53 +134,206 @@ export async function fairnessPart(runsConcurrency: number = DEFAULTS.runsWorker
   const slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}/slow`;
   // Fresh queues; the runs' http_request may call the slow server on 127.0.0.1 (docs/local-mode.md).
   // B's one-step runs go through the queue (they would finish in their trigger: docs/runs-and-events.md),
-  // as any run with an external step does: the bench measures the queue's fairness.
+  // as any run with an external step does: the bench measures the queues' fairness. The heavy-account
+  // threshold is the setting's default (250 requests a minute, HEAVY_ACCOUNT_REQUESTS_PER_MINUTE).
+  // The team plan at 30,000 requests a minute: no trigger of the bench is refused, and, as every default
+  // plan, its account is metered on one counter, so its requests are counted exactly (the bench's other
+  // parts' 1,000,000 spreads it over 34 counters, whose estimate moves in steps of 34).
+  const rateLimits = process.env.RATE_LIMITS;
+  process.env.RATE_LIMITS = JSON.stringify({ ...JSON.parse(rateLimits ?? '{}'), team: 30_000 });
   await useOwnQueues({ HTTP_STEP_ALLOWLIST: '127.0.0.1/32', INLINE_RUNS: 'off' });
-  const stack = await startLocalStack({ host: '127.0.0.1', port: 0, emulators: 'reuse', runsConcurrency });
+  const { RUNS_QUEUE_URL: runsQueue, HEAVY_RUNS_QUEUE_URL: heavyQueue } = config();
+  if (!heavyQueue) throw new Error('the heavy lane has no queue');
+  const stack = await startLocalStack({ host: '127.0.0.1', port: 0, emulators: 'reuse', runsConcurrency, heavyRunsConcurrency });
+  // Which lane each account's run messages went to, per phase (every SendMessage of the runs queues).
+  let phase = 'warm-up';
+  const lanes = new Map<string, Map<string, { main: number; heavy: number }>>();
+  const MIDDLEWARE = 'bench-count-lanes';
+  queue().middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args);
+      const input = args.input as SendMessageCommandInput;
+      if (context.commandName === 'SendMessageCommand' && (input.QueueUrl === runsQueue || input.QueueUrl === heavyQueue)) {
+        const byAccount = lanes.get(phase) ?? lanes.set(phase, new Map()).get(phase)!;
+        const n =
+          byAccount.get(input.MessageGroupId ?? '') ??
+          byAccount.set(input.MessageGroupId ?? '', { main: 0, heavy: 0 }).get(input.MessageGroupId ?? '')!;
+        n[input.QueueUrl === heavyQueue ? 'heavy' : 'main']++;
+      }
+      return out;
+    },
+    { step: 'initialize', name: MIDDLEWARE },
+  );
+  // Where B's trigger spends its time: each AWS call of the webhook trigger's function while B's runs
+  // go through, its time (retries included) and how many calls of the same client were in flight when
+  // it began (every function of the local stack shares one client of 50 sockets per service; a Lambda
+  // instance has its own).
+  let bRound = false;
+  const inFlight = { dynamodb: 0, sqs: 0 };
+  const triggerCalls: { client: 'dynamodb' | 'sqs'; ms: number; inFlight: number }[] = [];
+  const TIMING = 'bench-time-trigger-calls';
+  const timing = (client: 'dynamodb' | 'sqs') => (next: (args: any) => Promise<any>) => async (args: any) => {
+    const start = performance.now();
+    const before = inFlight[client]++;
+    try {
+      return await next(args);
+    } finally {
+      inFlight[client]--;
+      if (bRound && currentInvocation()?.fn === 'http-webhooks-trigger')
+        triggerCalls.push({ client, ms: performance.now() - start, inFlight: before });
+    }
+  };
+  db().middlewareStack.add(timing('dynamodb'), { step: 'initialize', name: TIMING });
+  queue().middlewareStack.add(timing('sqs'), { step: 'initialize', name: TIMING });
+  /** The trigger's calls of B's last round, by client: p50 / p99 ms and the share begun with 50 or more in flight. */
+  const triggerCallStats = () => {
+    const out = Object.fromEntries(
+      (['dynamodb', 'sqs'] as const).map((client) => {
+        const of = triggerCalls.filter((x) => x.client === client);
+        const ms = of.map((x) => x.ms).sort((a, b) => a - b);
+        return [
+          client,
+          {
+            calls: of.length,
+            p50: Math.round(percentile(ms, 50)),
+            p99: Math.round(percentile(ms, 99)),
+            queued: Math.round((100 * of.filter((x) => x.inFlight >= 50).length) / Math.max(1, of.length)),
+          },
+        ];
+      }),
+    );
+    triggerCalls.length = 0;
+    return out as Record<'dynamodb' | 'sqs', { calls: number; p50: number; p99: number; queued: number }>;
+  };
   try {
     const noisy = await tenant(
       WorkflowDefinition.parse({ steps: [{ id: 'call', type: 'http_request', method: 'GET', url: slowUrl, timeoutMs: 10_000 }] }),
     );
     const quiet = await tenant(setFlow(1));
+    if (countersFor(config().rateLimits.team) !== 1) throw new Error('the tenants must be metered on one counter');
+    // The warm-up's other quiet account: B's own triggers stay within the threshold (B sends 250 in all, never over it).
+    const warmer = await tenant(setFlow(1));
     const c = FAIRNESS.clientConnections;
-    // A warm-up of both (caches, DynamoDB Local's JIT, the slow server's connections), B's at its measured size, then B alone.
+    // A warm-up (caches, DynamoDB Local's JIT, the slow server's connections): A's, B's at its measured size
+    // once (its own caches) and another account's of the same runs, then B alone.
     await finished(noisy, await trigger(stack.url, noisy, 40, 10));
-    for (let i = 0; i < 2; i++) await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
-    const alone = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
-    const runsQueue = config().RUNS_QUEUE_URL;
-    /** A's runs go in (its backlog waits in the runs queue), then B's 50; both until every run has ended. */
-    const underLoad = async () => {
-      const noisyRuns = await trigger(stack.url, noisy, noisyCount, c);
+    await finished(warmer, await trigger(stack.url, warmer, FAIRNESS.quietRuns, c));
+    await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+    /** B's 50 runs, and the event loop's delay (ms, p99) while they went through. */
+    const quietRound = async () => {
+      const loop = monitorEventLoopDelay({ resolution: 10 });
+      loop.enable();
+      bRound = true;
+      const sent = await trigger(stack.url, quiet, FAIRNESS.quietRuns, c);
+      bRound = false;
+      const ms = await finished(quiet, sent);
+      loop.disable();
+      return { ...ms, loopDelayP99: loop.percentile(99) / 1e6, calls: triggerCallStats() };
+    };
+    phase = 'alone';
+    const alone = await quietRound();
+    const waiting = async (QueueUrl: string) => {
       const { Attributes = {} } = await queue().send(
         new GetQueueAttributesCommand({
-          QueueUrl: runsQueue,
+          QueueUrl,
           AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
         }),
       );
       // local-aws-sqs counts the messages in flight in ApproximateNumberOfMessages too.
-      const backlog = Number(Attributes.ApproximateNumberOfMessages) - Number(Attributes.ApproximateNumberOfMessagesNotVisible);
-      const quietMs = await finished(quiet, await trigger(stack.url, quiet, FAIRNESS.quietRuns, c));
+      return Number(Attributes.ApproximateNumberOfMessages) - Number(Attributes.ApproximateNumberOfMessagesNotVisible);
+    };
+    /** A's runs go in (its backlog waits in the runs queues), then B's 50; both until every run has ended. */
+    const underLoad = async (name: string) => {
+      phase = name;
+      const noisyRuns = await trigger(stack.url, noisy, noisyCount, c);
+      // How long A's triggers took in all: its backlog is what the lane could not run meanwhile.
+      const triggeredInMs = Math.max(...noisyRuns.map((r) => r.answeredAt)) - Math.min(...noisyRuns.map((r) => r.sentAt));
+      const backlog = { main: await waiting(runsQueue), heavy: await waiting(heavyQueue), triggeredInMs };
+      const quietMs = await quietRound();
       return { quietMs, noisyMs: await finished(noisy, noisyRuns), backlog };
     };
-    const fair = await underLoad();
-    // The same on a runs queue that hands out the oldest messages first, as before fair queues (a local-only tag).
-    await queue().send(new TagQueueCommand({ QueueUrl: runsQueue, Tags: { [IN_ORDER_TAG]: 'true' } }));
-    const inOrder = await underLoad().finally(() => queue().send(new UntagQueueCommand({ QueueUrl: runsQueue, TagKeys: [IN_ORDER_TAG] })));
+    const twoLanes = await underLoad('two lanes');
+    // One lane, as before the heavy lane: without its queue every run message goes to the runs queue.
+    delete process.env.HEAVY_RUNS_QUEUE_URL;
+    resetConfig();
+    let oneLane: Awaited<ReturnType<typeof underLoad>>;
+    let inOrder: Awaited<ReturnType<typeof underLoad>>;
+    try {
+      oneLane = await underLoad('one lane, fair queue');
+      // And on a runs queue that hands out the oldest messages first, as before fair queues (a local-only tag).
+      await queue().send(new TagQueueCommand({ QueueUrl: runsQueue, Tags: { [IN_ORDER_TAG]: 'true' } }));
+      inOrder = await underLoad('one lane, oldest first').finally(() =>
+        queue().send(new UntagQueueCommand({ QueueUrl: runsQueue, TagKeys: [IN_ORDER_TAG] })),
+      );
+    } finally {
+      process.env.HEAVY_RUNS_QUEUE_URL = heavyQueue;
+      resetConfig();
+    }
     const rows = [
       row('B alone', alone),
-      row("B under A's load, fair queue", fair.quietMs),
-      row("B under A's load, oldest first", inOrder.quietMs),
-      row(`A: ${noisyCount} runs, fair queue`, fair.noisyMs),
+      row("B under A's load, two lanes (fair queues)", twoLanes.quietMs),
+      row("B under A's load, one lane, fair queue", oneLane.quietMs),
+      row("B under A's load, one lane, oldest first", inOrder.quietMs),
+      row(`A: ${noisyCount} runs, two lanes`, twoLanes.noisyMs),
     ];
-    const ratio = Math.round((percentile(fair.quietMs.total, 99) / percentile(alone.total, 99)) * 100) / 100;
+    const ratioOf = (ms: Awaited<ReturnType<typeof finished>>) =>
+      Math.round((percentile(ms.total, 99) / percentile(alone.total, 99)) * 100) / 100;
+    const ratio = ratioOf(twoLanes.quietMs);
     const held = ratio <= FAIRNESS.gate;
+    const laneCounts = Object.fromEntries(
+      [...lanes].map(([p, byAccount]) => [
+        p,
+        {
+          A: byAccount.get(noisy.accountId) ?? { main: 0, heavy: 0 },
+          B: byAccount.get(quiet.accountId) ?? { main: 0, heavy: 0 },
+        },
+      ]),
+    );
     console.log(
-      `\nFair tenants: B's ${FAIRNESS.quietRuns} one-step runs, trigger → finish (ms), alone and after A's ${noisyCount} runs of a ${FAIRNESS.noisyWaitMs / 1000} s http_request (${fair.backlog} and ${inOrder.backlog} of A's messages waiting when B began); ${runsConcurrency} runs-worker invocations of up to 10`,
+      `\nFair tenants: B's ${FAIRNESS.quietRuns} one-step runs, trigger → finish (ms), alone and after A's ${noisyCount} runs of a ${FAIRNESS.noisyWaitMs / 1000} s http_request; ${runsConcurrency} runs-worker invocations of up to 10 on the main lane, ${heavyRunsConcurrency} on the heavy lane (threshold ${config().HEAVY_ACCOUNT_REQUESTS_PER_MINUTE} requests a minute)`,
+    );
+    const took = (b: { triggeredInMs: number }) => `${(b.triggeredInMs / 1000).toFixed(1)} s`;
+    console.log(
+      `A's messages waiting when B began (and the time A's ${noisyCount} triggers took): two lanes ${twoLanes.backlog.main} main + ${twoLanes.backlog.heavy} heavy (${took(twoLanes.backlog)}); one lane, fair ${oneLane.backlog.main} (${took(oneLane.backlog)}); one lane, oldest first ${inOrder.backlog.main} (${took(inOrder.backlog)})`,
+    );
+    console.log(
+      `Run messages by lane: ${Object.entries(laneCounts)
+        .map(([p, { A, B }]) => `${p}: A ${A.main} main / ${A.heavy} heavy, B ${B.main} main / ${B.heavy} heavy`)
+        .join('; ')}`,
     );
     console.table(rows);
-    console.log(`B's p99 under load (fair queue) / alone: ${ratio} (gate ≤ ${FAIRNESS.gate}): ${held ? 'holds' : 'FAILS'}`);
-    return { rows, ratio, held, backlog: { fair: fair.backlog, inOrder: inOrder.backlog } };
+    console.log(
+      `B's triggers' AWS calls (ms p50 / p99, % begun with 50 or more of the client's calls in flight): ${[
+        ['alone', alone],
+        ['two lanes', twoLanes.quietMs],
+        ['one lane, fair', oneLane.quietMs],
+        ['one lane, oldest first', inOrder.quietMs],
+      ]
+        .map(
+          ([name, r]) =>
+            `${name}: DynamoDB ${(r as typeof alone).calls.dynamodb.p50} / ${(r as typeof alone).calls.dynamodb.p99} (${(r as typeof alone).calls.dynamodb.queued} %), SQS ${(r as typeof alone).calls.sqs.p50} / ${(r as typeof alone).calls.sqs.p99} (${(r as typeof alone).calls.sqs.queued} %)`,
+        )
+        .join('; ')}`,
+    );
+    console.log(
+      `B's p99 under load / alone: two lanes ${ratio} (gate ≤ ${FAIRNESS.gate}): ${held ? 'holds' : 'FAILS'}; one lane, fair queue ${ratioOf(oneLane.quietMs)}; one lane, oldest first ${ratioOf(inOrder.quietMs)}`,
+    );
+    return {
+      rows,
+      ratio,
+      held,
+      oneLaneRatio: ratioOf(oneLane.quietMs),
+      inOrderRatio: ratioOf(inOrder.quietMs),
+      backlog: { twoLanes: twoLanes.backlog, oneLane: oneLane.backlog, inOrder: inOrder.backlog },
+      lanes: laneCounts,
+    };
   } finally {
+    queue().middlewareStack.remove(MIDDLEWARE);
+    queue().middlewareStack.remove(TIMING);
+    db().middlewareStack.remove(TIMING);
+    if (rateLimits === undefined) delete process.env.RATE_LIMITS;
+    else process.env.RATE_LIMITS = rateLimits;
+    resetConfig();
     await stack.stop();
     slow.closeAllConnections();
     slow.close();

@@ -14,19 +14,34 @@ import type { BenchData } from './scenarios.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Wait until the runs queue is empty and nothing is in flight: the workers have caught up. */
+/**
+ * Wait until the runs queues (both lanes: a loaded account's runs go to the heavy lane once it is over
+ * the threshold, shared/engine/lanes.ts) are empty and nothing is in flight: the workers have caught up.
+ */
 async function runsQueueDrained(timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
+  const { RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL } = config();
   for (;;) {
-    const { Attributes = {} } = await queue().send(
-      new GetQueueAttributesCommand({
-        QueueUrl: config().RUNS_QUEUE_URL,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-      }),
+    const counts = await Promise.all(
+      [RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL]
+        .filter((u) => u !== undefined)
+        .map(async (QueueUrl) => {
+          const { Attributes = {} } = await queue().send(
+            new GetQueueAttributesCommand({
+              QueueUrl,
+              AttributeNames: [
+                'ApproximateNumberOfMessages',
+                'ApproximateNumberOfMessagesNotVisible',
+                'ApproximateNumberOfMessagesDelayed',
+              ],
+            }),
+          );
+          return Attributes;
+        }),
     );
-    const left = Object.values(Attributes).reduce((n, v) => n + Number(v), 0);
+    const left = counts.flatMap((a) => Object.values(a)).reduce((n, v) => n + Number(v), 0);
     if (left === 0) return;
-    if (Date.now() > deadline) throw new Error(`runs queue not drained: ${JSON.stringify(Attributes)}`);
+    if (Date.now() > deadline) throw new Error(`runs queues not drained: ${JSON.stringify(counts)}`);
     await sleep(200);
   }
 }
@@ -137,7 +152,11 @@ export async function measureLoadInProcess(
     await runLoad({ ...trigger, connections: 1, seconds: 1 });
     // The trigger alone, its runs sent to queues no worker reads: what a trigger costs when it does not
     // share the process and the two cores with the runs it starts (as on AWS, where they never do).
-    const polled = { RUNS_QUEUE_URL: config().RUNS_QUEUE_URL as string, NOTIFY_QUEUE_URL: config().NOTIFY_QUEUE_URL as string };
+    const polled = {
+      RUNS_QUEUE_URL: config().RUNS_QUEUE_URL as string,
+      HEAVY_RUNS_QUEUE_URL: config().HEAVY_RUNS_QUEUE_URL as string,
+      NOTIFY_QUEUE_URL: config().NOTIFY_QUEUE_URL as string,
+    };
     await useOwnQueues();
     rows.push(row('trigger, its runs not executed', 1, await runLoad({ ...trigger, connections: 1, seconds })));
     Object.assign(process.env, polled);

@@ -203,11 +203,12 @@ async function prepare(tree: Tree, workload: LoadOptions['workload']) {
 
 /**
  * Until the stack's server has answered (or dropped) every request, so no trigger is still starting a
- * run, and then until the runs and notification queues hold nothing, visible, in flight or delayed:
+ * run, and then until the runs (both lanes) and notification queues hold nothing, visible, in flight or delayed:
  * every run has ended.
  */
 async function drain(stack: StackProcess, sqs: SQSClient, timeoutMs = 300_000) {
-  const queues = [stack.env.RUNS_QUEUE_URL, stack.env.NOTIFY_QUEUE_URL].filter(Boolean) as string[];
+  // Both runs lanes: a loaded account's runs go to the heavy lane once it is over the threshold (shared/engine/lanes.ts).
+  const queues = [stack.env.RUNS_QUEUE_URL, stack.env.HEAVY_RUNS_QUEUE_URL, stack.env.NOTIFY_QUEUE_URL].filter(Boolean) as string[];
   const deadline = Date.now() + timeoutMs;
   while ((await stack.counts()).serverInFlight > 0) {
     if (Date.now() > deadline) throw new Error(`the stack's server did not answer its requests in ${timeoutMs / 1000} s`);

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark of docs/performance.md, printed as tables and written to bench-results/bench.json.
 // `npm run bench -- <part> ... [--flags]` runs parts; the flags are the `load` part's, `--cost-rate-limit`
-// the `cost` part's and `--runs-concurrency` the `fairness` part's (docs/performance.md).
+// the `cost` part's and `--runs-concurrency` / `--heavy-runs-concurrency` the `fairness` part's (docs/performance.md).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startEmulators } from '../../infra/local/emulators.ts';
@@ -29,6 +29,7 @@ const { values: flags, positionals: only } = parseArgs({
     'cost-rate-limit': { type: 'string' },
     runs: { type: 'string', default: '2000' },
     'runs-concurrency': { type: 'string' },
+    'heavy-runs-concurrency': { type: 'string' },
   },
 });
 const PARTS = [
@@ -161,6 +162,7 @@ if (emulators) {
       const { fairnessPart } = await import('./fairness.ts');
       results.fairness = await fairnessPart(
         flags['runs-concurrency'] ? positive('runs-concurrency', flags['runs-concurrency']) : undefined,
+        flags['heavy-runs-concurrency'] ? positive('heavy-runs-concurrency', flags['heavy-runs-concurrency']) : undefined,
       );
     }
   } finally {

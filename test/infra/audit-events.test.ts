@@ -55,7 +55,8 @@ describe('audit entries onto EventBridge, in the stack', () => {
   it('runs the worker in a nested stack of its own: the stack keeps one resource for it and the alarms', () => {
     expect(ownFunctions(auditEvents)).toHaveLength(1);
     expect(ofType(template, 'AWS::CloudFormation::Stack').filter(([id]) => id.startsWith('AuditEvents'))).toHaveLength(1);
-    expect(ofType(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(2);
+    // The stack's own: the runs queue's two lanes and the notifications queue.
+    expect(ofType(template, 'AWS::Lambda::EventSourceMapping')).toHaveLength(3);
     const roleId = worker?.Properties.Role['Fn::GetAtt'][0];
     expect(auditEvents.toJSON().Resources[roleId].Properties.Description).toBe('Flowgate function worker/audit-events');
   });

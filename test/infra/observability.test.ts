@@ -32,8 +32,7 @@ const logicalId = (t: Template, type: string, match: (r: Resource) => boolean) =
   expect(found).toHaveLength(1);
   return found[0]![0];
 };
-const queueId = (t: Template, name: string) =>
-  logicalId(t, 'AWS::SQS::Queue', (q) => JSON.stringify(q.Properties.QueueName).includes(`-${name}"`));
+const queueId = (t: Template, name: string) => logicalId(t, 'AWS::SQS::Queue', (q) => q.Properties.QueueName === `${STACK}-${name}`);
 const functionId = (t: Template, handler: string) =>
   logicalId(t, 'AWS::IAM::Role', (r) => r.Properties.Description === `Flowgate function ${handler}`);
 /** The dashboard body with every token written as its JSON, so references can be searched for. */
@@ -62,7 +61,7 @@ describe('dashboard', () => {
   });
 
   it('names each queue and dead-letter queue', () => {
-    for (const name of ['runs', 'runs-dlq', 'notifications', 'notifications-dlq']) {
+    for (const name of ['runs', 'runs-dlq', 'heavy-runs', 'heavy-runs-dlq', 'notifications', 'notifications-dlq']) {
       expect(body).toContain(JSON.stringify({ 'Fn::GetAtt': [queueId(template, name), 'QueueName'] }));
     }
     expect(body).toContain('ApproximateNumberOfMessagesVisible');
@@ -160,9 +159,10 @@ describe('alarms', () => {
     }
   });
 
-  it('fires on any message in either dead-letter queue', () => {
+  it('fires on any message in a dead-letter queue of the workers', () => {
     for (const [key, queue] of [
       ['runsDlq', 'runs-dlq'],
+      ['heavyRunsDlq', 'heavy-runs-dlq'],
       ['notificationsDlq', 'notifications-dlq'],
     ] as const) {
       const a = alarm(template, key);
@@ -225,14 +225,40 @@ describe('alarms', () => {
     expect(fn.Properties.Role['Fn::GetAtt'][0]).toBe(functionId(template, 'worker/execute'));
   });
 
-  it('fires when the oldest message on the runs queue is older than 5 minutes', () => {
-    expect(alarm(template, 'runsQueueAge')).toMatchObject({
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(template, 'runs'), 'QueueName'] } }],
-      Threshold: 300,
-      ComparisonOperator: 'GreaterThanThreshold',
-    });
+  it('fires when the oldest message on either runs queue (the main lane, the heavy lane) is older than 5 minutes', () => {
+    for (const [key, queue] of [
+      ['runsQueueAge', 'runs'],
+      ['heavyRunsQueueAge', 'heavy-runs'],
+    ] as const) {
+      expect(alarm(template, key)).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId(template, queue), 'QueueName'] } }],
+        Threshold: 300,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
+  });
+
+  it('leaves no queue a worker consumes unalarmed: each has a dead-letter queue, an age alarm, and its DLQ an alarm', () => {
+    const alarmed = (metric: string) =>
+      all(template, 'AWS::CloudWatch::Alarm')
+        .filter(([, a]) => a.Properties.MetricName === metric)
+        .map(([, a]) => a.Properties.Dimensions?.[0]?.Value?.['Fn::GetAtt']?.[0]);
+    const consumed = all(template, 'AWS::Lambda::EventSourceMapping').map(
+      ([, m]) => m.Properties.EventSourceArn['Fn::GetAtt'][0] as string,
+    );
+    // The runs queue's two lanes and the notifications queue.
+    expect(consumed.sort()).toEqual(
+      [queueId(template, 'runs'), queueId(template, 'heavy-runs'), queueId(template, 'notifications')].sort(),
+    );
+    const queues = template.toJSON().Resources as Record<string, Resource>;
+    for (const id of consumed) {
+      const dlq = queues[id]?.Properties.RedrivePolicy?.deadLetterTargetArn?.['Fn::GetAtt']?.[0];
+      expect(dlq, id).toEqual(expect.any(String));
+      expect(alarmed('ApproximateAgeOfOldestMessage'), id).toContain(id);
+      expect(alarmed('ApproximateNumberOfMessagesVisible'), dlq).toContain(dlq);
+    }
   });
 });
 

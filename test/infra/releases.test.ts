@@ -119,9 +119,11 @@ describe('releases through canaries', () => {
 
   it("the queue workers: each queue's event source invokes the live alias", () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(2);
+    expect(mappings).toHaveLength(3);
     for (const [handler, queue] of [
       ['worker/execute', 'Runs'],
+      // The heavy lane's queue, through an event source of its own (shared/engine/lanes.ts).
+      ['worker/execute', 'HeavyRuns'],
       ['worker/notify', 'Notifications'],
     ] as const) {
       const [aliasId] = aliasOf(handler);
@@ -167,7 +169,7 @@ describe('releases through canaries', () => {
     expect(trigger.DependsOn).toContain(routeFunctionsId);
   });
 
-  it('lets the startup sweep read the runs queue’s counts, and nothing more of it', () => {
+  it('lets the startup sweep read the runs queues’ counts (both lanes), and nothing more of them', () => {
     const roleId = roleOf('sweep/startup');
     const statements = ofType('AWS::IAM::Policy')
       .filter(([, p]) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
@@ -175,7 +177,11 @@ describe('releases through canaries', () => {
     const reads = statements.filter((s) => [s.Action].flat().includes('sqs:GetQueueAttributes'));
     expect(reads).toHaveLength(1);
     expect([reads[0]!.Action].flat()).toEqual(['sqs:GetQueueAttributes']);
-    const [runsId] = ofType('AWS::SQS::Queue').find(([, q]) => JSON.stringify(q.Properties.QueueName).includes('-runs"'))!;
-    expect(reads[0]!.Resource).toEqual({ 'Fn::GetAtt': [runsId, 'Arn'] });
+    const queueId = (name: string) => ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.QueueName === `flowgate-rel-${name}`)![0];
+    // Both lanes' queues, in whichever order CDK writes them, and no other.
+    expect(reads[0]!.Resource).toHaveLength(2);
+    expect(reads[0]!.Resource).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [queueId('runs'), 'Arn'] }, { 'Fn::GetAtt': [queueId('heavy-runs'), 'Arn'] }]),
+    );
   });
 });

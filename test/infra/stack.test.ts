@@ -32,6 +32,9 @@ function build(props: Partial<FlowgateStackProps> = {}) {
   return templatesOf(stack);
 }
 const synth = (props: Partial<FlowgateStackProps> = {}) => build(props).template;
+/** The heavy-account threshold the functions of a template are given (one value for all of them). */
+const thresholdOf = (t: Template) =>
+  new Set(ownFunctions(t).map(([, f]) => f.Properties.Environment.Variables.HEAVY_ACCOUNT_REQUESTS_PER_MINUTE));
 type Built = ReturnType<typeof build>;
 /** Every function of ours: the stack's (fallback, workers, sweeps), the routes' and the audit-events worker's (nested stacks). */
 const functionsOf = (b: Built) => [...ownFunctions(b.template), ...ownFunctions(b.functions), ...ownFunctions(b.auditEvents)];
@@ -199,33 +202,73 @@ describe('FlowgateStack', () => {
       expect(sweepOf(synth({ restartSweep: 'all' }))).toBe('all');
     });
 
-    it('feeds each worker from its queue with partial batch failures and a maximum concurrency; runs without a batching window', () => {
+    it('feeds each worker from its queues with partial batch failures and a maximum concurrency; runs (both lanes) without a batching window', () => {
       const mappings = all('AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
       const of = (t: Template, queue: string) => {
-        const [queueId] = Object.entries(t.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(([, q]) =>
-          JSON.stringify(q.Properties.QueueName).includes(`-${queue}"`),
+        const [queueId] = Object.entries(t.findResources('AWS::SQS::Queue') as Record<string, Resource>).find(
+          ([, q]) =>
+            // The whole name: `-runs` also ends `flowgate-test-heavy-runs`.
+            q.Properties.QueueName === `flowgate-test-${queue}`,
         )!;
         return Object.values(t.findResources('AWS::Lambda::EventSourceMapping') as Record<string, Resource>)
           .map((m) => m.Properties)
           .find((m) => m.EventSourceArn['Fn::GetAtt'][0] === queueId)!;
       };
-      expect(mappings).toHaveLength(2);
+      expect(mappings).toHaveLength(3);
       for (const m of mappings) expect(m).toMatchObject({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
       expect(of(template, 'runs')).toMatchObject({ ScalingConfig: { MaximumConcurrency: DEFAULTS.runsWorkerConcurrency } });
       expect(of(template, 'runs').MaximumBatchingWindowInSeconds).toBeUndefined();
+      // The heavy lane: the same worker (its live alias), its own queue and maximum concurrency.
+      expect(of(template, 'heavy-runs')).toMatchObject({ ScalingConfig: { MaximumConcurrency: DEFAULTS.heavyRunsWorkerConcurrency } });
+      expect(of(template, 'heavy-runs').MaximumBatchingWindowInSeconds).toBeUndefined();
+      expect(of(template, 'heavy-runs').FunctionName).toEqual(of(template, 'runs').FunctionName);
+      expect(of(template, 'heavy-runs').EventSourceArn).not.toEqual(of(template, 'runs').EventSourceArn);
       expect(of(template, 'notifications')).toMatchObject({
         ScalingConfig: { MaximumConcurrency: DEFAULTS.notifyWorkerConcurrency },
         MaximumBatchingWindowInSeconds: 1,
       });
-      const set = synth({ runsWorkerConcurrency: 7, notifyWorkerConcurrency: 3, runsBatchingWindowSeconds: 2 });
+      const set = synth({
+        runsWorkerConcurrency: 7,
+        heavyRunsWorkerConcurrency: 9,
+        notifyWorkerConcurrency: 3,
+        runsBatchingWindowSeconds: 2,
+        heavyAccountRequestsPerMinute: 40,
+      });
       expect(of(set, 'runs')).toMatchObject({ ScalingConfig: { MaximumConcurrency: 7 }, MaximumBatchingWindowInSeconds: 2 });
+      expect(of(set, 'heavy-runs')).toMatchObject({ ScalingConfig: { MaximumConcurrency: 9 }, MaximumBatchingWindowInSeconds: 2 });
       expect(of(set, 'notifications')).toMatchObject({ ScalingConfig: { MaximumConcurrency: 3 } });
+      // The heavy-account threshold as set, not derived from runsWorkerConcurrency.
+      expect(thresholdOf(set)).toEqual(new Set(['40']));
     });
 
     it('refuses a maximum concurrency outside 2-1000 or above the reserved concurrency', () => {
       expect(() => synth({ runsWorkerConcurrency: 1 })).toThrow(/runsWorkerConcurrency must be a whole number from 2 to 1000/);
       expect(() => synth({ notifyWorkerConcurrency: 1001 })).toThrow(/notifyWorkerConcurrency must be a whole number/);
       expect(() => synth({ reservedConcurrency: 20 })).toThrow(/runsWorkerConcurrency \(50\) exceeds reservedConcurrency \(20\)/);
+      expect(() => synth({ heavyRunsWorkerConcurrency: 1 })).toThrow(
+        /heavyRunsWorkerConcurrency must be a whole number from 2 to 1000, got 1/,
+      );
+      expect(() => synth({ heavyRunsWorkerConcurrency: 2.5 })).toThrow(/heavyRunsWorkerConcurrency must be a whole number/);
+      expect(() => synth({ reservedConcurrency: 60, heavyRunsWorkerConcurrency: 70 })).toThrow(
+        /heavyRunsWorkerConcurrency \(70\) exceeds reservedConcurrency \(60\)/,
+      );
+      // Both lanes invoke the runs worker: their maximums add up against its reserved concurrency.
+      expect(() => synth({ reservedConcurrency: 60 })).toThrow(
+        /runsWorkerConcurrency \(50\) and heavyRunsWorkerConcurrency \(50\) add up to 100, above reservedConcurrency \(60\)/,
+      );
+      // Within it together: and the heavy-account threshold follows the main lane (30 × 10 / 2).
+      expect(thresholdOf(synth({ reservedConcurrency: 60, runsWorkerConcurrency: 30, heavyRunsWorkerConcurrency: 30 }))).toEqual(
+        new Set(['150']),
+      );
+    });
+
+    it('gives the functions the heavy-account threshold: half the runs the main lane holds at once, unless set; refuses a bad one', () => {
+      expect(thresholdOf(template)).toEqual(new Set([String((DEFAULTS.runsWorkerConcurrency * 10) / 2)]));
+      expect(thresholdOf(routeFunctions)).toEqual(new Set(['250']));
+      expect(() => synth({ heavyAccountRequestsPerMinute: 0 })).toThrow(
+        /heavyAccountRequestsPerMinute must be a whole number of requests of at least 1, got 0/,
+      );
+      expect(() => synth({ heavyAccountRequestsPerMinute: 12.5 })).toThrow(/heavyAccountRequestsPerMinute must be a whole number/);
     });
 
     it('gives both workers the timeout of WORKER_TIMEOUT_SECONDS', () => {
@@ -320,10 +363,10 @@ describe('FlowgateStack', () => {
       });
     });
 
-    it('makes every queue (runs, notifications and their DLQs) TLS-only', () => {
+    it('makes every queue (runs, both lanes, notifications and their DLQs) TLS-only', () => {
       const policies = all('AWS::SQS::QueuePolicy');
       // ... and the scheduler's DLQ, and the asynchronous invocations' on-failure queue.
-      expect(policies).toHaveLength(6);
+      expect(policies).toHaveLength(8);
       for (const [, p] of policies) {
         expect(p.Properties.PolicyDocument.Statement).toEqual(
           expect.arrayContaining([expect.objectContaining({ Effect: 'Deny', Condition: denyWithoutTls.Condition })]),

@@ -11,11 +11,11 @@ import { handler as runWorker } from '../../functions/worker/execute.ts';
 import { handler as notifyWorker } from '../../functions/worker/notify.ts';
 import { getApproval } from '../../shared/db/entities/approval.ts';
 import { type Decision, decisionMessage, decisionTransition, writeDecision } from '../../shared/engine/decisions.ts';
-import { RunMessage } from '../../shared/engine/dispatch.ts';
+import { type Lane, RunMessage, runsQueueUrl } from '../../shared/engine/dispatch.ts';
 
 /**
- * Give this test file its own runs and notifications queues (test files run in parallel and would
- * otherwise take each other's messages). Call in beforeAll, before anything sends.
+ * Give this test file its own runs queues (both lanes) and notifications queue (test files run in
+ * parallel and would otherwise take each other's messages). Call in beforeAll, before anything sends.
  */
 export async function useOwnQueues(env: Record<string, string> = {}) {
   const tag = randomBytes(4).toString('hex');
@@ -27,6 +27,7 @@ export async function useOwnQueues(env: Record<string, string> = {}) {
   };
   Object.assign(process.env, {
     RUNS_QUEUE_URL: await make('runs'),
+    HEAVY_RUNS_QUEUE_URL: await make('heavy-runs'),
     NOTIFY_QUEUE_URL: await make('notify'),
     // Lambda's on-failure destination of the local stack's asynchronous invocations (infra/local/async-invoke.ts).
     ASYNC_FAILURES_QUEUE_URL: await make('async-failures'),
@@ -47,20 +48,23 @@ export async function useOwnTable({ stream = false }: { stream?: boolean } = {})
   resetConfig();
 }
 
-/** The real workers on this file's queues, as the local stack runs them. */
+/** The real workers on this file's queues (the runs worker on both lanes), as the local stack runs them. */
 export function startWorkers() {
-  const { RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
+  const { RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL, NOTIFY_QUEUE_URL } = config();
   const pollers = [
     startPoller(RUNS_QUEUE_URL as string, runWorker, { fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS) }),
+    ...(HEAVY_RUNS_QUEUE_URL
+      ? [startPoller(HEAVY_RUNS_QUEUE_URL, runWorker, { fn: workerFunction('worker/execute', WORKER_TIMEOUT_SECONDS) })]
+      : []),
     startPoller(NOTIFY_QUEUE_URL as string, notifyWorker, { fn: workerFunction('worker/notify', WORKER_TIMEOUT_SECONDS) }),
   ];
   return () => Promise.all(pollers.map((p) => p.stop()));
 }
 
-/** Take the pending run messages off this file's runs queue without processing them. */
-export async function takeRunMessages(max = 10): Promise<RunMessage[]> {
+/** Take the pending run messages off this file's runs queue (or the heavy lane's, with `lane`) without processing them. */
+export async function takeRunMessages(max = 10, lane?: Lane): Promise<RunMessage[]> {
   const { Messages = [] } = await queue().send(
-    new ReceiveMessageCommand({ QueueUrl: config().RUNS_QUEUE_URL, MaxNumberOfMessages: max, WaitTimeSeconds: 1, VisibilityTimeout: 300 }),
+    new ReceiveMessageCommand({ QueueUrl: runsQueueUrl(lane), MaxNumberOfMessages: max, WaitTimeSeconds: 1, VisibilityTimeout: 300 }),
   );
   return Messages.map((m) => RunMessage.parse(JSON.parse(m.Body ?? '')));
 }

@@ -35,8 +35,14 @@ const without = (name: string) => ({ ...DEPLOYED, [name]: undefined });
 
 // Each check starts Node processes with tsx: seconds each on a busy machine.
 describe('settings are checked at a cold start, per function', { timeout: 180_000 }, () => {
-  it('the trigger declares what its grants give it: the table, both queues and the bucket', () => {
-    expect(settingsFor(trigger.grants).sort()).toEqual(['ARTIFACTS_BUCKET', 'NOTIFY_QUEUE_URL', 'RUNS_QUEUE_URL', 'TABLE_NAME']);
+  it('the trigger declares what its grants give it: the table, the queues (the heavy lane optional) and the bucket', () => {
+    expect(settingsFor(trigger.grants).sort()).toEqual([
+      'ARTIFACTS_BUCKET',
+      'HEAVY_RUNS_QUEUE_URL',
+      'NOTIFY_QUEUE_URL',
+      'RUNS_QUEUE_URL',
+      'TABLE_NAME',
+    ]);
     expect(workerSettings('worker/notify').sort()).toEqual(['NOTIFY_QUEUE_URL', 'PUBLIC_BASE_URL', 'TABLE_NAME']);
   });
 

@@ -21,6 +21,8 @@ export const respond = async ({ event, body, principal, request }: Input<Pick<ty
     idempotencyKey: sendsDeliveryIds(webhook) ? undefined : idempotencyKey(event),
     deliveryId: deliveryId(webhook, event.headers, body),
     headers: event.headers,
+    // Counted by the rate limit (webhook-auth): the run's lane (shared/engine/lanes.ts).
+    accountRequests: request.trigger?.accountRequests,
   });
   return json(200, result, replayed ? { 'idempotent-replayed': 'true' } : {});
 };

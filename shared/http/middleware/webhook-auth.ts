@@ -83,7 +83,9 @@ export const webhookAuth = (): Middleware => ({
     app.trigger.keyId = bound?.keyId;
     try {
       // A bound key's owner disabled or removed since the key was made: refused by this same write.
-      Object.assign(app.responseHeaders, (await takeAccountBudget(w.accountId, now, bound && keyOwner(bound))).headers);
+      const budget = await takeAccountBudget(w.accountId, now, bound && keyOwner(bound));
+      Object.assign(app.responseHeaders, budget.headers);
+      app.trigger.accountRequests = budget.used;
     } catch (e) {
       if (isInvalidKey(e)) {
         app.trigger.keyId = undefined;
