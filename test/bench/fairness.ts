@@ -170,6 +170,8 @@ export async function fairnessPart(
   // instance has its own).
   let bRound = false;
   const inFlight = { dynamodb: 0, sqs: 0 };
+  /** Calls of every function completed while B's triggers went out (how busy the emulators were). */
+  const completed = { dynamodb: 0, sqs: 0 };
   const triggerCalls: { client: 'dynamodb' | 'sqs'; ms: number; inFlight: number }[] = [];
   const TIMING = 'bench-time-trigger-calls';
   const timing = (client: 'dynamodb' | 'sqs') => (next: (args: any) => Promise<any>) => async (args: any) => {
@@ -179,6 +181,7 @@ export async function fairnessPart(
       return await next(args);
     } finally {
       inFlight[client]--;
+      if (bRound) completed[client]++;
       if (bRound && currentInvocation()?.fn === 'http-webhooks-trigger')
         triggerCalls.push({ client, ms: performance.now() - start, inFlight: before });
     }
@@ -223,12 +226,23 @@ export async function fairnessPart(
     const quietRound = async () => {
       const loop = monitorEventLoopDelay({ resolution: 10 });
       loop.enable();
+      completed.dynamodb = 0;
+      let samples = 0;
+      let sum = 0;
+      const sampler = setInterval(() => {
+        samples++;
+        sum += inFlight.dynamodb;
+      }, 20);
       bRound = true;
+      const began = performance.now();
       const sent = await trigger(stack.url, quiet, FAIRNESS.quietRuns, c);
+      const seconds = (performance.now() - began) / 1000;
       bRound = false;
+      clearInterval(sampler);
+      const dynamodb = { perSecond: Math.round(completed.dynamodb / seconds), inFlight: Math.round(sum / Math.max(1, samples)) };
       const ms = await finished(quiet, sent);
       loop.disable();
-      return { ...ms, loopDelayP99: loop.percentile(99) / 1e6, calls: triggerCallStats() };
+      return { ...ms, loopDelayP99: loop.percentile(99) / 1e6, calls: { ...triggerCallStats(), all: dynamodb } };
     };
     phase = 'alone';
     const alone = await quietRound();
@@ -311,7 +325,7 @@ export async function fairnessPart(
       ]
         .map(
           ([name, r]) =>
-            `${name}: DynamoDB ${(r as typeof alone).calls.dynamodb.p50} / ${(r as typeof alone).calls.dynamodb.p99} (${(r as typeof alone).calls.dynamodb.queued} %), SQS ${(r as typeof alone).calls.sqs.p50} / ${(r as typeof alone).calls.sqs.p99} (${(r as typeof alone).calls.sqs.queued} %)`,
+            `${name}: DynamoDB ${(r as typeof alone).calls.dynamodb.p50} / ${(r as typeof alone).calls.dynamodb.p99} (${(r as typeof alone).calls.dynamodb.queued} %), SQS ${(r as typeof alone).calls.sqs.p50} / ${(r as typeof alone).calls.sqs.p99} (${(r as typeof alone).calls.sqs.queued} %), every function's DynamoDB calls meanwhile ${(r as typeof alone).calls.all.perSecond}/s, ${(r as typeof alone).calls.all.inFlight} in flight on average`,
         )
         .join('; ')}`,
     );
