@@ -4,7 +4,7 @@ import { executionItemBytes, MAX_EXECUTION_ITEM_BYTES } from '../db/entities/exe
 import { newEvent, type RunEvent } from '../db/entities/run-events.ts';
 import { advance, type Here, iterationOf, setState } from './flow.ts';
 import type { HeldRun } from './session.ts';
-import { isContainerType, } from './steps/index.ts';
+import { isContainerType } from './steps/index.ts';
 
 /** A step's end, shared by the step loop (./execute.ts) and the waits (./waits.ts): the failure path and the state's size. */
 
