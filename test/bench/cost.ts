@@ -13,7 +13,6 @@ import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { createKey } from '../../shared/domain/keys.ts';
 import { logger } from '../../shared/logger.ts';
 import { resetMetrics } from '../../shared/metrics.ts';
-import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { takeRunMessages } from '../support/engine.ts';
 import { handler as scheduledSweep } from '../../functions/sweep/scheduled.ts';
 import { bundle } from './bundles.ts';
