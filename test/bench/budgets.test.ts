@@ -257,10 +257,11 @@ describe('bundle size', () => {
   // and workflows as code merged (issue 45); 834.4 with the inbound log's recording of refused requests
   // (issue 47: masking, the buffer, the ring's writes); 835.4 once the inline path resolves a run with the
   // worker's own function (shared/engine/runs.ts resolveRun: its failure messages come along, one check instead of two);
-  // about 837.5 with the overview's hour counts (the run's start and end counted by the trigger: shared/db/entities/run-hours.ts).
-  it('the trigger, bundled with the CDK settings (SDK inside), stays within 838 KiB', async () => {
+  // about 837.5 with the overview's hour counts (the run's start and end counted by the trigger: shared/db/entities/run-hours.ts);
+  // 839.0 with the heavy lane's choice (shared/engine/lanes.ts) and a run's first steps handed off by its trigger (HeldRun.handOff).
+  it('the trigger, bundled with the CDK settings (SDK inside), stays within 842 KiB', async () => {
     const { bytes } = await bundle('http/webhooks/trigger');
-    expect(bytes / KIB).toBeLessThanOrEqual(838);
+    expect(bytes / KIB).toBeLessThanOrEqual(842);
   });
 
   it('the health route holds no data client: within 200 KiB (147 KiB measured)', async () => {

@@ -4,9 +4,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../infra/local/emulators.ts';
 import { eventually } from '../support/engine.ts';
-import { startLocalProcess } from '../support/local-process.ts';
+import { freeStackPort, startLocalProcess } from '../support/local-process.ts';
 
 // The spec's restart row, for real: `npm start`'s stack is killed with SIGKILL while a webhook run is
 // in the middle of an http_request and another waits for approval, then started again on its data.
@@ -42,7 +41,7 @@ describe('a restart of the local stack', () => {
     await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
     const targetUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}/call`;
     const dataDir = mkdtempSync(join(tmpdir(), 'flowgate-restart-'));
-    const port = await freePort();
+    const port = await freeStackPort();
     const base = `http://127.0.0.1:${port}`;
 
     let stack = await start(dataDir, port);

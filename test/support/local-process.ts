@@ -35,3 +35,21 @@ export async function startLocalProcess(dataDir: string, port: number, opts: { e
   }
   return { child, output: () => out };
 }
+
+/**
+ * A free port below the kernel's range for outgoing connections (32768–60999 here), for a stack a
+ * test stops and starts again on the same port: a port the kernel handed out for listening can be
+ * taken meanwhile as the local end of another process's connection (EADDRINUSE on the restart).
+ */
+export async function freeStackPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once('error', () => resolve(false));
+      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
