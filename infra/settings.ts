@@ -17,7 +17,6 @@ export const THROTTLE_CLASSES: readonly ThrottleClass[] = ['default', 'login', '
  */
 export const DEFAULTS = {
   runsWorkerConcurrency: 50,
-  /** The heavy lane's event source: runs-worker invocations at once for heavy accounts' runs. */
   heavyRunsWorkerConcurrency: 50,
   notifyWorkerConcurrency: 10,
   /** No batching window: a run starts as soon as its message arrives. */
@@ -181,11 +180,7 @@ export type FlowgateStackProps = StackProps & {
   runsWorkerConcurrency?: number;
   /** Maximum concurrent invocations of the runs worker by the heavy lane's queue (2-1,000); default 50. */
   heavyRunsWorkerConcurrency?: number;
-  /**
-   * Requests a minute above which an account is heavy and its new webhook runs go to the heavy lane
-   * (HEAVY_ACCOUNT_REQUESTS_PER_MINUTE); default half the runs the main lane holds at once,
-   * runsWorkerConcurrency × RUNS_BATCH_SIZE / 2 (250).
-   */
+  /** Requests a minute above which an account's new webhook runs go to the heavy lane (`heavyAccountRequestsPerMinute` below). */
   heavyAccountRequestsPerMinute?: number;
   /** Maximum concurrent invocations of the notifications worker by its queue (2-1,000). */
   notifyWorkerConcurrency?: number;
@@ -292,10 +287,8 @@ export function lambdaConcurrencyLimit(props: Pick<FlowgateStackProps, 'lambdaCo
 }
 
 /**
- * The requests a minute above which an account is heavy (HEAVY_ACCOUNT_REQUESTS_PER_MINUTE), checked.
- * Its default is half the runs the main lane holds at once (runsWorkerConcurrency × RUNS_BATCH_SIZE / 2:
- * 250 at the defaults): if every run of the minute were still in flight, an account over it could fill
- * half the main lane's invocations, and none under it can fill the lane alone.
+ * The requests a minute above which an account is heavy (HEAVY_ACCOUNT_REQUESTS_PER_MINUTE), checked; by default half the runs
+ * the main lane holds at once (250): were every run of the minute still in flight, none under it could fill the lane alone.
  */
 export function heavyAccountRequestsPerMinute(props: Pick<FlowgateStackProps, 'heavyAccountRequestsPerMinute' | 'runsWorkerConcurrency'>) {
   const runs = props.runsWorkerConcurrency ?? DEFAULTS.runsWorkerConcurrency;

@@ -9,6 +9,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE, METRICS_SERVICE } from '../../shared/metric-names.ts';
 import { capacityAndReleaseAlarms, countEdgeThrottles, FIVE_MINUTES, ONE_MINUTE } from './alarm-metrics.ts';
+import { ALARMS } from './alarm-names.ts';
 
 export { EDGE_THROTTLE_PATTERN, FIFTEEN_MINUTES, FIVE_MINUTES, ONE_MINUTE } from './alarm-metrics.ts';
 
@@ -60,40 +61,7 @@ const accountThrottles = () =>
     label: 'throttles (account)',
   });
 
-/** What the alarms watch, so docs/deploying.md and the tests name the same things. */
-export const ALARMS = {
-  runsDlq: 'runs-dlq-not-empty',
-  heavyRunsDlq: 'heavy-runs-dlq-not-empty',
-  notificationsDlq: 'notifications-dlq-not-empty',
-  api5xxRate: 'api-5xx-rate',
-  runsWorkerErrors: 'runs-worker-errors',
-  runsQueueAge: 'runs-queue-oldest-message-age',
-  heavyRunsQueueAge: 'heavy-runs-queue-oldest-message-age',
-  notifyWorkerErrors: 'notifications-worker-errors',
-  notificationsQueueAge: 'notifications-queue-oldest-message-age',
-  sweepErrors: 'scheduled-sweep-errors',
-  sweepNotRunning: 'scheduled-sweep-not-running',
-  lambdaThrottles: 'lambda-throttles',
-  dynamoThrottles: 'dynamodb-throttled-requests',
-  dynamoSystemErrors: 'dynamodb-system-errors',
-  deliveryFailures: 'delivery-failures',
-  scheduleFireErrors: 'schedule-fire-errors',
-  schedulerDlq: 'scheduler-dlq-not-empty',
-  asyncFailures: 'async-failures-not-empty',
-  fireEventsDropped: 'schedule-fire-events-dropped',
-  sweepEventsDropped: 'scheduled-sweep-events-dropped',
-  auditEventsErrors: 'audit-events-errors',
-  auditEventsAge: 'audit-events-iterator-age',
-  auditEventsDlq: 'audit-events-dlq-not-empty',
-  api5xxLowVolume: 'api-5xx-low-volume',
-  edgeThrottles: 'api-edge-throttles',
-  concurrencyHeadroom: 'lambda-concurrency-headroom',
-  dynamoHotPartition: 'dynamodb-throttled-hot-partition',
-  dynamoTableLimit: 'dynamodb-throttled-table-limit',
-  dynamoOnDemandMax: 'dynamodb-throttled-on-demand-maximum',
-  releaseInterrupted: 'release-interrupted-runs',
-  startupSweepFailed: 'startup-sweep-failed',
-} as const;
+export { ALARMS };
 export type AlarmKey = keyof typeof ALARMS;
 
 /** The 5xx share of requests in percent, 0 below `min` requests (metric math, used by graph and alarm). */

@@ -17,7 +17,8 @@ import {
 import { putScheduleEvent, type ScheduleEvent, scheduleEventPut } from '../db/entities/schedule-events.ts';
 import { getUser } from '../db/entities/user.ts';
 import { getWorkflow, type Workflow } from '../db/entities/workflow.ts';
-import { hashRequest, sendUnsentRun, StartGuardFailed, startRun } from '../engine/runs.ts';
+import { sendUnsentRun } from '../engine/lost-messages.ts';
+import { hashRequest, StartGuardFailed, startRun } from '../engine/runs.ts';
 import { notifyWorkflowEvents } from '../engine/notify.ts';
 import { AppError, conflict, forbidden, isConditionFailure, isTransactionConflict } from '../errors.ts';
 import { newTokenId } from '../ids.ts';

@@ -6,7 +6,8 @@ import { nestedOf } from './every-step.ts';
 import { executeSteps } from './execute.ts';
 import { Pace } from './pace.ts';
 import { resolveRun } from './runs.ts';
-import { HeldRun, NotInline } from './session.ts';
+import { NotInline } from './run-items.ts';
+import { HeldRun } from './session.ts';
 import type { Defined } from './versions.ts';
 import { stepModule } from './steps/index.ts';
 

@@ -1,7 +1,7 @@
 // Lost messages (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs"): a run handed to a
 // queue message waits in the active index under its due time (`D#`); the scheduled sweep sends the
 // message of a run still unclaimed when it is due again. Crashes and restarts are ./recovery.ts.
-import type { Execution } from '../db/entities/execution.ts';
+import { type Execution, getExecution } from '../db/entities/execution.ts';
 import { postponeDue } from '../db/entities/execution-index.ts';
 import { logger } from '../logger.ts';
 import { emit } from '../metrics.ts';
@@ -44,4 +44,17 @@ export async function sweepUnclaimed(now = Date.now()): Promise<number> {
     });
   }
   return resent;
+}
+
+/**
+ * A retried start found the run its first try wrote (`keepUnsent`): when that run still waits for the
+ * dispatch it was written with (PENDING, unclaimed), its message may never have gone out, so it is
+ * sent again. A message that did arrive meanwhile claimed the run first: a second one is dropped by the
+ * worker's claim (conditional on the dispatch id), as any duplicate SQS delivery is.
+ */
+export async function sendUnsentRun(accountId: string, executionId: string): Promise<boolean> {
+  const e = await getExecution(accountId, executionId);
+  if (e?.status !== 'PENDING' || !e.dispatch) return false;
+  await sendRunMessage({ accountId, executionId, dispatch: e.dispatch });
+  return true;
 }

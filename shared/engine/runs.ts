@@ -252,19 +252,6 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
 }
 
 /**
- * A retried start found the run its first try wrote (`keepUnsent`): when that run still waits for the
- * dispatch it was written with (PENDING, unclaimed), its message may never have gone out, so it is
- * sent again. A message that did arrive meanwhile claimed the run first: a second one is dropped by the
- * worker's claim (conditional on the dispatch id), as any duplicate SQS delivery is.
- */
-export async function sendUnsentRun(accountId: string, executionId: string): Promise<boolean> {
-  const e = await getExecution(accountId, executionId);
-  if (e?.status !== 'PENDING' || !e.dispatch) return false;
-  await sendRunMessage({ accountId, executionId, dispatch: e.dispatch });
-  return true;
-}
-
-/**
  * The run's message could not be sent (the SDK's retries spent): rather than leave the run PENDING
  * for ever, end it FAILED (`DISPATCH_FAILED`) and answer the start with the error, so a retry by the
  * caller is the one run that happens (with an Idempotency-Key, the key is freed for it). Conditional

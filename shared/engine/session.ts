@@ -1,7 +1,7 @@
 import { IN_PROGRESS, type RecordedReport } from '../db/entities/execution-state.ts';
-import { eventsPut, newEvent, nextSeq, packEvents, type RunEvent, sequenced } from '../db/entities/run-events.ts';
+import { eventsPut, newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
 import { checkpointUpdate } from '../db/entities/execution-held.ts';
-import { executionItem, finishing } from '../db/entities/execution-writes.ts';
+import { finishing } from '../db/entities/execution-writes.ts';
 import { countRunChange } from '../db/entities/run-hours.ts';
 import type { Execution } from '../db/entities/execution.ts';
 import { retryConflicts } from '../db/conflicts.ts';
@@ -14,29 +14,7 @@ import { type Lane, newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dis
 import { stopAfterLostWrite } from './lost-write.ts';
 import { notifyEvents } from './notify.ts';
 import type { StepIO } from './steps/types.ts';
-
-/** Events of steps inside a loop that share one event item (about 200 bytes each: well within an item's 400 KB). */
-const MERGED_EVENTS = 200;
-/** ...and at most this much JSON in one such item (events with long error messages), far below an item's 400 KB. */
-const MERGED_BYTES = 100_000;
-
-/**
- * What one write of a run's progress holds at most before the step loop writes a checkpoint
- * (`full`). DynamoDB takes at most 100 items and 4 MB in one transaction; the run's update (up to
- * 400 KB) and what the step after the check adds (its event item, its side records, the run's end)
- * must still fit, hence the margins.
- */
-export const CHECKPOINT_LIMITS = { items: 64, bytes: 2_000_000 };
-
-/** Fewer items than this fit one transaction whatever their size: 7 × 400 KB and the run's update stay under 4 MB. */
-const FIT_ANY_SIZE = 8;
-
-const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
-
-/** A run that has not been written yet would have to be (it waits, sleeps, or goes on in a fresh invocation): see `HeldRun.unwritten`. */
-export class NotInline extends Error {
-  override name = 'NotInline';
-}
+import { CHECKPOINT_LIMITS, FIT_ANY_SIZE, jsonBytes, MERGED_BYTES, MERGED_EVENTS, NotInline, runItems } from './run-items.ts';
 
 /**
  * A run held by this worker invocation, with the progress not written yet. Steps without an external
@@ -46,21 +24,7 @@ export class NotInline extends Error {
  * write, and a crash repeats no external effect unknowingly: before an `http_request` or `artifact`
  * the worker flushes, so the record shows the step it is in.
  *
- * After an effect, its outcome waits for the run's next write like any other progress: before the
- * next effect, when the run waits, goes on in a fresh invocation or ends (`set` → `http_request` →
- * `switch` → `set` writes twice, not three times). A crash between the effect's answer and that write
- * (in-memory steps, microseconds) is a crash during the effect, which the run's recovery already
- * answers (docs/runs-and-events.md "Restarts, crashes and INTERRUPTED runs").
- *
- * Long runs (docs/performance.md "Long runs"): a transaction holds at most 100 items and 4 MB, so
- * once the progress not written yet is `full`, the step loop flushes before the next step, as it
- * does before a step with an external effect. Each such write is a whole checkpoint (the run's
- * position and `seq` with the events up to them, conditional on the lease), never events alone: a
- * crash between two of them leaves the run at the first, with exactly its events, and whoever takes
- * the run on (recovery, a v1 resume) goes on from there, numbering on from its `seq`. Events written
- * ahead of the run's update would outlive a crash or a lost lease as steps the run never recorded
- * (with the seqs its next events take again: they are keyed by a fresh ULID, not by seq, so writing
- * them again is no overwrite), and events written after it would leave a gap.
+ * When it writes, and what one write holds: `./run-items.ts`.
  */
 export class HeldRun {
   private changed = new Set<string>();
@@ -88,21 +52,15 @@ export class HeldRun {
   ) {}
 
   /**
-   * A run nobody has written yet, executed where it starts (`./inline.ts`): its steps run in memory as
-   * a worker's would, and when it ends, `endedItems` are what its start writes (the run, ended, and its
-   * events); at a step that is not inline, `handOff` makes them the run written there instead. Anything
-   * else that would need a write before the end (a checkpoint, a hand-off to a fresh invocation) throws
-   * `NotInline`, and the start queues the run as usual.
+   * A run nobody has written yet, executed by its trigger (`./inline.ts`) on the worker's step loop:
+   * `endedItems` are what its start writes, ended or handed off (`handOff`). Anything else that needs a
+   * write (a wait, a checkpoint, a fresh invocation) throws `NotInline`: the start queues the run as usual.
    */
   static unwritten(e: Execution, definition: WorkflowDefinition, dispatch: string) {
     return new HeldRun(e, definition, '', true, dispatch);
   }
 
-  /**
-   * Executed by its trigger, not written yet: it runs no step that needs more than memory, and is
-   * handed to the worker at the first one (`handOff`). A test run (`./test-run.ts`), unwritten too,
-   * runs every step against its mocks.
-   */
+  /** Executed by its trigger: handed to the worker at its first step that is not inline (a test run, unwritten too, runs them all). */
   get handsOff() {
     return this.unwrittenRun && this.startDispatch !== undefined;
   }
@@ -117,21 +75,15 @@ export class HeldRun {
   }
 
   /**
-   * An unwritten run at its first step that is not `inline` (an effect, a wait): its start writes it
-   * there, RUNNING and handed to the start's message (as a worker's `release` leaves a run), with the
-   * events of the steps it ran, and the worker that claims it goes on from that step, which never ran
-   * here (`runsInline` lets only a run whose first step is inline start in its trigger). False: the
-   * step loop stops, as after any write that leaves the run.
+   * At its first step that is not `inline` (never run here): its start writes the run there, RUNNING
+   * and handed to the start's message as `release` leaves a run, with its events. False: the loop stops.
    */
   handOff(): false {
     if (!this.handsOff || this.items.length > 0) throw new NotInline('only an unwritten run with no side records is handed off');
     const e = { ...this.e, status: 'RUNNING' as const, dispatch: this.startDispatch, updatedAt: Date.now() };
     for (const k of this.dropped) delete (e as Record<string, unknown>)[k];
     this.e = e;
-    this.ended = [
-      executionItem(e),
-      ...packEvents(this.groups, { events: MERGED_EVENTS, bytes: MERGED_BYTES }).map((g) => eventsPut(e.accountId, g).Put.Item),
-    ];
+    this.ended = runItems(e, this.groups);
     return false;
   }
 
@@ -162,9 +114,7 @@ export class HeldRun {
 
   /**
    * Progress to write before a step with an external effect: anything but the step count alone
-   * (`executed`). A crash during the effect takes the run back to its last write, where the step
-   * runs again and is counted again, so the count needs no write of its own (a run its start handed
-   * to the worker at an `http_request` goes from the claim to the request).
+   * (`executed`), which a crash during the effect takes back with the step it counted.
    */
   get progressed() {
     return (
@@ -302,10 +252,7 @@ export class HeldRun {
     const e: Record<string, unknown> = { ...this.e, updatedAt: now };
     for (const k of remove) delete e[k];
     const ttl = typeof e.ttl === 'number' ? e.ttl : undefined;
-    this.ended = [
-      executionItem(e as Execution),
-      ...packEvents(this.groups, { events: MERGED_EVENTS, bytes: MERGED_BYTES }).map((g) => eventsPut(this.e.accountId, g, ttl).Put.Item),
-    ];
+    this.ended = runItems(e as Execution, this.groups, ttl);
     return false;
   }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Execution } from '../../shared/db/entities/execution.ts';
 import { newEvent } from '../../shared/db/entities/run-events.ts';
-import { CHECKPOINT_LIMITS, HeldRun } from '../../shared/engine/session.ts';
+import { CHECKPOINT_LIMITS } from '../../shared/engine/run-items.ts';
+import { HeldRun } from '../../shared/engine/session.ts';
 
 // What one write of a run's progress holds (docs/performance.md "Long runs"): the step loop writes a
 // checkpoint once the progress is `full`, so no write passes DynamoDB's 100 items or 4 MB.
