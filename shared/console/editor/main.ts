@@ -156,7 +156,8 @@ function underCsp() {
   StyleModule.mount(headless, []);
   const setAttribute = Element.prototype.setAttribute;
   Element.prototype.setAttribute = function (this: Element, name: string, value: string) {
-    if (name.toLowerCase() === 'style' && this instanceof HTMLElement) this.style.cssText = value;
+    // Any element with an inline style (HTML and SVG alike: CodeMirror's icons and markers are SVG).
+    if (name.toLowerCase() === 'style' && (this instanceof HTMLElement || this instanceof SVGElement)) this.style.cssText = value;
     else setAttribute.call(this, name, value);
   };
 }
