@@ -66,8 +66,13 @@ export async function consoleContext(browser: Browser, options: Parameters<Brows
   });
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
+      // Where, and on what: the element (its tag, id and class) and the page, so an intermittent one can be traced.
+      const el =
+        e.target instanceof Element
+          ? `<${e.target.localName}${e.target.id ? `#${e.target.id}` : ''} class="${e.target.getAttribute('class') ?? ''}">`
+          : '';
       (window as unknown as { __cspViolation: (t: string) => void }).__cspViolation(
-        `${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`,
+        `${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber} on ${el} of ${location.pathname} (${e.sample})`,
       );
     });
   });
