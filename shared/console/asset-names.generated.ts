@@ -4,5 +4,5 @@ export const ASSET = {
   'console.css': '/console/assets/console.6c0b719442ea.css',
   'htmx.js': '/console/assets/htmx.d6fdc75f204e.js',
   'console.js': '/console/assets/console.4f384e3f8b26.js',
-  'editor.js': '/console/assets/editor.1dc0462c769c.js',
+  'editor.js': '/console/assets/editor.96832c716ac3.js',
 } as const;

@@ -101,6 +101,27 @@ function mount(area: HTMLTextAreaElement) {
         // Focusable by itself (as it is anyway, being editable) so that its scrolling region counts as reachable by keyboard.
         tabindex: '0',
       }),
+      // Text typed or inserted over a selection goes in through CodeMirror: the browser's own edit would merge
+      // the selected lines' elements and, in Chromium, write a style attribute the CSP refuses. The range is the
+      // DOM's selection, which CodeMirror's state may not have read yet.
+      EditorView.domEventHandlers({
+        beforeinput(event, view) {
+          const selected = document.getSelection();
+          const range = selected?.rangeCount ? selected.getRangeAt(0) : undefined;
+          if (event.inputType !== 'insertText' || event.data === null || event.isComposing || !range || range.collapsed) return false;
+          if (!view.contentDOM.contains(range.startContainer) || !view.contentDOM.contains(range.endContainer)) return false;
+          const from = view.posAtDOM(range.startContainer, range.startOffset);
+          const to = view.posAtDOM(range.endContainer, range.endOffset);
+          event.preventDefault();
+          view.dispatch({
+            changes: { from, to, insert: event.data },
+            selection: { anchor: from + event.data.length },
+            userEvent: 'input.type',
+            scrollIntoView: true,
+          });
+          return true;
+        },
+      }),
       EditorView.updateListener.of((u) => {
         if (!u.docChanged) return;
         area.value = u.state.doc.toString();
