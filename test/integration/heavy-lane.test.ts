@@ -1,6 +1,5 @@
 import { GetQueueAttributesCommand, SendMessageCommand, type SendMessageCommandInput } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { grantsOfWorker } from '../../infra/iam.ts';
 import { identityOf, runAs } from '../../infra/local/iam.ts';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,17 +7,11 @@ import { db, queue, tableName } from '../../shared/clients.ts';
 import { config, resetConfig } from '../../shared/config.ts';
 import { type Execution, getExecution } from '../../shared/db/entities/execution.ts';
 import { counterKey, RATE_WINDOW_SECONDS } from '../../shared/db/entities/rate-counters.ts';
-import { createKey } from '../../shared/domain/keys.ts';
 import { takeAccountBudget } from '../../shared/domain/rate-limit.ts';
 import { startTriggeredRun } from '../../shared/domain/trigger.ts';
-import { createWebhook } from '../../shared/domain/webhooks.ts';
-import { createWorkflow } from '../../shared/domain/workflows.ts';
-import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { runsQueueBacklog, sendRunMessage } from '../../shared/engine/dispatch.ts';
-import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { eventually, startWorkers, takeRunMessages, useOwnQueues } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { givenKeyHooks } from '../support/key-hooks.ts';
 
 // The heavy lane (shared/engine/lanes.ts, docs/architecture.md "Fair tenants"): an account whose requests
 // in the current rate window exceed HEAVY_ACCOUNT_REQUESTS_PER_MINUTE has its new webhook runs' messages
@@ -58,32 +51,10 @@ const lanesOf = (executionId: string) => sent.filter((s) => s.body.executionId =
 
 /** An account with a key-bound webhook starting `steps`, and its trigger (as the trigger's function: its grants apply). */
 async function givenHook(steps: unknown[], plan: 'team' | 'enterprise' = 'team') {
-  const a = await givenAccount({ plan });
-  const actor = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-  const key = await createKey(actor, { name: 'hook', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
-  const workflow = await createWorkflow(actor, {
-    name: 'lanes',
-    definition: WorkflowDefinition.parse({ steps }),
-    recovery: false,
-    editors: [],
-  });
-  const webhook = await createWebhook(actor, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', apiKeyId: key.id }));
-  const trigger = async () => {
-    const res = await invoke(
-      triggerHandler,
-      apiEvent({
-        method: 'POST',
-        path: `/api/webhooks/${webhook.webhookId}/trigger`,
-        params: { webhookId: webhook.webhookId },
-        headers: { authorization: `Bearer ${key.token}` },
-        body: { n: 1 },
-      }),
-    );
-    expect(res.status, res.body).toBe(200);
-    return res.json.executionId as string;
-  };
+  const { a, hook } = await givenKeyHooks(plan);
+  const { webhook, trigger } = await hook({ steps });
   const read = (id: string) => getExecution(a.account.accountId, id) as Promise<Execution>;
-  return { accountId: a.account.accountId, webhook, trigger, read };
+  return { accountId: a.account.accountId, webhook, trigger: async () => (await trigger({ n: 1 })).executionId, read };
 }
 const SET = [{ id: 'mark', type: 'set', values: { ok: true } }];
 

@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { resetConfig } from '../../shared/config.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import { type Execution, executionKey, getExecution } from '../../shared/db/entities/execution.ts';
@@ -8,16 +7,10 @@ import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { readStats } from '../../shared/db/entities/webhook.ts';
 import { db, tableName } from '../../shared/clients.ts';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createKey } from '../../shared/domain/keys.ts';
-import { createWebhook } from '../../shared/domain/webhooks.ts';
-import { createWorkflow } from '../../shared/domain/workflows.ts';
-import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { INLINE_SHARE } from '../../shared/engine/inline.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
-import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { takeRunMessages, useOwnQueues } from '../support/engine.ts';
-import { givenAccount } from '../support/fixtures.ts';
-import { apiEvent, invoke } from '../support/http.ts';
+import { givenKeyHooks } from '../support/key-hooks.ts';
 import { instrumentClients, recordCalls } from '../bench/counting.ts';
 
 // Runs that finish in their trigger (docs/runs-and-events.md): a webhook run of steps that change only
@@ -49,30 +42,8 @@ const ONE_SET = {
 };
 
 async function givenHook(definition: object) {
-  const a = await givenAccount({ plan: 'enterprise' });
-  const actor = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-  const key = await createKey(actor, { name: 'hook', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
-  const workflow = await createWorkflow(actor, {
-    name: 'inline',
-    definition: WorkflowDefinition.parse(definition),
-    recovery: false,
-    editors: [],
-  });
-  const webhook = await createWebhook(actor, CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', apiKeyId: key.id }));
-  const trigger = async (body: object, headers: Record<string, string> = {}) => {
-    const res = await invoke(
-      triggerHandler,
-      apiEvent({
-        method: 'POST',
-        path: `/api/webhooks/${webhook.webhookId}/trigger`,
-        params: { webhookId: webhook.webhookId },
-        headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      }),
-    );
-    expect(res.status, res.body).toBe(200);
-    return res.json as { executionId: string; status: string };
-  };
+  const { a, key, hook } = await givenKeyHooks();
+  const { workflow, webhook, trigger } = await hook(definition);
   const read = async (executionId: string) => (await getExecution(a.account.accountId, executionId)) as Execution;
   const events = async (executionId: string) => (await listEvents(a.account.accountId, executionId, 5_000)).items;
   const usage = async () =>

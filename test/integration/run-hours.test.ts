@@ -3,24 +3,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as overview } from '../../functions/http/console/overview.ts';
 import { handler as fireHandler } from '../../functions/schedule/fire.ts';
 import { handler as listExecutions } from '../../functions/http/v1/executions/list.ts';
-import { handler as triggerHandler } from '../../functions/http/webhooks/trigger.ts';
 import { putNew } from '../../shared/db/batch.ts';
 import { flushCounts } from '../../shared/db/counters.ts';
 import { type Execution, executionListings, getExecution } from '../../shared/db/entities/execution.ts';
 import { executionItem } from '../../shared/db/entities/execution-writes.ts';
-import { createKey } from '../../shared/domain/keys.ts';
 import { createSchedule } from '../../shared/domain/schedules.ts';
 import { runOverview } from '../../shared/domain/run-overview.ts';
-import { createWebhook } from '../../shared/domain/webhooks.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
 import { cancelRun } from '../../shared/engine/cancel.ts';
 import { WorkflowDefinition } from '../../shared/engine/definition.ts';
 import { HeldRun } from '../../shared/engine/session.ts';
 import { processRunMessage } from '../../shared/engine/worker.ts';
 import { CreateScheduleBody } from '../../shared/schemas/schedules.ts';
-import { CreateWebhookBody } from '../../shared/schemas/webhooks.ts';
 import { takeRunMessages, useOwnQueues } from '../support/engine.ts';
 import { givenAccount } from '../support/fixtures.ts';
+import { givenKeyHooks } from '../support/key-hooks.ts';
 import { apiEvent, invoke, lambdaContext } from '../support/http.ts';
 import { sessionOf } from '../support/sessions.ts';
 
@@ -52,36 +49,12 @@ const ROUTED = {
 const WAITS = { steps: [{ id: 'nap', type: 'delay', seconds: 60 }] };
 
 async function givenHooks() {
-  const a = await givenAccount({ plan: 'enterprise' });
-  const actor = { kind: 'session', accountId: a.account.accountId, userId: a.admin.userId, role: 'admin', sessionId: '' } as const;
-  const key = await createKey(actor, { name: 'hook', scopes: ['WEBHOOK_TRIGGER'], validityDays: 30 });
-  const hook = async (definition: object) => {
-    const workflow = await createWorkflow(actor, {
-      name: 'w',
-      definition: WorkflowDefinition.parse(definition),
-      recovery: false,
-      editors: [],
-    });
-    const webhook = await createWebhook(
-      actor,
-      CreateWebhookBody.parse({ workflowId: workflow.workflowId, name: 'hook', apiKeyId: key.id }),
-    );
-    return async (body: object) => {
-      const res = await invoke(
-        triggerHandler,
-        apiEvent({
-          method: 'POST',
-          path: `/api/webhooks/${webhook.webhookId}/trigger`,
-          params: { webhookId: webhook.webhookId },
-          headers: { authorization: `Bearer ${key.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }),
-      );
-      expect(res.status, res.body).toBe(200);
-      return (res.json as { executionId: string }).executionId;
-    };
+  const { a, hook } = await givenKeyHooks();
+  const trigger = async (definition: object) => {
+    const { trigger } = await hook(definition);
+    return async (body: object) => (await trigger(body)).executionId;
   };
-  return { a, routed: await hook(ROUTED), waits: await hook(WAITS) };
+  return { a, routed: await trigger(ROUTED), waits: await trigger(WAITS) };
 }
 
 /** Every run the API lists for the account, counted by status. */
