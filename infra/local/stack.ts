@@ -35,9 +35,9 @@ export type LocalStackOptions = {
   sweepSeconds?: number;
   /** The faults to inject (`FAULTS`, infra/local/faults.ts); omitted: those `FAULTS` in the environment names. */
   faults?: Faults;
-  /** Runs-worker invocations at once (default `LOCAL_RUNS_CONCURRENCY`; the fairness bench uses the event source's on AWS). */
+  /** Runs-worker invocations at once (default `LOCAL_RUNS_CONCURRENCY`; the fairness bench uses the event source's on AWS, 50). */
   runsConcurrency?: number;
-  /** Runs-worker invocations at once from the heavy lane's queue (shared/engine/lanes.ts); default `LOCAL_RUNS_CONCURRENCY`. */
+  /** Runs-worker invocations at once from the heavy lane's queue (shared/engine/lanes.ts); default `LOCAL_RUNS_CONCURRENCY` (the fairness bench: 10). */
   heavyRunsConcurrency?: number;
   /**
    * Whether the table's stream feeds the audit-events worker (infra/local/audit-stream.ts); default:
