@@ -252,11 +252,18 @@ export async function fairnessPart(
       }, 20);
       bRound = true;
       const began = performance.now();
+      const cpu = process.cpuUsage();
       const sent = await trigger(stack.url, quiet, FAIRNESS.quietRuns, c);
       const seconds = (performance.now() - began) / 1000;
+      const { user, system } = process.cpuUsage(cpu);
       bRound = false;
       clearInterval(sampler);
-      const dynamodb = { perSecond: Math.round(completed.dynamodb / seconds), inFlight: Math.round(sum / Math.max(1, samples)) };
+      const dynamodb = {
+        perSecond: Math.round(completed.dynamodb / seconds),
+        inFlight: Math.round(sum / Math.max(1, samples)),
+        // The bench process's CPU while B's triggers went out, in % of one core: every function, and the bench's client.
+        cpu: Math.round((user + system) / 1e4 / seconds),
+      };
       const ms = await finished(quiet, sent);
       loop.disable();
       return { ...ms, loopDelayP99: loop.percentile(99) / 1e6, calls: { ...triggerCallStats(), all: dynamodb } };
@@ -342,7 +349,7 @@ export async function fairnessPart(
       ]
         .map(
           ([name, r]) =>
-            `${name}: DynamoDB ${(r as typeof alone).calls.dynamodb.p50} / ${(r as typeof alone).calls.dynamodb.p99} (${(r as typeof alone).calls.dynamodb.queued} %), SQS ${(r as typeof alone).calls.sqs.p50} / ${(r as typeof alone).calls.sqs.p99} (${(r as typeof alone).calls.sqs.queued} %), every function's DynamoDB calls meanwhile ${(r as typeof alone).calls.all.perSecond}/s, ${(r as typeof alone).calls.all.inFlight} in flight on average`,
+            `${name}: DynamoDB ${(r as typeof alone).calls.dynamodb.p50} / ${(r as typeof alone).calls.dynamodb.p99} (${(r as typeof alone).calls.dynamodb.queued} %), SQS ${(r as typeof alone).calls.sqs.p50} / ${(r as typeof alone).calls.sqs.p99} (${(r as typeof alone).calls.sqs.queued} %), every function's DynamoDB calls meanwhile ${(r as typeof alone).calls.all.perSecond}/s, ${(r as typeof alone).calls.all.inFlight} in flight on average, the bench process at ${(r as typeof alone).calls.all.cpu} % of a core`,
         )
         .join('; ')}`,
     );
