@@ -45,7 +45,7 @@ export const delayUntil = (wakeAt: number | undefined, now: number) => (wakeAt ?
 /** The queue of a lane: the heavy lane's when it has one (HEAVY_RUNS_QUEUE_URL), the runs queue otherwise. */
 export const runsQueueUrl = (lane?: Lane) => (lane === 'heavy' && config().HEAVY_RUNS_QUEUE_URL) || config().RUNS_QUEUE_URL;
 
-/** Send a run's message, to the queue of its lane (`m.lane`; none: the runs queue). */
+/** Send a run's message, to the queue of its lane (`m.lane`; none: the runs queue; an absent lane is left out of the body). */
 export async function sendRunMessage(m: RunMessage, delaySeconds = 0): Promise<void> {
   await queue().send(
     new SendMessageCommand({

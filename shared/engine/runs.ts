@@ -188,7 +188,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
           accountId: execution.accountId,
           executionId: execution.executionId,
           dispatch: execution.dispatch as string,
-          ...(input.lane && { lane: input.lane }),
+          lane: input.lane,
         });
   if (!idem) {
     // The message goes out together with the write, not after it: one round trip less on every start.
@@ -230,7 +230,7 @@ export async function startRun(input: StartRun, now = Date.now()): Promise<{ exe
           accountId: first.accountId,
           executionId: first.executionId,
           dispatch: first.dispatch,
-          ...(input.lane && { lane: input.lane }),
+          lane: input.lane,
         });
       return { execution: first, replayed: true };
     }

@@ -291,9 +291,6 @@ export class HeldRun {
     const dispatch = newDispatch();
     if (!(await this.letGo({ dispatch }))) return;
     const delaySeconds = until === undefined ? 0 : Math.min(MAX_DELAY_SECONDS, (until - Date.now()) / 1000);
-    await sendRunMessage(
-      { accountId: this.e.accountId, executionId: this.e.executionId, dispatch, ...(this.lane && { lane: this.lane }) },
-      delaySeconds,
-    );
+    await sendRunMessage({ accountId: this.e.accountId, executionId: this.e.executionId, dispatch, lane: this.lane }, delaySeconds);
   }
 }
