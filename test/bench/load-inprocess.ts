@@ -1,10 +1,9 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { startLocalStack } from '../../infra/local/stack.ts';
-import { queue } from '../../shared/clients.ts';
 import { config, resetConfig } from '../../shared/config.ts';
 import { listEvents } from '../../shared/db/entities/run-events.ts';
 import { getExecution, listExecutions } from '../../shared/db/entities/execution.ts';
 import { createWorkflow } from '../../shared/domain/workflows.ts';
+import { runsQueueBacklog } from '../../shared/engine/dispatch.ts';
 import { startRun } from '../../shared/engine/runs.ts';
 import { useOwnQueues } from '../support/engine.ts';
 import { approvalFlow } from './flows.ts';
@@ -20,28 +19,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 async function runsQueueDrained(timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
-  const { RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL } = config();
   for (;;) {
-    const counts = await Promise.all(
-      [RUNS_QUEUE_URL, HEAVY_RUNS_QUEUE_URL]
-        .filter((u) => u !== undefined)
-        .map(async (QueueUrl) => {
-          const { Attributes = {} } = await queue().send(
-            new GetQueueAttributesCommand({
-              QueueUrl,
-              AttributeNames: [
-                'ApproximateNumberOfMessages',
-                'ApproximateNumberOfMessagesNotVisible',
-                'ApproximateNumberOfMessagesDelayed',
-              ],
-            }),
-          );
-          return Attributes;
-        }),
-    );
-    const left = counts.flatMap((a) => Object.values(a)).reduce((n, v) => n + Number(v), 0);
+    const left = await runsQueueBacklog();
     if (left === 0) return;
-    if (Date.now() > deadline) throw new Error(`runs queues not drained: ${JSON.stringify(counts)}`);
+    if (Date.now() > deadline) throw new Error(`runs queues not drained: ${left} messages ready, in flight or delayed`);
     await sleep(200);
   }
 }
