@@ -1,5 +1,5 @@
 import { IN_PROGRESS, type RecordedReport } from '../db/entities/execution-state.ts';
-import { eventsPut, newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
+import { newEvent, nextSeq, type RunEvent, sequenced } from '../db/entities/run-events.ts';
 import { checkpointUpdate } from '../db/entities/execution-held.ts';
 import { finishing } from '../db/entities/execution-writes.ts';
 import { countRunChange } from '../db/entities/run-hours.ts';
@@ -14,7 +14,7 @@ import { type Lane, newDispatch, sendRunMessage, MAX_DELAY_SECONDS } from './dis
 import { stopAfterLostWrite } from './lost-write.ts';
 import { notifyEvents } from './notify.ts';
 import type { StepIO } from './steps/types.ts';
-import { CHECKPOINT_LIMITS, FIT_ANY_SIZE, jsonBytes, MERGED_BYTES, MERGED_EVENTS, NotInline, runItems } from './run-items.ts';
+import { CHECKPOINT_LIMITS, eventItems, FIT_ANY_SIZE, jsonBytes, MERGED_BYTES, MERGED_EVENTS, NotInline, runItems } from './run-items.ts';
 
 /**
  * A run held by this worker invocation, with the progress not written yet. Steps without an external
@@ -168,9 +168,10 @@ export class HeldRun {
   }
 
   /**
-   * One step's events (written as one item, numbered), and its side records. `merge`: a step inside a
-   * loop, whose events join the last loop step's item (up to `MERGED_EVENTS` and `MERGED_BYTES`): a
-   * 100-item loop of `set` steps writes a few event items, not hundreds.
+   * One step's events (a group, numbered), and its side records. `merge`: a step inside a loop, whose
+   * events join the last loop step's group (up to `MERGED_EVENTS` and `MERGED_BYTES`), so `full` counts a
+   * 100-item loop of `set` steps as a few items, not hundreds. A write packs its groups into as few
+   * event items as fit (`eventItems`).
    */
   record(events: RunEvent[], items: object[] = [], merge = false) {
     if (events.length) {
@@ -217,7 +218,7 @@ export class HeldRun {
       checkpointUpdate(this.e, set, remove, this.owner, now),
       ...(this.items as TransactItem[]),
       // The events written with the run's end expire with it (its retention by outcome).
-      ...this.groups.map((g) => eventsPut(this.e.accountId, g, typeof set.ttl === 'number' ? set.ttl : undefined)),
+      ...eventItems(this.e.accountId, this.groups, typeof set.ttl === 'number' ? set.ttl : undefined),
     ];
     try {
       // A cancel request written while this transaction is in flight makes DynamoDB refuse it: again,
