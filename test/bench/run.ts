@@ -130,7 +130,7 @@ if (emulators) {
     if (wanted('run-costs')) {
       const rows = await measureRunCosts(data);
       console.log(
-        '\nDynamoDB per webhook run, warm (targets: 1 step ≤ 6 calls and ≤ 16 write units; a further set step ≤ 1 call, ≤ 3 units; a batch of 10: per run)',
+        '\nDynamoDB per webhook run, warm (targets: 1 step ≤ 6 calls and ≤ 16 write units; a further set step ≤ 1 call, ≤ 1.5 units; a batch of 10: per run)',
       );
       console.table(rows);
       results.runCosts = rows;
