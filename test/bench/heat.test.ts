@@ -203,7 +203,7 @@ describe('the totals of each table and index (issue 42, item 1; docs/deploying.m
 
   it('sums each scenario per table and index, as docs/deploying.md gives them', () => {
     expect(summed('a')).toEqual({ table: [8400, 0], GSI1: [1000, 0], GSI2: [4000, 0], GSI3: [1000, 0] });
-    expect(summed('b')).toEqual({ table: [87_509, 6700], GSI1: [5000, 0], GSI2: [20_000, 0], GSI3: [1000, 0] });
+    expect(summed('b')).toEqual({ table: [77_509, 6700], GSI1: [5000, 0], GSI2: [20_000, 0], GSI3: [1000, 0] });
     expect(summed('c')).toEqual({ table: [120_000, 0], GSI1: [10_000, 0], GSI2: [40_000, 0], GSI3: [10_000, 0] });
     // (d)'s reads of the table within 1 %: a fresh-clone CI measured 8,861 once against 8,878 (a unit and a half
     // fewer in one of its measured works; not pinned down: a read is sized by its item in 4 KB units, so an item
