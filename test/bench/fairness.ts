@@ -1,6 +1,6 @@
 // `npm run bench -- fairness [--runs-concurrency N] [--heavy-runs-concurrency N]`: fair tenants on the
 // local stack (docs/performance.md "Fair tenants"). Account A starts 1,000 runs whose http_request waits
-// 2 s (a slow server on 127.0.0.1); once they are all in (A's backlog waits in the runs queues), account
+// 2 s (a slow server on 127.0.0.1, a process of its own); once they are all in (A's backlog waits in the runs queues), account
 // B starts 50 one-step runs. B's time from trigger to finish alone, under A's load with the two runs
 // lanes (A is heavy: its runs past HEAVY_ACCOUNT_REQUESTS_PER_MINUTE go to the heavy lane,
 // shared/engine/lanes.ts; both queues fair, the account being the messages' group), and, for
@@ -11,7 +11,7 @@
 // as this machine can serve (FAIRNESS.heavyRunsConcurrency, below), unless told otherwise; A starts
 // enough runs to leave a backlog behind them all (at least 500; twice the runs the main lane's
 // invocations hold at once).
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { GetQueueAttributesCommand, type SendMessageCommandInput, TagQueueCommand, UntagQueueCommand } from '@aws-sdk/client-sqs';
 import { IN_ORDER_TAG } from '../../infra/local/fair-queue.ts';
@@ -50,6 +50,23 @@ export const FAIRNESS = {
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A's target: a server answering after `waitMs`, in a process of its own, as any host a run calls is.
+ * In this process it shared the event loop with the whole local stack: hundreds of A's requests arriving
+ * at once were taken up to 8 s after they were sent (traced 2026-12-03: the client's request written, the
+ * server's handler called 8 s later), past the step's 10 s timeout, and the bench stopped on A's failed runs.
+ */
+async function startSlowServer(waitMs: number) {
+  const script = `const s = require('node:http').createServer((q, r) => setTimeout(() => r.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), ${waitMs}));
+s.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => console.log(s.address().port));`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { PATH: process.env.PATH } });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.once('data', (d) => resolve(Number(String(d).trim())));
+    child.once('exit', (code) => reject(new Error(`the slow server exited (${code}) before it listened`)));
+  });
+  return { url: `http://127.0.0.1:${port}/slow`, stop: () => child.kill() };
+}
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
@@ -144,11 +161,8 @@ export async function fairnessPart(
   heavyRunsConcurrency: number = FAIRNESS.heavyRunsConcurrency,
 ) {
   const noisyCount = Math.max(FAIRNESS.noisyRuns, runsConcurrency * 10 * 2);
-  const slow = createServer((_req, res) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), FAIRNESS.noisyWaitMs);
-  });
-  await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
-  const slowUrl = `http://127.0.0.1:${(slow.address() as { port: number }).port}/slow`;
+  const slow = await startSlowServer(FAIRNESS.noisyWaitMs);
+  const slowUrl = slow.url;
   // Fresh queues; the runs' http_request may call the slow server on 127.0.0.1 (docs/local-mode.md).
   // B's one-step runs go through the queue (they would finish in their trigger: docs/runs-and-events.md),
   // as any run with an external step does: the bench measures the queues' fairness. The heavy-account
@@ -373,7 +387,6 @@ export async function fairnessPart(
     else process.env.RATE_LIMITS = rateLimits;
     resetConfig();
     await stack.stop();
-    slow.closeAllConnections();
-    slow.close();
+    slow.stop();
   }
 }
